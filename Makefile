@@ -1,0 +1,35 @@
+# tongasm — two-command quick start:  `make demo`  and  `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
+OUT    ?= out
+
+.PHONY: demo test bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(PIP) install -e .
+	@touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(PIP) install -e '.[test]'
+	@touch $@ $(VENV)/.installed
+
+## demo: set up, assemble the bundled example kernel and summarise the streams it wrote
+demo: $(VENV)/.installed
+	$(BIN)/tongasm assemble examples/vector_add.json -o $(OUT)/vector_add
+	$(BIN)/tongasm opcodes examples/vector_add.json
+
+## test: set up with the test extras and run the whole suite
+test: $(VENV)/.installed-test
+	$(BIN)/python -m pytest
+
+## bench: run the ratio benchmarks (not part of the test suite)
+bench: $(VENV)/.installed-test
+	$(BIN)/python benchmarks/run.py
+
+clean:
+	rm -rf $(VENV) $(OUT) .pytest_cache .hypothesis

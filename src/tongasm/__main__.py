@@ -1,0 +1,5 @@
+"""``python -m tongasm``."""
+
+from .cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,224 @@
+"""Command-line interface: argument parsing and printing only; every command calls the library.
+
+Exit codes: 0 success, 1 an error in the input or the work (the message says what), 2 a usage
+error (bad option, unknown decision...). No Python traceback is shown for user mistakes; set
+``TONGASM_DEBUG=1`` to see one for an internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from . import __version__
+from .errors import DecodeError, InputError, TongasmError, UsageError
+from .isa.decisions import DECISIONS, DecisionSet
+from .isa.fields import BUNDLE_SIZE
+from .isa.targets import TARGETS
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with exit code 2 and a one-line hint on usage errors."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        raise SystemExit(2)
+
+
+def _add_decisions(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--decision", "-D", action="append", metavar="D-n=READING", default=[],
+                   help="select an alternative reading of a spec decision (repeatable); "
+                        "'tongasm decisions' lists them")
+
+
+def _add_format(p: argparse.ArgumentParser, choices: Sequence[str] = ("text", "json")) -> None:
+    p.add_argument("--format", choices=choices, default=choices[0], help="output format (default: %(default)s)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="tongasm", description="Assemble, check, decode and explain AWS Neuron (Tonga) ISA bundles.")
+    p.add_argument("--version", action="version", version=f"tongasm {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    a = sub.add_parser("assemble", help="encode a BIR JSON kernel into per-engine bundle streams",
+                       description="Encode a BIR JSON kernel into DIR/<engine>.bin streams and DIR/manifest.json. "
+                                   "On any error nothing is written and the exit code is 1.")
+    a.add_argument("kernel", metavar="KERNEL.json")
+    a.add_argument("-o", "--output", metavar="DIR", required=True, help="output directory")
+    a.add_argument("--target", choices=sorted(TARGETS), help="target (overrides the kernel's arch; default gen2)")
+    a.add_argument("--census", action="store_true",
+                   help="also write census.bin: a second copy of every bundle, in program order")
+    a.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    _add_decisions(a)
+    _add_format(a)
+    a.set_defaults(func=cmd_assemble)
+
+    o = sub.add_parser("opcodes", help="print the opcode set of each instruction (COLLECT_OPCODES)")
+    o.add_argument("kernel", metavar="KERNEL.json")
+    o.add_argument("--target", choices=sorted(TARGETS), help="target (overrides the kernel's arch; default gen2)")
+    _add_decisions(o)
+    _add_format(o)
+    o.set_defaults(func=cmd_opcodes)
+
+    d = sub.add_parser("decode", help="decode a bundle stream into fields",
+                       description="Print every bundle's offset, opcode, mnemonic and decoded fields.")
+    d.add_argument("file", metavar="FILE.bin")
+    _add_decisions(d)
+    _add_format(d)
+    d.set_defaults(func=cmd_decode)
+
+    ds = sub.add_parser("decisions", help="list the spec decisions (D-n) and their selectable readings")
+    _add_format(ds)
+    ds.set_defaults(func=cmd_decisions)
+    return p
+
+
+def _decisions(args: argparse.Namespace) -> DecisionSet:
+    return DecisionSet.parse(getattr(args, "decision", None))
+
+
+def _print_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, indent=1) + "\n")
+
+
+# --- commands -----------------------------------------------------------------------------------------
+
+def cmd_assemble(args: argparse.Namespace) -> int:
+    from .codegen import assemble
+    from .ir import read_bir
+
+    decisions = _decisions(args)
+    kernel = read_bir(Path(args.kernel))
+    asm = assemble(kernel, target=args.target, decisions=decisions, census=args.census)
+    asm.write(args.output)
+    if args.format == "json":
+        _print_json(asm.manifest())
+    elif not args.quiet:
+        n = len(asm.instructions)
+        print(f"assembled {args.kernel} for {asm.target.name}: {n} instruction{'s' * (n != 1)}, "
+              f"{asm.bundle_count} bundle{'s' * (asm.bundle_count != 1)} -> {args.output}/")
+        for name, data in asm.streams.items():
+            nb = len(data) // BUNDLE_SIZE
+            print(f"  {name + '.bin':<12} {nb:>8} bundle{'s' * (nb != 1):<1} {len(data):>10} bytes")
+        if asm.census is not None:
+            print(f"  {'census.bin':<12} {len(asm.census) // BUNDLE_SIZE:>8} bundles {len(asm.census):>10} bytes")
+        print("  manifest.json")
+    return 0
+
+
+def cmd_opcodes(args: argparse.Namespace) -> int:
+    from .codegen import collect_opcodes
+    from .ir import read_bir
+
+    sets = collect_opcodes(read_bir(Path(args.kernel)), target=args.target, decisions=_decisions(args))
+    if args.format == "json":
+        _print_json([s.to_json() for s in sets])
+        return 0
+    for s in sets:
+        j = s.to_json()
+        ops = ", ".join(f"{o:#04x} {m}" for o, m in zip(j["opcodes"], j["mnemonics"]))
+        print(f"{s.index:>6}  {s.name or '-':<24} {s.opcode:<16} {s.engine:<5} {ops}")
+    return 0
+
+
+def _read_stream(path: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as e:
+        raise InputError(f"cannot read {path}: {e.strerror or e}") from None
+
+
+def _format_value(name: str, value: int, enum_name: str | None) -> str:
+    if name.endswith(".addr") or name in ("sync_value", "imm", "scalar", "fill", "var_offset", "fill_value"):
+        text = f"{value:#x}"
+    else:
+        text = str(value)
+    return f"{name}={text}" + (f"({enum_name})" if enum_name else "")
+
+
+def cmd_decode(args: argparse.Namespace) -> int:
+    from .decode import DecodeFailure, iter_stream
+
+    data = _read_stream(args.file)
+    decoded = list(iter_stream(data, decisions=_decisions(args)))
+    failures = [d for d in decoded if isinstance(d, DecodeFailure)]
+    if args.format == "json":
+        _print_json([d.to_json() for d in decoded])
+    else:
+        for d in decoded:
+            if isinstance(d, DecodeFailure):
+                print(f"{d.offset:#08x}  {d.raw[0]:#04x}  ??  {d.reason}")
+                continue
+            parts = []
+            for f in d.fmt.fields:
+                if f.name == "opcode":
+                    continue
+                v = d.fields[f.name]
+                parts.append(_format_value(f.name, v, f.enum.name_of(v) if f.enum else None))
+            print(f"{d.offset:#08x}  {d.opcode:#04x}  {d.mnemonic}  [{d.fmt.name}]")
+            line = "    "
+            for p in parts:
+                if len(line) + len(p) > 100:
+                    print(line.rstrip())
+                    line = "    "
+                line += p + " "
+            print(line.rstrip())
+    for f in failures:
+        sys.stderr.write(f"tongasm: error: {args.file}: {DecodeError(f.reason, f.offset)}\n")
+    return 1 if failures else 0
+
+
+def cmd_decisions(args: argparse.Namespace) -> int:
+    if args.format == "json":
+        _print_json([{"id": d.id, "subject": d.subject, "default": d.default, "readings": dict(d.readings)}
+                     for d in DECISIONS.values()])
+        return 0
+    for d in DECISIONS.values():
+        print(f"{d.id:<5} {d.subject}")
+        for c in d.choices:
+            mark = "*" if c == d.default else " "
+            print(f"   {mark} {c:<24} {d.readings[c]}")
+    return 0
+
+
+# --- entry point -----------------------------------------------------------------------------------------
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code (also used by ``python -m tongasm``)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    func: Callable[[argparse.Namespace], int] = args.func
+    try:
+        return func(args)
+    except UsageError as e:
+        sys.stderr.write(f"tongasm: error: {e}\n")
+        return 2
+    except TongasmError as e:
+        sys.stderr.write(f"tongasm: error: {e}\n")
+        return e.exit_code
+    except BrokenPipeError:
+        try:
+            sys.stdout.close()
+        except Exception:
+            pass
+        return 0
+    except KeyboardInterrupt:
+        sys.stderr.write("tongasm: interrupted\n")
+        return 130
+    except Exception as e:  # a bug in tongasm, not a user mistake
+        if os.environ.get("TONGASM_DEBUG"):
+            traceback.print_exc()
+        sys.stderr.write(f"tongasm: internal error: {type(e).__name__}: {e} (set TONGASM_DEBUG=1 for a traceback; "
+                         "please report it)\n")
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

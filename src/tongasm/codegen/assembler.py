@@ -1,0 +1,216 @@
+"""Whole-kernel assembly: program items → per-engine streams, manifest, census, atomic output.
+
+:func:`assemble` runs the passes (flatten with loop unrolling, Select lowering) and per-item
+codegen, appending each bundle to its engine's stream in program order. :meth:`Assembly.write`
+writes ``<engine>.bin`` for each stream that received bundles plus ``manifest.json``; all files go
+to a temporary directory first and are moved into place only when everything succeeded, so an
+error never leaves partial output behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from .. import __version__
+from ..errors import EncodeError, InputError
+from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
+from ..isa.enums import ENGINE_STREAM, CodeGenMode
+from ..isa.fields import BUNDLE_SIZE
+from ..isa.opcodes import opcode_name
+from ..isa.targets import DEFAULT_TARGET, TARGETS, Target, get_target
+from ..ir.instructions import Kernel
+from ..passes import ProgramItem, flatten, lower_item
+from .common import Context
+from .generator import CodegenResult, generate
+
+STREAM_NAMES = tuple(ENGINE_STREAM.values())
+CENSUS_FILE = "census.bin"
+MANIFEST_FILE = "manifest.json"
+
+
+def resolve_target(arch: str | None, override: str | Target | None = None) -> Target:
+    """``--target`` wins; else the file's ``arch``; else gen2 (SPEC §5, issue 2)."""
+    if override is not None:
+        return get_target(override)
+    if arch is None:
+        return DEFAULT_TARGET
+    t = TARGETS.get(arch)
+    if t is None:
+        raise InputError(f"unknown arch {arch!r} in the kernel; tongasm knows {', '.join(TARGETS)} "
+                         "(use --target to override)")
+    return t
+
+
+@dataclass
+class AssembledInstruction:
+    """Manifest entry: one BIR instruction and where its bundles went."""
+
+    index: int
+    name: str
+    opcode: str  # BIR opcode
+    stream: str
+    opcodes: list[int]
+    offsets: list[int]  # byte offset of each bundle in its stream
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "name": self.name,
+            "bir_opcode": self.opcode,
+            "engine": self.stream,
+            "opcodes": self.opcodes,
+            "mnemonics": [opcode_name(o) for o in self.opcodes],
+            "offset": self.offsets[0] if self.offsets else None,
+            "offsets": self.offsets,
+        }
+
+
+@dataclass
+class Assembly:
+    """The result of assembling a kernel: streams (bytes per engine), manifest entries, census."""
+
+    target: Target
+    decisions: DecisionSet
+    streams: dict[str, bytearray] = field(default_factory=dict)
+    instructions: list[AssembledInstruction] = field(default_factory=list)
+    census: bytearray | None = None
+
+    def stream_bytes(self, name: str) -> bytes:
+        return bytes(self.streams.get(name, b""))
+
+    @property
+    def bundle_count(self) -> int:
+        return sum(len(b) for b in self.streams.values()) // BUNDLE_SIZE
+
+    def manifest(self) -> dict[str, Any]:
+        """The ``manifest.json`` object."""
+        return {
+            "tool": "tongasm",
+            "version": __version__,
+            "target": self.target.name,
+            "decisions": self.decisions.describe(),
+            "bundle_size": BUNDLE_SIZE,
+            "streams": {name: {"file": f"{name}.bin", "bundles": len(data) // BUNDLE_SIZE}
+                        for name, data in self.streams.items()},
+            **({"census": {"file": CENSUS_FILE, "bundles": len(self.census) // BUNDLE_SIZE}}
+               if self.census is not None else {}),
+            "instructions": [i.to_json() for i in self.instructions],
+        }
+
+    def write(self, out_dir: str | os.PathLike[str]) -> list[Path]:
+        """Write the streams, the census and ``manifest.json`` into ``out_dir`` atomically.
+
+        Files are written into a temporary directory beside ``out_dir`` and then moved in; stale
+        ``<engine>.bin`` files from an earlier run that this assembly did not produce are removed,
+        so the directory always matches the manifest.
+        """
+        out = Path(out_dir)
+        if out.exists() and not out.is_dir():
+            raise InputError(f"output path {out} exists and is not a directory")
+        parent = out.parent if str(out.parent) else Path(".")
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=parent))
+        except OSError as e:
+            raise InputError(f"cannot create output directory {out}: {e.strerror or e}") from None
+        written: list[Path] = []
+        try:
+            files: dict[str, bytes] = {f"{n}.bin": bytes(d) for n, d in self.streams.items()}
+            if self.census is not None:
+                files[CENSUS_FILE] = bytes(self.census)
+            files[MANIFEST_FILE] = (json.dumps(self.manifest(), indent=1) + "\n").encode()
+            for fname, data in files.items():
+                with open(tmp / fname, "wb") as fh:
+                    fh.write(data)
+            out.mkdir(exist_ok=True)
+            for fname in files:
+                os.replace(tmp / fname, out / fname)
+                written.append(out / fname)
+            produced = set(files)
+            for stale in [f"{n}.bin" for n in STREAM_NAMES] + [CENSUS_FILE]:
+                if stale not in produced and (out / stale).is_file():
+                    (out / stale).unlink()
+        except OSError as e:
+            raise InputError(f"cannot write to {out}: {e.strerror or e}") from None
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return written
+
+
+def program(kernel: Kernel) -> list[ProgramItem]:
+    """The kernel's program items: flattened, loops unrolled, Selects lowered."""
+    items: list[ProgramItem] = []
+    for it in flatten(kernel):
+        try:
+            items.extend(lower_item(it))
+        except EncodeError as e:
+            raise e.at(it.source.name or None, it.index, it.source.opcode) from None
+    return items
+
+
+def assemble(
+    kernel: Kernel,
+    *,
+    target: str | Target | None = None,
+    decisions: DecisionSet = DEFAULT_DECISIONS,
+    census: bool = False,
+    on_result: Callable[[CodegenResult], None] | None = None,
+) -> Assembly:
+    """Encode a kernel (GENERATE_ISACODE) into per-engine streams. Raises on the first error."""
+    tgt = resolve_target(kernel.arch, target)
+    ctx = Context(tgt, decisions)
+    asm = Assembly(tgt, decisions, census=bytearray() if census else None)
+    entries: dict[int, AssembledInstruction] = {}
+    for item in program(kernel):
+        res = generate(item, ctx, CodeGenMode.GENERATE_ISACODE)
+        if on_result is not None:
+            on_result(res)
+        stream = asm.streams.setdefault(res.stream, bytearray())
+        entry = entries.get(item.index)
+        if entry is None:
+            entry = entries[item.index] = AssembledInstruction(item.index, item.source.name, item.source.opcode,
+                                                               res.stream, [], [])
+            asm.instructions.append(entry)
+        for b in res.bundles:
+            entry.offsets.append(len(stream))
+            stream += b
+            if asm.census is not None:
+                asm.census += b
+        entry.opcodes.extend(res.opcodes)
+    return asm
+
+
+@dataclass
+class OpcodeSet:
+    """COLLECT_OPCODES result for one BIR instruction."""
+
+    index: int
+    name: str
+    opcode: str
+    engine: str
+    opcodes: list[int]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"index": self.index, "name": self.name, "bir_opcode": self.opcode, "engine": self.engine,
+                "opcodes": sorted(set(self.opcodes)), "mnemonics": [opcode_name(o) for o in sorted(set(self.opcodes))]}
+
+
+def collect_opcodes(kernel: Kernel, *, target: str | Target | None = None,
+                    decisions: DecisionSet = DEFAULT_DECISIONS) -> list[OpcodeSet]:
+    """COLLECT_OPCODES over a kernel: the opcode set of each BIR instruction."""
+    tgt = resolve_target(kernel.arch, target)
+    ctx = Context(tgt, decisions)
+    out: dict[int, OpcodeSet] = {}
+    for item in program(kernel):
+        res = generate(item, ctx, CodeGenMode.COLLECT_OPCODES)
+        entry = out.get(item.index)
+        if entry is None:
+            entry = out[item.index] = OpcodeSet(item.index, item.source.name, item.source.opcode, res.stream, [])
+        entry.opcodes.extend(res.opcodes)
+    return list(out.values())

@@ -1,0 +1,364 @@
+"""Shared codegen helpers: operands → field values (SPEC §3).
+
+Everything that turns an IR operand into wire values lives here once: dtype and ALU wire bytes,
+register ids, the sync band, the ADDR4 start address and the TENSOR descriptor packer. The
+per-family modules (:mod:`.sp_ops`, :mod:`.tensor_ops`) only decide *which* fields an opcode
+gets. Each error message that SPEC quotes is produced verbatim here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import EncodeError
+from ..isa.decisions import DecisionSet
+from ..isa.descriptors import (
+    NUM_MAX, NUM_MIN, PSUM_PARTITION_SHIFT, SBUF_PARTITION_SHIFT, STEP_MAX, STEP_MIN, addr4_psum, addr4_register,
+    addr4_sbuf,
+)
+from ..isa.enums import (
+    ACC_INVALID_MSG, ACC_WIRE, ALU_INVALID_MSG, ALU_WIRE, DTYPE_INFO, UPDATE_LUT, VALUELESS_UPDATES, WAIT_WIRE,
+    AccType, AluClass, AluOp, Dtype, Engine, MemoryType, UpdateMode, WaitMode,
+)
+from ..isa.fields import Format, Slot
+from ..isa.formats import FormatSet, build_formats
+from ..isa.targets import Target
+from ..ir.operands import Immediate, Operand, PhysicalAP, Register, RegisterAccess, RegisterAP, SymbolicAP, SyncInfo
+
+SYMBOLIC_AP_MSG = "codegen stage can only have PhysicalAP or RegisterAP, no SymbolicAP is allowed"
+REGLOC_OFFSET_MSG = "offset register cannot be applied to 32bit Addressing in ISA"
+TOO_MANY_WAITS_MSG = "Too many sync wait commands"
+TOO_MANY_UPDATES_MSG = "Too many sync update commands"
+SEMAPHORE_MAX = 255
+
+
+@dataclass(frozen=True)
+class Context:
+    """What codegen needs besides the instruction: the target and the decision selection."""
+
+    target: Target
+    decisions: DecisionSet
+
+    @property
+    def formats(self) -> FormatSet:
+        return build_formats(self.decisions)
+
+
+@dataclass
+class BundleSpec:
+    """One bundle to build: its layout and its field values (``opcode`` included)."""
+
+    fmt: Format
+    values: dict[str, int]
+
+    @property
+    def opcode(self) -> int:
+        return self.values["opcode"]
+
+    def encode(self) -> bytes:
+        return self.fmt.encode(self.values)
+
+
+# --- enums ------------------------------------------------------------------------------------
+
+def dtype_of(op: Operand, role: str) -> Dtype:
+    """The operand's BIR dtype; an out-of-range ordinal is refused here (the compiler asserts ≤ 0x13)."""
+    d = op.dtype
+    if isinstance(d, Dtype):
+        return d
+    raise EncodeError(f"{role}: unknown dtype ordinal {d} (bir::Dtype has 20 members, 0..19)",
+                      field=f"{role}.dtype", value=d, limit="0..19")
+
+
+def wire(op: Operand, role: str) -> int:
+    """Wire tag of the operand's dtype (SPEC §2.1 LUT)."""
+    return DTYPE_INFO[dtype_of(op, role)].wire
+
+
+def dtype_size(op: Operand, role: str) -> int:
+    return DTYPE_INFO[dtype_of(op, role)].size
+
+
+def alu_op(v: Any) -> AluOp:
+    """A resolved ALU op; ordinals with no member fail with the compiler's message."""
+    if isinstance(v, AluOp):
+        return v
+    raise EncodeError(ALU_INVALID_MSG, field="op", value=v, limit="0..29 except 24, 25")
+
+
+def alu_wire(v: Any) -> int:
+    """SPEC §2.2: ALU op → wire byte; 24, 25 and ≥ 30 fail with ``Invalid enum variant for enum AluOpType``."""
+    op = alu_op(v)
+    entry = ALU_WIRE.get(op)
+    if entry is None:
+        raise EncodeError(ALU_INVALID_MSG, field="op", value=op.name, limit="0..29 except 24, 25")
+    return entry[0]
+
+
+def alu_class(v: Any) -> AluClass:
+    op = alu_op(v)
+    entry = ALU_WIRE.get(op)
+    if entry is None:
+        raise EncodeError(ALU_INVALID_MSG, field="op", value=op.name, limit="0..29 except 24, 25")
+    return entry[1]
+
+
+def acc_wire(v: Any) -> int:
+    """SPEC §2.3: accumulation type → wire byte; Accumulate (2) has none."""
+    if isinstance(v, AccType) and v in ACC_WIRE:
+        return ACC_WIRE[v]
+    name = v.name if isinstance(v, AccType) else v
+    raise EncodeError(ACC_INVALID_MSG, field="acc", value=name, limit="Idle, Zero, ZeroAccumulate, AddAccumulate, "
+                      "LoadAccumulate")
+
+
+def is_idle(v: Any) -> bool:
+    return v is None or v == AccType.Idle
+
+
+# --- registers ----------------------------------------------------------------------------------
+
+def reg_id(ctx: Context, reg_id_value: int, role: str) -> int:
+    """A physical register id, checked against the target's usable ids (0..61)."""
+    n = ctx.target.registers
+    if not 0 <= reg_id_value < n:
+        raise EncodeError(f"{role}: register id {reg_id_value} is out of range (usable ids 0..{n - 1})",
+                          field=role, value=reg_id_value, limit=f"0..{n - 1}")
+    return reg_id_value
+
+
+def register_of(op: Operand | None, role: str) -> Register:
+    """The register of a register operand (register_access or register_ap)."""
+    if isinstance(op, RegisterAccess):
+        return op.register
+    if isinstance(op, RegisterAP) and op.register is not None:
+        return op.register
+    got = "nothing" if op is None else op.kind
+    raise EncodeError(f"{role} must be a register (register_access), got {got}", field=role)
+
+
+def reg_lo(ctx: Context, op: Operand | None, role: str) -> int:
+    return reg_id(ctx, register_of(op, role).lo, role)
+
+
+def reg_pair(ctx: Context, op: Operand | None, role: str) -> tuple[int, int]:
+    lo, hi = register_of(op, role).pair()
+    return reg_id(ctx, lo, f"{role} (lo)"), reg_id(ctx, hi, f"{role} (hi)")
+
+
+# --- sync band (SPEC §3.2) ----------------------------------------------------------------------
+
+def sync_values(ctx: Context, sync: SyncInfo | None, *, sp_op: bool) -> dict[str, int]:
+    """Field values of the sync band for an instruction's ``sync`` (empty when there is none)."""
+    if not sync:
+        return {}
+    if ctx.decisions["D-3"] == "sp-only" and not sp_op:
+        raise EncodeError("sync info on a non-SP op has no field under D-3=sp-only", field="sync")
+    if len(sync.waits) > 1:
+        raise EncodeError(TOO_MANY_WAITS_MSG, field="sync.wait", value=len(sync.waits), limit="1")
+    if len(sync.updates) > 1:
+        raise EncodeError(TOO_MANY_UPDATES_MSG, field="sync.update", value=len(sync.updates), limit="1")
+    vals: dict[str, int] = {}
+    wait_value: int | None = None
+    wait_mode: WaitMode | None = None
+    if sync.waits:
+        w = sync.waits[0]
+        if not isinstance(w.mode, WaitMode):
+            raise EncodeError(f"sync wait: unknown wait mode ordinal {w.mode} (0..2)", field="wait_mode",
+                              value=w.mode, limit="0..2")
+        wait_mode = w.mode
+        vals["wait_mode"] = WAIT_WIRE[w.mode]
+        vals["wait_idx"] = _sem_index(w.index, "wait")
+        if w.mode == WaitMode.evt_set_clear:
+            if w.value not in (None, 0) or w.register is not None:
+                raise EncodeError(f"sync wait: an evt_set_clear wait writes no value; value {w.value!r} is refused",
+                                  field="sync_value", value=w.value)
+        elif w.mode == WaitMode.sem_ge_imm:
+            if w.value is None:
+                raise EncodeError("sync wait: a sem_ge_imm wait needs a 'value' (the threshold)", field="sync_value")
+            wait_value = _u32(w.value, "sync wait value")
+        else:
+            if w.register is None:
+                if w.value is None:
+                    raise EncodeError("sync wait: a sem_ge_reg wait needs a 'value' naming the register",
+                                      field="sync_value")
+                wait_value = reg_id(ctx, w.value, "sync wait register")
+            else:
+                wait_value = reg_id(ctx, w.register.lo, "sync wait register")
+    update_value: int | None = None
+    if sync.updates:
+        u = sync.updates[0]
+        if not isinstance(u.mode, UpdateMode):
+            raise EncodeError(f"sync update: unknown update mode ordinal {u.mode} (0..5)", field="update_mode",
+                              value=u.mode, limit="0..5")
+        # D-2: the update mode goes through the LUT 11 15 17 13 14 19 (alternative: written raw).
+        vals["update_mode"] = UPDATE_LUT[u.mode] if ctx.decisions["D-2"] == "lut" else int(u.mode)
+        vals["update_idx"] = _sem_index(u.index, "update")
+        if u.mode in VALUELESS_UPDATES:
+            if u.value not in (None, 0, 1):
+                raise EncodeError(f"sync update: {u.mode.name} writes no value (it always counts 1); "
+                                  f"value {u.value} is refused", field="sync_value", value=u.value)
+        else:
+            if u.value is None and u.mode != UpdateMode.evt_set:
+                raise EncodeError(f"sync update: a {u.mode.name} update needs a 'value'", field="sync_value")
+            update_value = _u32(u.value or 0, "sync update value")
+    if wait_value is not None and update_value is not None:
+        # D-4: both want the shared dword at +0x08.
+        if ctx.decisions["D-4"] == "refuse":
+            assert wait_mode is not None
+            raise EncodeError(
+                f"sync: a {wait_mode.name} wait and a {sync.updates[0].mode.name} update both need the shared "
+                "value dword at +0x08 (D-4); put the update on a later instruction, or use sem_inc/sem_dec",
+                field="sync_value")
+        vals["sync_value"] = update_value
+    elif wait_value is not None:
+        vals["sync_value"] = wait_value
+    elif update_value is not None:
+        vals["sync_value"] = update_value
+    return vals
+
+
+def _sem_index(index: int, what: str) -> int:
+    if not 0 <= index <= SEMAPHORE_MAX:
+        raise EncodeError(f"sync {what}: semaphore index {index} does not fit (0..{SEMAPHORE_MAX})",
+                          field=f"{what}_idx", value=index, limit=f"0..{SEMAPHORE_MAX}")
+    return index
+
+
+def _u32(v: int, what: str) -> int:
+    if not 0 <= v <= 0xFFFFFFFF:
+        raise EncodeError(f"{what} {v} does not fit the u32 field (0..4294967295)", field="sync_value", value=v,
+                          limit="0..4294967295")
+    return v
+
+
+# --- ADDR4 and descriptors (SPEC §3.3, §3.4) ------------------------------------------------------
+
+def start_address(op: Operand | None, role: str, ctx: Context) -> int:
+    """The ADDR4 word of an access pattern (D-5)."""
+    if isinstance(op, SymbolicAP):
+        raise EncodeError(SYMBOLIC_AP_MSG, field=f"{role}.addr")
+    if isinstance(op, RegisterAP):
+        if op.is_regloc_offset:
+            raise EncodeError(REGLOC_OFFSET_MSG, field=f"{role}.addr")
+        if op.reg_ap_offset:
+            raise EncodeError(f"{role}: register_ap with reg_ap_offset {op.reg_ap_offset!r} has no known encoding "
+                              "in a descriptor", field=f"{role}.addr")
+        assert op.register is not None
+        return addr4_register(reg_id(ctx, op.register.lo, f"{role} address register"))
+    if not isinstance(op, PhysicalAP):
+        got = "nothing" if op is None else op.kind
+        raise EncodeError(f"{role} must be an access pattern (physical_ap or register_ap), got {got}", field=role)
+    loc = op.location
+    assert loc is not None
+    if loc.type.is_dram:
+        raise EncodeError(f"{role} is in DRAM (memory location {loc.name!r}, type {loc.type.value}); descriptors "
+                          "address SBUF and PSUM only", field=f"{role}.addr")
+    if loc.type not in (MemoryType.SB, MemoryType.PSUM):
+        raise EncodeError(f"{role}: memory location {loc.name!r} has type {loc.type.value}; descriptors address "
+                          "SBUF and PSUM only", field=f"{role}.addr")
+    part, byte = resolve_offset(op, role)
+    if loc.type == MemoryType.SB:
+        if part > 127 or byte >= 1 << SBUF_PARTITION_SHIFT:
+            raise EncodeError(f"{role}: SBUF start partition {part} / byte {byte:#x} does not fit an ADDR4 word "
+                              f"(partition 0..127, byte < {1 << SBUF_PARTITION_SHIFT:#x})", field=f"{role}.addr",
+                              value=(part, byte))
+        return addr4_sbuf(part, byte)
+    byte += loc.bank * 2048
+    if part > 127 or byte >= 1 << PSUM_PARTITION_SHIFT:
+        raise EncodeError(f"{role}: PSUM start partition {part} / byte {byte:#x} (bank {loc.bank}) does not fit an "
+                          f"ADDR4 word (partition 0..127, byte < {1 << PSUM_PARTITION_SHIFT:#x})",
+                          field=f"{role}.addr", value=(part, byte))
+    return addr4_psum(part, byte)
+
+
+def resolve_offset(op: PhysicalAP, role: str) -> tuple[int, int]:
+    """SPEC §5: (start partition, byte offset in the partition) of a physical AP.
+
+    ``offset`` is in elements, row-major over ``dims``: partition = base + (offset × size) // dims[1],
+    byte = addr + (offset × size) % dims[1]. (PSUM's bank is added by the caller.)
+    """
+    loc = op.location
+    assert loc is not None
+    off = op.offset * dtype_size(op, role)
+    if off == 0:
+        return loc.base, loc.addr
+    if not loc.dims or len(loc.dims) < 2 or loc.dims[1] <= 0:
+        raise EncodeError(f"{role}: memory location {loc.name!r} needs 'dims' [partitions, bytes per partition] "
+                          f"to resolve offset {op.offset}", field=f"{role}.addr")
+    return loc.base + off // loc.dims[1], loc.addr + off % loc.dims[1]
+
+
+def pack_descriptor(op: Operand | None, s: Slot, ctx: Context, role: str | None = None) -> dict[str, int]:
+    """Fields of a TENSOR descriptor slot for an access pattern (SPEC §3.4, D-6).
+
+    Pair 0 (partition) goes to ADDR4 (its start) and to the op's partition-count byte (its num;
+    see :func:`partitions`). Free pairs with num == 1 are dropped; the rest are packed innermost
+    first (D-6) and unused slots are filled with {step 1, num 1}.
+    """
+    role = role or s.name
+    addr = start_address(op, role, ctx)
+    assert isinstance(op, (PhysicalAP, RegisterAP))
+    pairs = check_pairs(op, role)
+    free = [p for p in pairs[1:] if p[1] != 1]
+    if len(free) > s.ndims:
+        raise EncodeError(f"Illegal ISA memory access dimension {len(free)}, which must be in range of "
+                          f"[1, {s.ndims}]D tensor for ISA mem pattern", field=f"{role}.ap", value=len(free),
+                          limit=f"1..{s.ndims}")
+    # D-6: innermost first (slot 0 = last pair); alternative: outermost first.
+    ordered = free[::-1] if ctx.decisions["D-6"] == "innermost-first" else free
+    vals = {f"{s.name}.addr": addr}
+    for i in range(s.ndims):
+        step, num = ordered[i] if i < len(ordered) else (1, 1)
+        vals[f"{s.name}.step{i}"] = step
+        vals[f"{s.name}.num{i}"] = num
+    return vals
+
+
+def check_pairs(op: PhysicalAP | RegisterAP | SymbolicAP, role: str) -> tuple[tuple[int, int], ...]:
+    """Range-check every pair of an access pattern (never truncate): steps i16, nums 1..65535."""
+    pairs = op.ap
+    if not pairs:
+        raise EncodeError(f"{role}: the access pattern has no pairs; it needs at least the partition pair",
+                          field=f"{role}.ap")
+    if pairs[0][0] < 0:
+        raise EncodeError(f"{role}: Negative step in Pattern[0] not supported (partition step {pairs[0][0]})",
+                          field=f"{role}.ap[0].step", value=pairs[0][0], limit=">= 0")
+    for k, (step, num) in enumerate(pairs):
+        if not NUM_MIN <= num <= NUM_MAX:
+            raise EncodeError(f"{role}: num {num} of access-pattern pair {k} does not fit (allowed "
+                              f"{NUM_MIN}..{NUM_MAX})", field=f"{role}.ap[{k}].num", value=num,
+                              limit=f"{NUM_MIN}..{NUM_MAX}")
+        if k and not STEP_MIN <= step <= STEP_MAX and num != 1:
+            raise EncodeError(f"{role}: step {step} of access-pattern pair {k} does not fit the i16 step field "
+                              f"(allowed {STEP_MIN}..{STEP_MAX})", field=f"{role}.ap[{k}].step", value=step,
+                              limit=f"{STEP_MIN}..{STEP_MAX}")
+    return pairs
+
+
+def partitions(op: Operand | None, role: str) -> int:
+    """The partition pair's num: the op's num_partitions byte."""
+    if not isinstance(op, (PhysicalAP, RegisterAP, SymbolicAP)) or not op.ap:
+        raise EncodeError(f"{role}: the access pattern has no pairs; it needs at least the partition pair",
+                          field=f"{role}.ap")
+    return op.ap[0][1]
+
+
+def require(cond: bool, msg: str, **kw: Any) -> None:
+    if not cond:
+        raise EncodeError(msg, **kw)
+
+
+def is_tensor(op: Operand | None) -> bool:
+    return isinstance(op, (PhysicalAP, RegisterAP, SymbolicAP))
+
+
+def is_scalar(op: Operand | None) -> bool:
+    return isinstance(op, Immediate)
+
+
+def engine_of(v: Any) -> Engine:
+    if isinstance(v, Engine):
+        return v
+    raise EncodeError(f"unknown engine ordinal {v} (0..7)", field="engine", value=v, limit="0..7")

@@ -1,0 +1,117 @@
+"""Per-instruction codegen and the CodeGenMode fork (SPEC §3.1).
+
+``generate(item, ctx, mode)`` encodes one program item:
+
+* ``COLLECT_OPCODES`` records only the opcode(s) the instruction gets;
+* ``GENERATE_ISACODE`` builds the zeroed 64-byte bundle(s): header, sync band, op body;
+* ``RUN_ISA_CHECKS`` builds the same bytes and runs the ISA checks on them; nothing is emitted.
+
+Any other mode value fails with the compiler's own message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..errors import EncodeError
+from ..isa.enums import CODEGEN_MODE_MSG, ENGINE_STREAM, CodeGenMode, Engine
+from ..ir.instructions import (
+    CopyPredicated, GenericCopy, Instruction, Memset, MoveShape, RefusedInstruction, RegisterAlu, RegisterMove, Select,
+    TensorCopy, TensorLoad, TensorSave, TensorTensor, UnknownInstruction,
+)
+from ..passes.program import ProgramItem
+from . import sp_ops, tensor_ops
+from .common import BundleSpec, Context, engine_of, sync_values
+
+
+@dataclass(frozen=True)
+class OpCodegen:
+    """The two entry points of one instruction family."""
+
+    opcodes: Callable[[Any, Context], list[int]]
+    bundles: Callable[[Any, Context], list[BundleSpec]]
+
+
+#: IR class → codegen. GenericCopy encodes as TensorCopy (D-17).
+CODEGEN: dict[type[Instruction], OpCodegen] = {
+    RegisterMove: OpCodegen(sp_ops.register_move_opcodes, sp_ops.register_move_bundles),
+    RegisterAlu: OpCodegen(sp_ops.register_alu_opcodes, sp_ops.register_alu_bundles),
+    TensorLoad: OpCodegen(sp_ops.tensor_load_save_opcodes, sp_ops.tensor_load_save_bundles),
+    TensorSave: OpCodegen(sp_ops.tensor_load_save_opcodes, sp_ops.tensor_load_save_bundles),
+    TensorTensor: OpCodegen(tensor_ops.tensor_tensor_opcodes, tensor_ops.tensor_tensor_bundles),
+    CopyPredicated: OpCodegen(tensor_ops.copy_predicated_opcodes, tensor_ops.copy_predicated_bundles),
+    TensorCopy: OpCodegen(tensor_ops.tensor_copy_opcodes, tensor_ops.tensor_copy_bundles),
+    GenericCopy: OpCodegen(tensor_ops.tensor_copy_opcodes, tensor_ops.tensor_copy_bundles),
+    Memset: OpCodegen(tensor_ops.memset_opcodes, tensor_ops.memset_bundles),
+    MoveShape: OpCodegen(tensor_ops.move_shape_opcodes, tensor_ops.move_shape_bundles),
+}
+
+SUPPORTED = ", ".join(["Select", *(c.OPCODE for c in CODEGEN)])
+
+
+def stream_of(inst: Instruction) -> str:
+    """The output stream of an instruction (SPEC §5): its engine's, or by family when Unassigned."""
+    engine = engine_of(inst.engine)
+    if engine == Engine.ALL:
+        # D-25: an instruction must run on one engine.
+        raise EncodeError("engine ALL is refused: an instruction is encoded into one engine's stream (D-25)",
+                          field="engine", value="ALL")
+    if engine == Engine.Unassigned:
+        return "sp" if inst.FAMILY == "sp" else "dve"
+    return ENGINE_STREAM[engine]
+
+
+def codegen_for(inst: Instruction) -> OpCodegen:
+    """The codegen of an instruction, or the spec's refusal for the ones tongasm does not encode."""
+    cg = CODEGEN.get(type(inst))
+    if cg is not None:
+        return cg
+    if isinstance(inst, RefusedInstruction):
+        raise EncodeError(inst.REASON, field="opcode", value=inst.opcode)
+    if isinstance(inst, Select):  # only reached if a Select was not lowered
+        raise EncodeError("Select must be lowered before codegen (passes.lower_select)")
+    name = inst.opcode if isinstance(inst, UnknownInstruction) else type(inst).__name__
+    raise EncodeError(f"unsupported opcode {name!r}: tongasm encodes {SUPPORTED}", field="opcode", value=name)
+
+
+@dataclass
+class CodegenResult:
+    """What one item produced: its stream, opcodes, and (unless collecting) its bundles."""
+
+    item: ProgramItem
+    stream: str
+    opcodes: list[int]
+    specs: list[BundleSpec] = field(default_factory=list)
+    bundles: list[bytes] = field(default_factory=list)
+
+
+def check_mode(mode: Any) -> CodeGenMode:
+    """The mode as a :class:`CodeGenMode`; anything else fails with the compiler's message."""
+    if isinstance(mode, CodeGenMode):
+        return mode
+    if isinstance(mode, int) and not isinstance(mode, bool) and mode in CodeGenMode._value2member_map_:
+        return CodeGenMode(mode)
+    raise EncodeError(CODEGEN_MODE_MSG, field="mode", value=mode, limit="0, 1, 2")
+
+
+def generate(item: ProgramItem, ctx: Context, mode: CodeGenMode | int = CodeGenMode.GENERATE_ISACODE) -> CodegenResult:
+    """Encode one program item in the given CodeGenMode. Errors carry the instruction's identity."""
+    mode = check_mode(mode)
+    inst = item.inst
+    try:
+        stream = stream_of(inst)
+        cg = codegen_for(inst)
+        if mode == CodeGenMode.COLLECT_OPCODES:
+            return CodegenResult(item, stream, cg.opcodes(inst, ctx))
+        specs = cg.bundles(inst, ctx)
+        sync = sync_values(ctx, inst.sync, sp_op=inst.FAMILY == "sp")
+        if sync:
+            # Every instruction reaching codegen yields one bundle (a Select was split by the
+            # lowering, which put its wait on the first part and its update on the last: D-24).
+            assert len(specs) == 1
+            specs[0].values.update(sync)
+        bundles = [s.encode() for s in specs]
+        return CodegenResult(item, stream, [s.opcode for s in specs], specs, bundles)
+    except EncodeError as e:
+        raise e.at(item.source.name or None, item.index, item.label) from None

@@ -1,0 +1,228 @@
+"""Codegen of the SP register-lane ops: RegisterMove, RegisterAlu, TensorLoad, TensorSave (SPEC §4.1–§4.3).
+
+Each op has an ``*_opcodes`` function (what COLLECT_OPCODES records) and a ``*_bundles`` function
+(the field values GENERATE_ISACODE / RUN_ISA_CHECKS encode). Field names are those of
+:mod:`tongasm.isa.formats`; no byte offset appears here.
+"""
+
+from __future__ import annotations
+
+from ..errors import EncodeError
+from ..isa.enums import DTYPE_INFO, INT64_DTYPES, AccType, Dtype, MemoryType
+from ..ir.instructions import RegisterAlu, RegisterMove, TensorLoad, TensorSave
+from ..ir.operands import Immediate, Operand, PhysicalAP, RegisterAccess, RegisterAP
+from ..numeric import NumericError, bit_pattern
+from .common import (
+    SYMBOLIC_AP_MSG, BundleSpec, Context, alu_wire, dtype_of, reg_id, reg_lo, reg_pair, register_of, require,
+)
+
+REG_MOVE_DTYPE_MSG = "only support fp32/uint32/int32 for REG MOVE instr"
+REG_MOVE_64_MSG = "64bit REG MOVE instr must have ImmediateValue src"
+MOVE_32_DTYPES = frozenset({Dtype.float32, Dtype.uint32, Dtype.int32})
+#: For a 32-bit ALU, a 64-bit src1 dtype's immediate is encoded in its 32-bit counterpart.
+_NARROW = {Dtype.int64: Dtype.int32, Dtype.uint64: Dtype.uint32}
+
+
+def _imm_bits(value: int | float, d: Dtype, role: str) -> int:
+    try:
+        return bit_pattern(value, d)
+    except NumericError as e:
+        raise EncodeError(f"{role}: {e}", field=role, value=value) from None
+
+
+def _operand_counts(inst_name: str, ins: list[Operand], outs: list[Operand], n_in: tuple[int, ...],
+                    n_out: tuple[int, ...], shape: str) -> None:
+    if len(ins) not in n_in or len(outs) not in n_out:
+        raise EncodeError(f"{inst_name} needs {shape}; got {len(ins)} input(s) and {len(outs)} output(s)")
+
+
+# --- RegisterMove 0xA7 ------------------------------------------------------------------------------
+
+def register_move_opcodes(inst: RegisterMove, ctx: Context) -> list[int]:
+    return [0xA7]
+
+
+def register_move_bundles(inst: RegisterMove, ctx: Context) -> list[BundleSpec]:
+    _operand_counts("RegisterMove", inst.ins, inst.outs, (1,), (1,),
+                    "ins = [src: register_access or imm_value] and outs = [dst: register_access]")
+    dst, src = inst.dst, inst.src
+    require(isinstance(dst, RegisterAccess), f"RegisterMove dst must be a register_access, got "
+            f"{getattr(dst, 'kind', dst)}", field="dst")
+    assert dst is not None
+    dd = dtype_of(dst, "dst")
+    fmts = ctx.formats.by_name
+    if dd == Dtype.int64:
+        # The 64-bit path: valid_num 2, dtype written as wire(int32), a register pair, a u64 immediate.
+        if not isinstance(src, Immediate):
+            raise EncodeError(REG_MOVE_64_MSG, field="src")
+        lo, hi = reg_pair(ctx, dst, "dst")
+        return [BundleSpec(fmts["RegisterMove.imm64"], {
+            "opcode": 0xA7, "valid_num": 2, "dtype": DTYPE_INFO[Dtype.int32].wire, "src_mode": 1,
+            "dst": lo, "dst_hi": hi, "imm": _imm_bits(src.value, Dtype.int64, "imm"),
+        })]
+    if dd not in MOVE_32_DTYPES:
+        raise EncodeError(REG_MOVE_DTYPE_MSG, field="dst.dtype", value=dd.name, limit="float32, uint32, int32, int64")
+    common = {"opcode": 0xA7, "valid_num": 1, "dtype": DTYPE_INFO[dd].wire, "dst": reg_lo(ctx, dst, "dst")}
+    if isinstance(src, RegisterAccess):
+        return [BundleSpec(fmts["RegisterMove.reg"], {**common, "src_mode": 0, "src": reg_lo(ctx, src, "src")})]
+    if isinstance(src, Immediate):
+        # D-23: float values are bit-cast to IEEE bits; ints are two's complement in the dst dtype.
+        return [BundleSpec(fmts["RegisterMove.imm"], {**common, "src_mode": 1, "imm": _imm_bits(src.value, dd, "imm")})]
+    raise EncodeError(f"RegisterMove src must be a register_access or an imm_value, got {getattr(src, 'kind', src)}",
+                      field="src")
+
+
+# --- RegisterAlu 0xA8 --------------------------------------------------------------------------------
+
+def register_alu_opcodes(inst: RegisterAlu, ctx: Context) -> list[int]:
+    return [0xA8]
+
+
+def register_alu_bundles(inst: RegisterAlu, ctx: Context) -> list[BundleSpec]:
+    _operand_counts("RegisterAlu", inst.ins, inst.outs, (2,), (1,),
+                    "ins = [src1: register, src2: register or imm_value] and outs = [dst: register]")
+    for key in ("acc", "reduce_cmd"):
+        v = inst.attrs.get(key)
+        if v is not None and v != AccType.Idle:
+            raise EncodeError(f"RegisterAlu {key} {getattr(v, 'name', v)} has no known bytes; refused rather than "
+                              "dropped", field=key, value=getattr(v, "name", v), limit="Idle")
+    dge = inst.attrs.get("dge_type")
+    if dge not in (None, "None"):
+        raise EncodeError(f"RegisterAlu dge_type {dge!r} has no known bytes; refused rather than dropped",
+                          field="dge_type", value=dge, limit="None")
+    op = alu_wire(inst.attrs.get("op"))
+    is64 = bool(inst.attrs.get("is_64bit", False))
+    src1, src2, dst = inst.src1, inst.src2, inst.dst
+    vals = {"opcode": 0xA8, "op": op, "dst": reg_lo(ctx, dst, "dst"), "src1": reg_lo(ctx, src1, "src1")}
+    assert src1 is not None and dst is not None
+    if is64:
+        vals["dst_lo"], vals["dst_hi"] = reg_pair(ctx, dst, "dst")
+    fmts = ctx.formats.by_name
+    if isinstance(src2, Immediate):
+        # D-7: the immediate path writes both dtype bytes and the immediate (src1's dtype).
+        d1 = dtype_of(src1, "src1")
+        enc = d1 if is64 else _NARROW.get(d1, d1)
+        bits = _imm_bits(src2.value, enc, "imm")
+        vals.update(operand_mode=1, src_dtype=DTYPE_INFO[d1].wire, dst_dtype=DTYPE_INFO[dtype_of(dst, "dst")].wire,
+                    imm=bits)
+        return [BundleSpec(fmts["RegisterAlu.imm64" if is64 else "RegisterAlu.imm"], vals)]
+    register_of(src2, "src2")
+    vals.update(operand_mode=0, src2=reg_lo(ctx, src2, "src2"))
+    if ctx.decisions["D-7"] != "by-operand-mode":
+        # D-7 alternative: both dtype bytes on the register path too.
+        vals.update(src_dtype=DTYPE_INFO[dtype_of(src1, "src1")].wire, dst_dtype=DTYPE_INFO[dtype_of(dst, "dst")].wire)
+    return [BundleSpec(fmts["RegisterAlu.reg64" if is64 else "RegisterAlu.reg"], vals)]
+
+
+# --- TensorLoad / TensorSave (0xCE/0xAA, 0xCD/0xAB) ------------------------------------------------
+
+_LS_OPCODES = {("load", "imm"): 0xCE, ("load", "reg"): 0xAA, ("save", "imm"): 0xCD, ("save", "reg"): 0xAB}
+
+
+def _ls_form(mem: Operand | None) -> str:
+    if isinstance(mem, PhysicalAP):
+        return "imm"
+    if isinstance(mem, RegisterAP):
+        return "reg"
+    raise EncodeError(SYMBOLIC_AP_MSG, field="memory")
+
+
+def _ls_counts(inst: TensorLoad | TensorSave) -> None:
+    if isinstance(inst, TensorLoad):
+        _operand_counts("TensorLoad", inst.ins, inst.outs, (1, 2), (1,),
+                        "ins = [memory AP, optional offset register] and outs = [dst register_access]")
+    else:
+        _operand_counts("TensorSave", inst.ins, inst.outs, (1,), (1, 2),
+                        "ins = [src register_access] and outs = [memory AP, optional offset register]")
+
+
+def tensor_load_save_opcodes(inst: TensorLoad | TensorSave, ctx: Context) -> list[int]:
+    _ls_counts(inst)
+    kind = "load" if isinstance(inst, TensorLoad) else "save"
+    return [_LS_OPCODES[(kind, _ls_form(inst.memory))]]
+
+
+def tensor_load_save_bundles(inst: TensorLoad | TensorSave, ctx: Context) -> list[BundleSpec]:
+    _ls_counts(inst)
+    save = isinstance(inst, TensorSave)
+    mem, reg, offset = inst.memory, inst.reg, inst.offset
+    form = _ls_form(mem)
+    assert isinstance(mem, (PhysicalAP, RegisterAP))
+    md = dtype_of(mem, "memory")
+    register_of(reg, "register")
+    assert reg is not None
+    rd = dtype_of(reg, "register")
+    if rd != md:
+        raise EncodeError(f"the register's dtype {rd.name} must equal the memory access pattern's dtype {md.name}",
+                          field="dtype", value=rd.name, limit=md.name)
+    is64 = md in INT64_DTYPES
+    if save:
+        _check_save_target(mem, ctx)
+    pairs = mem.ap
+    if len(pairs) not in (1, 2):
+        raise EncodeError(f"the memory access pattern must have one or two pairs (used as written), got {len(pairs)}",
+                          field="memory.ap", value=len(pairs), limit="1..2")
+    for k, (step, num) in enumerate(pairs):
+        if step < 0:
+            raise EncodeError(f"memory access pattern pair {k} has a negative step {step}; the m2d steps are unsigned",
+                              field=f"memory.ap[{k}].step", value=step, limit=">= 0")
+        if num < 1:
+            raise EncodeError(f"memory access pattern pair {k} has num {num}; counts start at 1",
+                              field=f"memory.ap[{k}].num", value=num, limit="1..255")
+    inner = pairs[-1]
+    outer = pairs[0] if len(pairs) == 2 else (0, 1)
+    # 64-bit dtypes are described as pairs of 32-bit lanes: wire(int32), doubled innermost count.
+    wire_d = DTYPE_INFO[Dtype.int32 if is64 else md].wire
+    vals = {
+        "opcode": _LS_OPCODES[("save" if save else "load", form)],
+        "dtype": wire_d,
+        "num_elem0": inner[1] * (2 if is64 else 1),
+        "num_elem1": outer[1],
+        "step_elem0": inner[0],
+        "step_elem1": outer[0],
+    }
+    offset_id = 0
+    if offset is not None:
+        if is64:
+            raise EncodeError("an offset operand cannot be used with 64-bit data: +0x21 holds the data register hi "
+                              "(D-22)", field="offset")
+        offset_id = reg_lo(ctx, offset, "offset")
+    if is64:
+        vals["data_reg"], vals["data_hi_or_offset"] = reg_pair(ctx, reg, "register")  # D-9
+    else:
+        vals["data_reg"] = reg_lo(ctx, reg, "register")  # D-9
+        vals["data_hi_or_offset"] = offset_id  # D-22
+    fmts = ctx.formats.by_name
+    if form == "imm":
+        assert isinstance(mem, PhysicalAP) and mem.location is not None
+        loc = mem.location
+        # D-8: var_id = tensor_id, else the location's index; var_offset = offset × size, u32.
+        vals["var_id"] = loc.tensor_id if loc.tensor_id is not None else loc.index
+        vals["var_offset"] = mem.offset * DTYPE_INFO[md].size
+        return [BundleSpec(fmts["TensorLoadSave.imm"], vals)]
+    assert isinstance(mem, RegisterAP) and mem.register is not None
+    if ctx.decisions["D-22"] == "offset-at-0x21":
+        vals["addr_reg"] = reg_id(ctx, mem.register.lo, "memory address register")
+        vals["offset_reg"] = offset_id
+    else:
+        vals["addr_reg"], vals["addr_reg_hi"] = reg_pair(ctx, mem, "memory address register")
+    return [BundleSpec(fmts["TensorLoadSave.reg"], vals)]
+
+
+def _check_save_target(mem: PhysicalAP | RegisterAP, ctx: Context) -> None:
+    """TensorSave targets: never PSUM (C); D-11 on gen2."""
+    if isinstance(mem, PhysicalAP):
+        assert mem.location is not None
+        types = {mem.location.type}
+    else:
+        types = mem.allocation.memory_types if mem.allocation is not None else set()
+    if MemoryType.PSUM in types:
+        raise EncodeError("TensorSave cannot store into PSUM", field="memory", value="PSUM")
+    if ctx.target.arch_level == 20:
+        if ctx.decisions["D-11"] == "sbuf-refused-on-gen2":
+            if MemoryType.SB in types:
+                raise EncodeError("TensorSave into SBUF is refused on gen2 (module version 20): the compiler FATALs on "
+                                  "an SB store there (D-11)", field="memory", value="SB")
+        elif any(t.is_dram for t in types):
+            raise EncodeError("TensorSave into DRAM is refused on gen2 under D-11=only-sbuf-on-gen2", field="memory",
+                              value="DRAM")

@@ -1,0 +1,112 @@
+"""tongasm's own exceptions.
+
+Every user mistake (bad input, a value that does not fit, an unknown opcode) surfaces as a
+:class:`TongasmError` with a message that names what is wrong. The CLI prints the message and exits
+non-zero; it never shows a Python traceback for these.
+"""
+
+from __future__ import annotations
+
+
+class TongasmError(Exception):
+    """Base class of every error tongasm raises on purpose."""
+
+    exit_code = 1
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class UsageError(TongasmError):
+    """The command or API was called wrongly (bad option value, unknown decision...)."""
+
+    exit_code = 2
+
+
+class InputError(TongasmError):
+    """An input file cannot be used: missing, unreadable, not JSON, not a bundle stream..."""
+
+
+class BirError(InputError):
+    """The BIR JSON is well-formed JSON but not a kernel tongasm can read."""
+
+    def __init__(self, message: str, path: str | None = None) -> None:
+        self.path = path
+        super().__init__(f"{path}: {message}" if path else message)
+        self.detail = message
+
+
+class EncodeError(TongasmError):
+    """An instruction cannot be encoded.
+
+    ``detail`` is the bare reason (for messages the spec quotes, the verbatim compiler string);
+    the full message prefixes it with the instruction (name, index, opcode) when known.
+    """
+
+    def __init__(
+        self,
+        detail: str,
+        *,
+        field: str | None = None,
+        value: object = None,
+        limit: str | None = None,
+        check: str | None = None,
+    ) -> None:
+        self.detail = detail
+        self.field = field
+        self.value = value
+        self.limit = limit
+        self.check = check
+        self.inst_name: str | None = None
+        self.inst_index: int | None = None
+        self.inst_opcode: str | None = None
+        super().__init__(detail)
+
+    def at(self, name: str | None, index: int | None, opcode: str | None) -> "EncodeError":
+        """Attach the instruction this error belongs to (first attachment wins)."""
+        if self.inst_name is None and self.inst_index is None:
+            self.inst_name, self.inst_index, self.inst_opcode = name, index, opcode
+            self.message = f"{self.where()}: {self.detail}"
+        return self
+
+    def where(self) -> str:
+        parts = []
+        if self.inst_name is not None:
+            parts.append(f"instruction {self.inst_name!r}")
+        if self.inst_index is not None:
+            parts.append(f"#{self.inst_index}")
+        if self.inst_opcode:
+            parts.append(f"({self.inst_opcode})")
+        return " ".join(parts) or "instruction"
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class FieldRangeError(EncodeError):
+    """A value does not fit its wire field. Never truncated, never wrapped."""
+
+    def __init__(self, fmt: str, field: str, value: int, lo: int, hi: int) -> None:
+        self.fmt = fmt
+        self.lo = lo
+        self.hi = hi
+        super().__init__(
+            f"field {field!r} of {fmt}: value {value} does not fit (allowed {lo}..{hi})",
+            field=field,
+            value=value,
+            limit=f"{lo}..{hi}",
+            check="field.range",
+        )
+
+
+class DecodeError(TongasmError):
+    """Bytes that are not a bundle tongasm can decode."""
+
+    def __init__(self, detail: str, offset: int | None = None) -> None:
+        self.detail = detail
+        self.offset = offset
+        super().__init__(f"at byte offset {offset:#x}: {detail}" if offset is not None else detail)

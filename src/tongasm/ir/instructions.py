@@ -1,0 +1,370 @@
+"""IR instructions: one class per BIR opcode of SPEC §4, plus containers (block, loop, function,
+kernel).
+
+Each class declares its op-specific BIR JSON keys in ``ATTRS`` (key, enum type, default); the JSON
+reader and writer use that declaration, so a key is spelled in one place. Operand roles are
+exposed as named properties (``TensorTensor.in0``...) that return ``None`` when the operand is
+missing; codegen reports missing operands by role.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Iterator
+
+from ..isa.enums import AccType, AluOp, Engine, MemsetMode
+from .operands import Allocation, MemoryLocation, Operand, Register, SyncInfo
+
+
+@dataclass(frozen=True)
+class Attr:
+    """One op-specific BIR JSON key: its enum type (or ``bool``/``int``) and its default."""
+
+    key: str
+    type: type
+    default: Any = None
+    required: bool = False
+
+
+@dataclass(eq=False)
+class Instruction:
+    """Base of every BIR instruction.
+
+    ``attrs`` holds the op-specific keys of ``ATTRS`` (enums resolved to members, or plain ints
+    for out-of-range ordinals); ``extra`` keeps any other JSON key so the writer gives it back.
+    """
+
+    OPCODE: ClassVar[str] = ""
+    ATTRS: ClassVar[tuple[Attr, ...]] = ()
+    FAMILY: ClassVar[str] = "tensor"  # "sp" register-lane ops go to the sp stream when Unassigned
+
+    name: str = ""
+    engine: Engine | int = Engine.Unassigned
+    ins: list[Operand] = field(default_factory=list)
+    outs: list[Operand] = field(default_factory=list)
+    attrs: dict[str, Any] = field(default_factory=dict)
+    sync: SyncInfo | None = None
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        for a in self.ATTRS:
+            if a.key not in self.attrs and a.default is not None:
+                self.attrs[a.key] = a.default
+
+    @property
+    def opcode(self) -> str:
+        return self.OPCODE
+
+    def attr(self, key: str) -> Any:
+        return self.attrs.get(key)
+
+    def _in(self, i: int) -> Operand | None:
+        return self.ins[i] if i < len(self.ins) else None
+
+    def _out(self, i: int) -> Operand | None:
+        return self.outs[i] if i < len(self.outs) else None
+
+
+class RegisterMove(Instruction):
+    """SPEC §4.1: ins = [src: register_access or imm_value], outs = [dst: register_access]."""
+
+    OPCODE = "RegisterMove"
+    FAMILY = "sp"
+
+    @property
+    def src(self) -> Operand | None:
+        return self._in(0)
+
+    @property
+    def dst(self) -> Operand | None:
+        return self._out(0)
+
+
+class RegisterAlu(Instruction):
+    """SPEC §4.2: ``op``, ``is_64bit``; ins = [src1, src2 (register or imm)], outs = [dst]."""
+
+    OPCODE = "RegisterAlu"
+    FAMILY = "sp"
+    ATTRS = (
+        Attr("op", AluOp, required=True),
+        Attr("is_64bit", bool, False),
+        Attr("acc", AccType),
+        Attr("reduce_cmd", AccType),
+        Attr("dge_type", str),
+    )
+
+    @property
+    def src1(self) -> Operand | None:
+        return self._in(0)
+
+    @property
+    def src2(self) -> Operand | None:
+        return self._in(1)
+
+    @property
+    def dst(self) -> Operand | None:
+        return self._out(0)
+
+
+class TensorLoad(Instruction):
+    """SPEC §4.3: ins = [memory AP, optional offset register], outs = [dst register_access]."""
+
+    OPCODE = "TensorLoad"
+    FAMILY = "sp"
+
+    @property
+    def memory(self) -> Operand | None:
+        return self._in(0)
+
+    @property
+    def offset(self) -> Operand | None:
+        return self._in(1)
+
+    @property
+    def reg(self) -> Operand | None:
+        return self._out(0)
+
+
+class TensorSave(Instruction):
+    """SPEC §4.3: ins = [src register_access], outs = [memory AP, optional offset register]."""
+
+    OPCODE = "TensorSave"
+    FAMILY = "sp"
+
+    @property
+    def memory(self) -> Operand | None:
+        return self._out(0)
+
+    @property
+    def offset(self) -> Operand | None:
+        return self._out(1)
+
+    @property
+    def reg(self) -> Operand | None:
+        return self._in(0)
+
+
+class TensorTensor(Instruction):
+    """SPEC §4.4: ``op``, ``acc``; ins = [in0, in1], outs = [out]."""
+
+    OPCODE = "TensorTensor"
+    ATTRS = (Attr("op", AluOp, required=True), Attr("acc", AccType, AccType.Idle))
+
+    @property
+    def in0(self) -> Operand | None:
+        return self._in(0)
+
+    @property
+    def in1(self) -> Operand | None:
+        return self._in(1)
+
+    @property
+    def out(self) -> Operand | None:
+        return self._out(0)
+
+
+class CopyPredicated(Instruction):
+    """SPEC §4.5: ``reverse_pred``, ``op`` (reduce), ``acc``; ins = [mask, src, fill?], outs = [dst]."""
+
+    OPCODE = "CopyPredicated"
+    ATTRS = (
+        Attr("reverse_pred", bool, False),
+        Attr("op", AluOp, AluOp.bypass),
+        Attr("acc", AccType, AccType.Idle),
+    )
+
+    @property
+    def mask(self) -> Operand | None:
+        return self._in(0)
+
+    @property
+    def src(self) -> Operand | None:
+        return self._in(1)
+
+    @property
+    def fill(self) -> Operand | None:
+        return self._in(2)
+
+    @property
+    def dst(self) -> Operand | None:
+        return self._out(0)
+
+
+class Select(Instruction):
+    """SPEC §4.6: ins = [predicate, on_true, on_false], outs = [dst]. Lowered before codegen."""
+
+    OPCODE = "Select"
+
+    @property
+    def predicate(self) -> Operand | None:
+        return self._in(0)
+
+    @property
+    def on_true(self) -> Operand | None:
+        return self._in(1)
+
+    @property
+    def on_false(self) -> Operand | None:
+        return self._in(2)
+
+    @property
+    def dst(self) -> Operand | None:
+        return self._out(0)
+
+
+class TensorCopy(Instruction):
+    """SPEC §4.7: ins = [src], outs = [dst]."""
+
+    OPCODE = "TensorCopy"
+
+    @property
+    def src(self) -> Operand | None:
+        return self._in(0)
+
+    @property
+    def dst(self) -> Operand | None:
+        return self._out(0)
+
+
+class GenericCopy(TensorCopy):
+    """SPEC §4.7 / D-17: encodes as TensorCopy."""
+
+    OPCODE = "GenericCopy"
+
+
+class Memset(Instruction):
+    """SPEC §4.8: ``mode``, ``constant``; ins = [], outs = [dst]."""
+
+    OPCODE = "Memset"
+    ATTRS = (Attr("mode", MemsetMode, required=True), Attr("constant", int, required=True))
+
+    @property
+    def dst(self) -> Operand | None:
+        return self._out(0)
+
+
+class MoveShape(Instruction):
+    """SPEC §4.9 (tongasm extension): one AP, in ``ins`` (DMA source) or ``outs`` (destination)."""
+
+    OPCODE = "MoveShape"
+
+    @property
+    def ap(self) -> Operand | None:
+        return self._out(0) if self.outs else self._in(0)
+
+    @property
+    def is_output(self) -> bool:
+        return bool(self.outs)
+
+
+class RefusedInstruction(Instruction):
+    """A BIR opcode tongasm reads and writes back but refuses to encode (SPEC §4.10)."""
+
+    OPCODE = "?"
+    REASON: ClassVar[str] = ""
+
+
+class Load(RefusedInstruction):
+    OPCODE = "Load"
+    REASON = ("BIR Load is a DMA instruction (it becomes a DMA descriptor, not a 64-byte engine "
+              "bundle); tongasm does not encode DMA")
+
+
+class Save(RefusedInstruction):
+    OPCODE = "Save"
+    REASON = ("BIR Save is a DMA instruction (it becomes a DMA descriptor, not a 64-byte engine "
+              "bundle); tongasm does not encode DMA")
+
+
+class TensorDequantize(RefusedInstruction):
+    OPCODE = "TensorDequantize"
+    REASON = "TensorDequantize is lowered upstream by the compiler and has no bundle of its own"
+
+
+@dataclass(eq=False)
+class UnknownInstruction(Instruction):
+    """Any other BIR opcode: kept for round trips, refused by codegen as unsupported."""
+
+    OPCODE = "?"
+    raw_opcode: str = ""
+
+    @property
+    def opcode(self) -> str:
+        return self.raw_opcode
+
+
+#: BIR ``opcode`` string → IR class.
+INSTRUCTION_CLASSES: dict[str, type[Instruction]] = {
+    c.OPCODE: c
+    for c in (RegisterMove, RegisterAlu, TensorLoad, TensorSave, TensorTensor, CopyPredicated, Select,
+              TensorCopy, GenericCopy, Memset, MoveShape, Load, Save, TensorDequantize)
+}
+
+
+@dataclass(frozen=True)
+class LoopAxis:
+    """``LoopAxis`` of a BIR Loop: ``for name in range(lb, ub, stride)``."""
+
+    name: str
+    lb: int = 0
+    ub: int = 0
+    stride: int = 0
+    extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+
+@dataclass(eq=False)
+class Loop:
+    """A BIR ``Loop`` (``opcode: "Loop"``): an axis and nested blocks."""
+
+    axis: LoopAxis
+    blocks: list["Block"] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    OPCODE: ClassVar[str] = "Loop"
+
+
+@dataclass(eq=False)
+class Block:
+    name: str
+    instructions: list[Instruction | Loop] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass(eq=False)
+class Function:
+    """A BIR function: allocations (memory locations), registers and blocks."""
+
+    name: str
+    allocations: list[Allocation] = field(default_factory=list)
+    registers: dict[str, Register] = field(default_factory=dict)
+    blocks: list[Block] = field(default_factory=list)
+    attributes: Any = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def locations(self) -> Iterator[MemoryLocation]:
+        for a in self.allocations:
+            yield from a.locations
+
+    def instructions(self) -> Iterator[Instruction | Loop]:
+        """Top-level items of every block, in program order (loops not expanded)."""
+        for b in self.blocks:
+            yield from b.instructions
+
+
+@dataclass(eq=False)
+class Kernel:
+    """A BIR module: the unit tongasm reads, assembles and writes back."""
+
+    functions: list[Function] = field(default_factory=list)
+    arch: str | None = None
+    version: Any = None
+    attributes: Any = None
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+def enum_text(value: Any) -> Any:
+    """An attribute value as BIR JSON writes it: enum name, or the raw value."""
+    if isinstance(value, enum.Enum):
+        return value.name
+    return value

@@ -1,0 +1,202 @@
+"""IR operands: memory locations, registers, access patterns, register accesses, immediates, sync.
+
+These mirror BIR's argument kinds (SPEC §2.3, §5). Operands hold *resolved* references (a
+physical AP knows its :class:`MemoryLocation`, a register access its :class:`Register`) so codegen
+never looks names up again; the JSON writer turns them back into names.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from ..isa.enums import Dtype, MemoryType, UpdateMode, WaitMode
+
+#: A pair of an access pattern: ``(step, num)``, step in elements.
+APPair = tuple[int, int]
+
+
+@dataclass(eq=False)
+class MemoryLocation:
+    """A BIR memory location (``memref`` target): where a tensor lives.
+
+    ``addr`` is the byte offset in the partition, ``base`` the start partition, ``bank`` the PSUM
+    bank, ``dims`` = ``[partitions, bytes per partition]``. ``index`` is the 0-based position of
+    the location among all memory locations of its function (D-8's fallback variable id).
+    """
+
+    name: str
+    type: MemoryType
+    addr: int = 0
+    base: int = 0
+    bank: int = 0
+    dims: tuple[int, ...] | None = None
+    tensor_id: int | None = None
+    index: int = 0
+    allocation: "Allocation | None" = field(default=None, repr=False)
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def is_dram(self) -> bool:
+        return self.type.is_dram
+
+
+@dataclass(eq=False)
+class Allocation:
+    """A BIR memory-location set (``memsetref`` target), one per tensor."""
+
+    name: str
+    locations: list[MemoryLocation] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def memory_types(self) -> set[MemoryType]:
+        return {loc.type for loc in self.locations}
+
+
+@dataclass(frozen=True)
+class Register:
+    """A named register: one physical id (32-bit) or a lo/hi pair (64-bit)."""
+
+    name: str
+    ids: tuple[int, ...]
+
+    @property
+    def lo(self) -> int:
+        return self.ids[0]
+
+    def pair(self) -> tuple[int, int]:
+        """The lo/hi ids of a 64-bit use: the declared pair, or ``(id, id + 1)``."""
+        if len(self.ids) >= 2:
+            return self.ids[0], self.ids[1]
+        return self.ids[0], self.ids[0] + 1
+
+
+class Operand:
+    """Base of every instruction argument."""
+
+    kind: str = "?"
+    dtype: Dtype | int
+
+
+@dataclass(eq=False)
+class AccessPattern(Operand):
+    """Common base of the three access-pattern kinds: ``ap`` is ``[[step, num], ...]``."""
+
+    dtype: Dtype | int
+    ap: tuple[APPair, ...]
+
+    @property
+    def partitions(self) -> int:
+        """The partition pair's ``num`` (number of active partitions)."""
+        return self.ap[0][1] if self.ap else 0
+
+    @property
+    def free(self) -> tuple[APPair, ...]:
+        return self.ap[1:]
+
+    @property
+    def elements_per_partition(self) -> int:
+        return math.prod(n for _s, n in self.ap[1:])
+
+
+@dataclass(eq=False)
+class PhysicalAP(AccessPattern):
+    """``physical_ap``: a compile-time access pattern on a named memory location."""
+
+    kind = "physical_ap"
+    location: MemoryLocation | None = None
+    memref: str = ""
+    memsetref: str | None = None
+    offset: int = 0
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass(eq=False)
+class RegisterAP(AccessPattern):
+    """``register_ap``: a dynamic access pattern whose address is held in a register."""
+
+    kind = "register_ap"
+    register: Register | None = None
+    regref: str = ""
+    memsetref: str | None = None
+    allocation: Allocation | None = None
+    reg_ap_offset: str | None = None
+    is_regloc_offset: bool = False
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass(eq=False)
+class SymbolicAP(AccessPattern):
+    """``symbolic_ap``: an access pattern with symbolic addresses (no codegen encoding)."""
+
+    kind = "symbolic_ap"
+    memsetref: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass(eq=False)
+class RegisterAccess(Operand):
+    """``register_access``: a scalar register operand."""
+
+    kind = "register_access"
+    dtype: Dtype | int
+    register: Register
+    regref: str = ""
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass(eq=False)
+class Immediate(Operand):
+    """``imm_value``: a scalar immediate (int or float)."""
+
+    kind = "imm_value"
+    dtype: Dtype | int
+    value: int | float
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass(eq=False)
+class OtherOperand(Operand):
+    """An argument kind tongasm reads and writes back but cannot encode (``imm_array``...)."""
+
+    raw: dict[str, Any]
+    dtype: Dtype | int = -1
+
+    @property  # type: ignore[override]
+    def kind(self) -> str:
+        return str(self.raw.get("kind"))
+
+
+AnyAP = Union[PhysicalAP, RegisterAP, SymbolicAP]
+
+
+@dataclass(frozen=True)
+class SyncWait:
+    """A sync wait: ``mode``; semaphore ``index``; ``value`` (threshold, or register for sem_ge_reg)."""
+
+    mode: WaitMode | int
+    index: int
+    value: int | None = None
+    register: Register | None = None  # sem_ge_reg only
+
+
+@dataclass(frozen=True)
+class SyncUpdate:
+    """A sync update: ``mode``; semaphore ``index``; ``value`` (absent for sem_inc/sem_dec)."""
+
+    mode: UpdateMode | int
+    index: int
+    value: int | None = None
+
+
+@dataclass(frozen=True)
+class SyncInfo:
+    """The ``sync`` extension of an instruction. Lists so that "too many" can be reported."""
+
+    waits: tuple[SyncWait, ...] = ()
+    updates: tuple[SyncUpdate, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.waits or self.updates)

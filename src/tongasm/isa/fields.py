@@ -1,0 +1,326 @@
+"""Field declarations and the bundle-format machinery that turns them into codecs.
+
+A wire format is declared once, as a list of :class:`Field` objects (name, offset, width, kind,
+enum, confidence tag, decision id). :class:`Format` compiles that list into a precompiled
+``struct.Struct`` and two generated functions: ``encode`` (field values → 64 bytes, with a range
+check on every field) and ``decode`` (bytes → field values). Nothing else in tongasm knows a byte
+offset: codegen produces field *names*, decode returns field *names*, checks and explain read the
+same declarations.
+"""
+
+from __future__ import annotations
+
+import enum
+import struct
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from ..errors import FieldRangeError
+
+BUNDLE_SIZE = 64
+
+
+class Conf(str, enum.Enum):
+    """Confidence tags of SPEC (top of the file)."""
+
+    C = "C"  # byte-exact from the compiler binary
+    H = "H"  # cross-referenced from validator / LUT tables
+    I = "I"  # inferred  # noqa: E741
+    D = "D"  # a decision made by the spec
+
+    @property
+    def meaning(self) -> str:
+        return {
+            "C": "confirmed: store or compare read byte-exact from the compiler",
+            "H": "high: cross-referenced from validator/LUT tables",
+            "I": "inferred",
+            "D": "decision: the spec chose where sources are silent or disagree",
+        }[self.value]
+
+
+class Kind(str, enum.Enum):
+    """How a field's raw value is read."""
+
+    UNSIGNED = "unsigned"
+    SIGNED = "signed"
+    ENUM = "enum"
+    CONSTANT = "constant"
+    ADDR4 = "addr4"  # the 32-bit start-address word of a descriptor slot
+    REGISTER = "register"  # a register id
+
+
+@dataclass(frozen=True)
+class EnumTable:
+    """Names of the wire values of an enum field (for decode, checks and explain)."""
+
+    name: str
+    names: Mapping[int, str]
+
+    def name_of(self, value: int) -> str | None:
+        return self.names.get(value)
+
+
+_STRUCT_CODES = {(1, False): "B", (2, False): "H", (4, False): "I", (8, False): "Q",
+                 (1, True): "b", (2, True): "h", (4, True): "i", (8, True): "q"}
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of a bundle format.
+
+    ``offset``/``size`` give the carrier bytes (little-endian); ``shift``/``bits`` select a bit
+    range inside the carrier (a nibble is ``bits=4``). ``slot`` names the descriptor slot a field
+    belongs to (``out.addr``, ``out.step0``... belong to slot ``out``).
+    """
+
+    name: str
+    offset: int
+    size: int
+    kind: Kind = Kind.UNSIGNED
+    shift: int = 0
+    bits: int | None = None
+    enum: EnumTable | None = None
+    const: int | None = None
+    conf: Conf = Conf.C
+    decision: str | None = None
+    doc: str = ""
+    slot: str | None = None
+
+    @property
+    def nbits(self) -> int:
+        return self.bits if self.bits is not None else self.size * 8
+
+    @property
+    def signed(self) -> bool:
+        return self.kind is Kind.SIGNED
+
+    @property
+    def lo(self) -> int:
+        return -(1 << (self.nbits - 1)) if self.signed else 0
+
+    @property
+    def hi(self) -> int:
+        return (1 << (self.nbits - 1)) - 1 if self.signed else (1 << self.nbits) - 1
+
+    @property
+    def is_bitfield(self) -> bool:
+        return self.bits is not None and self.bits != self.size * 8
+
+    @property
+    def bit_range(self) -> tuple[int, int]:
+        """[first, last+1) bit of the bundle this field occupies."""
+        start = self.offset * 8 + self.shift
+        return start, start + self.nbits
+
+    @property
+    def width_text(self) -> str:
+        if self.is_bitfield:
+            if self.bits == 4:
+                return "lo nibble" if self.shift == 0 else "hi nibble"
+            return f"bits {self.shift}..{self.shift + self.nbits - 1}"
+        return f"{'i' if self.signed else 'u'}{self.size * 8}"
+
+    @property
+    def kind_text(self) -> str:
+        if self.is_bitfield and self.bits == 4:
+            return "nibble" + (f" {self.kind.value}" if self.kind is Kind.ENUM else "")
+        return self.kind.value
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A descriptor slot of a format: where it sits and which descriptor type it holds."""
+
+    name: str
+    offset: int
+    ndims: int
+    type_name: str
+    conf: Conf
+    decision: str | None
+    doc: str
+
+    @property
+    def size(self) -> int:
+        return 4 + 4 * self.ndims
+
+
+class _Nonzero:
+    def __repr__(self) -> str:
+        return "NONZERO"
+
+
+#: A ``match`` value meaning "any non-zero value" (used to tell variants apart on decode).
+NONZERO: Any = _Nonzero()
+
+MatchValue = int | frozenset | _Nonzero
+
+
+def _matches(expected: MatchValue, got: int) -> bool:
+    if expected is NONZERO:
+        return got != 0
+    if isinstance(expected, frozenset):
+        return got in expected
+    return got == expected
+
+
+@dataclass
+class _Carrier:
+    offset: int
+    size: int
+    signed: bool
+    fields: list[Field] = field(default_factory=list)
+
+
+class Format:
+    """A complete 64-byte bundle layout, compiled into a fast codec.
+
+    ``opcodes`` maps each opcode byte that uses this layout to its mnemonic. ``match`` tells this
+    layout apart from sibling variants of the same opcode on decode (field → expected value).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        opcodes: Mapping[int, str],
+        fields: Sequence[Field],
+        *,
+        match: Mapping[str, MatchValue] | None = None,
+        slots: Sequence[Slot] = (),
+        doc: str = "",
+    ) -> None:
+        self.name = name
+        self.opcodes = dict(opcodes)
+        self.fields: tuple[Field, ...] = tuple(sorted(fields, key=lambda f: f.bit_range))
+        self.field_map: dict[str, Field] = {}
+        for f in self.fields:
+            if f.name in self.field_map:
+                raise ValueError(f"{name}: field {f.name!r} declared twice")
+            self.field_map[f.name] = f
+        self.match: dict[str, MatchValue] = dict(match or {})
+        for m in self.match:
+            if m not in self.field_map:
+                raise ValueError(f"{name}: match on unknown field {m!r}")
+        self.slots: dict[str, Slot] = {s.name: s for s in slots}
+        self.doc = doc
+        self._check_layout()
+        self._carriers = self._build_carriers()
+        self.struct = struct.Struct(self._struct_format())
+        self.encode_source, self.decode_source = self._generate()
+        ns: dict[str, Any] = {"_pack": self.struct.pack, "_unpack_from": self.struct.unpack_from,
+                              "_err": self._range_error}
+        exec(compile(self.encode_source, f"<tongasm format {name} encode>", "exec"), ns)
+        exec(compile(self.decode_source, f"<tongasm format {name} decode>", "exec"), ns)
+        self._encode: Callable[[Mapping[str, int]], bytes] = ns["encode"]
+        self._decode: Callable[[Any, int], dict[str, int]] = ns["decode"]
+
+    # -- layout ------------------------------------------------------------------------------
+
+    def _check_layout(self) -> None:
+        taken: dict[int, str] = {}
+        for f in self.fields:
+            if f.offset < 0 or f.offset + f.size > BUNDLE_SIZE:
+                raise ValueError(f"{self.name}: field {f.name} lies outside the 64-byte bundle")
+            if f.shift + f.nbits > f.size * 8:
+                raise ValueError(f"{self.name}: field {f.name} bits exceed its carrier")
+            lo, hi = f.bit_range
+            for bit in range(lo, hi):
+                if bit in taken:
+                    raise ValueError(f"{self.name}: field {f.name} overlaps {taken[bit]}")
+                taken[bit] = f.name
+
+    def _build_carriers(self) -> list[_Carrier]:
+        carriers: dict[tuple[int, int], _Carrier] = {}
+        for f in self.fields:
+            key = (f.offset, f.size)
+            c = carriers.get(key)
+            if c is None:
+                c = carriers[key] = _Carrier(f.offset, f.size, f.signed and not f.is_bitfield)
+            elif f.signed or c.signed:
+                raise ValueError(f"{self.name}: signed field {f.name} shares a carrier")
+            c.fields.append(f)
+        out = sorted(carriers.values(), key=lambda c: c.offset)
+        for a, b in zip(out, out[1:]):
+            if a.offset + a.size > b.offset:
+                raise ValueError(f"{self.name}: carriers at {a.offset:#x} and {b.offset:#x} overlap")
+        return out
+
+    def _struct_format(self) -> str:
+        parts = ["<"]
+        pos = 0
+        for c in self._carriers:
+            if c.offset > pos:
+                parts.append(f"{c.offset - pos}x")
+            parts.append(_STRUCT_CODES[(c.size, c.signed)])
+            pos = c.offset + c.size
+        if pos < BUNDLE_SIZE:
+            parts.append(f"{BUNDLE_SIZE - pos}x")
+        return "".join(parts)
+
+    def _generate(self) -> tuple[str, str]:
+        enc = ["def encode(v):", "    g = v.get"]
+        args = []
+        dec_items = []
+        for i, c in enumerate(self._carriers):
+            terms = []
+            for j, f in enumerate(c.fields):
+                var = f"a{i}_{j}"
+                default = f.const if f.const is not None else 0
+                enc.append(f"    {var} = g({f.name!r}, {default})")
+                enc.append(f"    if not {f.lo} <= {var} <= {f.hi}: raise _err({f.name!r}, {var})")
+                terms.append(f"({var} << {f.shift})" if f.shift else var)
+                if f.is_bitfield:
+                    mask = (1 << f.nbits) - 1
+                    expr = f"(t[{i}] >> {f.shift}) & {mask}" if f.shift else f"t[{i}] & {mask}"
+                else:
+                    expr = f"t[{i}]"
+                dec_items.append(f"{f.name!r}: {expr}")
+            args.append(" | ".join(terms))
+        enc.append(f"    return _pack({', '.join(args)})")
+        dec = ["def decode(buf, off=0):", "    t = _unpack_from(buf, off)",
+               "    return {" + ", ".join(dec_items) + "}"]
+        return "\n".join(enc) + "\n", "\n".join(dec) + "\n"
+
+    def _range_error(self, name: str, value: Any) -> Exception:
+        f = self.field_map[name]
+        if not isinstance(value, int) or isinstance(value, bool):
+            return TypeError(f"{self.name}: field {name!r} needs an integer, got {value!r}")
+        return FieldRangeError(self.name, name, value, f.lo, f.hi)
+
+    # -- codec -------------------------------------------------------------------------------
+
+    def encode(self, values: Mapping[str, int]) -> bytes:
+        """Field values → 64 bytes. Unnamed fields are 0, constants take their value.
+
+        Raises :class:`FieldRangeError` naming the field, the value and the allowed range when a
+        value does not fit; nothing is truncated or wrapped.
+        """
+        return self._encode(values)
+
+    def decode(self, buf: Any, offset: int = 0) -> dict[str, int]:
+        """64 bytes at ``offset`` of ``buf`` → raw field values (every declared field)."""
+        return self._decode(buf, offset)
+
+    def matches(self, values: Mapping[str, int]) -> bool:
+        """Whether decoded values select this variant (all ``match`` entries hold)."""
+        return all(_matches(exp, values[name]) for name, exp in self.match.items())
+
+    def covered_mask(self) -> bytes:
+        """64 bytes, 0xFF where some field owns the bit range, per byte (bit-exact per byte)."""
+        mask = bytearray(BUNDLE_SIZE)
+        for f in self.fields:
+            lo, hi = f.bit_range
+            for bit in range(lo, hi):
+                mask[bit // 8] |= 1 << (bit % 8)
+        return bytes(mask)
+
+    def __repr__(self) -> str:
+        ops = ", ".join(f"{o:#04x}" for o in self.opcodes)
+        return f"<Format {self.name} [{ops}] {len(self.fields)} fields>"
+
+
+def fields_of(*groups: Iterable[Field]) -> list[Field]:
+    """Concatenate field groups (header, sync band, body...) into one list."""
+    out: list[Field] = []
+    for g in groups:
+        out.extend(g)
+    return out

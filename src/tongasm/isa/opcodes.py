@@ -1,0 +1,116 @@
+"""Opcode bytes (+0x00) of the Tonga ISA.
+
+``OPCODES`` lists the opcodes tongasm encodes (SPEC §4), each with its mnemonic, the BIR
+instruction family that produces it and its confidence. ``ISA_OPCODE_NAMES`` is the ISA's full
+opcode name table (the compiler's ``enum_variant_string_opcode``, 161 live values) so that a
+decoder can name an opcode even when tongasm has no layout for it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+from .fields import Conf
+
+
+@dataclass(frozen=True)
+class Op:
+    """One opcode byte tongasm encodes."""
+
+    byte: int
+    mnemonic: str  # the ISA's name for the byte (listing mnemonic)
+    bir: str  # the BIR instruction family that produces it
+    family: str  # "sp" (register-lane ops) or "tensor"
+    conf: Conf
+    doc: str
+
+
+OPCODES: Mapping[int, Op] = {
+    o.byte: o
+    for o in (
+        Op(0xA7, "Move", "RegisterMove", "sp", Conf.C, "register move (32-bit or 64-bit)"),
+        Op(0xA8, "AluOp", "RegisterAlu", "sp", Conf.C, "register ALU op"),
+        Op(0xCE, "PseudoTensorLoad", "TensorLoad", "sp", Conf.C, "load register(s) from a DRAM variable (IMM form)"),
+        Op(0xAA, "TensorLoad", "TensorLoad", "sp", Conf.C, "load register(s), address in a register (REG form)"),
+        Op(0xCD, "PseudoTensorStore", "TensorSave", "sp", Conf.C, "store register(s) to a DRAM variable (IMM form)"),
+        Op(0xAB, "TensorStore", "TensorSave", "sp", Conf.C, "store register(s), address in a register (REG form)"),
+        Op(0x41, "TensorTensorArithOp", "TensorTensor", "tensor", Conf.C, "elementwise ALU op, arithmetic class"),
+        Op(0x51, "TensorTensorBitvecOp", "TensorTensor", "tensor", Conf.C, "elementwise ALU op, bit-vector class"),
+        # 0x8A/0x8E: the TensorTensor page names them; the opcode enum has 0x8A reserved and
+        # 0x8E = BatchNormParamLoad2 (contradiction C-16). The spec follows the TensorTensor page.
+        Op(0x8A, "TensorTensorIntAdd", "TensorTensor", "tensor", Conf.I, "GPSIMD int32 add (D-13)"),
+        Op(0x8E, "TensorTensorIntMult", "TensorTensor", "tensor", Conf.I, "GPSIMD int32 mult (D-13)"),
+        Op(0x72, "CopyPredicated", "CopyPredicated", "tensor", Conf.C, "predicated copy, same dtype"),
+        Op(0x99, "CastPredicated", "CopyPredicated", "tensor", Conf.C, "predicated copy with cast"),
+        Op(0xE8, "CopyPredicatedScalar", "CopyPredicated", "tensor", Conf.C, "predicated write of a scalar"),
+        Op(0xEA, "SelectReduce", "CopyPredicated", "tensor", Conf.C, "predicated select with reduction"),
+        Op(0x46, "Copy", "TensorCopy", "tensor", Conf.C, "tensor copy, same dtype"),
+        Op(0x47, "Cast", "TensorCopy", "tensor", Conf.C, "tensor copy with cast"),
+        Op(0x49, "Memset", "Memset", "tensor", Conf.C, "fill with a constant"),
+        Op(0x4D, "Rng", "Memset", "tensor", Conf.C, "fill with random bits"),
+        Op(0xB2, "MoveShape", "MoveShape", "tensor", Conf.C, "load the DMA shape registers"),
+    )
+}
+
+MNEMONIC_OPCODE: Mapping[str, int] = {o.mnemonic.lower(): o.byte for o in OPCODES.values()}
+
+#: The ISA opcode enum (wire-format dossier §1.8, C): every live opcode byte and its name.
+ISA_OPCODE_NAMES: Mapping[int, str] = {
+    0x01: "Ldweights", 0x02: "Matmul", 0x03: "PeRegWrite", 0x04: "WeightMask", 0x05: "WeightShift",
+    0x06: "Ldtags", 0x07: "MatmulSparse", 0x08: "PeManageSeed", 0x09: "LdweightsMX",
+    0x0A: "MatmulMX", 0x21: "Activate", 0x22: "ActivateQuantize", 0x23: "ActivationTableLoad",
+    0x24: "ActivationReadAccumulator", 0x25: "Activate2", 0x30: "Exponential",
+    0x41: "TensorTensorArithOp", 0x42: "TensorReduceArithOp", 0x43: "TensorScalarArithOp",
+    0x44: "TensorScalarPtrArithOp", 0x45: "Pool", 0x46: "Copy", 0x47: "Cast", 0x48: "Reciprocal",
+    0x49: "Memset", 0x4A: "RegLoad", 0x4B: "RegStore", 0x4C: "RegShuffle", 0x4D: "Rng",
+    0x4E: "TensorCumulativeArithOp", 0x4F: "TensorScalarPtrMultiArith",
+    0x51: "TensorTensorBitvecOp", 0x52: "TensorReduceBitvecOp", 0x53: "TensorScalarBitvecOp",
+    0x54: "TensorScalarPtrBitvecOp", 0x58: "MaxPoolSelect", 0x5E: "TensorCumulativeBitvecOp",
+    0x5F: "TensorScalarPtrMultiBitvec", 0x60: "BatchNormStats", 0x61: "BatchNormStats2",
+    0x62: "BatchNormAggregate", 0x63: "BatchNormGradAccumulate", 0x64: "BatchNormParamLoad",
+    0x65: "BatchNormBackProp", 0x66: "LoadParameterRam", 0x67: "PoolBufferLoad", 0x68: "Gather",
+    0x69: "LoadMaskSelect", 0x6A: "StreamShuffle", 0x6B: "StreamTranspose", 0x6C: "Max8",
+    0x6D: "MatchValueLoad", 0x6E: "FindIndex8", 0x6F: "MatchReplace8",
+    0x70: "TensorScalarImmLdArith", 0x71: "TensorScalarImmLdBitvec", 0x72: "CopyPredicated",
+    0x73: "RoiAlign", 0x74: "TensorScalarAddr", 0x76: "Rand", 0x77: "RandGetState",
+    0x78: "RandSetState", 0x79: "EmbeddingUpdate", 0x7A: "LoadPoolArgument",
+    0x7B: "TensorDequantize", 0x7C: "CrossLaneReduceArith", 0x7D: "CrossLaneReduceBitvec",
+    0x7E: "Iota", 0x7F: "Dropout", 0x81: "JpegDecode", 0x82: "TransposeBatchNormStats2",
+    0x83: "TransposeTensorReduceArithOp", 0x84: "TransposeTensorReduceBitvecOp",
+    0x85: "CustomOpHeader", 0x86: "CustomOpPayload", 0x8E: "BatchNormParamLoad2",
+    0x92: "TensorScalarAffineSelect", 0x93: "TransposeTensorScalarArithOp",
+    0x94: "BatchNormGradAccumulate2", 0x95: "ModifyPoolConfig", 0x96: "Sort",
+    0x98: "TensorScalarSelect", 0x99: "CastPredicated", 0x9A: "TensorScalarCacheReduce",
+    0x9B: "DveReadAccumulator", 0x9C: "TensorReduceRangeCheck", 0x9D: "ScalarTensorTensorArith",
+    0x9E: "ScalarTensorTensorBitvec", 0x9F: "EngineNop", 0xA0: "EventSemaphore", 0xA1: "Halt",
+    0xA2: "Drain", 0xA3: "InstructionFlush", 0xA4: "Nop", 0xA5: "Write", 0xA6: "Notify",
+    0xA7: "Move", 0xA8: "AluOp", 0xA9: "CompareBranch", 0xAA: "TensorLoad", 0xAB: "TensorStore",
+    0xB0: "EventSemaphoreRangeClear", 0xB1: "SetOrderingMode", 0xB2: "MoveShape", 0xB3: "PollSem",
+    0xB4: "TestEventSem", 0xB5: "BranchPrefetchHint", 0xB7: "UcodeConfig", 0xB8: "DMAMemcpy",
+    0xBB: "DmaIndirect", 0xBC: "RangeSelect", 0xBD: "DmaTranspose", 0xBE: "GetSequenceBounds",
+    0xBF: "Sb2sbCollective", 0xC1: "PseudoDMATrigger", 0xC2: "PseudoDMARearm",
+    0xC3: "PseudoDMABarrier", 0xC4: "PseudoDMAMemcpyFullInd", 0xC5: "PseudoSemaphoreSet",
+    0xC6: "PseudoLoadActFuncSet", 0xC7: "PseudoTriggerAllReduce", 0xC8: "PseudoTriggerCollective",
+    0xC9: "PseudoReadVarAddr", 0xCA: "PseudoEmbeddingUpdate", 0xCB: "PseudoSendRecv",
+    0xCC: "PseudoBranchLabel", 0xCD: "PseudoTensorStore", 0xCE: "PseudoTensorLoad",
+    0xCF: "PseudoDMASwapQueueSet", 0xD0: "PseudoSetRngSeed", 0xD1: "PseudoFunctionBegin",
+    0xD2: "PseudoFunctionReturn", 0xD3: "PseudoFunctionCall", 0xD4: "PseudoDmaDirect2d",
+    0xD5: "PseudoSyncBarrier", 0xD6: "PseudoRangeCheck", 0xD7: "PseudoJpegDecode",
+    0xD8: "PseudoCoreBarrier", 0xD9: "PseudoTriggerCollective2", 0xDA: "PseudoExtension",
+    0xDB: "PseudoCurProcessingRankID", 0xDC: "PseudoGidLoad", 0xDD: "PseudoBranchPrefetchHint",
+    0xDE: "PseudoTensorCompletion", 0xDF: "PseudoInst", 0xE0: "SparsityCompress",
+    0xE1: "SparsityCompressTag", 0xE2: "Rand2", 0xE3: "QuantizeMX", 0xE4: "ConvLutLoad",
+    0xE5: "TensorTensorScanArith", 0xE6: "TensorScalarCacheCumulative", 0xE7: "IndirectCopy",
+    0xE8: "CopyPredicatedScalar", 0xE9: "DveReadIndices", 0xEA: "SelectReduce", 0xEB: "Hint",
+    0xF0: "ExtendedInst", 0xF1: "DmaGatherTranspose", 0xF2: "NonzeroWithCount", 0xFF: "Invalid",
+}
+
+
+def opcode_name(byte: int) -> str:
+    """The best name for an opcode byte: tongasm's mnemonic, else the ISA's, else RESERVED."""
+    op = OPCODES.get(byte)
+    if op is not None:
+        return op.mnemonic
+    return ISA_OPCODE_NAMES.get(byte, "RESERVED")
+

@@ -1,0 +1,62 @@
+"""Select lowering (SPEC §4.6).
+
+``Select(dst; predicate, on_true, on_false)`` has no bundle of its own. It becomes
+``GenericCopy(dst ← on_false)`` followed by ``CopyPredicated(mask = predicate, src = on_true) → dst``.
+D-17b: a scalar ``on_false`` lowers to a Memset (Const) of the scalar's bit pattern in the dst
+dtype instead of the copy. D-24: the Select's wait goes on the first bundle, its update on the
+last. Both parts keep the Select's engine (the compiler leaves the copy Unassigned for its
+scheduler; tongasm has none, and splitting one Select over two streams would race).
+"""
+
+from __future__ import annotations
+
+from ..errors import EncodeError
+from ..isa.enums import AccType, AluOp, Dtype, MemsetMode
+from ..ir.instructions import CopyPredicated, GenericCopy, Instruction, Memset, Select
+from ..ir.operands import Immediate, SyncInfo
+from ..numeric import NumericError, bit_pattern
+from .program import ProgramItem
+
+
+def split_sync(sync: SyncInfo | None) -> tuple[SyncInfo | None, SyncInfo | None]:
+    """D-24: waits go to the first bundle, updates to the last."""
+    if not sync:
+        return None, None
+    first = SyncInfo(sync.waits, ()) if sync.waits else None
+    last = SyncInfo((), sync.updates) if sync.updates else None
+    return first, last
+
+
+def lower_select(sel: Select) -> list[Instruction]:
+    """The two instructions a Select lowers to (raises EncodeError on malformed operands)."""
+    if len(sel.ins) != 3 or len(sel.outs) != 1:
+        raise EncodeError(f"Select needs ins = [predicate, on_true, on_false] and outs = [dst]; "
+                          f"got {len(sel.ins)} input(s) and {len(sel.outs)} output(s)")
+    pred, on_true, on_false = sel.ins
+    dst = sel.outs[0]
+    first_sync, last_sync = split_sync(sel.sync)
+    first: Instruction
+    if isinstance(on_false, Immediate):
+        # D-17b: scalar on_false → Memset(Const) of the scalar's bit pattern in the dst dtype.
+        if not isinstance(dst.dtype, Dtype):
+            raise EncodeError(f"Select dst has an unknown dtype ordinal {dst.dtype}")
+        try:
+            constant = bit_pattern(on_false.value, dst.dtype)
+        except NumericError as e:
+            raise EncodeError(f"Select on_false scalar: {e}", field="on_false", value=on_false.value) from None
+        first = Memset(f"{sel.name}", sel.engine, [], [dst],
+                       {"mode": MemsetMode.Const, "constant": constant}, first_sync)
+    else:
+        first = GenericCopy(f"{sel.name}", sel.engine, [on_false], [dst], {}, first_sync)
+    second = CopyPredicated(f"{sel.name}", sel.engine, [pred, on_true], [dst],
+                            {"reverse_pred": False, "op": AluOp.bypass, "acc": AccType.Idle}, last_sync)
+    return [first, second]
+
+
+def lower_item(item: ProgramItem) -> list[ProgramItem]:
+    """Lower one program item (a Select becomes two items; anything else is unchanged)."""
+    if not isinstance(item.inst, Select):
+        return [item]
+    parts = lower_select(item.inst)
+    return [ProgramItem(item.index, p, item.function, item.source, k, len(parts), item.iteration)
+            for k, p in enumerate(parts)]

@@ -1,0 +1,76 @@
+"""Flatten a kernel into the program-order list codegen consumes, unrolling ``Loop`` blocks.
+
+A BIR ``Loop`` is unrolled (SPEC §5: unrolled or refused, never silently skipped): its blocks
+are repeated for ``i in range(lb, ub, stride)``. Physical access patterns do not depend on the
+induction variable, so every iteration encodes the same bundles; an instruction that needs the
+variable (a symbolic access pattern) is refused later by codegen with the spec's message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from ..errors import BirError
+from ..ir.instructions import Block, Function, Instruction, Kernel, Loop
+
+#: Refuse to unroll beyond this many instructions (a runaway loop bound is a mistake, not a kernel).
+MAX_UNROLLED = 50_000_000
+
+
+@dataclass(eq=False)
+class ProgramItem:
+    """One instruction to encode, in program order.
+
+    ``index`` is the program-order index of the BIR instruction it comes from (``source``); a
+    lowered Select yields two items with the same index and ``part`` 0 and 1 of ``parts`` 2.
+    """
+
+    index: int
+    inst: Instruction
+    function: Function
+    source: Instruction
+    part: int = 0
+    parts: int = 1
+    iteration: tuple[int, ...] = field(default=())
+
+    @property
+    def label(self) -> str:
+        """How messages name the instruction: its opcode, with the lowered part if any."""
+        if self.inst is self.source:
+            return self.source.opcode
+        return f"{self.source.opcode} → {self.inst.opcode}"
+
+
+def flatten(kernel: Kernel) -> list[ProgramItem]:
+    """All instructions of all functions, loops unrolled, in program order."""
+    items: list[ProgramItem] = []
+    for func in kernel.functions:
+        for inst, it in _walk_blocks(func.blocks, ()):
+            if len(items) >= MAX_UNROLLED:
+                raise BirError(f"the kernel unrolls to more than {MAX_UNROLLED} instructions")
+            items.append(ProgramItem(len(items), inst, func, inst, iteration=it))
+    return items
+
+
+def _walk_blocks(blocks: list[Block], it: tuple[int, ...]) -> Iterator[tuple[Instruction, tuple[int, ...]]]:
+    for b in blocks:
+        for x in b.instructions:
+            if isinstance(x, Loop):
+                yield from _unroll(x, it)
+            else:
+                yield x, it
+
+
+def _unroll(loop: Loop, it: tuple[int, ...]) -> Iterator[tuple[Instruction, tuple[int, ...]]]:
+    ax = loop.axis
+    if ax.stride == 0:
+        if ax.lb < ax.ub:
+            raise BirError(f"Loop {ax.name!r} has stride 0 with lb {ax.lb} < ub {ax.ub}: it never ends "
+                           "and cannot be unrolled")
+        return
+    count = len(range(ax.lb, ax.ub, ax.stride))
+    if count > MAX_UNROLLED:
+        raise BirError(f"Loop {ax.name!r} has {count} iterations; tongasm unrolls at most {MAX_UNROLLED}")
+    for i in range(ax.lb, ax.ub, ax.stride):
+        yield from _walk_blocks(loop.blocks, (*it, i))
