@@ -1,0 +1,144 @@
+"""Structural tests of the wire tables (riscv-opcodes style): every format fits the 64-byte bundle,
+no two fields overlap, every decision id exists, every in-scope opcode has a layout, and variants of
+one opcode are told apart on decode."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from tongasm.isa import DECISIONS, OPCODES, DecisionSet, build_formats
+from tongasm.isa.fields import BUNDLE_SIZE, NONZERO, Conf, Kind
+
+SELECTABLE = [d for d in DECISIONS.values() if d.selectable]
+
+
+def all_decision_sets() -> list[DecisionSet]:
+    """The default set plus each alternative reading on its own."""
+    out = [DecisionSet()]
+    for d in SELECTABLE:
+        for c in d.choices[1:]:
+            out.append(DecisionSet.of({d.id: c}))
+    return out
+
+
+@pytest.mark.parametrize("ds", all_decision_sets(), ids=lambda d: ",".join(d.describe()) or "default")
+def test_every_format_fits_and_fields_do_not_overlap(ds: DecisionSet) -> None:
+    fs = build_formats(ds)
+    for fmt in fs:
+        bits: dict[int, str] = {}
+        for f in fmt.fields:
+            assert 0 <= f.offset and f.offset + f.size <= BUNDLE_SIZE, (fmt.name, f.name)
+            lo, hi = f.bit_range
+            for b in range(lo, hi):
+                assert b not in bits, f"{fmt.name}: {f.name} overlaps {bits[b]}"
+                bits[b] = f.name
+        assert fmt.struct.size == BUNDLE_SIZE
+
+
+def test_every_field_has_a_confidence_and_known_decision() -> None:
+    for ds in all_decision_sets():
+        for fmt in build_formats(ds):
+            for f in fmt.fields:
+                assert isinstance(f.conf, Conf)
+                assert f.decision is None or f.decision in DECISIONS, (fmt.name, f.name, f.decision)
+                if f.conf is Conf.D:
+                    assert f.decision, f"{fmt.name}.{f.name} is tagged D but names no decision"
+                assert f.doc, f"{fmt.name}.{f.name} has no doc"
+
+
+def test_every_in_scope_opcode_has_a_layout() -> None:
+    fs = build_formats(DecisionSet())
+    for byte in OPCODES:
+        assert fs.variants(byte), f"opcode {byte:#04x} has no layout"
+    assert set(fs.by_opcode) == set(OPCODES)
+
+
+def test_header_and_sync_band_are_shared() -> None:
+    """SPEC §3.2: every format starts with the same header and (D-3) sync band."""
+    fs = build_formats(DecisionSet())
+    expect = {"opcode": (0, 1), "inst_word_len": (1, 1), "reserved_02": (2, 2), "wait_mode": (4, 1),
+              "wait_idx": (5, 1), "update_mode": (6, 1), "update_idx": (7, 1), "sync_value": (8, 4)}
+    for fmt in fs:
+        for name, (off, size) in expect.items():
+            f = fmt.field_map[name]
+            assert (f.offset, f.size) == (off, size), (fmt.name, name)
+        assert fmt.field_map["inst_word_len"].const == 0x10  # D-1
+
+
+def _sample(fmt, variant_values):  # values that satisfy a variant's match rule
+    vals = {}
+    for name, exp in fmt.match.items():
+        vals[name] = 1 if exp is NONZERO else (min(exp) if isinstance(exp, frozenset) else exp)
+    vals.update(variant_values)
+    return vals
+
+
+@pytest.mark.parametrize("ds", all_decision_sets(), ids=lambda d: ",".join(d.describe()) or "default")
+def test_variants_decode_to_themselves(ds: DecisionSet) -> None:
+    """Encoding a value set that satisfies a variant's match rule decodes back to that variant."""
+    fs = build_formats(ds)
+    for byte, variants in fs.by_opcode.items():
+        for fmt in variants:
+            vals = _sample(fmt, {"opcode": byte})
+            raw = fmt.encode(vals)
+            sel = fs.select(byte, raw)
+            assert sel is not None and sel[0] is fmt, (fmt.name, sel and sel[0].name)
+
+
+def test_slots_follow_the_4_plus_4n_rule() -> None:
+    """SPEC §3.4: N free dims = ADDR4 + N i16 steps + N u16 counts, 4 + 4N bytes."""
+    for fmt in build_formats(DecisionSet()):
+        for s in fmt.slots.values():
+            fm = fmt.field_map
+            assert fm[f"{s.name}.addr"].offset == s.offset and fm[f"{s.name}.addr"].kind is Kind.ADDR4
+            for i in range(s.ndims):
+                assert fm[f"{s.name}.step{i}"].offset == s.offset + 4 + 2 * i
+                assert fm[f"{s.name}.step{i}"].signed
+                assert fm[f"{s.name}.num{i}"].offset == s.offset + 4 + 2 * s.ndims + 2 * i
+            assert s.size == 4 + 4 * s.ndims
+
+
+def test_descriptor_slots_where_the_spec_puts_them() -> None:
+    fs = build_formats(DecisionSet()).by_name
+    where = {
+        "TensorTensor": {"out": (0x10, 3), "in0": (0x20, 3), "in1": (0x30, 3)},
+        "CopyPredicated": {"dst": (0x10, 3), "src": (0x20, 3), "mask": (0x30, 3)},
+        "CopyPredicatedScalar": {"dst": (0x10, 3), "mask": (0x30, 3)},
+        "SelectReduce": {"src": (0x0C, 2), "dst": (0x18, 2), "mask": (0x30, 2)},
+        "TensorCopy": {"src": (0x0C, 4), "dst": (0x2C, 4)},
+        "Memset": {"dst": (0x2C, 4)},
+    }
+    for name, slots in where.items():
+        got = {s.name: (s.offset, s.ndims) for s in fs[name].slots.values()}
+        assert got == slots, name
+
+
+def test_decisions_parse_and_reject_unknown() -> None:
+    from tongasm.errors import UsageError
+
+    ds = DecisionSet.parse(["D-6=outermost-first", "d-20=u32"])
+    assert ds["D-6"] == "outermost-first" and ds["D-20"] == "u32" and ds["D-2"] == "lut"
+    assert DecisionSet.parse(["D-6=innermost-first"]) == DecisionSet()  # defaults are canonicalised away
+    for bad in (["D-99=x"], ["D-6=sideways"], ["D-6"]):
+        with pytest.raises(UsageError):
+            DecisionSet.parse(bad)
+
+
+def test_format_sets_are_cached_per_selection() -> None:
+    a = build_formats(DecisionSet.parse(["D-20=u32"]))
+    b = build_formats(DecisionSet.parse(["D-20=u32"]))
+    assert a is b
+    assert a.by_name["MoveShape"].field_map["count1"].offset == 0x34
+    assert build_formats(DecisionSet()).by_name["MoveShape"].field_map["count1"].offset == 0x32
+
+
+def test_no_opcode_layout_pair_is_ambiguous() -> None:
+    """Two variants of one opcode must differ in at least one match field value."""
+    fs = build_formats(DecisionSet())
+    for byte, variants in fs.by_opcode.items():
+        for a, b in itertools.combinations(variants, 2):
+            assert a.match != b.match or a.match == {}, (a.name, b.name)
+            if not a.match and not b.match:
+                pytest.fail(f"{a.name} and {b.name} share opcode {byte:#04x} with no match rule")
