@@ -86,12 +86,12 @@ def register_alu_bundles(inst: RegisterAlu, ctx: Context) -> list[BundleSpec]:
         if v is not None and v != AccType.Idle:
             raise EncodeError(f"RegisterAlu {key} {getattr(v, 'name', v)} has no known bytes; refused rather than "
                               "dropped", field=key, value=getattr(v, "name", v), limit="Idle")
-    dge = inst.attrs.get("dge_type")
+    dge = inst.attr("dge_type")
     if dge not in (None, "None"):
         raise EncodeError(f"RegisterAlu dge_type {dge!r} has no known bytes; refused rather than dropped",
                           field="dge_type", value=dge, limit="None")
-    op = alu_wire(inst.attrs.get("op"))
-    is64 = bool(inst.attrs.get("is_64bit", False))
+    op = alu_wire(inst.attr("op"))
+    is64 = bool(inst.attr("is_64bit"))
     src1, src2, dst = inst.src1, inst.src2, inst.dst
     vals = {"opcode": 0xA8, "op": op, "dst": reg_lo(ctx, dst, "dst"), "src1": reg_lo(ctx, src1, "src1")}
     assert src1 is not None and dst is not None

@@ -53,7 +53,7 @@ GEN3_INT32_BAND = {AluOp.add: 0xC4, AluOp.subtract: 0xC6, AluOp.mult: 0xC5, AluO
 def tensor_tensor_select(inst: TensorTensor, ctx: Context) -> tuple[int, int]:
     """(opcode, ALU byte) of a TensorTensor: bit-vector class (D-12) and the GPSIMD int32 overrides."""
     _counts("TensorTensor", inst, (2,), (1,), "ins = [in0, in1] and outs = [out]")
-    op = alu_op(inst.attrs.get("op"))
+    op = alu_op(inst.attr("op"))
     wire = alu_wire(op)
     engine = engine_of(inst.engine)
     dts = [dtype_of(o, r) for o, r in ((inst.in0, "in0"), (inst.in1, "in1"), (inst.out, "out"))]
@@ -77,7 +77,7 @@ def tensor_tensor_opcodes(inst: TensorTensor, ctx: Context) -> list[int]:
 
 def tensor_tensor_bundles(inst: TensorTensor, ctx: Context) -> list[BundleSpec]:
     opcode, alu = tensor_tensor_select(inst, ctx)
-    acc = inst.attrs.get("acc")
+    acc = inst.attr("acc")
     if not is_idle(acc):
         raise EncodeError(f"TensorTensor acc {getattr(acc, 'name', acc)} has no field in the TensorTensor bundle; "
                           "refused rather than dropped", field="acc", value=getattr(acc, "name", acc), limit="Idle")
@@ -111,7 +111,7 @@ def tensor_tensor_bundles(inst: TensorTensor, ctx: Context) -> list[BundleSpec]:
 def copy_predicated_opcodes(inst: CopyPredicated, ctx: Context) -> list[int]:
     """SPEC §4.5 selector (C)."""
     _counts("CopyPredicated", inst, (2, 3), (1,), "ins = [mask, src, optional fill] and outs = [dst]")
-    op = alu_op(inst.attrs.get("op", AluOp.bypass))
+    op = alu_op(inst.attr("op"))
     src, dst = inst.src, inst.dst
     if op != AluOp.bypass:
         if isinstance(src, Immediate):
@@ -136,7 +136,7 @@ def copy_predicated_bundles(inst: CopyPredicated, ctx: Context) -> list[BundleSp
 
 
 def _refuse_acc_fill(inst: CopyPredicated, what: str) -> None:
-    acc = inst.attrs.get("acc")
+    acc = inst.attr("acc")
     if not is_idle(acc):
         raise EncodeError(f"{what}: acc {getattr(acc, 'name', acc)} has no field here; refused rather than dropped",
                           field="acc", value=getattr(acc, "name", acc), limit="Idle")
@@ -146,7 +146,7 @@ def _refuse_acc_fill(inst: CopyPredicated, what: str) -> None:
 
 def _copy_predicated_tensor(inst: CopyPredicated, ctx: Context, opcode: int) -> BundleSpec:
     what = "CopyPredicated" if opcode == 0x72 else "CastPredicated"
-    if inst.attrs.get("reverse_pred"):
+    if inst.attr("reverse_pred"):
         raise EncodeError(BIR218_MSG, field="reverse_pred", value=True)
     _refuse_acc_fill(inst, what)
     fmt = ctx.formats.by_name["CopyPredicated"]
@@ -186,7 +186,7 @@ def _copy_predicated_scalar(inst: CopyPredicated, ctx: Context) -> BundleSpec:
     if bits > 0xFFFFFFFF:
         raise EncodeError(f"scalar src {src.value} ({sd.name}) needs {bits.bit_length()} bits; the scalar field holds 32",
                           field="scalar", value=src.value, limit="32 bits")
-    rev = bool(inst.attrs.get("reverse_pred"))
+    rev = bool(inst.attr("reverse_pred"))
     # D-14: +0x21 = 1 iff reverse_pred is false (1 writes where the predicate is non-zero).
     polarity = int(not rev) if ctx.decisions["D-14"] == "not-reverse-pred" else int(rev)
     vals = {
@@ -206,16 +206,16 @@ def _copy_predicated_scalar(inst: CopyPredicated, ctx: Context) -> BundleSpec:
 def _select_reduce(inst: CopyPredicated, ctx: Context) -> BundleSpec:
     fmt = ctx.formats.by_name["SelectReduce"]
     mask, src, dst, fill = inst.mask, inst.src, inst.dst, inst.fill
-    rev = bool(inst.attrs.get("reverse_pred"))
+    rev = bool(inst.attr("reverse_pred"))
     d14 = ctx.decisions["D-14"]
     if rev and d14 == "not-reverse-pred":
         raise EncodeError("SelectReduce: reverse_pred has no known field in the 0xEA bundle (D-14); refused",
                           field="reverse_pred", value=True)
-    acc = inst.attrs.get("acc", AccType.Idle)
+    acc = inst.attr("acc")
     vals: dict[str, int] = {
         "opcode": 0xEA,
         "copy_op": 0x00,
-        "reduce_op": alu_wire(inst.attrs.get("op")),
+        "reduce_op": alu_wire(inst.attr("op")),
         "use_fill": (int(fill is not None) if d14 == "not-reverse-pred" else int(rev)),  # D-14
         "mask_dtype": DTYPE_INFO[dtype_of(mask, "mask")].wire,  # type: ignore[arg-type]
         "src_dtype": DTYPE_INFO[dtype_of(src, "src")].wire,  # type: ignore[arg-type]
@@ -290,7 +290,7 @@ def tensor_copy_bundles(inst: TensorCopy, ctx: Context) -> list[BundleSpec]:
 
 def memset_opcodes(inst: Memset, ctx: Context) -> list[int]:
     _counts("Memset", inst, (0,), (1,), "ins = [] and outs = [dst]")
-    mode = inst.attrs.get("mode")
+    mode = inst.attr("mode")
     if not isinstance(mode, MemsetMode):
         raise EncodeError(MEMSET_MODE_INVALID_MSG, field="mode", value=mode, limit="Const, Random")
     return [0x49 if mode == MemsetMode.Const else 0x4D]

@@ -221,6 +221,7 @@ def _location(loc: Any, path: str, index: int) -> MemoryLocation:
         tensor_id=None if tid is None else _int(tid, f"{path}.tensor_id", "'tensor_id'"),
         index=index,
         extra={k: v for k, v in loc.items() if k not in known_keys},
+        given=frozenset(loc),
     )
     for k in ("addr", "base", "bank"):
         if getattr(ml, k) < 0:
@@ -462,7 +463,10 @@ def _allocation_json(a: Allocation) -> dict[str, Any]:
 
 def _location_json(m: MemoryLocation) -> dict[str, Any]:
     out: dict[str, Any] = dict(m.extra)
-    out.update({"name": m.name, "type": m.type.value, "addr": m.addr, "base": m.base, "bank": m.bank})
+    out.update({"name": m.name, "type": m.type.value})
+    for key in ("addr", "base", "bank"):
+        if m.given is None or key in m.given or getattr(m, key):
+            out[key] = getattr(m, key)
     if m.dims is not None:
         out["dims"] = list(m.dims)
     if m.tensor_id is not None:

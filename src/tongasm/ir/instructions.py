@@ -31,8 +31,9 @@ class Attr:
 class Instruction:
     """Base of every BIR instruction.
 
-    ``attrs`` holds the op-specific keys of ``ATTRS`` (enums resolved to members, or plain ints
-    for out-of-range ordinals); ``extra`` keeps any other JSON key so the writer gives it back.
+    ``attrs`` holds the op-specific keys of ``ATTRS`` that were given (enums resolved to members,
+    or plain ints for out-of-range ordinals); :meth:`attr` falls back to the declared default.
+    ``extra`` keeps any other JSON key so the writer gives it back.
     """
 
     OPCODE: ClassVar[str] = ""
@@ -47,17 +48,18 @@ class Instruction:
     sync: SyncInfo | None = None
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
 
-    def __post_init__(self) -> None:
-        for a in self.ATTRS:
-            if a.key not in self.attrs and a.default is not None:
-                self.attrs[a.key] = a.default
-
     @property
     def opcode(self) -> str:
         return self.OPCODE
 
     def attr(self, key: str) -> Any:
-        return self.attrs.get(key)
+        """An op-specific attribute, or its declared default when the JSON did not give it."""
+        if key in self.attrs:
+            return self.attrs[key]
+        for a in self.ATTRS:
+            if a.key == key:
+                return a.default
+        return None
 
     def _in(self, i: int) -> Operand | None:
         return self.ins[i] if i < len(self.ins) else None

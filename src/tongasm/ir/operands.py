@@ -36,6 +36,7 @@ class MemoryLocation:
     index: int = 0
     allocation: "Allocation | None" = field(default=None, repr=False)
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
+    given: frozenset[str] | None = field(default=None, repr=False)  # keys the JSON spelled out
 
     @property
     def is_dram(self) -> bool:
