@@ -1,7 +1,9 @@
 """Data-driven golden vectors: tests/golden/vectors/**/NNN_name.json.
 
 Each file holds a BIR JSON kernel, the expected bytes of every stream (derived by hand from the
-spec, with the derivation in the file), or the error it must raise. The vectors were written from
+spec, with the derivation in the file), or the error it must raise. A vector whose kernel encodes
+but breaks an ISA-validator rule lists the check ids under ``"findings"``: ``assemble`` must refuse
+it naming those checks, and ``assemble(check="warn")`` must still produce the expected bytes. The vectors were written from
 SPEC.md alone, without looking at tongasm's code, so they check the encoder against an independent
 reading of the spec.
 """
@@ -14,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tongasm.codegen import assemble
-from tongasm.errors import TongasmError
+from tongasm.errors import TongasmError, ValidationError
 from tongasm.isa.decisions import DecisionSet
 from tongasm.ir import read_bir
 
@@ -33,7 +35,13 @@ def test_vector(path: Path) -> None:
         if isinstance(expect["error"], str):
             assert expect["error"] in str(ei.value)
         return
-    asm = assemble(read_bir(case["kernel"]), target=case.get("target"), decisions=decisions)
+    check = "refuse"
+    if case.get("findings"):
+        with pytest.raises(ValidationError) as vi:
+            assemble(read_bir(case["kernel"]), target=case.get("target"), decisions=decisions)
+        assert {f.check for f in vi.value.findings} == set(case["findings"])
+        check = "warn"
+    asm = assemble(read_bir(case["kernel"]), target=case.get("target"), decisions=decisions, check=check)
     got = {n: [bytes(s[i:i + 64]).hex() for i in range(0, len(s), 64)] for n, s in asm.streams.items()}
     want = {n: [h.lower() for h in v] for n, v in expect["streams"].items()}
     assert got == want, case.get("description")

@@ -110,3 +110,18 @@ class DecodeError(TongasmError):
         self.detail = detail
         self.offset = offset
         super().__init__(f"at byte offset {offset:#x}: {detail}" if offset is not None else detail)
+
+
+class ValidationError(TongasmError):
+    """The ISA checks found illegal bundles; nothing was written.
+
+    ``findings`` holds every :class:`tongasm.check.registry.Finding` (all of them, not just the first).
+    """
+
+    def __init__(self, findings: list, what: str = "the kernel") -> None:  # type: ignore[type-arg]
+        self.findings = findings
+        lines = "\n  ".join(f.line() for f in findings[:50])
+        more = f"\n  ... and {len(findings) - 50} more" if len(findings) > 50 else ""
+        n = len(findings)
+        super().__init__(f"{n} ISA-check finding{'s' * (n != 1)} in {what}; nothing written "
+                         f"(--warn writes anyway):\n  {lines}{more}")

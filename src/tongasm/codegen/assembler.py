@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .. import __version__
-from ..errors import EncodeError, InputError
+from ..check.runner import stage_of
+from ..errors import EncodeError, InputError, ValidationError
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.enums import ENGINE_STREAM, CodeGenMode
 from ..isa.fields import BUNDLE_SIZE
@@ -80,6 +81,7 @@ class Assembly:
     streams: dict[str, bytearray] = field(default_factory=dict)
     instructions: list[AssembledInstruction] = field(default_factory=list)
     census: bytearray | None = None
+    findings: list[Any] = field(default_factory=list)  # check findings kept (warn mode, BIR-verifier rules)
 
     def stream_bytes(self, name: str) -> bytes:
         return bytes(self.streams.get(name, b""))
@@ -160,15 +162,30 @@ def assemble(
     target: str | Target | None = None,
     decisions: DecisionSet = DEFAULT_DECISIONS,
     census: bool = False,
+    check: str = "refuse",
+    checks: Any = None,
     on_result: Callable[[CodegenResult], None] | None = None,
 ) -> Assembly:
-    """Encode a kernel (GENERATE_ISACODE) into per-engine streams. Raises on the first error."""
+    """Encode a kernel into per-engine streams.
+
+    An encoder refusal raises :class:`~tongasm.errors.EncodeError` at the first one. With
+    ``check="refuse"`` (the default) every instruction is also run through the ISA checks
+    (RUN_ISA_CHECKS) and any ISA-validator finding raises :class:`~tongasm.errors.ValidationError`
+    listing all of them; BIR-verifier findings are kept in ``Assembly.findings`` as warnings.
+    ``check="warn"`` keeps every finding as a warning and returns the streams anyway;
+    ``check="off"`` runs GENERATE_ISACODE only.
+    """
+    if check not in ("refuse", "warn", "off"):
+        raise ValueError(f"check must be 'refuse', 'warn' or 'off', not {check!r}")
     tgt = resolve_target(kernel.arch, target)
     ctx = Context(tgt, decisions)
     asm = Assembly(tgt, decisions, census=bytearray() if census else None)
     entries: dict[int, AssembledInstruction] = {}
+    mode = CodeGenMode.GENERATE_ISACODE if check == "off" else CodeGenMode.RUN_ISA_CHECKS
     for item in program(kernel):
-        res = generate(item, ctx, CodeGenMode.GENERATE_ISACODE)
+        res = generate(item, ctx, mode, checks=checks)
+        if res.findings:
+            asm.findings.extend(res.findings)
         if on_result is not None:
             on_result(res)
         stream = asm.streams.setdefault(res.stream, bytearray())
@@ -183,6 +200,13 @@ def assemble(
             if asm.census is not None:
                 asm.census += b
         entry.opcodes.extend(res.opcodes)
+    for f in asm.findings:
+        if check == "warn" or stage_of(f) != "isa":
+            f.severity = "warning"
+    if check == "refuse":
+        illegal = [f for f in asm.findings if f.severity == "error"]
+        if illegal:
+            raise ValidationError(illegal)
     return asm
 
 

@@ -68,7 +68,7 @@ def dtype_of(op: Operand, role: str) -> Dtype:
     if isinstance(d, Dtype):
         return d
     raise EncodeError(f"{role}: unknown dtype ordinal {d} (bir::Dtype has 20 members, 0..19)",
-                      field=f"{role}.dtype", value=d, limit="0..19")
+                      field=f"{role}.dtype", value=d, limit="0..19", check="enum.dtype")
 
 
 def wire(op: Operand, role: str) -> int:
@@ -84,7 +84,7 @@ def alu_op(v: Any) -> AluOp:
     """A resolved ALU op; ordinals with no member fail with the compiler's message."""
     if isinstance(v, AluOp):
         return v
-    raise EncodeError(ALU_INVALID_MSG, field="op", value=v, limit="0..29 except 24, 25")
+    raise EncodeError(ALU_INVALID_MSG, field="op", value=v, limit="0..29 except 24, 25", check="enum.alu")
 
 
 def alu_wire(v: Any) -> int:
@@ -92,7 +92,7 @@ def alu_wire(v: Any) -> int:
     op = alu_op(v)
     entry = ALU_WIRE.get(op)
     if entry is None:
-        raise EncodeError(ALU_INVALID_MSG, field="op", value=op.name, limit="0..29 except 24, 25")
+        raise EncodeError(ALU_INVALID_MSG, field="op", value=op.name, limit="0..29 except 24, 25", check="enum.alu")
     return entry[0]
 
 
@@ -100,7 +100,7 @@ def alu_class(v: Any) -> AluClass:
     op = alu_op(v)
     entry = ALU_WIRE.get(op)
     if entry is None:
-        raise EncodeError(ALU_INVALID_MSG, field="op", value=op.name, limit="0..29 except 24, 25")
+        raise EncodeError(ALU_INVALID_MSG, field="op", value=op.name, limit="0..29 except 24, 25", check="enum.alu")
     return entry[1]
 
 
@@ -110,7 +110,7 @@ def acc_wire(v: Any) -> int:
         return ACC_WIRE[v]
     name = v.name if isinstance(v, AccType) else v
     raise EncodeError(ACC_INVALID_MSG, field="acc", value=name, limit="Idle, Zero, ZeroAccumulate, AddAccumulate, "
-                      "LoadAccumulate")
+                      "LoadAccumulate", check="enum.acc")
 
 
 def is_idle(v: Any) -> bool:
@@ -120,11 +120,11 @@ def is_idle(v: Any) -> bool:
 # --- registers ----------------------------------------------------------------------------------
 
 def reg_id(ctx: Context, reg_id_value: int, role: str) -> int:
-    """A physical register id, checked against the target's usable ids (0..61)."""
-    n = ctx.target.registers
-    if not 0 <= reg_id_value < n:
-        raise EncodeError(f"{role}: register id {reg_id_value} is out of range (usable ids 0..{n - 1})",
-                          field=role, value=reg_id_value, limit=f"0..{n - 1}")
+    """A physical register id. It must fit the u8 id fields; the usable range (0..61 on gen2/gen3)
+    is an ISA-validator rule (``register.id_range``), not an encoder refusal."""
+    if not 0 <= reg_id_value <= 0xFF:
+        raise EncodeError(f"{role}: register id {reg_id_value} does not fit a register id byte (0..255)",
+                          field=role, value=reg_id_value, limit="0..255", check="field.range")
     return reg_id_value
 
 
@@ -135,7 +135,7 @@ def register_of(op: Operand | None, role: str) -> Register:
     if isinstance(op, RegisterAP) and op.register is not None:
         return op.register
     got = "nothing" if op is None else op.kind
-    raise EncodeError(f"{role} must be a register (register_access), got {got}", field=role)
+    raise EncodeError(f"{role} must be a register (register_access), got {got}", field=role, check="operands.shape")
 
 
 def reg_lo(ctx: Context, op: Operand | None, role: str) -> int:
@@ -154,11 +154,11 @@ def sync_values(ctx: Context, sync: SyncInfo | None, *, sp_op: bool) -> dict[str
     if not sync:
         return {}
     if ctx.decisions["D-3"] == "sp-only" and not sp_op:
-        raise EncodeError("sync info on a non-SP op has no field under D-3=sp-only", field="sync")
+        raise EncodeError("sync info on a non-SP op has no field under D-3=sp-only", field="sync", check="sync.sp_only")
     if len(sync.waits) > 1:
-        raise EncodeError(TOO_MANY_WAITS_MSG, field="sync.wait", value=len(sync.waits), limit="1")
+        raise EncodeError(TOO_MANY_WAITS_MSG, field="sync.wait", value=len(sync.waits), limit="1", check="sync.too_many")
     if len(sync.updates) > 1:
-        raise EncodeError(TOO_MANY_UPDATES_MSG, field="sync.update", value=len(sync.updates), limit="1")
+        raise EncodeError(TOO_MANY_UPDATES_MSG, field="sync.update", value=len(sync.updates), limit="1", check="sync.too_many")
     vals: dict[str, int] = {}
     wait_value: int | None = None
     wait_mode: WaitMode | None = None
@@ -166,23 +166,23 @@ def sync_values(ctx: Context, sync: SyncInfo | None, *, sp_op: bool) -> dict[str
         w = sync.waits[0]
         if not isinstance(w.mode, WaitMode):
             raise EncodeError(f"sync wait: unknown wait mode ordinal {w.mode} (0..2)", field="wait_mode",
-                              value=w.mode, limit="0..2")
+                              value=w.mode, limit="0..2", check="sync.mode")
         wait_mode = w.mode
         vals["wait_mode"] = WAIT_WIRE[w.mode]
         vals["wait_idx"] = _sem_index(w.index, "wait")
         if w.mode == WaitMode.evt_set_clear:
             if w.value not in (None, 0) or w.register is not None:
                 raise EncodeError(f"sync wait: an evt_set_clear wait writes no value; value {w.value!r} is refused",
-                                  field="sync_value", value=w.value)
+                                  field="sync_value", value=w.value, check="sync.value")
         elif w.mode == WaitMode.sem_ge_imm:
             if w.value is None:
-                raise EncodeError("sync wait: a sem_ge_imm wait needs a 'value' (the threshold)", field="sync_value")
+                raise EncodeError("sync wait: a sem_ge_imm wait needs a 'value' (the threshold)", field="sync_value", check="sync.value")
             wait_value = _u32(w.value, "sync wait value")
         else:
             if w.register is None:
                 if w.value is None:
                     raise EncodeError("sync wait: a sem_ge_reg wait needs a 'value' naming the register",
-                                      field="sync_value")
+                                      field="sync_value", check="sync.value")
                 wait_value = reg_id(ctx, w.value, "sync wait register")
             else:
                 wait_value = reg_id(ctx, w.register.lo, "sync wait register")
@@ -191,17 +191,17 @@ def sync_values(ctx: Context, sync: SyncInfo | None, *, sp_op: bool) -> dict[str
         u = sync.updates[0]
         if not isinstance(u.mode, UpdateMode):
             raise EncodeError(f"sync update: unknown update mode ordinal {u.mode} (0..5)", field="update_mode",
-                              value=u.mode, limit="0..5")
+                              value=u.mode, limit="0..5", check="sync.mode")
         # D-2: the update mode goes through the LUT 11 15 17 13 14 19 (alternative: written raw).
         vals["update_mode"] = UPDATE_LUT[u.mode] if ctx.decisions["D-2"] == "lut" else int(u.mode)
         vals["update_idx"] = _sem_index(u.index, "update")
         if u.mode in VALUELESS_UPDATES:
             if u.value not in (None, 0, 1):
                 raise EncodeError(f"sync update: {u.mode.name} writes no value (it always counts 1); "
-                                  f"value {u.value} is refused", field="sync_value", value=u.value)
+                                  f"value {u.value} is refused", field="sync_value", value=u.value, check="sync.value")
         else:
             if u.value is None and u.mode != UpdateMode.evt_set:
-                raise EncodeError(f"sync update: a {u.mode.name} update needs a 'value'", field="sync_value")
+                raise EncodeError(f"sync update: a {u.mode.name} update needs a 'value'", field="sync_value", check="sync.value")
             update_value = _u32(u.value or 0, "sync update value")
     if wait_value is not None and update_value is not None:
         # D-4: both want the shared dword at +0x08.
@@ -210,7 +210,7 @@ def sync_values(ctx: Context, sync: SyncInfo | None, *, sp_op: bool) -> dict[str
             raise EncodeError(
                 f"sync: a {wait_mode.name} wait and a {sync.updates[0].mode.name} update both need the shared "
                 "value dword at +0x08 (D-4); put the update on a later instruction, or use sem_inc/sem_dec",
-                field="sync_value")
+                field="sync_value", check="sync.d4_conflict")
         vals["sync_value"] = update_value
     elif wait_value is not None:
         vals["sync_value"] = wait_value
@@ -222,14 +222,14 @@ def sync_values(ctx: Context, sync: SyncInfo | None, *, sp_op: bool) -> dict[str
 def _sem_index(index: int, what: str) -> int:
     if not 0 <= index <= SEMAPHORE_MAX:
         raise EncodeError(f"sync {what}: semaphore index {index} does not fit (0..{SEMAPHORE_MAX})",
-                          field=f"{what}_idx", value=index, limit=f"0..{SEMAPHORE_MAX}")
+                          field=f"{what}_idx", value=index, limit=f"0..{SEMAPHORE_MAX}", check="sync.index_range")
     return index
 
 
 def _u32(v: int, what: str) -> int:
     if not 0 <= v <= 0xFFFFFFFF:
         raise EncodeError(f"{what} {v} does not fit the u32 field (0..4294967295)", field="sync_value", value=v,
-                          limit="0..4294967295")
+                          limit="0..4294967295", check="sync.value")
     return v
 
 
@@ -238,38 +238,38 @@ def _u32(v: int, what: str) -> int:
 def start_address(op: Operand | None, role: str, ctx: Context) -> int:
     """The ADDR4 word of an access pattern (D-5)."""
     if isinstance(op, SymbolicAP):
-        raise EncodeError(SYMBOLIC_AP_MSG, field=f"{role}.addr")
+        raise EncodeError(SYMBOLIC_AP_MSG, field=f"{role}.addr", check="addr4.symbolic")
     if isinstance(op, RegisterAP):
         if op.is_regloc_offset:
-            raise EncodeError(REGLOC_OFFSET_MSG, field=f"{role}.addr")
+            raise EncodeError(REGLOC_OFFSET_MSG, field=f"{role}.addr", check="addr4.regloc_offset")
         if op.reg_ap_offset:
             raise EncodeError(f"{role}: register_ap with reg_ap_offset {op.reg_ap_offset!r} has no known encoding "
-                              "in a descriptor", field=f"{role}.addr")
+                              "in a descriptor", field=f"{role}.addr", check="addr4.reg_ap_offset")
         assert op.register is not None
         return addr4_register(reg_id(ctx, op.register.lo, f"{role} address register"))
     if not isinstance(op, PhysicalAP):
         got = "nothing" if op is None else op.kind
-        raise EncodeError(f"{role} must be an access pattern (physical_ap or register_ap), got {got}", field=role)
+        raise EncodeError(f"{role} must be an access pattern (physical_ap or register_ap), got {got}", field=role, check="operands.shape")
     loc = op.location
     assert loc is not None
     if loc.type.is_dram:
         raise EncodeError(f"{role} is in DRAM (memory location {loc.name!r}, type {loc.type.value}); descriptors "
-                          "address SBUF and PSUM only", field=f"{role}.addr")
+                          "address SBUF and PSUM only", field=f"{role}.addr", check="addr4.memory_space")
     if loc.type not in (MemoryType.SB, MemoryType.PSUM):
         raise EncodeError(f"{role}: memory location {loc.name!r} has type {loc.type.value}; descriptors address "
-                          "SBUF and PSUM only", field=f"{role}.addr")
+                          "SBUF and PSUM only", field=f"{role}.addr", check="addr4.memory_space")
     part, byte = resolve_offset(op, role)
     if loc.type == MemoryType.SB:
         if part > 127 or byte >= 1 << SBUF_PARTITION_SHIFT:
             raise EncodeError(f"{role}: SBUF start partition {part} / byte {byte:#x} does not fit an ADDR4 word "
                               f"(partition 0..127, byte < {1 << SBUF_PARTITION_SHIFT:#x})", field=f"{role}.addr",
-                              value=(part, byte))
+                              value=(part, byte), check="addr4.composition")
         return addr4_sbuf(part, byte)
     byte += loc.bank * 2048
     if part > 127 or byte >= 1 << PSUM_PARTITION_SHIFT:
         raise EncodeError(f"{role}: PSUM start partition {part} / byte {byte:#x} (bank {loc.bank}) does not fit an "
                           f"ADDR4 word (partition 0..127, byte < {1 << PSUM_PARTITION_SHIFT:#x})",
-                          field=f"{role}.addr", value=(part, byte))
+                          field=f"{role}.addr", value=(part, byte), check="addr4.composition")
     return addr4_psum(part, byte)
 
 
@@ -286,7 +286,7 @@ def resolve_offset(op: PhysicalAP, role: str) -> tuple[int, int]:
         return loc.base, loc.addr
     if not loc.dims or len(loc.dims) < 2 or loc.dims[1] <= 0:
         raise EncodeError(f"{role}: memory location {loc.name!r} needs 'dims' [partitions, bytes per partition] "
-                          f"to resolve offset {op.offset}", field=f"{role}.addr")
+                          f"to resolve offset {op.offset}", field=f"{role}.addr", check="addr4.composition")
     return loc.base + off // loc.dims[1], loc.addr + off % loc.dims[1]
 
 
@@ -305,7 +305,7 @@ def pack_descriptor(op: Operand | None, s: Slot, ctx: Context, role: str | None 
     if len(free) > s.ndims:
         raise EncodeError(f"Illegal ISA memory access dimension {len(free)}, which must be in range of "
                           f"[1, {s.ndims}]D tensor for ISA mem pattern", field=f"{role}.ap", value=len(free),
-                          limit=f"1..{s.ndims}")
+                          limit=f"1..{s.ndims}", check="desc.active_dims")
     # D-6: innermost first (slot 0 = last pair); alternative: outermost first.
     ordered = free[::-1] if ctx.decisions["D-6"] == "innermost-first" else free
     vals = {f"{s.name}.addr": addr}
@@ -321,19 +321,19 @@ def check_pairs(op: PhysicalAP | RegisterAP | SymbolicAP, role: str) -> tuple[tu
     pairs = op.ap
     if not pairs:
         raise EncodeError(f"{role}: the access pattern has no pairs; it needs at least the partition pair",
-                          field=f"{role}.ap")
+                          field=f"{role}.ap", check="desc.pairs")
     if pairs[0][0] < 0:
         raise EncodeError(f"{role}: Negative step in Pattern[0] not supported (partition step {pairs[0][0]})",
-                          field=f"{role}.ap[0].step", value=pairs[0][0], limit=">= 0")
+                          field=f"{role}.ap[0].step", value=pairs[0][0], limit=">= 0", check="desc.partition_step")
     for k, (step, num) in enumerate(pairs):
         if not NUM_MIN <= num <= NUM_MAX:
             raise EncodeError(f"{role}: num {num} of access-pattern pair {k} does not fit (allowed "
                               f"{NUM_MIN}..{NUM_MAX})", field=f"{role}.ap[{k}].num", value=num,
-                              limit=f"{NUM_MIN}..{NUM_MAX}")
+                              limit=f"{NUM_MIN}..{NUM_MAX}", check="desc.count_range")
         if k and not STEP_MIN <= step <= STEP_MAX and num != 1:
             raise EncodeError(f"{role}: step {step} of access-pattern pair {k} does not fit the i16 step field "
                               f"(allowed {STEP_MIN}..{STEP_MAX})", field=f"{role}.ap[{k}].step", value=step,
-                              limit=f"{STEP_MIN}..{STEP_MAX}")
+                              limit=f"{STEP_MIN}..{STEP_MAX}", check="desc.step_range")
     return pairs
 
 
@@ -341,7 +341,7 @@ def partitions(op: Operand | None, role: str) -> int:
     """The partition pair's num: the op's num_partitions byte."""
     if not isinstance(op, (PhysicalAP, RegisterAP, SymbolicAP)) or not op.ap:
         raise EncodeError(f"{role}: the access pattern has no pairs; it needs at least the partition pair",
-                          field=f"{role}.ap")
+                          field=f"{role}.ap", check="desc.pairs")
     return op.ap[0][1]
 
 
@@ -361,4 +361,4 @@ def is_scalar(op: Operand | None) -> bool:
 def engine_of(v: Any) -> Engine:
     if isinstance(v, Engine):
         return v
-    raise EncodeError(f"unknown engine ordinal {v} (0..7)", field="engine", value=v, limit="0..7")
+    raise EncodeError(f"unknown engine ordinal {v} (0..7)", field="engine", value=v, limit="0..7", check="enum.engine")

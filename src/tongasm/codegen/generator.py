@@ -56,7 +56,7 @@ def stream_of(inst: Instruction) -> str:
     if engine == Engine.ALL:
         # D-25: an instruction must run on one engine.
         raise EncodeError("engine ALL is refused: an instruction is encoded into one engine's stream (D-25)",
-                          field="engine", value="ALL")
+                          field="engine", value="ALL", check="engine.all")
     if engine == Engine.Unassigned:
         return "sp" if inst.FAMILY == "sp" else "dve"
     return ENGINE_STREAM[engine]
@@ -68,22 +68,24 @@ def codegen_for(inst: Instruction) -> OpCodegen:
     if cg is not None:
         return cg
     if isinstance(inst, RefusedInstruction):
-        raise EncodeError(inst.REASON, field="opcode", value=inst.opcode)
+        raise EncodeError(inst.REASON, field="opcode", value=inst.opcode, check="opcode.supported")
     if isinstance(inst, Select):  # only reached if a Select was not lowered
-        raise EncodeError("Select must be lowered before codegen (passes.lower_select)")
+        raise EncodeError("Select must be lowered before codegen (passes.lower_select)", check="opcode.supported")
     name = inst.opcode if isinstance(inst, UnknownInstruction) else type(inst).__name__
-    raise EncodeError(f"unsupported opcode {name!r}: tongasm encodes {SUPPORTED}", field="opcode", value=name)
+    raise EncodeError(f"unsupported opcode {name!r}: tongasm encodes {SUPPORTED}", field="opcode", value=name, check="opcode.supported")
 
 
 @dataclass
 class CodegenResult:
-    """What one item produced: its stream, opcodes, and (unless collecting) its bundles."""
+    """What one item produced: its stream, opcodes, (unless collecting) its bundles, and in
+    RUN_ISA_CHECKS mode the findings of the checks on them."""
 
     item: ProgramItem
     stream: str
     opcodes: list[int]
     specs: list[BundleSpec] = field(default_factory=list)
     bundles: list[bytes] = field(default_factory=list)
+    findings: list[Any] = field(default_factory=list)
 
 
 def check_mode(mode: Any) -> CodeGenMode:
@@ -92,11 +94,17 @@ def check_mode(mode: Any) -> CodeGenMode:
         return mode
     if isinstance(mode, int) and not isinstance(mode, bool) and mode in CodeGenMode._value2member_map_:
         return CodeGenMode(mode)
-    raise EncodeError(CODEGEN_MODE_MSG, field="mode", value=mode, limit="0, 1, 2")
+    raise EncodeError(CODEGEN_MODE_MSG, field="mode", value=mode, limit="0, 1, 2", check="enum.codegen_mode")
 
 
-def generate(item: ProgramItem, ctx: Context, mode: CodeGenMode | int = CodeGenMode.GENERATE_ISACODE) -> CodegenResult:
-    """Encode one program item in the given CodeGenMode. Errors carry the instruction's identity."""
+def generate(item: ProgramItem, ctx: Context, mode: CodeGenMode | int = CodeGenMode.GENERATE_ISACODE,
+             checks: Any = None) -> CodegenResult:
+    """Encode one program item in the given CodeGenMode. Errors carry the instruction's identity.
+
+    In RUN_ISA_CHECKS mode the bundles are built exactly as for GENERATE_ISACODE, decoded back and
+    run through the ISA checks (``checks``: a :class:`tongasm.check.registry.CheckSet`); the
+    result carries the findings. The caller decides whether the bytes are emitted.
+    """
     mode = check_mode(mode)
     inst = item.inst
     try:
@@ -112,6 +120,25 @@ def generate(item: ProgramItem, ctx: Context, mode: CodeGenMode | int = CodeGenM
             assert len(specs) == 1
             specs[0].values.update(sync)
         bundles = [s.encode() for s in specs]
-        return CodegenResult(item, stream, [s.opcode for s in specs], specs, bundles)
+        result = CodegenResult(item, stream, [s.opcode for s in specs], specs, bundles)
+        if mode == CodeGenMode.RUN_ISA_CHECKS:
+            result.findings = _run_checks(result, ctx, checks)
+        return result
     except EncodeError as e:
         raise e.at(item.source.name or None, item.index, item.label) from None
+
+
+def _run_checks(result: CodegenResult, ctx: Context, checks: Any) -> list[Any]:
+    from ..check.runner import check_bundle, check_instruction
+
+    item = result.item
+    findings = []
+    for spec, raw in zip(result.specs, result.bundles):
+        fields = spec.fmt.decode(raw)  # the checks read the bytes, exactly as for a raw stream
+        findings.extend(check_bundle(spec.fmt, fields, raw, target=ctx.target, decisions=ctx.decisions,
+                                     stream=result.stream, checks=checks))
+    findings.extend(check_instruction(item.inst, checks))
+    for f in findings:
+        f.inst_name, f.inst_index, f.inst_opcode = item.source.name or None, item.index, item.label
+        f.bundle = item.part if item.parts > 1 else None
+    return findings

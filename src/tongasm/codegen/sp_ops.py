@@ -27,13 +27,13 @@ def _imm_bits(value: int | float, d: Dtype, role: str) -> int:
     try:
         return bit_pattern(value, d)
     except NumericError as e:
-        raise EncodeError(f"{role}: {e}", field=role, value=value) from None
+        raise EncodeError(f"{role}: {e}", field=role, value=value, check="imm.value") from None
 
 
 def _operand_counts(inst_name: str, ins: list[Operand], outs: list[Operand], n_in: tuple[int, ...],
                     n_out: tuple[int, ...], shape: str) -> None:
     if len(ins) not in n_in or len(outs) not in n_out:
-        raise EncodeError(f"{inst_name} needs {shape}; got {len(ins)} input(s) and {len(outs)} output(s)")
+        raise EncodeError(f"{inst_name} needs {shape}; got {len(ins)} input(s) and {len(outs)} output(s)", check="operands.shape")
 
 
 # --- RegisterMove 0xA7 ------------------------------------------------------------------------------
@@ -47,21 +47,21 @@ def register_move_bundles(inst: RegisterMove, ctx: Context) -> list[BundleSpec]:
                     "ins = [src: register_access or imm_value] and outs = [dst: register_access]")
     dst, src = inst.dst, inst.src
     require(isinstance(dst, RegisterAccess), f"RegisterMove dst must be a register_access, got "
-            f"{getattr(dst, 'kind', dst)}", field="dst")
+            f"{getattr(dst, 'kind', dst)}", field="dst", check="operands.shape")
     assert dst is not None
     dd = dtype_of(dst, "dst")
     fmts = ctx.formats.by_name
     if dd == Dtype.int64:
         # The 64-bit path: valid_num 2, dtype written as wire(int32), a register pair, a u64 immediate.
         if not isinstance(src, Immediate):
-            raise EncodeError(REG_MOVE_64_MSG, field="src")
+            raise EncodeError(REG_MOVE_64_MSG, field="src", check="move.64bit_src")
         lo, hi = reg_pair(ctx, dst, "dst")
         return [BundleSpec(fmts["RegisterMove.imm64"], {
             "opcode": 0xA7, "valid_num": 2, "dtype": DTYPE_INFO[Dtype.int32].wire, "src_mode": 1,
             "dst": lo, "dst_hi": hi, "imm": _imm_bits(src.value, Dtype.int64, "imm"),
         })]
     if dd not in MOVE_32_DTYPES:
-        raise EncodeError(REG_MOVE_DTYPE_MSG, field="dst.dtype", value=dd.name, limit="float32, uint32, int32, int64")
+        raise EncodeError(REG_MOVE_DTYPE_MSG, field="dst.dtype", value=dd.name, limit="float32, uint32, int32, int64", check="move.dtype")
     common = {"opcode": 0xA7, "valid_num": 1, "dtype": DTYPE_INFO[dd].wire, "dst": reg_lo(ctx, dst, "dst")}
     if isinstance(src, RegisterAccess):
         return [BundleSpec(fmts["RegisterMove.reg"], {**common, "src_mode": 0, "src": reg_lo(ctx, src, "src")})]
@@ -69,7 +69,7 @@ def register_move_bundles(inst: RegisterMove, ctx: Context) -> list[BundleSpec]:
         # D-23: float values are bit-cast to IEEE bits; ints are two's complement in the dst dtype.
         return [BundleSpec(fmts["RegisterMove.imm"], {**common, "src_mode": 1, "imm": _imm_bits(src.value, dd, "imm")})]
     raise EncodeError(f"RegisterMove src must be a register_access or an imm_value, got {getattr(src, 'kind', src)}",
-                      field="src")
+                      field="src", check="operands.shape")
 
 
 # --- RegisterAlu 0xA8 --------------------------------------------------------------------------------
@@ -85,11 +85,11 @@ def register_alu_bundles(inst: RegisterAlu, ctx: Context) -> list[BundleSpec]:
         v = inst.attrs.get(key)
         if v is not None and v != AccType.Idle:
             raise EncodeError(f"RegisterAlu {key} {getattr(v, 'name', v)} has no known bytes; refused rather than "
-                              "dropped", field=key, value=getattr(v, "name", v), limit="Idle")
+                              "dropped", field=key, value=getattr(v, "name", v), limit="Idle", check="alu.unsupported_attr")
     dge = inst.attr("dge_type")
     if dge not in (None, "None"):
         raise EncodeError(f"RegisterAlu dge_type {dge!r} has no known bytes; refused rather than dropped",
-                          field="dge_type", value=dge, limit="None")
+                          field="dge_type", value=dge, limit="None", check="alu.unsupported_attr")
     op = alu_wire(inst.attr("op"))
     is64 = bool(inst.attr("is_64bit"))
     src1, src2, dst = inst.src1, inst.src2, inst.dst
@@ -124,7 +124,7 @@ def _ls_form(mem: Operand | None) -> str:
         return "imm"
     if isinstance(mem, RegisterAP):
         return "reg"
-    raise EncodeError(SYMBOLIC_AP_MSG, field="memory")
+    raise EncodeError(SYMBOLIC_AP_MSG, field="memory", check="ls.form")
 
 
 def _ls_counts(inst: TensorLoad | TensorSave) -> None:
@@ -154,21 +154,21 @@ def tensor_load_save_bundles(inst: TensorLoad | TensorSave, ctx: Context) -> lis
     rd = dtype_of(reg, "register")
     if rd != md:
         raise EncodeError(f"the register's dtype {rd.name} must equal the memory access pattern's dtype {md.name}",
-                          field="dtype", value=rd.name, limit=md.name)
+                          field="dtype", value=rd.name, limit=md.name, check="ls.reg_dtype")
     is64 = md in INT64_DTYPES
     if save:
         _check_save_target(mem, ctx)
     pairs = mem.ap
     if len(pairs) not in (1, 2):
         raise EncodeError(f"the memory access pattern must have one or two pairs (used as written), got {len(pairs)}",
-                          field="memory.ap", value=len(pairs), limit="1..2")
+                          field="memory.ap", value=len(pairs), limit="1..2", check="ls.pairs")
     for k, (step, num) in enumerate(pairs):
         if step < 0:
             raise EncodeError(f"memory access pattern pair {k} has a negative step {step}; the m2d steps are unsigned",
-                              field=f"memory.ap[{k}].step", value=step, limit=">= 0")
+                              field=f"memory.ap[{k}].step", value=step, limit=">= 0", check="ls.pairs")
         if num < 1:
             raise EncodeError(f"memory access pattern pair {k} has num {num}; counts start at 1",
-                              field=f"memory.ap[{k}].num", value=num, limit="1..255")
+                              field=f"memory.ap[{k}].num", value=num, limit="1..255", check="ls.pairs")
     inner = pairs[-1]
     outer = pairs[0] if len(pairs) == 2 else (0, 1)
     # 64-bit dtypes are described as pairs of 32-bit lanes: wire(int32), doubled innermost count.
@@ -185,7 +185,7 @@ def tensor_load_save_bundles(inst: TensorLoad | TensorSave, ctx: Context) -> lis
     if offset is not None:
         if is64:
             raise EncodeError("an offset operand cannot be used with 64-bit data: +0x21 holds the data register hi "
-                              "(D-22)", field="offset")
+                              "(D-22)", field="offset", check="ls.offset_64bit")
         offset_id = reg_lo(ctx, offset, "offset")
     if is64:
         vals["data_reg"], vals["data_hi_or_offset"] = reg_pair(ctx, reg, "register")  # D-9
@@ -217,12 +217,12 @@ def _check_save_target(mem: PhysicalAP | RegisterAP, ctx: Context) -> None:
     else:
         types = mem.allocation.memory_types if mem.allocation is not None else set()
     if MemoryType.PSUM in types:
-        raise EncodeError("TensorSave cannot store into PSUM", field="memory", value="PSUM")
+        raise EncodeError("TensorSave cannot store into PSUM", field="memory", value="PSUM", check="ls.save_psum")
     if ctx.target.arch_level == 20:
         if ctx.decisions["D-11"] == "sbuf-refused-on-gen2":
             if MemoryType.SB in types:
                 raise EncodeError("TensorSave into SBUF is refused on gen2 (module version 20): the compiler FATALs on "
-                                  "an SB store there (D-11)", field="memory", value="SB")
+                                  "an SB store there (D-11)", field="memory", value="SB", check="ls.save_target")
         elif any(t.is_dram for t in types):
             raise EncodeError("TensorSave into DRAM is refused on gen2 under D-11=only-sbuf-on-gen2", field="memory",
-                              value="DRAM")
+                              value="DRAM", check="ls.save_target")

@@ -31,7 +31,7 @@ SHAPE_INDIRECT_MSG = "Hardware Restriction: Shape registers doesn't work with Te
 def _counts(name: str, inst: TensorTensor | CopyPredicated | TensorCopy | Memset, n_in: tuple[int, ...],
             n_out: tuple[int, ...], shape: str) -> None:
     if len(inst.ins) not in n_in or len(inst.outs) not in n_out:
-        raise EncodeError(f"{name} needs {shape}; got {len(inst.ins)} input(s) and {len(inst.outs)} output(s)")
+        raise EncodeError(f"{name} needs {shape}; got {len(inst.ins)} input(s) and {len(inst.outs)} output(s)", check="operands.shape")
 
 
 def _in_psum(op: Operand | None) -> bool:
@@ -80,7 +80,7 @@ def tensor_tensor_bundles(inst: TensorTensor, ctx: Context) -> list[BundleSpec]:
     acc = inst.attr("acc")
     if not is_idle(acc):
         raise EncodeError(f"TensorTensor acc {getattr(acc, 'name', acc)} has no field in the TensorTensor bundle; "
-                          "refused rather than dropped", field="acc", value=getattr(acc, "name", acc), limit="Idle")
+                          "refused rather than dropped", field="acc", value=getattr(acc, "name", acc), limit="Idle", check="tt.acc")
     in0, in1, out = inst.in0, inst.in1, inst.out
     if ctx.target.name == "gen3":
         for o, r in ((in0, "in0"), (in1, "in1"), (out, "out")):
@@ -88,9 +88,9 @@ def tensor_tensor_bundles(inst: TensorTensor, ctx: Context) -> list[BundleSpec]:
             if d in PACKED_DTYPES:
                 # D-26: the CoreV3 TensorTensor dtype mapper rejects the packed dtypes.
                 raise EncodeError(f"{r}: packed dtype {d.name} is not accepted by TensorTensor on gen3 (D-26)",
-                                  field=f"{r}.dtype", value=d.name)
+                                  field=f"{r}.dtype", value=d.name, check="tt.packed_gen3")
     if engine_of(inst.engine) == Engine.Pool and (_in_psum(in0) or _in_psum(in1)):
-        raise EncodeError(GPSIMD_PSUM_MSG, field="in0" if _in_psum(in0) else "in1", value="PSUM")
+        raise EncodeError(GPSIMD_PSUM_MSG, field="in0" if _in_psum(in0) else "in1", value="PSUM", check="tt.gpsimd_psum")
     slots = ctx.formats.by_name["TensorTensor"].slots
     vals = {
         "opcode": opcode,
@@ -116,12 +116,12 @@ def copy_predicated_opcodes(inst: CopyPredicated, ctx: Context) -> list[int]:
     if op != AluOp.bypass:
         if isinstance(src, Immediate):
             raise EncodeError(f"CopyPredicated with reduce op {op.name} needs a tensor src, not a scalar",
-                              field="src", value="imm_value")
+                              field="src", value="imm_value", check="cp.scalar_reduce")
         return [0xEA]
     if isinstance(src, Immediate):
         return [0xE8]
     require(is_tensor(src), f"CopyPredicated src must be an access pattern or an imm_value, got "
-            f"{getattr(src, 'kind', src)}", field="src")
+            f"{getattr(src, 'kind', src)}", field="src", check="operands.shape")
     assert src is not None and dst is not None
     return [0x72 if dtype_of(src, "src") == dtype_of(dst, "dst") else 0x99]
 
@@ -139,15 +139,15 @@ def _refuse_acc_fill(inst: CopyPredicated, what: str) -> None:
     acc = inst.attr("acc")
     if not is_idle(acc):
         raise EncodeError(f"{what}: acc {getattr(acc, 'name', acc)} has no field here; refused rather than dropped",
-                          field="acc", value=getattr(acc, "name", acc), limit="Idle")
+                          field="acc", value=getattr(acc, "name", acc), limit="Idle", check="cp.acc")
     if inst.fill is not None:
-        raise EncodeError(f"{what}: a fill operand has no field here; refused rather than dropped", field="fill")
+        raise EncodeError(f"{what}: a fill operand has no field here; refused rather than dropped", field="fill", check="cp.fill")
 
 
 def _copy_predicated_tensor(inst: CopyPredicated, ctx: Context, opcode: int) -> BundleSpec:
     what = "CopyPredicated" if opcode == 0x72 else "CastPredicated"
     if inst.attr("reverse_pred"):
-        raise EncodeError(BIR218_MSG, field="reverse_pred", value=True)
+        raise EncodeError(BIR218_MSG, field="reverse_pred", value=True, check="cp.reverse_pred")
     _refuse_acc_fill(inst, what)
     fmt = ctx.formats.by_name["CopyPredicated"]
     mask, src, dst = inst.mask, inst.src, inst.dst
@@ -176,16 +176,16 @@ def _copy_predicated_scalar(inst: CopyPredicated, ctx: Context) -> BundleSpec:
     sd, dd = dtype_of(src, "src"), dtype_of(dst, "dst")
     if ctx.decisions["D-27"] == "equal":
         if sd != dd:  # D-27: BIR217
-            raise EncodeError(BIR217_MSG, field="src.dtype", value=sd.name, limit=dd.name)
+            raise EncodeError(BIR217_MSG, field="src.dtype", value=sd.name, limit=dd.name, check="cps.imm_dtype")
     elif not _same_kind(sd, dd):
-        raise EncodeError(BIR217_MSG + " (kind)", field="src.dtype", value=sd.name, limit=dd.name)
+        raise EncodeError(BIR217_MSG + " (kind)", field="src.dtype", value=sd.name, limit=dd.name, check="cps.imm_dtype")
     try:
         bits = bit_pattern(src.value, sd)
     except NumericError as e:
-        raise EncodeError(f"scalar src: {e}", field="scalar", value=src.value) from None
+        raise EncodeError(f"scalar src: {e}", field="scalar", value=src.value, check="imm.value") from None
     if bits > 0xFFFFFFFF:
         raise EncodeError(f"scalar src {src.value} ({sd.name}) needs {bits.bit_length()} bits; the scalar field holds 32",
-                          field="scalar", value=src.value, limit="32 bits")
+                          field="scalar", value=src.value, limit="32 bits", check="imm.value")
     rev = bool(inst.attr("reverse_pred"))
     # D-14: +0x21 = 1 iff reverse_pred is false (1 writes where the predicate is non-zero).
     polarity = int(not rev) if ctx.decisions["D-14"] == "not-reverse-pred" else int(rev)
@@ -210,7 +210,7 @@ def _select_reduce(inst: CopyPredicated, ctx: Context) -> BundleSpec:
     d14 = ctx.decisions["D-14"]
     if rev and d14 == "not-reverse-pred":
         raise EncodeError("SelectReduce: reverse_pred has no known field in the 0xEA bundle (D-14); refused",
-                          field="reverse_pred", value=True)
+                          field="reverse_pred", value=True, check="cp.reverse_pred")
     acc = inst.attr("acc")
     vals: dict[str, int] = {
         "opcode": 0xEA,
@@ -236,7 +236,7 @@ def _select_reduce(inst: CopyPredicated, ctx: Context) -> BundleSpec:
             try:
                 bits = bit_pattern(fill.value, fd)
             except NumericError as e:
-                raise EncodeError(f"fill: {e}", field="fill", value=fill.value) from None
+                raise EncodeError(f"fill: {e}", field="fill", value=fill.value, check="imm.value") from None
             if one_byte:
                 # D-16: later stores overwrite all but one byte of the fill.
                 if bits > 0xFF:
@@ -244,12 +244,12 @@ def _select_reduce(inst: CopyPredicated, ctx: Context) -> BundleSpec:
                         f"SelectReduce fill {fill.value!r} ({fd.name}) has bit pattern {bits:#x}, which does not fit "
                         "the one fill byte at +0x27 that survives on the wire (D-16); only fills whose bit pattern "
                         "fits one byte can be encoded, e.g. a +0.0 float32 fill",
-                        field="fill", value=fill.value, limit="bit pattern 0x00..0xff")
+                        field="fill", value=fill.value, limit="bit pattern 0x00..0xff", check="sr.fill_byte")
                 vals["fill"] = bits
             else:
                 if bits > 0xFFFFFFFF:
                     raise EncodeError(f"fill {fill.value!r} ({fd.name}) needs more than 32 bits", field="fill_value",
-                                      value=fill.value, limit="32 bits")
+                                      value=fill.value, limit="32 bits", check="imm.value")
                 vals.update(fill_source=0, fill_value=bits)
         elif isinstance(fill, (RegisterAccess, RegisterAP)):
             rid = reg_lo(ctx, fill, "fill")
@@ -259,7 +259,7 @@ def _select_reduce(inst: CopyPredicated, ctx: Context) -> BundleSpec:
                 vals.update(fill_source=1, fill_value=rid)
         else:
             raise EncodeError(f"SelectReduce fill from {getattr(fill, 'kind', fill)} has no known encoding; use an "
-                              "immediate or a register", field="fill", value=getattr(fill, "kind", fill))
+                              "immediate or a register", field="fill", value=getattr(fill, "kind", fill), check="sr.fill_kind")
     return BundleSpec(fmt, vals)
 
 
@@ -292,7 +292,7 @@ def memset_opcodes(inst: Memset, ctx: Context) -> list[int]:
     _counts("Memset", inst, (0,), (1,), "ins = [] and outs = [dst]")
     mode = inst.attr("mode")
     if not isinstance(mode, MemsetMode):
-        raise EncodeError(MEMSET_MODE_INVALID_MSG, field="mode", value=mode, limit="Const, Random")
+        raise EncodeError(MEMSET_MODE_INVALID_MSG, field="mode", value=mode, limit="Const, Random", check="enum.memset_mode")
     return [0x49 if mode == MemsetMode.Const else 0x4D]
 
 
@@ -306,9 +306,9 @@ def memset_bundles(inst: Memset, ctx: Context) -> list[BundleSpec]:
     limit = 0xFFFFFFFF if size >= 4 else (1 << (8 * size)) - 1
     if not 0 <= constant <= limit:
         raise EncodeError(f"Memset constant {constant} does not fit the {d.name} fill value (raw bits 0..{limit:#x})",
-                          field="fill", value=constant, limit=f"0..{limit:#x}")
+                          field="fill", value=constant, limit=f"0..{limit:#x}", check="memset.fill_width")
     if opcode == 0x4D and constant != 0:
-        raise EncodeError(f"Memset Random requires constant 0, got {constant}", field="fill", value=constant, limit="0")
+        raise EncodeError(f"Memset Random requires constant 0, got {constant}", field="fill", value=constant, limit="0", check="memset.random_zero")
     assert isinstance(dst, (PhysicalAP, RegisterAP, SymbolicAP))
     vals = {
         "opcode": opcode,
@@ -326,23 +326,24 @@ def memset_bundles(inst: Memset, ctx: Context) -> list[BundleSpec]:
 def move_shape_opcodes(inst: MoveShape, ctx: Context) -> list[int]:
     if len(inst.ins) + len(inst.outs) != 1:
         raise EncodeError(f"MoveShape needs exactly one access pattern, in ins (the DMA source) or in outs (the "
-                          f"destination); got {len(inst.ins)} input(s) and {len(inst.outs)} output(s)")
+                          f"destination); got {len(inst.ins)} input(s) and {len(inst.outs)} output(s)", check="moveshape.operands")
     return [0xB2]
 
 
 def move_shape_bundles(inst: MoveShape, ctx: Context) -> list[BundleSpec]:
     move_shape_opcodes(inst, ctx)
     ap = inst.ap
-    require(is_tensor(ap), f"MoveShape needs an access pattern, got {getattr(ap, 'kind', ap)}", field="ap")
+    require(is_tensor(ap), f"MoveShape needs an access pattern, got {getattr(ap, 'kind', ap)}", field="ap",
+            check="moveshape.operands")
     assert isinstance(ap, (PhysicalAP, RegisterAP, SymbolicAP))
     if "indirect_dim" in ap.extra:
-        raise EncodeError(SHAPE_INDIRECT_MSG, field="ap", value="indirect_dim")
+        raise EncodeError(SHAPE_INDIRECT_MSG, field="ap", value="indirect_dim", check="moveshape.indirect")
     pairs = ap.ap
     if len(pairs) > MOVESHAPE_DIMS + 1:
-        raise EncodeError(SHAPE_RANK_MSG, field="ap", value=len(pairs), limit=f"<= {MOVESHAPE_DIMS + 1} pairs")
+        raise EncodeError(SHAPE_RANK_MSG, field="ap", value=len(pairs), limit=f"<= {MOVESHAPE_DIMS + 1} pairs", check="moveshape.rank")
     if not pairs:
         raise EncodeError("MoveShape: the access pattern has no pairs; it needs at least the partition pair",
-                          field="ap")
+                          field="ap", check="desc.pairs")
     size = DTYPE_INFO[dtype_of(ap, "ap")].size
     vals: dict[str, int] = {"opcode": 0xB2, "is_output": int(inst.is_output)}
     free = list(pairs[1:])[::-1]  # used as written, innermost first
@@ -350,10 +351,10 @@ def move_shape_bundles(inst: MoveShape, ctx: Context) -> list[BundleSpec]:
         step, num = free[i] if i < len(free) else (1, 1)
         if step < 0:
             raise EncodeError(f"MoveShape: step {step} of free dim {len(free) - 1 - i} is negative; byte steps are "
-                              "unsigned", field=f"step{i}", value=step, limit=">= 0")
+                              "unsigned", field=f"step{i}", value=step, limit=">= 0", check="moveshape.step_sign")
         vals[f"step{i}"] = step * size if i < len(free) else size
         vals[f"count{i}"] = num
         if num < 1:
             raise EncodeError(f"MoveShape: count {num} of free dim {len(free) - 1 - i} must be at least 1",
-                              field=f"count{i}", value=num, limit=">= 1")
+                              field=f"count{i}", value=num, limit=">= 1", check="desc.count_range")
     return [BundleSpec(ctx.formats.by_name["MoveShape"], vals)]

@@ -33,10 +33,14 @@ def num_offset(ndims: int, i: int) -> int:
     return 4 + 2 * ndims + 2 * i
 
 
-def slot(name: str, offset: int, ndims: int, *, conf: Conf = Conf.C, decision: str | None = None,
-         doc: str = "") -> Slot:
-    """Declare a descriptor slot of ``ndims`` free dims at ``offset`` of the bundle."""
-    return Slot(name, offset, ndims, TENSOR_TYPES[ndims], conf, decision, doc)
+def slot(name: str, offset: int, ndims: int, *, dtype: str, write: bool = False, conf: Conf = Conf.C,
+         decision: str | None = None, doc: str = "") -> Slot:
+    """Declare a descriptor slot of ``ndims`` free dims at ``offset`` of the bundle.
+
+    ``dtype`` names the field that holds the operand's wire dtype; ``write`` marks the operand the
+    op writes (a PSUM write needs a 4-byte dtype, reads do not).
+    """
+    return Slot(name, offset, ndims, TENSOR_TYPES[ndims], conf, decision, doc, dtype, write)
 
 
 def slot_fields(s: Slot) -> list[Field]:

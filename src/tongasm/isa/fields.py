@@ -138,6 +138,8 @@ class Slot:
     conf: Conf
     decision: str | None
     doc: str
+    dtype_field: str | None = None  # the field holding this operand's wire dtype
+    write: bool = False  # True for the operand the op writes (its role for the checks)
 
     @property
     def size(self) -> int:

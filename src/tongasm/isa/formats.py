@@ -201,7 +201,8 @@ def _tensor_tensor(ds: DecisionSet) -> list[Variant]:
               doc="ALU op (or the GPSIMD int32 band)"),
         _u8("num_partitions", 0x0F, H, "active partitions (in0)"),
     )
-    slots = (slot("out", 0x10, 3), slot("in0", 0x20, 3), slot("in1", 0x30, 3))
+    slots = (slot("out", 0x10, 3, dtype="out_dtype", write=True), slot("in0", 0x20, 3, dtype="in0_dtype"),
+             slot("in1", 0x30, 3, dtype="in1_dtype"))
     ops = tuple(OPCODES[b] for b in (0x41, 0x51, 0x8A, 0x8E))
     return [Variant("TensorTensor", ops, body, slots)]
 
@@ -216,7 +217,8 @@ def _copy_predicated(ds: DecisionSet) -> list[Variant]:
             _dtype("dst_dtype", 0x0D, H, "wire(dst dtype)"),
             _u8("num_partitions", 0x0F, H, "active partitions (mask)"),
         ),
-        (slot("dst", 0x10, 3, conf=H), slot("src", 0x20, 3, conf=H), slot("mask", 0x30, 3, conf=H)),
+        (slot("dst", 0x10, 3, dtype="dst_dtype", write=True, conf=H), slot("src", 0x20, 3, dtype="src_dtype", conf=H),
+         slot("mask", 0x30, 3, dtype="mask_dtype", conf=H)),
     )
     scalar = Variant(
         "CopyPredicatedScalar", (OPCODES[0xE8],),
@@ -229,7 +231,7 @@ def _copy_predicated(ds: DecisionSet) -> list[Variant]:
             _dtype("dst_dtype", 0x2A, H, "wire(dst dtype)"),
             Field("scalar", 0x2B, 4, conf=H, decision="D-23", doc="the scalar's bit pattern"),
         ),
-        (slot("dst", 0x10, 3, conf=H), slot("mask", 0x30, 3, conf=H)),
+        (slot("dst", 0x10, 3, dtype="dst_dtype", write=True, conf=H), slot("mask", 0x30, 3, dtype="mask_dtype", conf=H)),
     )
     if ds["D-16"] == "one-byte":
         fill: tuple[Field, ...] = (
@@ -240,9 +242,10 @@ def _copy_predicated(ds: DecisionSet) -> list[Variant]:
             Field("fill_source", 0x27, 1, conf=D, decision="D-16", doc="0 immediate, 1 register, 2 pointer"),
             Field("fill_value", 0x3C, 4, conf=D, decision="D-16", doc="fill immediate bits or register id"),
         )
-    reduce_slots = [slot("dst", 0x18, 2, conf=H), slot("mask", 0x30, 2, conf=H)]
+    reduce_slots = [slot("dst", 0x18, 2, dtype="dst_dtype", write=True, conf=H),
+                    slot("mask", 0x30, 2, dtype="mask_dtype", conf=H)]
     if ds["D-15"] == "tensor2d-at-0x0c":
-        reduce_slots.insert(0, slot("src", 0x0C, 2, conf=D, decision="D-15"))
+        reduce_slots.insert(0, slot("src", 0x0C, 2, dtype="src_dtype", conf=D, decision="D-15"))
     reduce = Variant(
         "SelectReduce", (OPCODES[0xEA],),
         (
@@ -272,7 +275,7 @@ def _tensor_copy(ds: DecisionSet) -> list[Variant]:
             _u8("num_partitions", 0x22, H, "active partitions (src)"),
             Field("reserved_25", 0x25, 1, Kind.CONSTANT, const=0, conf=C, doc="reserved"),
         ),
-        (slot("src", 0x0C, 4), slot("dst", 0x2C, 4)),
+        (slot("src", 0x0C, 4, dtype="src_dtype"), slot("dst", 0x2C, 4, dtype="dst_dtype", write=True)),
     )]
 
 
@@ -286,7 +289,7 @@ def _memset(ds: DecisionSet) -> list[Variant]:
             _u8("num_partitions", 0x22, H, "active partitions (dst)"),
             Field("fill", 0x28, 4, conf=C, doc="fill value (raw 32 bits); 0 for Random"),
         ),
-        (slot("dst", 0x2C, 4, conf=D, decision="D-19"),),
+        (slot("dst", 0x2C, 4, dtype="dtype", write=True, conf=D, decision="D-19"),),
     )]
 
 

@@ -31,7 +31,7 @@ def lower_select(sel: Select) -> list[Instruction]:
     """The two instructions a Select lowers to (raises EncodeError on malformed operands)."""
     if len(sel.ins) != 3 or len(sel.outs) != 1:
         raise EncodeError(f"Select needs ins = [predicate, on_true, on_false] and outs = [dst]; "
-                          f"got {len(sel.ins)} input(s) and {len(sel.outs)} output(s)")
+                          f"got {len(sel.ins)} input(s) and {len(sel.outs)} output(s)", check="operands.shape")
     pred, on_true, on_false = sel.ins
     dst = sel.outs[0]
     first_sync, last_sync = split_sync(sel.sync)
@@ -39,11 +39,11 @@ def lower_select(sel: Select) -> list[Instruction]:
     if isinstance(on_false, Immediate):
         # D-17b: scalar on_false → Memset(Const) of the scalar's bit pattern in the dst dtype.
         if not isinstance(dst.dtype, Dtype):
-            raise EncodeError(f"Select dst has an unknown dtype ordinal {dst.dtype}")
+            raise EncodeError(f"Select dst has an unknown dtype ordinal {dst.dtype}", check="enum.dtype")
         try:
             constant = bit_pattern(on_false.value, dst.dtype)
         except NumericError as e:
-            raise EncodeError(f"Select on_false scalar: {e}", field="on_false", value=on_false.value) from None
+            raise EncodeError(f"Select on_false scalar: {e}", field="on_false", value=on_false.value, check="imm.value") from None
         first = Memset(f"{sel.name}", sel.engine, [], [dst],
                        {"mode": MemsetMode.Const, "constant": constant}, first_sync)
     else:

@@ -1,0 +1,153 @@
+"""Running the checks: on one bundle, on a raw stream, on a whole kernel.
+
+``check_kernel`` runs codegen in RUN_ISA_CHECKS mode over every instruction and collects every
+finding (an encoder refusal ends that instruction, not the run). ``check_stream`` decodes a raw
+stream and runs the bundle checks on every bundle, reporting undecodable bundles and a bad length
+as findings too. Nothing here raises for a rule violation; only unusable input raises.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import EncodeError, TongasmError
+from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
+from ..isa.enums import CodeGenMode
+from ..isa.fields import BUNDLE_SIZE, Format
+from ..isa.formats import build_formats
+from ..isa.targets import DEFAULT_TARGET, Target
+from ..ir.instructions import Instruction, Kernel
+from .bundle_checks import BUNDLE_CHECKS, BundleCheck, BundleView
+from .ir_checks import IR_CHECKS
+from .registry import CHECKS, CheckSet, Finding, register
+
+register("stream.length", "a stream is a whole number of 64-byte bundles", "SPEC §3.1", "stream")
+register("bundle.opcode", "the opcode byte is one tongasm has a layout for", "SPEC §4", "stream")
+register("bundle.layout", "the bytes match one layout of their opcode (valid_num, src_mode, operand_mode...)",
+         "SPEC §4", "stream")
+
+_PER_FORMAT: dict[tuple[int, bool, frozenset[str]], list[BundleCheck]] = {}
+
+
+def _checks_for(fmt: Format, checks: CheckSet) -> list[BundleCheck]:
+    key = (id(fmt), checks.pedantic, checks.disabled)
+    out = _PER_FORMAT.get(key)
+    if out is None:
+        out = _PER_FORMAT[key] = [c for c in BUNDLE_CHECKS if checks.wants(CHECKS[c.id]) and c.applies(fmt)]
+    return out
+
+
+def check_bundle(fmt: Format, fields: dict[str, int], raw: bytes, *, target: Target = DEFAULT_TARGET,
+                 decisions: DecisionSet = DEFAULT_DECISIONS, stream: str | None = None,
+                 checks: CheckSet | None = None) -> list[Finding]:
+    """All findings of the bundle checks on one decoded bundle (location left for the caller)."""
+    view = BundleView(fmt, fields, raw, target, decisions, stream)
+    out: list[Finding] = []
+    for c in _checks_for(fmt, checks or CheckSet()):
+        for f in c.fn(view):
+            f.severity = "error" if c.stage == "isa" else "error"
+            out.append(f)
+    return out
+
+
+def check_instruction(inst: Instruction, checks: CheckSet | None = None) -> list[Finding]:
+    """The IR-level findings of one instruction."""
+    cs = checks or CheckSet()
+    out: list[Finding] = []
+    for c in IR_CHECKS:
+        if isinstance(inst, c.types) and cs.wants(CHECKS[c.id]):
+            out.extend(c.fn(inst))
+    return out
+
+
+def stage_of(f: Finding) -> str:
+    c = CHECKS.get(f.check)
+    return c.stage if c is not None else "isa"
+
+
+@dataclass
+class KernelReport:
+    """Findings over a kernel, with how much was looked at."""
+
+    findings: list[Finding] = field(default_factory=list)
+    instructions: int = 0
+    bundles: int = 0
+
+    @property
+    def clean(self) -> bool:
+        return not any(f.severity == "error" for f in self.findings)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"instructions": self.instructions, "bundles": self.bundles,
+                "findings": [f.to_json() for f in self.findings]}
+
+
+def check_kernel(kernel: Kernel, *, target: str | Target | None = None, decisions: DecisionSet = DEFAULT_DECISIONS,
+                 checks: CheckSet | None = None) -> KernelReport:
+    """RUN_ISA_CHECKS over a kernel: every encoder refusal and every finding, not just the first."""
+    from ..codegen.assembler import resolve_target
+    from ..codegen.common import Context
+    from ..codegen.generator import generate
+    from ..passes import flatten, lower_item
+
+    tgt = resolve_target(kernel.arch, target)
+    ctx = Context(tgt, decisions)
+    report = KernelReport()
+    seen: set[int] = set()
+    for it in flatten(kernel):
+        report.instructions += 1
+        try:
+            items = lower_item(it)
+        except EncodeError as e:
+            e.at(it.source.name or None, it.index, it.source.opcode)
+            report.findings.append(_from_error(e))
+            continue
+        for item in items:
+            try:
+                res = generate(item, ctx, CodeGenMode.RUN_ISA_CHECKS, checks=checks)
+            except EncodeError as e:
+                report.findings.append(_from_error(e, item.part if item.parts > 1 else None))
+                continue
+            report.bundles += len(res.bundles)
+            report.findings.extend(res.findings)
+            seen.add(item.index)
+    return report
+
+
+def _from_error(e: EncodeError, bundle: int | None = None) -> Finding:
+    return Finding(e.check or "encode", e.detail, e.field, e.value, e.limit, "error", e.inst_name, e.inst_index,
+                   e.inst_opcode, bundle)
+
+
+def check_stream(data: bytes | bytearray | memoryview, *, name: str | None = None, target: Target = DEFAULT_TARGET,
+                 decisions: DecisionSet = DEFAULT_DECISIONS, checks: CheckSet | None = None,
+                 stream: str | None = None) -> list[Finding]:
+    """Check a raw bundle stream. ``name`` labels findings; ``stream`` is the engine when known."""
+    fs = build_formats(decisions)
+    label = name or stream or "stream"
+    out: list[Finding] = []
+    n = len(data)
+    if n % BUNDLE_SIZE:
+        out.append(Finding("stream.length", f"{n} bytes is not a whole number of {BUNDLE_SIZE}-byte bundles; the "
+                           f"{n % BUNDLE_SIZE} trailing bytes are not checked", "length", n,
+                           f"a multiple of {BUNDLE_SIZE}", stream=label, offset=n - n % BUNDLE_SIZE))
+    mv = memoryview(data)
+    from ..decode.bundle import why_undecodable
+
+    for off in range(0, n - n % BUNDLE_SIZE, BUNDLE_SIZE):
+        raw = bytes(mv[off:off + BUNDLE_SIZE])
+        sel = fs.select(raw[0], raw)
+        if sel is None:
+            cid = "bundle.layout" if fs.variants(raw[0]) else "bundle.opcode"
+            out.append(Finding(cid, why_undecodable(raw, fs), "opcode", raw[0], stream=label, offset=off))
+            continue
+        fmt, fields = sel
+        for f in check_bundle(fmt, fields, raw, target=target, decisions=decisions, stream=stream, checks=checks):
+            f.stream, f.offset = label, off
+            out.append(f)
+    return out
+
+
+__all__ = ["KernelReport", "check_bundle", "check_instruction", "check_kernel", "check_stream", "stage_of",
+           "TongasmError"]
