@@ -56,9 +56,30 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--census", action="store_true",
                    help="also write census.bin: a second copy of every bundle, in program order")
     a.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    a.add_argument("--warn", action="store_true",
+                   help="report ISA-check findings as warnings and write the streams anyway (for experiments)")
     _add_decisions(a)
     _add_format(a)
     a.set_defaults(func=cmd_assemble)
+
+    c = sub.add_parser("check", help="validate kernels (BIR JSON) or raw bundle streams (.bin)",
+                       description="Run every named ISA check. KERNEL.json is checked instruction by instruction "
+                                   "(RUN_ISA_CHECKS); FILE.bin is decoded and checked bundle by bundle. Exit 0 when "
+                                   "clean, 1 when any check fails, 2 for unusable input.")
+    c.add_argument("inputs", nargs="+", metavar="KERNEL.json|FILE.bin")
+    c.add_argument("--target", choices=sorted(TARGETS),
+                   help="target (kernels: overrides the arch; streams: default gen2)")
+    c.add_argument("--engine", choices=["pool", "act", "pe", "dma", "dve", "sp"],
+                   help="engine of a raw stream (default: from the file name, e.g. pool.bin)")
+    c.add_argument("--pedantic", action="store_true", help="also run the dossier-only checks (see 'tongasm checks')")
+    c.add_argument("--disable", action="append", default=[], metavar="CHECK_ID", help="skip a check (repeatable)")
+    _add_decisions(c)
+    _add_format(c)
+    c.set_defaults(func=cmd_check)
+
+    cs = sub.add_parser("checks", help="list the named checks")
+    _add_format(cs)
+    cs.set_defaults(func=cmd_checks)
 
     o = sub.add_parser("opcodes", help="print the opcode set of each instruction (COLLECT_OPCODES)")
     o.add_argument("kernel", metavar="KERNEL.json")
@@ -96,8 +117,11 @@ def cmd_assemble(args: argparse.Namespace) -> int:
 
     decisions = _decisions(args)
     kernel = read_bir(Path(args.kernel))
-    asm = assemble(kernel, target=args.target, decisions=decisions, census=args.census)
+    asm = assemble(kernel, target=args.target, decisions=decisions, census=args.census,
+                   check="warn" if args.warn else "refuse")
     asm.write(args.output)
+    for f in asm.findings:
+        sys.stderr.write(f"tongasm: warning: {f.line()}\n")
     if args.format == "json":
         _print_json(asm.manifest())
     elif not args.quiet:
@@ -173,6 +197,83 @@ def cmd_decode(args: argparse.Namespace) -> int:
     for f in failures:
         sys.stderr.write(f"tongasm: error: {args.file}: {DecodeError(f.reason, f.offset)}\n")
     return 1 if failures else 0
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' * (n != 1)}"
+
+
+def _is_kernel(path: str, head: bytes) -> bool:
+    return path.endswith(".json") or head.lstrip()[:1] == b"{"
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from .check.registry import CHECKS, CheckSet
+    from .check.runner import check_kernel, check_stream
+    from .codegen.assembler import STREAM_NAMES
+    from .ir import read_bir
+    from .isa.targets import get_target
+
+    decisions = _decisions(args)
+    unknown = [c for c in args.disable if c not in CHECKS]
+    if unknown:
+        raise UsageError(f"unknown check id(s) {', '.join(unknown)}; 'tongasm checks' lists them")
+    checks = CheckSet(pedantic=args.pedantic, disabled=frozenset(args.disable))
+    reports = []
+    for path in args.inputs:
+        try:
+            data = Path(path).read_bytes()
+        except OSError as e:
+            raise UsageError(f"cannot read {path}: {e.strerror or e}") from None
+        if _is_kernel(path, data[:64]):
+            try:
+                kernel = read_bir(data)
+                report = check_kernel(kernel, target=args.target, decisions=decisions, checks=checks)
+            except InputError as e:  # unusable input: exit 2
+                raise UsageError(f"{path}: {e}") from None
+            findings = report.findings
+            reports.append({"input": path, "kind": "kernel", "instructions": report.instructions,
+                            "bundles": report.bundles, "findings": findings})
+        else:
+            stem = Path(path).stem
+            engine = args.engine or (stem if stem in STREAM_NAMES else None)
+            findings = check_stream(data, name=Path(path).name, target=get_target(args.target or "gen2"),
+                                    decisions=decisions, checks=checks, stream=engine)
+            reports.append({"input": path, "kind": "stream", "bundles": len(data) // BUNDLE_SIZE,
+                            "findings": findings})
+    total = sum(len(r["findings"]) for r in reports)
+    if args.format == "json":
+        _print_json({"clean": total == 0, "inputs": [
+            {**{k: v for k, v in r.items() if k != "findings"}, "findings": [f.to_json() for f in r["findings"]]}
+            for r in reports]})
+    else:
+        for r in reports:
+            for f in r["findings"]:
+                print(f.line() if r["kind"] == "kernel" else f.line().replace(f"{Path(r['input']).name}+", f"{r['input']}+", 1))
+        for r in reports:
+            what = (_plural(r["instructions"], "instruction") + ", " if r["kind"] == "kernel" else "") + \
+                _plural(r["bundles"], "bundle")
+            n = len(r["findings"])
+            sys.stderr.write(f"{r['input']}: {what}: {'clean' if n == 0 else f'{n} finding' + 's' * (n != 1)}\n")
+    return 1 if total else 0
+
+
+def cmd_checks(args: argparse.Namespace) -> int:
+    from .check.registry import UNCHECKED, all_checks
+
+    checks = list(all_checks())
+    if args.format == "json":
+        _print_json({"checks": [c.to_json() for c in checks],
+                     "unchecked": [{"name": k, "why": v} for k, v in UNCHECKED.items()]})
+        return 0
+    for c in checks:
+        tags = c.stage + (", pedantic" if c.pedantic else "")
+        print(f"{c.id:<24} {c.level:<18} {tags:<14} {c.title} [{c.source}]")
+    print()
+    print("Listed but not checked (no source gives their limits):")
+    for k, v in UNCHECKED.items():
+        print(f"  {k:<26} {v}")
+    return 0
 
 
 def cmd_decisions(args: argparse.Namespace) -> int:

@@ -139,21 +139,21 @@ def _wire_dtypes(b: BundleView) -> Iterator[Finding]:
                 yield _f("enum.wire_dtype", "unknown wire dtype", f.name, v, "1..15")
 
 
-@bundle_check("enum.alu_wire", "ALU bytes are known wire values (SPEC §2.2 table or the int32 band)", "SPEC §2.2",
+@bundle_check("enum.alu", "ALU bytes are known wire values (SPEC §2.2 table or the int32 band)", "SPEC §2.2",
               applies=lambda f: any(x.enum is ALU_TABLE for x in f.fields))
 def _alu_bytes(b: BundleView) -> Iterator[Finding]:
     for f in b.fmt.fields:
         if f.enum is ALU_TABLE and b.fields[f.name] not in ALU_TABLE.names:
-            yield _f("enum.alu_wire", "unknown ALU byte (never produced on gen2/gen3)", f.name, b.fields[f.name],
+            yield _f("enum.alu", "unknown ALU byte (never produced on gen2/gen3)", f.name, b.fields[f.name],
                      "the §2.2 table, 0xC4..0xC7")
 
 
-@bundle_check("enum.acc_wire", "accumulation bytes are known wire values", "SPEC §2.3",
+@bundle_check("enum.acc", "accumulation bytes are known wire values", "SPEC §2.3",
               applies=lambda f: any(x.enum is ACC_TABLE for x in f.fields))
 def _acc_bytes(b: BundleView) -> Iterator[Finding]:
     for f in b.fmt.fields:
         if f.enum is ACC_TABLE and b.fields[f.name] not in ACC_TABLE.names:
-            yield _f("enum.acc_wire", "unknown accumulation byte", f.name, b.fields[f.name], "0..4")
+            yield _f("enum.acc", "unknown accumulation byte", f.name, b.fields[f.name], "0..4")
 
 
 # --- sync band (SPEC §3.2) -----------------------------------------------------------------------
@@ -344,12 +344,12 @@ def _geometry_bytes(b: BundleView) -> Iterator[Finding]:
                      f"0x0..{limit - 1:#x}")
 
 
-@bundle_check("desc.count_nonzero", "descriptor counts are non-zero", "SPEC §3.4", applies=_has_slots)
+@bundle_check("desc.count_range", "descriptor counts are non-zero", "SPEC §3.4", applies=_has_slots)
 def _desc_counts(b: BundleView) -> Iterator[Finding]:
     for s in b.fmt.slots.values():
         for i in range(s.ndims):
             if b.fields[f"{s.name}.num{i}"] == 0:
-                yield _f("desc.count_nonzero", "zero count in a descriptor", f"{s.name}.num{i}", 0, "1..65535")
+                yield _f("desc.count_range", "zero count in a descriptor", f"{s.name}.num{i}", 0, "1..65535")
 
 
 @bundle_check("partitions.count", "the partition-count byte is 1..128", "SPEC §3.4",
@@ -480,11 +480,11 @@ def _cp_opcode(b: BundleView) -> Iterator[Finding]:
                  "src_dtype", b.fields["src_dtype"], f"{b.fields['dst_dtype']} (the dst dtype)")
 
 
-@bundle_check("cps.imm_dtype_wire", "CopyPredicatedScalar scalar dtype equals the dst dtype (BIR217)", "D-27",
+@bundle_check("cps.imm_dtype", "CopyPredicatedScalar scalar dtype equals the dst dtype (BIR217)", "D-27",
               applies=_named(("CopyPredicatedScalar",)))
 def _cps_dtype(b: BundleView) -> Iterator[Finding]:
     if b.decisions["D-27"] == "equal" and b.fields["scalar_dtype"] != b.fields["dst_dtype"]:
-        yield _f("cps.imm_dtype_wire", "Immediate value type must match output type", "scalar_dtype",
+        yield _f("cps.imm_dtype", "Immediate value type must match output type", "scalar_dtype",
                  b.fields["scalar_dtype"], f"{b.fields['dst_dtype']} (the dst dtype)")
 
 
@@ -521,10 +521,10 @@ def _sr_acc(b: BundleView) -> Iterator[Finding]:
                  b.fields["acc"], "0, 3, 2")
 
 
-@bundle_check("sr.fill_required", "SelectReduce has a false fill (BIR210)", "SPEC §4.5", applies=_sr, stage="bir")
+@bundle_check("sr.operands", "SelectReduce has a false fill (BIR210)", "SPEC §4.5", applies=_sr, stage="bir")
 def _sr_fill_required(b: BundleView) -> Iterator[Finding]:
     if b.decisions["D-14"] == "not-reverse-pred" and not b.fields["use_fill"]:
-        yield _f("sr.fill_required", "SelectReduce needs an immediate fill (BIR210)", "use_fill", 0, "1")
+        yield _f("sr.operands", "SelectReduce needs an immediate fill (BIR210)", "use_fill", 0, "1")
 
 
 _SR_BAD_DTYPES = {0x0B, 0x08, 0x09, 0x01, 0x0C}
@@ -569,15 +569,18 @@ def _memset_count(b: BundleView) -> Iterator[Finding]:
                  b.fields["element_count"], str(want))
 
 
-@bundle_check("memset.fill_bits", "the Memset fill value fits the dtype's width; Random (0x4D) has fill 0",
-              "SPEC §4.8", applies=_ms)
+@bundle_check("memset.random_zero", "Memset Random (0x4D) has fill 0", "SPEC §4.8", applies=_ms)
+def _memset_random(b: BundleView) -> Iterator[Finding]:
+    if b.opcode == 0x4D and b.fields["fill"]:
+        yield _f("memset.random_zero", "Random mode requires fill 0", "fill", b.fields["fill"], "0")
+
+
+@bundle_check("memset.fill_width", "the Memset fill value fits the dtype's width", "SPEC §4.8", applies=_ms)
 def _memset_fill(b: BundleView) -> Iterator[Finding]:
     fill = b.fields["fill"]
-    if b.opcode == 0x4D and fill:
-        yield _f("memset.fill_bits", "Random mode requires fill 0", "fill", fill, "0")
     size = WIRE_DTYPE_ALIGN.get(b.fields["dtype"])
     if size in (1, 2) and fill >> (8 * size):
-        yield _f("memset.fill_bits", f"fill value wider than the {size}-byte dtype", "fill", fill,
+        yield _f("memset.fill_width", f"fill value wider than the {size}-byte dtype", "fill", fill,
                  f"0..{(1 << (8 * size)) - 1:#x}")
 
 
@@ -593,14 +596,14 @@ def _moveshape_counts(b: BundleView) -> Iterator[Finding]:
 _MOVE32 = {0x0A, 0x09, 0x08}
 
 
-@bundle_check("move.dtype_byte", "RegisterMove dtype: FLOAT32/UINT32/INT32 for a 32-bit move, INT32 for a 64-bit "
+@bundle_check("move.dtype", "RegisterMove dtype: FLOAT32/UINT32/INT32 for a 32-bit move, INT32 for a 64-bit "
               "move", "SPEC §4.1", applies=lambda f: f.name.startswith("RegisterMove"))
 def _move_dtype(b: BundleView) -> Iterator[Finding]:
     dt = b.fields["dtype"]
     if b.fields["valid_num"] == 2 and dt != _INT32:
-        yield _f("move.dtype_byte", "a 64-bit move writes dtype INT32", "dtype", dt, "INT32 (0x08)")
+        yield _f("move.dtype", "a 64-bit move writes dtype INT32", "dtype", dt, "INT32 (0x08)")
     if b.fields["valid_num"] == 1 and dt not in _MOVE32:
-        yield _f("move.dtype_byte", "only support fp32/uint32/int32 for REG MOVE instr", "dtype", dt,
+        yield _f("move.dtype", "only support fp32/uint32/int32 for REG MOVE instr", "dtype", dt,
                  "FLOAT32, UINT32, INT32")
 
 
@@ -624,20 +627,20 @@ def _alu_op(b: BundleView) -> Iterator[Finding]:
         yield _f("alu.valid_op", "not an ALU byte of the RegisterAlu table", "op", b.fields["op"], "SPEC §2.2 table")
 
 
-@bundle_check("alu.src1_dtype", "RegisterAlu: a 32-bit op takes src1 uint32/int32/uint64/int64; a 64-bit op uint64 "
+@bundle_check("alu.dtypes", "RegisterAlu: a 32-bit op takes src1 uint32/int32/uint64/int64; a 64-bit op uint64 "
               "only", "SPEC §4.2", applies=lambda f: _alu(f) and "src_dtype" in f.field_map)
 def _alu_dtype(b: BundleView) -> Iterator[Finding]:
     dt = b.fields["src_dtype"]
     is64 = "dst_hi" in b.fields
     allowed = {0x01} if is64 else {0x09, 0x08, 0x01, 0x0C}
     if dt not in allowed:
-        yield _f("alu.src1_dtype", f"{'64' if is64 else '32'}-bit RegisterAlu src1 dtype not allowed", "src_dtype", dt,
+        yield _f("alu.dtypes", f"{'64' if is64 else '32'}-bit RegisterAlu src1 dtype not allowed", "src_dtype", dt,
                  "UINT64" if is64 else "UINT32, INT32, UINT64, INT64")
 
 
-@bundle_check("ls.num_elem", "TensorLoad/Save element counts are non-zero", "SPEC §4.3",
+@bundle_check("ls.pairs", "TensorLoad/Save element counts are non-zero", "SPEC §4.3",
               applies=lambda f: f.name.startswith("TensorLoadSave"))
 def _ls_counts(b: BundleView) -> Iterator[Finding]:
     for n in ("num_elem0", "num_elem1"):
         if b.fields[n] == 0:
-            yield _f("ls.num_elem", "zero element count", n, 0, "1..255")
+            yield _f("ls.pairs", "zero element count", n, 0, "1..255")

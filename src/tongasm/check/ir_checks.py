@@ -52,17 +52,17 @@ def _equal_partitions(inst: Instruction) -> Iterator[Finding]:
 _ALU32 = {Dtype.uint32, Dtype.int32, Dtype.uint64, Dtype.int64}
 
 
-@ir_check("alu.operand_dtypes", "RegisterAlu: a 32-bit op takes src1 uint32/int32/uint64/int64; a 64-bit op "
+@ir_check("alu.dtypes", "RegisterAlu: a 32-bit op takes src1 uint32/int32/uint64/int64; a 64-bit op "
           "operates on uint64 only", "SPEC §4.2", (RegisterAlu,))
 def _alu_dtypes(inst: Instruction) -> Iterator[Finding]:
     assert isinstance(inst, RegisterAlu)
     if inst.attr("is_64bit"):
         for role, op in (("src1", inst.src1), ("src2", inst.src2), ("dst", inst.dst)):
             if isinstance(op, (RegisterAccess, RegisterAP)) and op.dtype != Dtype.uint64:
-                yield Finding("alu.operand_dtypes", "a 64-bit RegisterAlu operates on uint64 only", f"{role}.dtype",
+                yield Finding("alu.dtypes", "a 64-bit RegisterAlu operates on uint64 only", f"{role}.dtype",
                               getattr(op.dtype, "name", op.dtype), "uint64")
     elif isinstance(inst.src1, (RegisterAccess, RegisterAP)) and inst.src1.dtype not in _ALU32:
-        yield Finding("alu.operand_dtypes", "a 32-bit RegisterAlu takes src1 uint32, int32, uint64 or int64",
+        yield Finding("alu.dtypes", "a 32-bit RegisterAlu takes src1 uint32, int32, uint64 or int64",
                       "src1.dtype", getattr(inst.src1.dtype, "name", inst.src1.dtype), "uint32, int32, uint64, int64")
 
 

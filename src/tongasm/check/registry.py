@@ -101,8 +101,8 @@ class Finding:
 
 
 def _fmt(v: Any) -> str:
-    if isinstance(v, int) and not isinstance(v, bool) and (v > 255 or v < -255):
-        return f"{v:#x}"
+    if isinstance(v, int) and not isinstance(v, bool) and v > 255:
+        return f"{v} ({v:#x})"
     return str(v)
 
 
@@ -197,6 +197,7 @@ _ENCODE = [
     ("moveshape.rank", "MoveShape rank <= 5 (ImmPattern.size() <= SHAPE_REGISTER_SIZE + 1)", "SPEC §4.9"),
     ("moveshape.indirect", "no indirect AP in MoveShape", "SPEC §4.9"),
     ("moveshape.step_sign", "MoveShape byte steps are not negative", "SPEC §4.9"),
+    ("moveshape.counts", "MoveShape counts are at least 1", "SPEC §4.9"),
 ]
 for _id, _title, _src in _ENCODE:
     register(_id, _title, _src, "encode", stage="encode")
@@ -204,7 +205,7 @@ for _id, _title, _src in _ENCODE:
 
 def all_checks() -> Iterator[Check]:
     """Every declared check, sorted by id (importing the check modules registers theirs)."""
-    from . import bundle_checks, ir_checks  # noqa: F401  (registration side effect)
+    from . import bundle_checks, ir_checks, runner  # noqa: F401  (registration side effect)
 
     yield from sorted(CHECKS.values(), key=lambda c: c.id)
 

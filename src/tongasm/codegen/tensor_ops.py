@@ -356,5 +356,5 @@ def move_shape_bundles(inst: MoveShape, ctx: Context) -> list[BundleSpec]:
         vals[f"count{i}"] = num
         if num < 1:
             raise EncodeError(f"MoveShape: count {num} of free dim {len(free) - 1 - i} must be at least 1",
-                              field=f"count{i}", value=num, limit=">= 1", check="desc.count_range")
+                              field=f"count{i}", value=num, limit=">= 1", check="moveshape.counts")
     return [BundleSpec(ctx.formats.by_name["MoveShape"], vals)]
