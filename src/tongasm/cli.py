@@ -95,6 +95,38 @@ def build_parser() -> argparse.ArgumentParser:
     _add_format(d)
     d.set_defaults(func=cmd_decode)
 
+    dis = sub.add_parser("disasm", help="disassemble bundle streams into the text listing",
+                         description="One bundle per line: offset, bytes, mnemonic and operands. The listing "
+                                     "assembles back with 'tongasm asm' (bytes -> text -> bytes is the identity).")
+    dis.add_argument("files", nargs="+", metavar="FILE.bin")
+    dis.add_argument("--bytes", action="store_true", help="show all 64 bytes of each bundle (default: the first 16)")
+    dis.add_argument("--target", choices=sorted(TARGETS), default="gen2", help="target written in .target")
+    dis.add_argument("-o", "--output", metavar="FILE.s", help="write the listing to a file (atomically)")
+    _add_decisions(dis)
+    _add_format(dis)
+    dis.set_defaults(func=cmd_disasm)
+
+    asm = sub.add_parser("asm", help="assemble the text form into per-engine streams",
+                         description="Assemble a listing (the syntax 'tongasm disasm' prints) into DIR/<stream>.bin.")
+    asm.add_argument("source", metavar="FILE.s")
+    asm.add_argument("-o", "--output", metavar="DIR", required=True, help="output directory")
+    asm.add_argument("--target", choices=sorted(TARGETS), help="override the file's .target")
+    asm.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    _add_decisions(asm)
+    asm.set_defaults(func=cmd_asm)
+
+    ex = sub.add_parser("explain", help="explain every byte of one bundle",
+                        description="Explain one bundle field by field (offset, width, raw value, meaning, "
+                                    "confidence C/H/I/D, decision) and flag bytes no field explains. BUNDLE is 128 "
+                                    "hex digits, FILE.bin:INDEX (bundle index) or FILE.bin@OFFSET (byte offset).")
+    ex.add_argument("bundle", metavar="BUNDLE")
+    ex.add_argument("--target", choices=sorted(TARGETS), default="gen2", help="target (default gen2)")
+    ex.add_argument("--engine", choices=["pool", "act", "pe", "dma", "dve", "sp"],
+                    help="engine of the bundle (default: from the file name)")
+    _add_decisions(ex)
+    _add_format(ex)
+    ex.set_defaults(func=cmd_explain)
+
     ds = sub.add_parser("decisions", help="list the spec decisions (D-n) and their selectable readings")
     _add_format(ds)
     ds.set_defaults(func=cmd_decisions)
@@ -273,6 +305,82 @@ def cmd_checks(args: argparse.Namespace) -> int:
     print("Listed but not checked (no source gives their limits):")
     for k, v in UNCHECKED.items():
         print(f"  {k:<26} {v}")
+    return 0
+
+
+def _stream_name(path: str) -> str:
+    return Path(path).stem
+
+
+def cmd_disasm(args: argparse.Namespace) -> int:
+    from .isa.targets import get_target
+    from .text.listing import StreamInput, listing, listing_json
+
+    decisions = _decisions(args)
+    inputs = [StreamInput(_stream_name(p), _read_stream(p)) for p in args.files]
+    target = get_target(args.target)
+    if args.format == "json":
+        text = json.dumps(listing_json(inputs, decisions=decisions, target=target), indent=1) + "\n"
+    else:
+        text = "\n".join(listing(inputs, decisions=decisions, target=target, full_bytes=args.bytes)) + "\n"
+    if args.output:
+        from .util import atomic_write
+
+        atomic_write(Path(args.output), text.encode())
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_asm(args: argparse.Namespace) -> int:
+    from .codegen.assembler import write_streams
+    from .text.assembler import assemble_file
+
+    decisions = DecisionSet.parse(args.decision) if args.decision else None
+    prog = assemble_file(args.source, decisions=decisions, target=args.target)
+    write_streams(args.output, {n: bytes(d) for n, d in prog.streams.items()},
+                  {"tool": "tongasm", "version": __version__, "source": args.source, "target": prog.target.name,
+                   "decisions": prog.decisions.describe(),
+                   "streams": {n: {"file": f"{n}.bin", "bundles": len(d) // BUNDLE_SIZE}
+                               for n, d in prog.streams.items()}})
+    if not args.quiet:
+        total = sum(len(d) for d in prog.streams.values()) // BUNDLE_SIZE
+        print(f"assembled {args.source}: {_plural(total, 'bundle')} -> {args.output}/")
+        for n, d in prog.streams.items():
+            print(f"  {n + '.bin':<12} {_plural(len(d) // BUNDLE_SIZE, 'bundle')}")
+    return 0
+
+
+def _bundle_arg(spec: str) -> tuple[bytes, str | None]:
+    import re
+
+    hexs = re.sub(r"[\s_]", "", spec)
+    if re.fullmatch(r"(0x)?[0-9a-fA-F]+", hexs) and not Path(spec).exists():
+        hexs = hexs[2:] if hexs.lower().startswith("0x") else hexs
+        if len(hexs) != 2 * BUNDLE_SIZE:
+            raise InputError(f"a bundle is {BUNDLE_SIZE} bytes = {2 * BUNDLE_SIZE} hex digits; got {len(hexs)}")
+        return bytes.fromhex(hexs), None
+    m = re.fullmatch(r"(.+?)(?:[:](\d+)|@(0x[0-9a-fA-F]+|\d+))", spec)
+    if not m:
+        raise InputError(f"expected 128 hex digits, FILE.bin:INDEX or FILE.bin@OFFSET, got {spec!r}")
+    data = _read_stream(m.group(1))
+    off = int(m.group(2)) * BUNDLE_SIZE if m.group(2) is not None else int(m.group(3), 0)
+    if off % BUNDLE_SIZE or off + BUNDLE_SIZE > len(data):
+        raise InputError(f"{m.group(1)} has {len(data) // BUNDLE_SIZE} bundles; no bundle at byte offset {off:#x}")
+    return data[off:off + BUNDLE_SIZE], _stream_name(m.group(1))
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from .isa.targets import get_target
+    from .text.explain import explain_bundle, render_text
+
+    raw, stem = _bundle_arg(args.bundle)
+    engine = args.engine or (stem if stem in ("pool", "act", "pe", "dma", "dve", "sp") else None)
+    ex = explain_bundle(raw, decisions=_decisions(args), target=get_target(args.target), stream=engine)
+    if args.format == "json":
+        _print_json(ex.to_json())
+    else:
+        print(render_text(ex))
     return 0
 
 

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -20,6 +18,7 @@ from typing import Any, Callable
 from .. import __version__
 from ..check.runner import stage_of
 from ..errors import EncodeError, InputError, ValidationError
+from ..util import write_output_dir
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.enums import ENGINE_STREAM, CodeGenMode
 from ..isa.fields import BUNDLE_SIZE
@@ -108,41 +107,21 @@ class Assembly:
     def write(self, out_dir: str | os.PathLike[str]) -> list[Path]:
         """Write the streams, the census and ``manifest.json`` into ``out_dir`` atomically.
 
-        Files are written into a temporary directory beside ``out_dir`` and then moved in; stale
-        ``<engine>.bin`` files from an earlier run that this assembly did not produce are removed,
-        so the directory always matches the manifest.
+        Stale ``<engine>.bin`` files from an earlier run that this assembly did not produce are
+        removed, so the directory always matches the manifest.
         """
-        out = Path(out_dir)
-        if out.exists() and not out.is_dir():
-            raise InputError(f"output path {out} exists and is not a directory")
-        parent = out.parent if str(out.parent) else Path(".")
-        try:
-            parent.mkdir(parents=True, exist_ok=True)
-            tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=parent))
-        except OSError as e:
-            raise InputError(f"cannot create output directory {out}: {e.strerror or e}") from None
-        written: list[Path] = []
-        try:
-            files: dict[str, bytes] = {f"{n}.bin": bytes(d) for n, d in self.streams.items()}
-            if self.census is not None:
-                files[CENSUS_FILE] = bytes(self.census)
-            files[MANIFEST_FILE] = (json.dumps(self.manifest(), indent=1) + "\n").encode()
-            for fname, data in files.items():
-                with open(tmp / fname, "wb") as fh:
-                    fh.write(data)
-            out.mkdir(exist_ok=True)
-            for fname in files:
-                os.replace(tmp / fname, out / fname)
-                written.append(out / fname)
-            produced = set(files)
-            for stale in [f"{n}.bin" for n in STREAM_NAMES] + [CENSUS_FILE]:
-                if stale not in produced and (out / stale).is_file():
-                    (out / stale).unlink()
-        except OSError as e:
-            raise InputError(f"cannot write to {out}: {e.strerror or e}") from None
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-        return written
+        return write_streams(out_dir, {n: bytes(d) for n, d in self.streams.items()}, self.manifest(),
+                             census=bytes(self.census) if self.census is not None else None)
+
+
+def write_streams(out_dir: str | os.PathLike[str], streams: dict[str, bytes], manifest: dict[str, Any],
+                  census: bytes | None = None) -> list[Path]:
+    """Write ``<stream>.bin`` files, an optional census and ``manifest.json`` atomically."""
+    files: dict[str, bytes] = {f"{n}.bin": d for n, d in streams.items()}
+    if census is not None:
+        files[CENSUS_FILE] = census
+    files[MANIFEST_FILE] = (json.dumps(manifest, indent=1) + "\n").encode()
+    return write_output_dir(out_dir, files, stale=[f"{n}.bin" for n in STREAM_NAMES] + [CENSUS_FILE])
 
 
 def program(kernel: Kernel) -> list[ProgramItem]:

@@ -1,0 +1,172 @@
+"""The text assembler: the listing syntax back into per-engine bundle streams.
+
+Accepted lines (``;`` starts a comment):
+
+* ``.target gen2|gen3`` and ``.decision D-n=READING`` — must come before the first instruction;
+* ``.stream NAME`` — the following bundles go to stream NAME (``dve``, ``pool``...);
+* ``.bytes HEX`` — 64 raw bytes, copied verbatim;
+* an instruction, optionally preceded by ``OFFSET:`` and a ``|...|`` bytes column (both ignored).
+
+Errors point at the line and column: ``kernel.s:12:34: error: ...`` with the line and a caret.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import TongasmError
+from ..isa.decisions import DecisionSet
+from ..isa.fields import BUNDLE_SIZE, Format
+from ..isa.formats import FormatSet, build_formats
+from ..isa.targets import DEFAULT_TARGET, TARGETS, Target
+from .syntax import ParseError, parse_operands
+
+
+class TextSyntaxError(TongasmError):
+    """A syntax error in assembly text, at a line and column."""
+
+    def __init__(self, path: str, line: int, col: int, message: str, source: str = "") -> None:
+        self.path, self.line, self.col, self.detail = path, line, col, message
+        caret = f"\n  {source}\n  {' ' * col}^" if source else ""
+        super().__init__(f"{path}:{line}:{col + 1}: {message}{caret}")
+
+
+@dataclass
+class TextProgram:
+    """What a text file assembles to: streams in order of first appearance, target, decisions."""
+
+    streams: dict[str, bytearray] = field(default_factory=dict)
+    target: Target = DEFAULT_TARGET
+    decisions: DecisionSet = field(default_factory=DecisionSet)
+    lines: int = 0
+
+
+def mnemonic_table(fs: FormatSet) -> dict[str, tuple[int, Format]]:
+    """Lower-case mnemonic (with ``.variant`` when an opcode has several layouts) → (opcode, layout)."""
+    table: dict[str, tuple[int, Format]] = {}
+    for op, fmts in fs.by_opcode.items():
+        for fmt in fmts:
+            m = fmt.opcodes[op].lower()
+            if len(fmts) > 1:
+                m += "." + fmt.name.split(".", 1)[1].lower()
+            table[m] = (op, fmt)
+    return table
+
+
+_PREFIX = re.compile(r"^\s*(?:[0-9a-fA-F]+:\s*)?(?:\|[^|]*\|\s*)?")
+
+
+def _strip_comment(line: str) -> str:
+    depth = 0
+    for i, ch in enumerate(line):
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        elif ch in ";#" and depth == 0:
+            return line[:i]
+    return line
+
+
+def assemble_text(text: str, *, path: str = "<text>", decisions: DecisionSet | None = None,
+                  target: str | Target | None = None) -> TextProgram:
+    """Assemble listing text. ``decisions``/``target`` given here override the file's directives."""
+    prog = TextProgram()
+    file_ds: dict[str, str] = {}
+    seen_instruction = False
+    current: str | None = None
+    table: dict[str, tuple[int, Format]] | None = None
+    fs: FormatSet | None = None
+    for lineno, raw_line in enumerate(text.splitlines(), 1):
+        prog.lines = lineno
+        line = _strip_comment(raw_line).rstrip()
+        if not line.strip():
+            continue
+
+        def err(msg: str, col: int) -> TextSyntaxError:
+            return TextSyntaxError(path, lineno, col, msg, raw_line)
+
+        stripped = line.lstrip()
+        col0 = len(line) - len(stripped)
+        if stripped.startswith("."):
+            word, _, arg = stripped.partition(" ")
+            arg = arg.strip()
+            acol = col0 + (stripped.find(arg, len(word)) if arg else len(word))
+            if word == ".target":
+                if seen_instruction:
+                    raise err(".target must come before the first instruction", col0)
+                if arg not in TARGETS:
+                    raise err(f"unknown target {arg!r} (known: {', '.join(TARGETS)})", acol)
+                prog.target = TARGETS[arg]
+                continue
+            if word == ".decision":
+                if seen_instruction:
+                    raise err(".decision must come before the first instruction", col0)
+                did, eq, choice = arg.partition("=")
+                if not eq:
+                    raise err(f".decision expects D-n=READING, got {arg!r}", acol)
+                file_ds[did.strip().upper()] = choice.strip()
+                continue
+            if word == ".stream":
+                if not re.fullmatch(r"[A-Za-z0-9_.-]+", arg):
+                    raise err(f".stream needs a stream name like dve, got {arg!r}", acol)
+                current = arg
+                prog.streams.setdefault(current, bytearray())
+                continue
+            if word != ".bytes":
+                raise err(f"unknown directive {word!r} (.target, .decision, .stream, .bytes)", col0)
+        # instructions and .bytes: settle the decisions first
+        if fs is None:
+            try:
+                ds = decisions if decisions is not None else DecisionSet.of(file_ds)
+            except TongasmError as e:
+                raise err(str(e), 0) from None
+            prog.decisions = ds
+            if target is not None:
+                prog.target = target if isinstance(target, Target) else TARGETS[target]
+            fs = build_formats(ds)
+            table = mnemonic_table(fs)
+        seen_instruction = True
+        if current is None:
+            raise err("no .stream directive before the first bundle (add a line like '.stream dve')", col0)
+        m = _PREFIX.match(line)
+        body_col = m.end() if m else 0
+        body = line[body_col:]
+        if body.startswith(".bytes"):
+            hexs = re.sub(r"\s+", "", body[len(".bytes"):])
+            if not re.fullmatch(r"[0-9a-fA-F]*", hexs) or len(hexs) != 2 * BUNDLE_SIZE:
+                raise err(f".bytes needs exactly {BUNDLE_SIZE} bytes of hex ({2 * BUNDLE_SIZE} digits), "
+                          f"got {len(hexs)} digits", body_col)
+            prog.streams[current] += bytes.fromhex(hexs)
+            continue
+        word_m = re.match(r"[A-Za-z][A-Za-z0-9_.]*", body)
+        if not word_m:
+            raise err(f"expected a mnemonic, got {body.strip()[:20]!r}", body_col)
+        mnem = word_m.group(0)
+        assert table is not None
+        entry = table.get(mnem.lower())
+        if entry is None:
+            close = [k for k in table if k.split(".")[0] == mnem.lower().split(".")[0]]
+            hint = f" (this opcode has layouts: {', '.join(close)})" if close else ""
+            raise err(f"unknown mnemonic {mnem!r}{hint}", body_col)
+        opcode, fmt = entry
+        ops_col = body_col + word_m.end()
+        try:
+            bundle = parse_operands(fmt, opcode, body[word_m.end():], prog.decisions, ops_col)
+        except ParseError as e:
+            raise err(e.detail, e.col) from None
+        prog.streams[current] += bundle
+    return prog
+
+
+def assemble_file(path: str | Path, **kw: object) -> TextProgram:
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except (OSError, UnicodeDecodeError) as e:
+        from ..errors import InputError
+
+        raise InputError(f"cannot read {p}: {getattr(e, 'strerror', None) or e}") from None
+    return assemble_text(text, path=str(p), **kw)  # type: ignore[arg-type]

@@ -1,0 +1,799 @@
+"""The text form of a bundle: how its fields are written as operands, and how they are read back.
+
+One instruction is ``MNEMONIC operand, operand, ..., [wait ... / upd ...]``:
+
+* access patterns: ``sb[p0:128]+0x1000[64x4][1x512].float32`` — space (``sb``, ``psum.bN``, a register
+  ``r7``, or a raw ``addr(0x...)`` word), start partition and partition count, byte offset, the
+  free dims outermost first as ``[STEPxNUM]`` (decimal, elements), then the wire dtype;
+* registers ``r5``, register pairs ``r10:r11``; immediates ``1.5:float32`` (a ``0x`` value is the raw
+  bit pattern); enums by name (``op=add``, ``acc=ZeroAccumulate``);
+* sync ``wait sem3>=5 / upd sem4+=1`` (``sem3>=r4``, ``evt3``; ``sem4-=2``, ``sem4++``, ``sem4--``,
+  ``sem4=7``, ``evt4``);
+* any field the operands do not cover, when it differs from its default, as ``field=value``; bytes
+  that no field explains as ``@+0x3c=55aa``.
+
+The printer writes every field whose value differs from what the parser would assume, so
+bytes → text → bytes is the identity for every bundle tongasm can decode. Each format's operand
+list (its *template*) is declared once below; the field offsets come from the format tables.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from ..errors import TongasmError
+from ..isa.decisions import DecisionSet
+from ..isa.descriptors import PSUM_BANK_BYTES, addr4_psum, addr4_register, addr4_sbuf, decode_addr4
+from ..isa.enums import UPDATE_LUT, VALUELESS_UPDATES, WAIT_WIRE, UpdateMode, WaitMode, WireDtype
+from ..isa.fields import BUNDLE_SIZE, NONZERO, EnumTable, Field, Format, Slot
+from ..isa.formats import ACC_TABLE, ALU_TABLE
+
+# --- value spellings ---------------------------------------------------------------------------------
+
+DTYPE_TEXT = {w.value: w.name.lower() for w in WireDtype}
+TEXT_DTYPE = {v: k for k, v in DTYPE_TEXT.items()}
+#: BIR names a person may type; each maps to its wire tag.
+TEXT_DTYPE.update({"float8e3": 13, "float8e4": 14, "float8e5": 15, "float8_e4m3fn": 14, "float8_e5m2": 15,
+                   "float8_e3m4": 13})
+_INT_WIRE = {1: (8, False), 2: (1, True), 3: (1, False), 4: (2, True), 5: (2, False), 8: (4, True), 9: (4, False),
+             12: (8, True)}
+_FLOAT_WIRE = {6: "bfloat16", 7: "float16", 10: "float32", 11: "float32", 13: "float8_e3m4", 14: "float8_e4m3fn",
+               15: "float8_e5m2"}
+
+
+class ParseError(TongasmError):
+    """A text error at a column of the instruction (the assembler adds the file and line)."""
+
+    def __init__(self, message: str, col: int = 0) -> None:
+        self.col = col
+        self.detail = message
+        super().__init__(message)
+
+
+def dtype_text(w: int) -> str:
+    return DTYPE_TEXT.get(w, f"dt({w})")
+
+
+def parse_dtype(text: str, col: int = 0) -> int:
+    t = text.strip().lower()
+    if t in TEXT_DTYPE:
+        return TEXT_DTYPE[t]
+    m = re.fullmatch(r"dt\((\d+)\)", t)
+    if m:
+        return int(m.group(1))
+    raise ParseError(f"unknown dtype {text!r} (wire names: {', '.join(DTYPE_TEXT.values())}; or dt(N))", col)
+
+
+def parse_int(text: str, col: int = 0) -> int:
+    try:
+        return int(text.strip(), 0)
+    except ValueError:
+        raise ParseError(f"expected an integer, got {text!r}", col) from None
+
+
+def _float_from_bits(bits: int, w: int) -> float:
+    import numpy as np
+
+    from ..numeric import numpy_dtype
+    from ..isa.enums import Dtype
+
+    size = {6: 2, 7: 2, 10: 4, 11: 4, 13: 1, 14: 1, 15: 1}[w]
+    dt = numpy_dtype(Dtype[_FLOAT_WIRE[w]]) if w not in (10, 11) else np.dtype(np.float32)
+    arr = np.array([bits], dtype={1: np.uint8, 2: np.uint16, 4: np.uint32}[size]).view(dt)
+    return float(arr.astype(np.float64)[0])
+
+
+def _bits_from_float(v: float, w: int) -> int:
+    import numpy as np
+
+    from ..numeric import numpy_dtype
+    from ..isa.enums import Dtype
+
+    size = {6: 2, 7: 2, 10: 4, 11: 4, 13: 1, 14: 1, 15: 1}[w]
+    dt = numpy_dtype(Dtype[_FLOAT_WIRE[w]]) if w not in (10, 11) else np.dtype(np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        arr = np.array([v], dtype=np.float64).astype(dt)
+    return int(arr.view({1: np.uint8, 2: np.uint16, 4: np.uint32}[size])[0])
+
+
+def value_text(bits: int, w: int, width: int) -> str:
+    """An immediate's bits as ``value:dtype``; raw ``0x`` bits when the value would not read back."""
+    if w in _INT_WIRE:
+        size, signed = _INT_WIRE[w]
+        if bits < (1 << (8 * size)):
+            v = bits - (1 << (8 * size)) if signed and bits >> (8 * size - 1) else bits
+            return f"{v}:{dtype_text(w)}"
+    elif w in _FLOAT_WIRE:
+        size = {6: 2, 7: 2, 10: 4, 11: 4, 13: 1, 14: 1, 15: 1}[w]
+        if bits < (1 << (8 * size)):
+            f = _float_from_bits(bits, w)
+            if not math.isnan(f):
+                text = repr(f) if math.isfinite(f) else ("inf" if f > 0 else "-inf")
+                if _bits_from_float(float(text), w) == bits:
+                    return f"{text}:{dtype_text(w)}"
+    return f"{bits:#x}:{dtype_text(w)}"
+
+
+def parse_value(text: str, width_bits: int, col: int = 0) -> tuple[int, int]:
+    """``value:dtype`` → (bits, wire dtype). A ``0x`` value is the raw bit pattern."""
+    val, sep, dt = text.strip().rpartition(":")
+    if not sep:
+        raise ParseError(f"an immediate needs its dtype, like 1.5:float32 (got {text!r})", col)
+    w = parse_dtype(dt, col + len(val) + 1)
+    val = val.strip()
+    if re.fullmatch(r"[+-]?0[xX][0-9a-fA-F]+", val):
+        bits = int(val, 16)
+        if bits < 0:
+            raise ParseError(f"raw bits cannot be negative: {val!r}", col)
+        return bits, w
+    if w in _INT_WIRE:
+        size, signed = _INT_WIRE[w]
+        v = parse_int(val, col)
+        lo, hi = (-(1 << (8 * size - 1)), (1 << (8 * size - 1)) - 1) if signed else (0, (1 << (8 * size)) - 1)
+        if not lo <= v <= hi:
+            raise ParseError(f"{v} does not fit {dtype_text(w)} ({lo}..{hi})", col)
+        return v & ((1 << (8 * size)) - 1), w
+    if w in _FLOAT_WIRE:
+        try:
+            f = float(val)
+        except ValueError:
+            raise ParseError(f"expected a number, got {val!r}", col) from None
+        return _bits_from_float(f, w), w
+    raise ParseError(f"give a raw 0x value for dtype {dt.strip()!r}", col)
+
+
+def enum_text(table: EnumTable, v: int) -> str:
+    return table.names.get(v, f"{v:#x}")
+
+
+def parse_enum(table: EnumTable, text: str, col: int = 0) -> int:
+    t = text.strip()
+    for k, name in table.names.items():
+        if name.lower() == t.lower():
+            return k
+    if re.fullmatch(r"[+-]?(0[xX][0-9a-fA-F]+|\d+)", t):
+        return int(t, 0)
+    raise ParseError(f"unknown {table.name} {t!r} (known: {', '.join(table.names.values())}; or a number)", col)
+
+
+def reg_text(v: int) -> str:
+    return f"r{v}"
+
+
+def parse_reg(text: str, col: int = 0) -> int:
+    m = re.fullmatch(r"[rR](\d+)", text.strip())
+    if not m:
+        raise ParseError(f"expected a register like r5, got {text!r}", col)
+    return int(m.group(1))
+
+
+# --- templates ------------------------------------------------------------------------------------------
+
+@dataclass
+class Ctx:
+    """State shared by the operands of one instruction while printing or parsing."""
+
+    fmt: Format
+    decisions: DecisionSet
+    values: dict[str, int]
+    ap_counts: dict[str, tuple[int, int]] = field(default_factory=dict)  # AP name → (count, column)
+    set_by: dict[str, str] = field(default_factory=dict)
+
+
+class Operand:
+    """One ``name=value`` operand: the fields it stands for, how it prints and parses."""
+
+    name: str = ""
+    claims: tuple[str, ...] = ()
+    optional: bool = False  # left out of the text when every field it claims has its default value
+
+    def opt(self) -> "Operand":
+        self.optional = True
+        return self
+
+    def render(self, c: Ctx) -> str | None:  # None: not representable, leave the fields to key=value
+        raise NotImplementedError
+
+    def parse(self, text: str, c: Ctx, col: int) -> None:
+        raise NotImplementedError
+
+
+def _set(c: Ctx, name: str, value: int, by: str, col: int) -> None:
+    if name in c.values and c.set_by.get(name) not in (None, by) and c.values[name] != value:
+        raise ParseError(f"{by} sets {name} to {value}, but {c.set_by[name]} already set it to {c.values[name]}",
+                         col)
+    c.values[name] = value
+    c.set_by[name] = by
+
+
+class RegOp(Operand):
+    def __init__(self, name: str, fld: str) -> None:
+        self.name, self.fld, self.claims = name, fld, (fld,)
+
+    def render(self, c: Ctx) -> str:
+        return reg_text(c.values[self.fld])
+
+    def parse(self, text: str, c: Ctx, col: int) -> None:
+        _set(c, self.fld, parse_reg(text, col), self.name, col)
+
+
+class RegDtypeOp(Operand):
+    """``r1.uint32``: a register id field and a dtype field."""
+
+    def __init__(self, name: str, fld: str, dtype_fld: str) -> None:
+        self.name, self.fld, self.dt, self.claims = name, fld, dtype_fld, (fld, dtype_fld)
+
+    def render(self, c: Ctx) -> str:
+        return f"{reg_text(c.values[self.fld])}.{dtype_text(c.values[self.dt])}"
+
+    def parse(self, text: str, c: Ctx, col: int) -> None:
+        reg, dot, dt = text.strip().partition(".")
+        if not dot:
+            raise ParseError(f"{self.name} needs a dtype, like r1.uint32", col)
+        _set(c, self.fld, parse_reg(reg, col), self.name, col)
+        _set(c, self.dt, parse_dtype(dt, col), self.name, col)
+
+
+class PairOp(Operand):
+    """``r10:r11``: a lo field (and copies of it) and a hi field."""
+
+    def __init__(self, name: str, lo: Iterable[str], hi: str) -> None:
+        self.lo = tuple(lo)
+        self.name, self.hi, self.claims = name, hi, (*self.lo, hi)
+
+    def render(self, c: Ctx) -> str | None:
+        los = {c.values[f] for f in self.lo}
+        if len(los) != 1:
+            return None
+        return f"{reg_text(c.values[self.lo[0]])}:{reg_text(c.values[self.hi])}"
+
+    def parse(self, text: str, c: Ctx, col: int) -> None:
+        lo, sep, hi = text.partition(":")
+        if not sep:
+            raise ParseError(f"{self.name} needs a register pair like r10:r11", col)
+        for f in self.lo:
+            _set(c, f, parse_reg(lo, col), self.name, col)
+        _set(c, self.hi, parse_reg(hi, col + len(lo) + 1), self.name, col)
+
+
+class EnumOp(Operand):
+    def __init__(self, name: str, fld: str, table: EnumTable) -> None:
+        self.name, self.fld, self.table, self.claims = name, fld, table, (fld,)
+
+    def render(self, c: Ctx) -> str:
+        return enum_text(self.table, c.values[self.fld])
+
+    def parse(self, text: str, c: Ctx, col: int) -> None:
+        _set(c, self.fld, parse_enum(self.table, text, col), self.name, col)
+
+
+class DtypeOp(Operand):
+    def __init__(self, name: str, fld: str) -> None:
+        self.name, self.fld, self.claims = name, fld, (fld,)
+
+    def render(self, c: Ctx) -> str:
+        return dtype_text(c.values[self.fld])
+
+    def parse(self, text: str, c: Ctx, col: int) -> None:
+        _set(c, self.fld, parse_dtype(text, col), self.name, col)
+
+
+class ImmOp(Operand):
+    """``1.5:float32``: an immediate field and the dtype field that gives its type (if any)."""
+
+    def __init__(self, name: str, fld: str, dtype_fld: str | None, fixed_dtype: int | None = None,
+                 claim_dtype: bool = True) -> None:
+        self.name, self.fld, self.dt, self.fixed, self.claim_dt = name, fld, dtype_fld, fixed_dtype, claim_dtype
+        self.claims = (fld,) + ((dtype_fld,) if dtype_fld and claim_dtype else ())
+
+    def _width(self, c: Ctx) -> int:
+        return c.fmt.field_map[self.fld].nbits
+
+    def render(self, c: Ctx) -> str:
+        w = c.values[self.dt] if self.dt else (self.fixed or 0)
+        return value_text(c.values[self.fld], w, self._width(c))
+
+    def parse(self, text: str, c: Ctx, col: int) -> None:
+        bits, w = parse_value(text, self._width(c), col)
+        _set(c, self.fld, bits, self.name, col)
+        if self.dt and self.claim_dt:
+            _set(c, self.dt, w, self.name, col)
+
+
+class ApOp(Operand):
+    """An access pattern: the descriptor slot, its dtype field and (for one AP) the partition count."""
+
+    def __init__(self, slot: Slot, parts_here: bool) -> None:
+        self.slot = slot
+        self.name = slot.name
+        self.parts_here = parts_here
+        fields = [f"{slot.name}.addr"] + [f"{slot.name}.{k}{i}" for i in range(slot.ndims) for k in ("step", "num")]
+        if slot.dtype_field:
+            fields.append(slot.dtype_field)
+        if parts_here:
+            fields.append("num_partitions")
+        self.claims = tuple(fields)
+
+    def _dims(self, c: Ctx) -> list[tuple[int, int]]:
+        s = self.slot
+        slots = [(c.values[f"{s.name}.step{i}"], c.values[f"{s.name}.num{i}"]) for i in range(s.ndims)]
+        while slots and slots[-1] == (1, 1):
+            slots.pop()
+        # D-6: slots hold free dims innermost first; print outermost first.
+        return slots[::-1] if c.decisions["D-6"] == "innermost-first" else slots
+
+    def render(self, c: Ctx) -> str:
+        s = self.slot
+        word = c.values[f"{s.name}.addr"]
+        count = c.values.get("num_partitions", 0)
+        a = decode_addr4(word)
+        if a.indirect or a.active or a.space == "invalid":
+            base = f"addr({word:#010x})[:{count}]"
+        elif a.space == "register":
+            base = f"{reg_text(a.register or 0)}[:{count}]"
+        elif a.space == "sbuf":
+            base = f"sb[p{a.partition}:{count}]" + (f"+{a.byte:#x}" if a.byte else "")
+        else:
+            bank, off = divmod(a.byte or 0, PSUM_BANK_BYTES)
+            base = f"psum.b{bank}[p{a.partition}:{count}]" + (f"+{off:#x}" if off else "")
+        dims = "".join(f"[{st}x{n}]" for st, n in self._dims(c))
+        dt = f".{dtype_text(c.values[s.dtype_field])}" if s.dtype_field else ""
+        return base + dims + dt
+
+    _RE = re.compile(r"""^(?P<base>sb|psum\.b(?P<bank>\d+)|[rR](?P<reg>\d+)|addr\((?P<word>0[xX][0-9a-fA-F]+)\))
+                        \[(?:p(?P<part>\d+))?:(?P<count>\d+)\]
+                        (?:\+(?P<off>0[xX][0-9a-fA-F]+|\d+))?
+                        (?P<dims>(?:\[-?\d+x\d+\])*)
+                        (?:\.(?P<dtype>[A-Za-z0-9_()]+))?$""", re.X)
+
+    def parse(self, text: str, c: Ctx, col: int) -> None:
+        s = self.slot
+        m = self._RE.match(text.strip())
+        if not m:
+            raise ParseError(f"{s.name}: not an access pattern: {text.strip()!r} (like sb[p0:128]+0x100[1x512].float32, "
+                             "psum.b2[p0:64][1x64].float32, r7[:128][1x512].float32)", col)
+        base, part, off = m.group("base"), m.group("part"), int(m.group("off") or "0", 0)
+        count = int(m.group("count"))
+        if base == "sb" or base.startswith("psum"):
+            if part is None:
+                raise ParseError(f"{s.name}: give the start partition, like sb[p0:128]", col)
+            p = int(part)
+            if base == "sb":
+                if p > 127 or off >= 1 << 18:
+                    raise ParseError(f"{s.name}: SBUF partition {p} / byte {off:#x} do not fit an ADDR4 word", col)
+                word = addr4_sbuf(p, off)
+            else:
+                bank = int(m.group("bank"))
+                byte = bank * PSUM_BANK_BYTES + off
+                if p > 127 or byte >= 1 << 15 or off >= PSUM_BANK_BYTES:
+                    raise ParseError(f"{s.name}: PSUM partition {p} / bank {bank} / byte {off:#x} do not fit an "
+                                     "ADDR4 word", col)
+                word = addr4_psum(p, byte)
+        else:
+            if part is not None or off:
+                raise ParseError(f"{s.name}: a register or raw address takes only the partition count, like r7[:128]",
+                                 col)
+            word = addr4_register(int(m.group("reg"))) if m.group("reg") is not None else int(m.group("word"), 16)
+        _set(c, f"{s.name}.addr", word, s.name, col)
+        dims = [(int(a), int(b)) for a, b in re.findall(r"\[(-?\d+)x(\d+)\]", m.group("dims") or "")]
+        if len(dims) > s.ndims:
+            raise ParseError(f"{s.name}: {len(dims)} free dims, but a {s.type_name} holds {s.ndims}", col)
+        slots = dims[::-1] if c.decisions["D-6"] == "innermost-first" else dims
+        slots += [(1, 1)] * (s.ndims - len(slots))
+        for i, (st, n) in enumerate(slots):
+            _set(c, f"{s.name}.step{i}", st, s.name, col)
+            _set(c, f"{s.name}.num{i}", n, s.name, col)
+        if s.dtype_field:
+            if not m.group("dtype"):
+                raise ParseError(f"{s.name}: the access pattern needs its dtype, like .float32", col)
+            _set(c, s.dtype_field, parse_dtype(m.group("dtype"), col), s.name, col)
+        c.ap_counts[s.name] = (count, col)
+        if self.parts_here:
+            _set(c, "num_partitions", count, s.name, col)
+
+
+class M2dOp(Operand):
+    """TensorLoad/Save memory pattern: ``[STEP1xNUM1][STEP0xNUM0].dtype`` (outer pair first)."""
+
+    name = "m2d"
+    claims = ("step_elem1", "num_elem1", "step_elem0", "num_elem0", "dtype")
+
+    def render(self, c: Ctx) -> str:
+        v = c.values
+        return (f"[{v['step_elem1']}x{v['num_elem1']}][{v['step_elem0']}x{v['num_elem0']}]"
+                f".{dtype_text(v['dtype'])}")
+
+    def parse(self, text: str, c: Ctx, col: int) -> None:
+        m = re.fullmatch(r"\[(\d+)x(\d+)\]\[(\d+)x(\d+)\]\.([A-Za-z0-9_()]+)", text.strip())
+        if not m:
+            raise ParseError(f"m2d: expected [STEP1xNUM1][STEP0xNUM0].dtype, got {text.strip()!r}", col)
+        for f, g in zip(("step_elem1", "num_elem1", "step_elem0", "num_elem0"), m.groups()[:4]):
+            _set(c, f, int(g), "m2d", col)
+        _set(c, "dtype", parse_dtype(m.group(5), col), "m2d", col)
+
+
+class VarOp(Operand):
+    """``var=7+0x8``: DRAM variable id and byte offset (D-8)."""
+
+    name = "var"
+    claims = ("var_id", "var_offset")
+
+    def render(self, c: Ctx) -> str:
+        return f"{c.values['var_id']}+{c.values['var_offset']:#x}"
+
+    def parse(self, text: str, c: Ctx, col: int) -> None:
+        vid, sep, off = text.strip().partition("+")
+        _set(c, "var_id", parse_int(vid, col), "var", col)
+        _set(c, "var_offset", parse_int(off, col) if sep else 0, "var", col)
+
+
+class ShapeOp(Operand):
+    """MoveShape: ``[STEPxCOUNT]`` x4 outermost first, byte steps (all four dims written)."""
+
+    name = "shape"
+    claims = tuple(f"{k}{i}" for i in range(4) for k in ("step", "count"))
+
+    def render(self, c: Ctx) -> str:
+        return "".join(f"[{c.values[f'step{i}']}x{c.values[f'count{i}']}]" for i in reversed(range(4)))
+
+    def parse(self, text: str, c: Ctx, col: int) -> None:
+        dims = re.findall(r"\[(\d+)x(\d+)\]", text)
+        if len(dims) != 4 or "".join(f"[{a}x{b}]" for a, b in dims) != text.strip():
+            raise ParseError("shape: expected four [STEPxCOUNT] dims, outermost first", col)
+        for i, (st, n) in zip(reversed(range(4)), dims):
+            _set(c, f"step{i}", int(st), "shape", col)
+            _set(c, f"count{i}", int(n), "shape", col)
+
+
+@dataclass
+class Template:
+    """The operands of one format, and the defaults the parser assumes for fields left out."""
+
+    operands: list[Operand]
+    derived: dict[str, Callable[[dict[str, int]], int]] = field(default_factory=dict)
+
+    def by_name(self) -> dict[str, Operand]:
+        return {o.name: o for o in self.operands}
+
+
+def _aps(fmt: Format, parts: str) -> list[Operand]:
+    return [ApOp(s, s.name == parts) for s in fmt.slots.values()]
+
+
+def _product(prefix: str, n: int) -> Callable[[dict[str, int]], int]:
+    return lambda v: math.prod(v.get(f"{prefix}.num{i}", 1) for i in range(n))
+
+
+def template_for(fmt: Format) -> Template:
+    """The operand list of a format (declared here once per format family)."""
+    base = fmt.name.split(".")[0]
+    fm = fmt.field_map
+    if base == "TensorTensor":
+        return Template([EnumOp("op", "op", ALU_TABLE), *_aps(fmt, "in0")])
+    if base == "CopyPredicated":
+        return Template(_aps(fmt, "mask"))
+    if base == "CopyPredicatedScalar":
+        return Template([*_aps(fmt, "dst"), ImmOp("scalar", "scalar", "scalar_dtype"),
+                         Operand_int("polarity", "polarity").opt()])
+    if base == "SelectReduce":
+        ops: list[Operand] = [EnumOp("op", "reduce_op", ALU_TABLE), *_aps(fmt, "mask"),
+                              EnumOp("acc", "acc", ACC_TABLE).opt(), Operand_int("use_fill", "use_fill").opt(),
+                              DtypeOp("fill_dtype", "fill_dtype").opt()]
+        if "fill" in fm:
+            ops.append(Operand_int("fill", "fill", hexa=True).opt())
+        else:
+            ops += [Operand_int("fill_source", "fill_source").opt(),
+                    Operand_int("fill_value", "fill_value", hexa=True).opt()]
+        return Template(ops)
+    if base == "TensorCopy":
+        return Template(_aps(fmt, "src"))
+    if base == "Memset":
+        return Template([*_aps(fmt, "dst"), ImmOp("fill", "fill", "dtype", claim_dtype=False)],
+                        {"element_count": _product("dst", fmt.slots["dst"].ndims)})
+    if base == "MoveShape":
+        return Template([Operand_int("is_output", "is_output").opt(), ShapeOp()])
+    if base == "RegisterMove":
+        if fmt.name.endswith(".reg"):
+            return Template([RegOp("dst", "dst"), RegOp("src", "src"), DtypeOp("dtype", "dtype")])
+        if fmt.name.endswith(".imm64"):
+            return Template([PairOp("dst", ["dst"], "dst_hi"), ImmOp("imm", "imm", None, fixed_dtype=12)],
+                            {"dtype": lambda v: 0x08})
+        return Template([RegOp("dst", "dst"), ImmOp("imm", "imm", "dtype")])
+    if base == "RegisterAlu":
+        ops = [EnumOp("op", "op", ALU_TABLE)]
+        if "dst_hi" in fm:
+            ops.append(PairOp("dst", ["dst", "dst_lo"], "dst_hi"))
+        else:
+            ops.append(RegOp("dst", "dst"))
+        ops.append(RegOp("src1", "src1"))
+        if "src2" in fm:
+            ops.append(RegOp("src2", "src2"))
+        if "imm" in fm:
+            ops.append(ImmOp("imm", "imm", "src_dtype"))
+            ops.append(DtypeOp("dst_dtype", "dst_dtype"))
+        elif "src_dtype" in fm:  # D-7 alternative: dtype bytes on the register path too
+            ops += [DtypeOp("src_dtype", "src_dtype"), DtypeOp("dst_dtype", "dst_dtype")]
+        return Template(ops)
+    if base == "TensorLoadSave":
+        ops = [RegOp("data", "data_reg"), M2dOp()]
+        if "var_id" in fm:
+            ops.insert(1, VarOp())
+        else:
+            ops.insert(1, RegOp("addr", "addr_reg"))
+            ops.insert(2, RegOp("offset", "offset_reg").opt() if "offset_reg" in fm else RegOp("addr_hi", "addr_reg_hi"))
+        ops.append(RegOp("hi_or_offset", "data_hi_or_offset").opt())
+        return Template(ops)
+    return Template([])
+
+
+class Operand_int(Operand):  # noqa: N801  (a plain integer field under its own name)
+    def __init__(self, name: str, fld: str, hexa: bool = False) -> None:
+        self.name, self.fld, self.hexa, self.claims = name, fld, hexa, (fld,)
+
+    def render(self, c: Ctx) -> str:
+        v = c.values[self.fld]
+        return f"{v:#x}" if self.hexa else str(v)
+
+    def parse(self, text: str, c: Ctx, col: int) -> None:
+        _set(c, self.fld, parse_int(text, col), self.name, col)
+
+
+# --- sync clause -------------------------------------------------------------------------------------
+
+_WAIT_BY_WIRE = {w: m for m, w in WAIT_WIRE.items()}
+
+
+def _update_by_wire(ds: DecisionSet) -> dict[int, UpdateMode]:
+    if ds["D-2"] == "lut":
+        return {w: m for m, w in UPDATE_LUT.items()}
+    return {m.value: m for m in UpdateMode}
+
+
+def _update_wire(ds: DecisionSet, m: UpdateMode) -> int:
+    return UPDATE_LUT[m] if ds["D-2"] == "lut" else int(m)
+
+
+def render_sync(v: dict[str, int], ds: DecisionSet) -> tuple[str | None, set[str]]:
+    """The ``wait ... / upd ...`` clause and the fields it claims (unknown bytes are left over)."""
+    parts, claimed = [], set()
+    value = v["sync_value"]
+    wm, wi = v["wait_mode"], v["wait_idx"]
+    value_claimed = False
+    if wm == 0:
+        if wi == 0:
+            claimed |= {"wait_mode", "wait_idx"}
+    elif wm in _WAIT_BY_WIRE:
+        mode = _WAIT_BY_WIRE[wm]
+        claimed |= {"wait_mode", "wait_idx"}
+        if mode == WaitMode.evt_set_clear:
+            parts.append(f"wait evt{wi}")
+        elif mode == WaitMode.sem_ge_imm:
+            parts.append(f"wait sem{wi}>={value}")
+            value_claimed = True
+        else:
+            parts.append(f"wait sem{wi}>=r{value}")
+            value_claimed = True
+    um, ui = v["update_mode"], v["update_idx"]
+    ubw = _update_by_wire(ds)
+    if um == 0 and ui == 0:
+        claimed |= {"update_mode", "update_idx"}
+    elif um in ubw:
+        mode = ubw[um]
+        claimed |= {"update_mode", "update_idx"}
+        sym = {UpdateMode.sem_add_imm: "+=", UpdateMode.sem_sub_imm: "-=", UpdateMode.sem_wr_imm: "="}
+        if mode in VALUELESS_UPDATES:
+            parts.append(f"upd sem{ui}{'++' if mode == UpdateMode.sem_inc else '--'}")
+        elif mode == UpdateMode.evt_set:
+            parts.append(f"upd evt{ui}" + (f"={value}" if value else ""))
+            value_claimed = True
+        else:
+            parts.append(f"upd sem{ui}{sym[mode]}{value}")
+            value_claimed = True
+    if value_claimed or value == 0:
+        claimed.add("sync_value")
+    return (" / ".join(parts) or None), claimed
+
+
+_WAIT_RE = re.compile(r"^(?:evt(?P<evt>\d+)|sem(?P<sem>\d+)>=(?:(?P<reg>[rR]\d+)|(?P<val>0[xX][0-9a-fA-F]+|\d+)))$")
+_UPD_RE = re.compile(r"^(?:evt(?P<evt>\d+)(?:=(?P<evtval>0[xX][0-9a-fA-F]+|\d+))?|"
+                     r"sem(?P<sem>\d+)(?P<op>\+\+|--|\+=|-=|=)(?P<val>0[xX][0-9a-fA-F]+|\d+)?)$")
+
+
+def parse_sync(text: str, c: Ctx, col: int) -> None:
+    """Parse ``wait ... / upd ...`` into the sync band fields."""
+    ds = c.decisions
+    for part in text.split("/"):
+        p = part.strip()
+        pcol = col + text.find(part)
+        kw, _, rest = p.partition(" ")
+        rest = rest.replace(" ", "")
+        if kw == "wait":
+            m = _WAIT_RE.match(rest)
+            if not m:
+                raise ParseError(f"bad wait {rest!r} (like sem3>=5, sem3>=r4, evt3)", pcol)
+            if m.group("evt") is not None:
+                _set(c, "wait_mode", WAIT_WIRE[WaitMode.evt_set_clear], "wait", pcol)
+                _set(c, "wait_idx", int(m.group("evt")), "wait", pcol)
+            else:
+                _set(c, "wait_idx", int(m.group("sem")), "wait", pcol)
+                if m.group("reg"):
+                    _set(c, "wait_mode", WAIT_WIRE[WaitMode.sem_ge_reg], "wait", pcol)
+                    _set_shared(c, parse_reg(m.group("reg"), pcol), pcol)
+                else:
+                    _set(c, "wait_mode", WAIT_WIRE[WaitMode.sem_ge_imm], "wait", pcol)
+                    _set_shared(c, int(m.group("val"), 0), pcol)
+        elif kw == "upd":
+            m = _UPD_RE.match(rest)
+            if not m:
+                raise ParseError(f"bad update {rest!r} (like sem4+=1, sem4-=2, sem4++, sem4--, sem4=7, evt4)", pcol)
+            if m.group("evt") is not None:
+                _set(c, "update_mode", _update_wire(ds, UpdateMode.evt_set), "upd", pcol)
+                _set(c, "update_idx", int(m.group("evt")), "upd", pcol)
+                if m.group("evtval"):
+                    _set_shared(c, int(m.group("evtval"), 0), pcol)
+            else:
+                op, val = m.group("op"), m.group("val")
+                mode = {"++": UpdateMode.sem_inc, "--": UpdateMode.sem_dec, "+=": UpdateMode.sem_add_imm,
+                        "-=": UpdateMode.sem_sub_imm, "=": UpdateMode.sem_wr_imm}[op]
+                if (mode in VALUELESS_UPDATES) != (val is None):
+                    raise ParseError(f"bad update {rest!r}: ++/-- take no value, +=, -= and = need one", pcol)
+                _set(c, "update_mode", _update_wire(ds, mode), "upd", pcol)
+                _set(c, "update_idx", int(m.group("sem")), "upd", pcol)
+                if val is not None:
+                    _set_shared(c, int(val, 0), pcol)
+        else:
+            raise ParseError(f"expected 'wait ...' or 'upd ...', got {p!r}", pcol)
+
+
+def _set_shared(c: Ctx, value: int, col: int) -> None:
+    if "sync_value" in c.values and c.values["sync_value"] != value:
+        raise ParseError(f"the wait and the update share one value dword (+0x08): {c.values['sync_value']} vs {value}",
+                         col)
+    c.values["sync_value"] = value
+    c.set_by["sync_value"] = "sync"
+
+
+# --- printing and parsing one instruction ------------------------------------------------------------------
+
+def default_value(fmt: Format, f: Field, values: dict[str, int], tpl: Template) -> int:
+    """What the parser assumes for a field the text leaves out."""
+    if f.const is not None:
+        return f.const
+    m = fmt.match.get(f.name)
+    if isinstance(m, int) and m is not NONZERO:
+        return m
+    if f.name in tpl.derived:
+        return tpl.derived[f.name](values)
+    return 0
+
+
+def generic_text(f: Field, v: int) -> str:
+    if f.enum is not None and v in f.enum.names:
+        return f"{f.name}={f.enum.names[v]}"
+    return f"{f.name}={v:#x}" if v > 9 else f"{f.name}={v}"
+
+
+def render(fmt: Format, fields: dict[str, int], raw: bytes, ds: DecisionSet, mnemonic: str) -> str:
+    """The text of one decoded bundle (mnemonic and operands)."""
+    tpl = template_for(fmt)
+    c = Ctx(fmt, ds, dict(fields))
+    items: list[str] = []
+    claimed: set[str] = {"opcode"}
+    for op in tpl.operands:
+        if op.optional and all(fields[f] == default_value(fmt, fmt.field_map[f], fields, tpl) for f in op.claims):
+            claimed.update(op.claims)
+            continue
+        text = op.render(c)
+        if text is None:
+            continue
+        items.append(f"{op.name}={text}")
+        claimed.update(op.claims)
+    # fields that match the parser's default need not be written (and claimed ones are written)
+    for f in fmt.fields:
+        if f.name in claimed or f.name in ("wait_mode", "wait_idx", "update_mode", "update_idx", "sync_value"):
+            continue
+        v = fields[f.name]
+        if v != default_value(fmt, f, fields, tpl):
+            items.append(generic_text(f, v))
+    if "wait_mode" in fmt.field_map:
+        sync, sync_claimed = render_sync(fields, ds)
+        for name in ("wait_mode", "wait_idx", "update_mode", "update_idx", "sync_value"):
+            if name not in sync_claimed:
+                items.append(generic_text(fmt.field_map[name], fields[name]))
+        if sync:
+            items.append(sync)
+    items.extend(patch_text(fmt, raw))
+    return mnemonic + (" " + ", ".join(items) if items else "")
+
+
+def patch_text(fmt: Format, raw: bytes) -> list[str]:
+    """``@+0xNN=hex`` for runs of bytes with bits no field explains."""
+    mask = fmt.covered_mask()
+    out, i = [], 0
+    while i < BUNDLE_SIZE:
+        if raw[i] & ~mask[i] & 0xFF:
+            j = i
+            while j + 1 < BUNDLE_SIZE and raw[j + 1] & ~mask[j + 1] & 0xFF:
+                j += 1
+            out.append(f"@+{i:#04x}={bytes(raw[k] & ~mask[k] & 0xFF for k in range(i, j + 1)).hex()}")
+            i = j + 1
+        else:
+            i += 1
+    return out
+
+
+def split_operands(text: str) -> list[tuple[str, int]]:
+    """Split on top-level commas (not inside brackets or parentheses); keep each item's column."""
+    items, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            items.append((text[start:i], start))
+            start = i + 1
+    items.append((text[start:], start))
+    out = []
+    for item, col in items:
+        lead = len(item) - len(item.lstrip())
+        if item.strip():
+            out.append((item.strip(), col + lead))
+    return out
+
+
+def parse_operands(fmt: Format, opcode: int, text: str, ds: DecisionSet, col0: int) -> bytes:
+    """Operands (after the mnemonic) → the 64 bytes of the bundle."""
+    tpl = template_for(fmt)
+    named = tpl.by_name()
+    c = Ctx(fmt, ds, {"opcode": opcode})
+    patches: list[tuple[int, bytes, int]] = []
+    for item, col in split_operands(text):
+        col += col0
+        if item.startswith(("wait ", "upd ", "wait\t", "upd\t")):
+            parse_sync(item, c, col)
+            continue
+        if item.startswith("@+"):
+            m = re.fullmatch(r"@\+(0[xX][0-9a-fA-F]+|\d+)=([0-9a-fA-F]+)", item)
+            if not m or len(m.group(2)) % 2:
+                raise ParseError(f"bad raw patch {item!r} (like @+0x3c=55aa)", col)
+            off, data = int(m.group(1), 0), bytes.fromhex(m.group(2))
+            if off + len(data) > BUNDLE_SIZE:
+                raise ParseError(f"raw patch {item!r} runs past the 64-byte bundle", col)
+            patches.append((off, data, col))
+            continue
+        name, eq, value = item.partition("=")
+        name = name.strip()
+        if not eq:
+            raise ParseError(f"expected name=value, 'wait ...' or 'upd ...', got {item!r}", col)
+        vcol = col + item.index("=") + 1 + (len(value) - len(value.lstrip()))
+        if name in named:
+            named[name].parse(value, c, vcol)
+        elif name in fmt.field_map:
+            f = fmt.field_map[name]
+            v = parse_enum(f.enum, value, vcol) if f.enum is not None else parse_int(value, vcol)
+            _set(c, name, v, name, vcol)
+        else:
+            known = ", ".join(list(named) + [f.name for f in fmt.fields if f.name != "opcode"])
+            raise ParseError(f"{fmt.name} has no operand {name!r} (known: {known})", col)
+    parts = c.values.get("num_partitions")
+    for ap, (count, col) in c.ap_counts.items():
+        if parts is not None and count != parts:
+            raise ParseError(f"{ap}: partition count {count} differs from {parts}; the bundle has one partition-count "
+                             "byte (num_partitions)", col)
+    values = dict(c.values)
+    for f in fmt.fields:
+        if f.name not in values:
+            values[f.name] = default_value(fmt, f, values, tpl)
+    try:
+        raw = bytearray(fmt.encode(values))
+    except TongasmError as e:
+        raise ParseError(str(e), col0) from None
+    for off, data, _col in patches:
+        for k, b in enumerate(data):
+            raw[off + k] |= b
+    return bytes(raw)
+
