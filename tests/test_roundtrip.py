@@ -15,42 +15,15 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from conftest import ap, inst, kernel, loc
+from strategies import ALL_FORMATS, format_and_values
 from tongasm.codegen import assemble
 from tongasm.decode import decode_bundle
 from tongasm.errors import FieldRangeError
-from tongasm.isa import DECISIONS, DecisionSet, build_formats
-from tongasm.isa.fields import NONZERO, Format
+from tongasm.isa import DecisionSet, build_formats
 from tongasm.ir import read_bir, write_bir
 from tongasm.ir.bir_json import kernel_to_json
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-
-DECISION_SETS = [DecisionSet()] + [DecisionSet.of({d.id: c}) for d in DECISIONS.values() for c in d.choices[1:]]
-ALL_FORMATS = [(ds, fmt, op) for ds in DECISION_SETS for fmt in build_formats(ds) for op in fmt.opcodes]
-
-
-@st.composite
-def field_values(draw, fmt: Format, opcode: int) -> dict[str, int]:
-    vals: dict[str, int] = {}
-    for f in fmt.fields:
-        if f.name == "opcode":
-            vals[f.name] = opcode
-        elif f.const is not None:
-            vals[f.name] = f.const
-        elif f.name in fmt.match:
-            exp = fmt.match[f.name]
-            vals[f.name] = draw(st.integers(1, f.hi)) if exp is NONZERO else (
-                draw(st.sampled_from(sorted(exp))) if isinstance(exp, frozenset) else exp)
-        else:
-            vals[f.name] = draw(st.integers(f.lo, f.hi))
-    return vals
-
-
-@st.composite
-def format_and_values(draw):
-    ds, fmt, op = draw(st.sampled_from(ALL_FORMATS))
-    return ds, fmt, draw(field_values(fmt, op))
-
 
 @settings(max_examples=400, deadline=None)
 @given(format_and_values())

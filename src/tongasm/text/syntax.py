@@ -181,6 +181,7 @@ class Ctx:
     values: dict[str, int]
     ap_counts: dict[str, tuple[int, int]] = field(default_factory=dict)  # AP name → (count, column)
     set_by: dict[str, str] = field(default_factory=dict)
+    cols: dict[str, int] = field(default_factory=dict)  # field → column of the text that set it
 
 
 class Operand:
@@ -207,6 +208,7 @@ def _set(c: Ctx, name: str, value: int, by: str, col: int) -> None:
                          col)
     c.values[name] = value
     c.set_by[name] = by
+    c.cols[name] = col
 
 
 class RegOp(Operand):
@@ -244,10 +246,7 @@ class PairOp(Operand):
         self.lo = tuple(lo)
         self.name, self.hi, self.claims = name, hi, (*self.lo, hi)
 
-    def render(self, c: Ctx) -> str | None:
-        los = {c.values[f] for f in self.lo}
-        if len(los) != 1:
-            return None
+    def render(self, c: Ctx) -> str:
         return f"{reg_text(c.values[self.lo[0]])}:{reg_text(c.values[self.hi])}"
 
     def parse(self, text: str, c: Ctx, col: int) -> None:
@@ -422,7 +421,8 @@ class VarOp(Operand):
     claims = ("var_id", "var_offset")
 
     def render(self, c: Ctx) -> str:
-        return f"{c.values['var_id']}+{c.values['var_offset']:#x}"
+        off = c.values["var_offset"]
+        return f"{c.values['var_id']}" + (f"+{off:#x}" if off else "")
 
     def parse(self, text: str, c: Ctx, col: int) -> None:
         vid, sep, off = text.strip().partition("+")
@@ -504,8 +504,10 @@ def template_for(fmt: Format) -> Template:
         return Template([RegOp("dst", "dst"), ImmOp("imm", "imm", "dtype")])
     if base == "RegisterAlu":
         ops = [EnumOp("op", "op", ALU_TABLE)]
+        derived: dict[str, Callable[[dict[str, int]], int]] = {}
         if "dst_hi" in fm:
-            ops.append(PairOp("dst", ["dst", "dst_lo"], "dst_hi"))
+            ops.append(PairOp("dst", ["dst"], "dst_hi"))
+            derived["dst_lo"] = lambda v: v.get("dst", 0)  # the pair's lo repeats dst
         else:
             ops.append(RegOp("dst", "dst"))
         ops.append(RegOp("src1", "src1"))
@@ -516,7 +518,7 @@ def template_for(fmt: Format) -> Template:
             ops.append(DtypeOp("dst_dtype", "dst_dtype"))
         elif "src_dtype" in fm:  # D-7 alternative: dtype bytes on the register path too
             ops += [DtypeOp("src_dtype", "src_dtype"), DtypeOp("dst_dtype", "dst_dtype")]
-        return Template(ops)
+        return Template(ops, derived)
     if base == "TensorLoadSave":
         ops = [RegOp("data", "data_reg"), M2dOp()]
         if "var_id" in fm:
@@ -607,7 +609,7 @@ def parse_sync(text: str, c: Ctx, col: int) -> None:
     ds = c.decisions
     for part in text.split("/"):
         p = part.strip()
-        pcol = col + text.find(part)
+        pcol = col + text.find(part) + (len(part) - len(part.lstrip()))
         kw, _, rest = p.partition(" ")
         rest = rest.replace(" ", "")
         if kw == "wait":
@@ -791,7 +793,7 @@ def parse_operands(fmt: Format, opcode: int, text: str, ds: DecisionSet, col0: i
     try:
         raw = bytearray(fmt.encode(values))
     except TongasmError as e:
-        raise ParseError(str(e), col0) from None
+        raise ParseError(str(e), c.cols.get(getattr(e, "field", "") or "", col0)) from None
     for off, data, _col in patches:
         for k, b in enumerate(data):
             raw[off + k] |= b

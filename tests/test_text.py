@@ -1,0 +1,199 @@
+"""The text layer: bytes → text → bytes identity (property-based and on every golden kernel), the
+listing's behaviour on bad bundles, syntax errors with line and column, explain, and the decision
+switches applied consistently to encode, decode, listing and explain."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from conftest import ap, inst, kernel, loc
+from strategies import ALL_FORMATS, format_and_values
+from tongasm.codegen import assemble
+from tongasm.isa import DecisionSet, build_formats
+from tongasm.ir import read_bir
+from tongasm.text import StreamInput, TextSyntaxError, assemble_text, explain_bundle, listing, render_text
+
+VECTORS = sorted((Path(__file__).parent / "golden" / "vectors").glob("**/*.json"))
+
+
+def text_round_trip(raw: bytes, ds: DecisionSet) -> tuple[str, bytes]:
+    lines = list(listing([StreamInput("dve", raw)], decisions=ds))
+    prog = assemble_text("\n".join(lines))
+    assert prog.decisions == ds
+    return "\n".join(lines), bytes(prog.streams["dve"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(format_and_values())
+def test_bytes_text_bytes_is_the_identity_for_every_layout(case):
+    ds, fmt, vals = case
+    raw = fmt.encode(vals)
+    text, back = text_round_trip(raw, ds)
+    assert back == raw, text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(ALL_FORMATS), st.binary(min_size=64, max_size=64))
+def test_identity_holds_with_unexplained_bytes(case, noise):
+    ds, fmt, op = case
+    raw = bytearray(noise)
+    raw[0] = op
+    for name, exp in fmt.match.items():  # keep the layout selectable
+        f = fmt.field_map[name]
+        if isinstance(exp, int):
+            raw[f.offset:f.offset + f.size] = exp.to_bytes(f.size, "little")
+    sel = build_formats(ds).select(op, bytes(raw))
+    assume(sel is not None and sel[0] is fmt)
+    text, back = text_round_trip(bytes(raw), ds)
+    assert back == bytes(raw), text
+
+
+@pytest.mark.parametrize("path", [p for p in VECTORS if "streams" in json.loads(p.read_text())["expect"]],
+                         ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_kernel_bytes_text_bytes_is_stable(path):
+    case = json.loads(path.read_text())
+    ds = DecisionSet.parse(case.get("decisions") or [])
+    asm = assemble(read_bir(case["kernel"]), target=case.get("target"), decisions=ds, check="off")
+    text = "\n".join(listing([StreamInput(n, s) for n, s in asm.streams.items()], decisions=ds, target=asm.target))
+    prog = assemble_text(text)
+    assert {n: bytes(s) for n, s in prog.streams.items()} == {n: bytes(s) for n, s in asm.streams.items()}
+    assert prog.target == asm.target
+    again = "\n".join(listing([StreamInput(n, s) for n, s in prog.streams.items()], decisions=ds, target=prog.target))
+    assert again == text
+
+
+def test_undecodable_bundles_print_as_bytes_and_the_listing_goes_on():
+    good = bytes.fromhex("a7100000000000000000000001080100" + "00" * 8 + "04" + "00" * 7 + "64000000" + "00" * 28)
+    bad = bytes([0x21, 0x10]) + bytes(62)
+    weird = bytearray(good)
+    weird[0x0C] = 3  # valid_num 3 matches no RegisterMove layout
+    lines = list(listing([StreamInput("sp", good + bad + bytes(weird) + good)]))
+    assert lines[2].endswith("Move.imm dst=r4, imm=100:int32")
+    assert ".bytes 2110" in lines[3] and "0x21 (Activate)" in lines[3]
+    assert ".bytes a710" in lines[4] and "no layout matches" in lines[4]
+    assert lines[5].endswith("Move.imm dst=r4, imm=100:int32")
+    back = assemble_text("\n".join(lines)).streams["sp"]
+    assert bytes(back) == good + bad + bytes(weird) + good
+
+
+def test_hand_written_text_assembles_to_the_golden_bytes():
+    src = """
+    ; a hand-written listing: offsets and byte columns are optional
+    .target gen2
+    .stream dve
+    TensorTensorArithOp op=add, out=sb[p0:128]+0x1000[1x512].float32, in0=sb[p0:128][1x512].float32,
+    """.replace(",\n", ", in1=sb[p0:128]+0x800[1x512].float32, upd sem3++\n")
+    prog = assemble_text(src)
+    # the bundle of tests/test_golden_tensor.py::test_tensor_tensor_add_float32 with an update sem_inc 3
+    expect = ("41100000" "00001303" "00000000" "aa0a0480" "00100000" "010001000100" "000201000100"
+              "00000000" "010001000100" "000201000100" "00080000" "010001000100" "000201000100")
+    assert bytes(prog.streams["dve"]).hex() == expect
+
+
+@pytest.mark.parametrize("text,line,col,needle", [
+    (".stream dve\nFrobnicate op=add", 2, 1, "unknown mnemonic 'Frobnicate'"),
+    (".stream dve\nMove.imm dst=r4, imm=100", 2, 22, "needs its dtype"),
+    (".stream dve\nMove.imm dst=r4, imm=1:int32, bogus=3", 2, 31, "no operand 'bogus'"),
+    (".stream dve\nMove dst=r4", 2, 1, "this opcode has layouts"),
+    ("Move.imm dst=r4, imm=1:int32", 1, 1, "no .stream directive"),
+    (".stream dve\nCopy src=sb[p0:128][1x4].float32, dst=sb[p0:64][1x4].float32", 2, 39, "partition count 64"),
+    (".stream dve\nCopy src=sb[q0:128][1x4].float32, dst=sb[p0:128][1x4].float32", 2, 10, "not an access pattern"),
+    (".stream dve\n.bytes 00", 2, 1, "exactly 64 bytes"),
+    (".stream sp\nMove.imm dst=r4, imm=300:int8", 2, 22, "does not fit int8"),
+    (".stream sp\nMove.imm dst=r999, imm=1:int32", 2, 14, "does not fit"),
+    (".stream sp\nMove.imm dst=r4, imm=1:int32, wait sem3>=5 / upd sem4+=6", 2, 46, "share one value dword"),
+    (".target gen7\n", 1, 9, "unknown target"),
+    (".stream sp\nMove.imm dst=r4, imm=1:int32\n.target gen3", 3, 1, "before the first instruction"),
+])
+def test_syntax_errors_point_at_line_and_column(text, line, col, needle):
+    with pytest.raises(TextSyntaxError) as ei:
+        assemble_text(text, path="k.s")
+    e = ei.value
+    assert needle in str(e)
+    assert (e.line, e.col + 1) == (line, col), str(e)
+    assert str(e).startswith(f"k.s:{line}:{col}: ")
+    assert "^" in str(e)
+
+
+def test_explain_shows_every_field_with_its_confidence_and_flags_unexplained_bytes():
+    raw = bytearray(bytes.fromhex("a7100000000000000000000001080100" + "00" * 8 + "04" + "00" * 7 + "64000000"
+                                  + "00" * 28))
+    ex = explain_bundle(bytes(raw))
+    fmt = build_formats(DecisionSet()).by_name["RegisterMove.imm"]
+    assert [r.name for r in ex.rows] == [f.name for f in fmt.fields]
+    assert all(r.conf in ("C", "H", "I", "D") for r in ex.rows)
+    imm = next(r for r in ex.rows if r.name == "imm")
+    assert imm.decision == "D-23" and "100:int32" in imm.meaning and imm.offset == 0x20
+    assert not ex.unexplained and not ex.findings
+    raw[0x3C] = 0x55
+    raw[0x10] = 0x01
+    ex = explain_bundle(bytes(raw))
+    assert [(r.offset, r.raw) for r in ex.unexplained] == [(0x10, "0x01"), (0x3C, "0x55")]
+    assert {f.check for f in ex.findings} == {"bundle.unexplained"}
+    text = render_text(ex)
+    assert "!! bits 0x55 not explained" in text and "confidence: C = confirmed" in text
+    js = ex.to_json()
+    assert js["layout"] == "RegisterMove.imm" and len(js["unexplained"]) == 2
+
+
+def test_explain_undecodable_bundle():
+    ex = explain_bundle(bytes([0x21, 0x10]) + bytes(62))
+    assert ex.layout is None and "Activate" in (ex.error or "")
+    assert [r.offset for r in ex.unexplained] == [0, 1]
+
+
+# --- decision switches: encode, decode, listing and explain agree (D-2, D-6, D-13, D-14, D-15, D-20) --
+
+SW = [loc("a", "SB"), loc("m", "SB", addr=0x8000), loc("d", "DRAM", dims=(1, 4096))]
+F = [[512, 128], [64, 4], [1, 64]]
+
+
+@pytest.mark.parametrize("decision,kern,probe", [
+    ("D-6=outermost-first", inst("TensorCopy", [ap("a", "float32", F)], [ap("a", "float32", F, offset=8192)],
+                                 engine="DVE"), "src=sb[p0:128][64x4][1x64].float32"),
+    ("D-2=raw", inst("TensorCopy", [ap("a", "float32", F)], [ap("a", "float32", F, offset=8192)], engine="DVE",
+                     sync={"update": {"mode": "sem_sub_imm", "index": 2, "value": 3}}), "upd sem2-=3"),
+    ("D-13=no-engine-gate", inst("TensorTensor", [ap("a", "int32", F)] * 2, [ap("a", "int32", F)], engine="DVE",
+                                 op="add"), "TensorTensorIntAdd op=add_int"),
+    ("D-14=reverse-pred", inst("CopyPredicated", [ap("m", "uint8", F), {"kind": "imm_value", "dtype": "float32",
+                                                                         "value": 2.0}], [ap("a", "float32", F)],
+                               engine="DVE"), "scalar=2.0:float32"),
+    ("D-15=unencoded", inst("CopyPredicated", [ap("m", "uint8", [[512, 128], [1, 64]]),
+                                               ap("a", "float32", [[512, 128], [1, 64]]),
+                                               {"kind": "imm_value", "dtype": "float32", "value": 0.0}],
+                            [ap("a", "float32", [[512, 128], [1, 64]], offset=4096)], engine="DVE", op="max"),
+     "SelectReduce op=max"),
+    ("D-20=u32", inst("MoveShape", [ap("d", "int8", [[0, 1], [100, 3], [1, 100]])]), "shape=[1x1][1x1][100x3][1x100]"),
+])
+def test_decision_switches_are_consistent(decision, kern, probe):
+    ds = DecisionSet.parse([decision])
+    asm = assemble(read_bir(kernel(kern, allocs=SW)), decisions=ds, check="off")
+    default = assemble(read_bir(kernel(kern, allocs=SW)), check="off")
+    assert asm.streams != default.streams or decision == "D-14=reverse-pred"
+    (name, data), = asm.streams.items()
+    lines = list(listing([StreamInput(name, data)], decisions=ds))
+    assert f".decision {decision}" in lines
+    assert probe in lines[-1], lines[-1]
+    prog = assemble_text("\n".join(lines))
+    assert bytes(prog.streams[name]) == bytes(data)
+    ex = explain_bundle(bytes(data[:64]), decisions=ds)
+    did = decision.split("=")[0]
+    if any(r.decision.startswith(did + "=") for r in ex.rows):
+        assert any(r.decision == decision for r in ex.rows)
+
+
+def test_d6_reading_changes_what_the_same_bytes_mean():
+    x = ap("a", "float32", F)
+    data = assemble(read_bir(kernel(inst("TensorCopy", [x], [x], engine="DVE"), allocs=SW))).streams["dve"]
+    inner = list(listing([StreamInput("dve", data)]))[-1]
+    outer = list(listing([StreamInput("dve", data)], decisions=DecisionSet.parse(["D-6=outermost-first"])))[-1]
+    assert "src=sb[p0:128][64x4][1x64].float32" in inner
+    assert "src=sb[p0:128][1x64][64x4].float32" in outer
+    ex = explain_bundle(bytes(data), decisions=DecisionSet.parse(["D-6=outermost-first"]))
+    row = next(r for r in ex.rows if r.name == "src.step0")
+    assert "from the outermost" in row.meaning and row.decision == "D-6=outermost-first"
