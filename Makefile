@@ -21,7 +21,8 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 ## demo: set up, assemble the bundled example kernel and summarise the streams it wrote
 demo: $(VENV)/.installed
 	$(BIN)/tongasm assemble examples/vector_add.json -o $(OUT)/vector_add
-	$(BIN)/tongasm opcodes examples/vector_add.json
+	$(BIN)/tongasm disasm $(OUT)/vector_add/*.bin
+	$(BIN)/python examples/demo.py
 
 ## test: set up with the test extras and run the whole suite
 test: $(VENV)/.installed-test

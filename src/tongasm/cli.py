@@ -127,6 +127,26 @@ def build_parser() -> argparse.ArgumentParser:
     _add_format(ex)
     ex.set_defaults(func=cmd_explain)
 
+    r = sub.add_parser("run", help="assemble and simulate a kernel, or simulate pre-assembled streams",
+                       description="Simulate bundles on a NeuronCore model and write every output tensor as .npy "
+                                   "(plus state.json: registers, semaphores, accumulators). Give a KERNEL.json, or "
+                                   "DIR/*.bin with --memory DIR/memory.json (written by 'tongasm assemble').")
+    r.add_argument("inputs", nargs="+", metavar="KERNEL.json|FILE.bin")
+    r.add_argument("--input", "-i", action="append", default=[], metavar="NAME=FILE.npy",
+                   help="initial contents of a variable (repeatable)")
+    r.add_argument("--memory", metavar="MEMORY.json", help="memory description for .bin streams")
+    r.add_argument("-o", "--output", metavar="DIR", required=True, help="output directory")
+    r.add_argument("--outputs", metavar="NAME,...", help="which variables to write (default: kind Output, else all)")
+    r.add_argument("--target", choices=sorted(TARGETS), help="target (overrides the kernel's arch)")
+    r.add_argument("--seed", type=int, default=0, help="xorwow seed for Memset Random (S-12)")
+    r.add_argument("--trace", action="store_true", help="print each executed bundle to stderr")
+    r.add_argument("--reference", action="store_true",
+                   help="also run the IR reference interpreter and compare every output bit for bit")
+    r.add_argument("--warn", action="store_true", help="run even if the ISA checks find illegal bundles")
+    r.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    _add_decisions(r)
+    r.set_defaults(func=cmd_run)
+
     ds = sub.add_parser("decisions", help="list the spec decisions (D-n) and their selectable readings")
     _add_format(ds)
     ds.set_defaults(func=cmd_decisions)
@@ -382,6 +402,63 @@ def cmd_explain(args: argparse.Namespace) -> int:
     else:
         print(render_text(ex))
     return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .sim.run import parse_inputs, run_kernel, run_streams, write_results
+
+    decisions = _decisions(args)
+    inputs = parse_inputs(args.input)
+    names = [n.strip() for n in args.outputs.split(",")] if args.outputs else None
+    trace = None
+    if args.trace:
+        from .isa.formats import build_formats
+        from .text.listing import instruction_text
+
+        fs = build_formats(decisions)
+
+        def trace(engine, d, n):  # type: ignore[no-untyped-def]
+            sys.stderr.write(f"[{n:>6}] {engine:>4}+{d.offset:#07x}  {instruction_text(d, fs, decisions)}\n")
+
+    kernel = None
+    if len(args.inputs) == 1 and _is_kernel(args.inputs[0], Path(args.inputs[0]).read_bytes()[:64]
+                                            if Path(args.inputs[0]).is_file() else b""):
+        from .ir import read_bir
+
+        kernel = read_bir(Path(args.inputs[0]))
+        result = run_kernel(kernel, inputs, target=args.target, decisions=decisions, seed=args.seed,
+                            check="warn" if args.warn else "refuse", trace=trace)
+    else:
+        from .sim.memory import MemoryDescription
+
+        if not args.memory:
+            raise UsageError("running .bin streams needs --memory MEMORY.json (tongasm assemble writes memory.json)")
+        memory = MemoryDescription.load(args.memory)
+        streams = {_stream_name(p): _read_stream(p) for p in args.inputs}
+        result = run_streams(streams, memory, inputs, target=args.target, decisions=decisions, seed=args.seed,
+                             trace=trace)
+    written = write_results(result, args.output, names)
+    mismatches = []
+    if args.reference:
+        if kernel is None:
+            raise UsageError("--reference needs a KERNEL.json (the interpreter executes BIR instructions)")
+        from .sim.reference import interpret
+
+        ref = interpret(kernel, inputs, target=args.target or result.memory.target, decisions=decisions,
+                        seed=args.seed)
+        for name, arr in result.outputs(names).items():
+            other = ref.outputs([name])[name]
+            if arr.tobytes() != other.tobytes():
+                mismatches.append(name)
+    if not args.quiet:
+        print(f"ran {', '.join(args.inputs)}: {result.stats.executed} bundles on "
+              f"{', '.join(f'{e} ({n})' for e, n in result.stats.per_engine.items())}")
+        for p in written:
+            print(f"  {p}")
+        if args.reference:
+            print("reference interpreter: " + ("all outputs agree bit for bit" if not mismatches else
+                                               f"MISMATCH in {', '.join(mismatches)}"))
+    return 1 if mismatches else 0
 
 
 def cmd_decisions(args: argparse.Namespace) -> int:

@@ -32,6 +32,7 @@ from .generator import CodegenResult, generate
 STREAM_NAMES = tuple(ENGINE_STREAM.values())
 CENSUS_FILE = "census.bin"
 MANIFEST_FILE = "manifest.json"
+MEMORY_FILE = "memory.json"
 
 
 def resolve_target(arch: str | None, override: str | Target | None = None) -> Target:
@@ -81,6 +82,7 @@ class Assembly:
     instructions: list[AssembledInstruction] = field(default_factory=list)
     census: bytearray | None = None
     findings: list[Any] = field(default_factory=list)  # check findings kept (warn mode, BIR-verifier rules)
+    kernel: Kernel | None = None  # the source, for the memory description written beside the streams
 
     def stream_bytes(self, name: str) -> bytes:
         return bytes(self.streams.get(name, b""))
@@ -110,18 +112,25 @@ class Assembly:
         Stale ``<engine>.bin`` files from an earlier run that this assembly did not produce are
         removed, so the directory always matches the manifest.
         """
+        extra = {}
+        if self.kernel is not None:
+            from ..sim.memory import describe_kernel
+
+            mem = describe_kernel(self.kernel, self.target.name)
+            extra[MEMORY_FILE] = (json.dumps(mem.to_json(), indent=1) + "\n").encode()
         return write_streams(out_dir, {n: bytes(d) for n, d in self.streams.items()}, self.manifest(),
-                             census=bytes(self.census) if self.census is not None else None)
+                             census=bytes(self.census) if self.census is not None else None, extra=extra)
 
 
 def write_streams(out_dir: str | os.PathLike[str], streams: dict[str, bytes], manifest: dict[str, Any],
-                  census: bytes | None = None) -> list[Path]:
-    """Write ``<stream>.bin`` files, an optional census and ``manifest.json`` atomically."""
+                  census: bytes | None = None, extra: dict[str, bytes] | None = None) -> list[Path]:
+    """Write ``<stream>.bin`` files, an optional census, extra files and ``manifest.json`` atomically."""
     files: dict[str, bytes] = {f"{n}.bin": d for n, d in streams.items()}
     if census is not None:
         files[CENSUS_FILE] = census
+    files.update(extra or {})
     files[MANIFEST_FILE] = (json.dumps(manifest, indent=1) + "\n").encode()
-    return write_output_dir(out_dir, files, stale=[f"{n}.bin" for n in STREAM_NAMES] + [CENSUS_FILE])
+    return write_output_dir(out_dir, files, stale=[f"{n}.bin" for n in STREAM_NAMES] + [CENSUS_FILE, MEMORY_FILE])
 
 
 def program(kernel: Kernel) -> list[ProgramItem]:
@@ -158,7 +167,7 @@ def assemble(
         raise ValueError(f"check must be 'refuse', 'warn' or 'off', not {check!r}")
     tgt = resolve_target(kernel.arch, target)
     ctx = Context(tgt, decisions)
-    asm = Assembly(tgt, decisions, census=bytearray() if census else None)
+    asm = Assembly(tgt, decisions, census=bytearray() if census else None, kernel=kernel)
     entries: dict[int, AssembledInstruction] = {}
     mode = CodeGenMode.GENERATE_ISACODE if check == "off" else CodeGenMode.RUN_ISA_CHECKS
     for item in program(kernel):

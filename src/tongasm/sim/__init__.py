@@ -1,1 +1,10 @@
-"""(reserved for later issues)"""
+"""The simulator: a NeuronCore model that executes decoded bundles (from bytes, not from the IR),
+the numeric kernels, the S-n decisions, and the IR reference interpreter it is checked against."""
+
+from .machine import Machine, SimError
+from .memory import MemoryDescription, Variable, describe_kernel
+from .run import RunResult, run_kernel, run_streams
+from .scheduler import Deadlock
+
+__all__ = ["Deadlock", "Machine", "MemoryDescription", "RunResult", "SimError", "Variable", "describe_kernel",
+           "run_kernel", "run_streams"]

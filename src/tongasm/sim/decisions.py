@@ -1,0 +1,109 @@
+"""Every S-n decision of the simulator, in one place.
+
+The semantics dossier (``background/semantics.md``) lists what the public sources say about each
+instruction and where they disagree or are silent. Each choice tongasm's simulator makes there is
+a numbered S-n decision below, with its reason. The numeric kernels (:mod:`tongasm.sim.numeric`),
+the bundle simulator and the IR reference interpreter all follow these; change one here and cite
+its id where the code depends on it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+
+@dataclass(frozen=True)
+class SimDecision:
+    id: str
+    subject: str
+    choice: str
+    reason: str
+
+
+SIM_DECISIONS: Mapping[str, SimDecision] = {
+    d.id: d
+    for d in (
+        SimDecision("S-1", "float → integer conversion",
+                    "truncate toward zero, saturate to the destination range, NaN → 0",
+                    "semantics §3 item 6: the cast page says truncation (numpy astype); the book says narrowing "
+                    "clamps; numpy's wrap/INT_MIN is an x86 artefact, not a device rule"),
+        SimDecision("S-2", "float → narrower float",
+                    "round to nearest even; float8 saturates to its largest finite value, bfloat16/float16 overflow "
+                    "to ±inf; NaN stays NaN",
+                    "semantics §3 items 5 and 9: one rounding mode (RNE); the compiler's FP8 config defaults to "
+                    "saturation; bf16/fp16 narrowing keeps inf (range_select note)"),
+        SimDecision("S-3", "which element type a wire dtype computes as",
+                    "0x0E → float8_e4m3fn, 0x0D → float8_e3m4, 0x0F → float8_e5m2, 0x03 → uint8, 0x05 → uint16, "
+                    "0x0B (float32r) → float32",
+                    "the wire tag is all the bundle carries; 0x0E is shared by float8e4 and float8_e4m3fn and the "
+                    "runtime's default e4m3 range (emax 8, saturation) matches e4m3fn (semantics §2.3); float32r "
+                    "rounding is undocumented (§14)"),
+        SimDecision("S-4", "TensorTensor arithmetic path",
+                    "float32 hub (inputs → fp32, op in fp32, result → dst dtype), except the integer path: the "
+                    "GPSIMD int32 forms (0x8A, 0x8E, band 0xC4..0xC7) and any op on the Pool engine whose in0, "
+                    "in1 and out are all integers compute exactly in integers and wrap to the dst width",
+                    "semantics §3 items 1 and 8: VectorE/ScalarE do arithmetic in fp32; GpSimd has true integer "
+                    "arithmetic that wraps"),
+        SimDecision("S-5", "comparison and logical results",
+                    "1 where true, 0 where false, written in the dst dtype; logical ops test operands != 0",
+                    "semantics §4.3"),
+        SimDecision("S-6", "bit-vector ops and shifts",
+                    "on the raw bits of each input (unsigned, its own width); the result is cut or zero-extended to "
+                    "the dst width; a shift amount >= the width gives 0 (arith right: sign fill)",
+                    "semantics §3 item 2; over-wide shifts are undocumented (§14)"),
+        SimDecision("S-7", "division and mod",
+                    "float: IEEE (x/0 → ±inf or NaN), mod = C fmod; integer: truncating quotient, C remainder "
+                    "(sign of the dividend); integer x/0 and x%0 give 0",
+                    "semantics §4.3 and §14: the device value for a zero divisor is undocumented"),
+        SimDecision("S-8", "NaN in max/min", "NaN propagates (numpy maximum/minimum)",
+                    "semantics §14: undocumented for DVE; this matches a plain numpy reference"),
+        SimDecision("S-9", "pow, rsqrt, abs",
+                    "pow = numpy power in fp32; rsqrt = 1/sqrt in fp32; abs = |a| (b ignored); bypass = a",
+                    "semantics §4.3: the device uses approximations that are not bit-exact"),
+        SimDecision("S-10", "predicated writes",
+                    "a predicate element is true iff its bits are non-zero; unwritten lanes keep the dst value; "
+                    "0x72 copies bits, 0x99 converts through fp32 (S-1/S-2); 0xE8 writes its scalar where the "
+                    "predicate is non-zero when the polarity flag is 1 and where it is zero when the flag is 0 (D-14)",
+                    "semantics §5, §8.1, §8.2"),
+        SimDecision("S-11", "SelectReduce",
+                    "dst = predicate ? src : (fill if the use-fill flag is set, else the old dst); the per-partition "
+                    "max of the resulting row goes to the engine's accumulator: Idle leaves it, Zero resets it to "
+                    "-inf, ZeroAccumulate and LoadAccumulate set it to the row max, AddAccumulate takes max(acc, row "
+                    "max)",
+                    "semantics §8.3 (NKI reading of the false lanes with a fill; the book's merge reading without "
+                    "one); the accumulator is engine state, not memory"),
+        SimDecision("S-12", "Memset Random (xorwow)",
+                    "one xorwow state per engine and partition, initialised to Marsaglia's seeds with s0 = "
+                    "123456789 XOR (seed + partition); one draw per element, in access-pattern order (outermost "
+                    "first) within each partition; the low bits of the 32-bit draw fill the element",
+                    "semantics §10.2: the draw order, lane mapping and seeding are undocumented"),
+        SimDecision("S-13", "registers",
+                    "62 physical 32-bit registers per engine, all 0 at start; RegisterAlu computes in two's "
+                    "complement int32 (int64 for a pair when 64-bit), wrapping, whatever the dtypes say; float "
+                    "bits are not special",
+                    "semantics §12.1 and §12.3 (BIR-sim doRegisterAlu<int>/<long>); KLR initialises to 0"),
+        SimDecision("S-14", "TensorLoad / TensorSave",
+                    "the m2d pattern counts lanes of its wire dtype (64-bit data = two int32 lanes, lo first); a "
+                    "32-bit load reads lane 0 into the data register, a 64-bit load lanes 0 and 1 into lo/hi; save "
+                    "writes the same lanes; an offset register adds its value, in elements, to the start; the IMM "
+                    "form addresses variable var_id at byte var_offset; the REG form's register holds an ADDR4-style "
+                    "SBUF/PSUM address; from bytes, data is 64-bit iff num_elem[0] is even and +0x21 = +0x20 + 1",
+                    "semantics §12.4: the register path's details are undocumented beyond the encoders"),
+        SimDecision("S-15", "MoveShape", "loads the engine's shape registers (steps, counts, direction); no memory "
+                    "effect", "SPEC §4.9: a DMA helper"),
+        SimDecision("S-16", "synchronisation",
+                    "256 int32 semaphores and 256 event bits, all 0 at start; a bundle's wait is checked before it "
+                    "runs (an evt_set_clear wait consumes the event); its update is applied after it runs; engines "
+                    "take turns one bundle at a time in the order pool, act, pe, dma, dve, sp",
+                    "semantics §12 / sp-and-enums §2.7 (the BIR-sim's needWait / actOn)"),
+        SimDecision("S-17", "initial memory", "SBUF and PSUM start zeroed; inputs are written before the run",
+                    "the sources do not say; zero makes runs reproducible"),
+        SimDecision("S-18", "accumulator initial value", "-inf per engine and partition",
+                    "NKI: reset_reduce resets the accumulators to -inf"),
+    )
+}
+
+
+def describe() -> list[str]:
+    return [f"{d.id}: {d.subject}: {d.choice}" for d in SIM_DECISIONS.values()]

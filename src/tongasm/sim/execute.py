@@ -1,0 +1,281 @@
+"""What each bundle does, read from its decoded fields (never from the IR).
+
+One handler per layout family; each reads its operands as views into the machine's memory, calls
+the numeric kernels and writes the result back. The S-n decisions it relies on are cited inline.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from ..decode.bundle import DecodedBundle
+from ..isa.decisions import DecisionSet
+from ..isa.descriptors import decode_addr4
+from ..isa.enums import ACC_WIRE, ALU_FROM_WIRE, ALU_INT_BAND, AccType, AluClass, AluOp
+from . import numeric
+from .machine import Machine, SimError
+
+_ACC_BY_WIRE = {w: a for a, w in ACC_WIRE.items()}
+
+
+class Ctx:
+    """The bundle being executed, its engine and the decision selection."""
+
+    def __init__(self, m: Machine, engine: str, d: DecodedBundle, ds: DecisionSet) -> None:
+        self.m, self.engine, self.d, self.ds = m, engine, d, ds
+        self.f = d.fields
+
+    def where(self) -> str:
+        return f"{self.engine}+{self.d.offset:#x} ({self.d.mnemonic})"
+
+    def ap(self, name: str) -> tuple[np.ndarray, int]:
+        """(view, wire dtype) of a descriptor slot: partitions x free dims outermost first (D-6)."""
+        s = self.d.fmt.slots[name]
+        f = self.f
+        slots = [(f[f"{name}.step{i}"], f[f"{name}.num{i}"]) for i in range(s.ndims)]
+        outer_first = slots[::-1] if self.ds["D-6"] == "innermost-first" else slots
+        assert s.dtype_field is not None
+        w = f[s.dtype_field]
+        try:
+            view = self.m.tensor_view(self.engine, f[f"{name}.addr"], f["num_partitions"], outer_first, w,
+                                      f"{self.where()} {name}")
+        except numeric.NumericError as e:
+            raise SimError(f"{self.where()} {name}: {e}") from None
+        return view, w
+
+    def start_partition(self, name: str) -> int:
+        a = decode_addr4(self.f[f"{name}.addr"])
+        if a.space == "register":
+            a = decode_addr4(self.m.reg(self.engine, a.register or 0))
+        return a.partition or 0
+
+
+def _flat(v: np.ndarray) -> np.ndarray:
+    return v.reshape(v.shape[0], -1)
+
+
+def _store(view: np.ndarray, values: np.ndarray) -> None:
+    view[...] = values.reshape(view.shape)
+
+
+def _same_count(c: Ctx, *arrays: np.ndarray) -> None:
+    sizes = {a.size for a in arrays}
+    if len(sizes) > 1:
+        raise SimError(f"{c.where()}: operands have different element counts ({', '.join(str(a.size) for a in arrays)})")
+
+
+def _alu(c: Ctx, byte: int) -> AluOp:
+    op = ALU_FROM_WIRE.get(byte)
+    if op is None:
+        raise SimError(f"{c.where()}: unknown ALU byte {byte:#04x}")
+    return op
+
+
+# --- TensorTensor --------------------------------------------------------------------------------
+
+def tensor_tensor(c: Ctx) -> None:
+    a, wa = c.ap("in0")
+    b, wb = c.ap("in1")
+    o, wo = c.ap("out")
+    byte = c.f["op"]
+    op = _alu(c, byte)
+    A, B = _flat(a), _flat(b)
+    _same_count(c, A, B, o)
+    # S-4: the integer path for the GPSIMD int32 forms and for all-integer ops on the Pool engine.
+    all_int = numeric.is_int(wa) and numeric.is_int(wb) and numeric.is_int(wo)
+    int_path = c.d.opcode in (0x8A, 0x8E) or byte in ALU_INT_BAND or (c.engine == "pool" and all_int)
+    bitvec = numeric.alu_class(op) == AluClass.BITVEC or (op == AluOp.bypass and c.d.opcode == 0x51)
+    _store(o, numeric.tensor_tensor(op, A, wa, B, wb, wo, int_path=int_path, bitvec=bitvec))
+
+
+# --- the predicated family (S-10, S-11) ---------------------------------------------------------------
+
+def copy_predicated(c: Ctx) -> None:
+    mask, _wm = c.ap("mask")
+    src, ws = c.ap("src")
+    dst, wd = c.ap("dst")
+    P, S, D = _flat(mask), _flat(src), _flat(dst).copy()
+    _same_count(c, P, S, D)
+    sel = numeric.predicate(P)
+    new = numeric.convert(S, ws, wd) if c.d.opcode == 0x99 else numeric.bits_to(wd, numeric.bits_view(S).astype(np.uint64))
+    D[sel] = new[sel]
+    _store(dst, D)
+
+
+def _scalar(bits: int, w: int) -> np.ndarray:
+    size = numeric.size_of(w)
+    return np.array([bits & ((1 << (8 * size)) - 1)], dtype=np.uint64).astype(
+        {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[size]).view(numeric.element_type(w))
+
+
+def copy_predicated_scalar(c: Ctx) -> None:
+    mask, _wm = c.ap("mask")
+    dst, wd = c.ap("dst")
+    P, D = _flat(mask), _flat(dst).copy()
+    _same_count(c, P, D)
+    sel = numeric.predicate(P)
+    if c.f["polarity"] == 0:  # S-10 / D-14: flag 1 writes where the predicate is non-zero
+        sel = ~sel
+    value = numeric.convert(_scalar(c.f["scalar"], c.f["scalar_dtype"]), c.f["scalar_dtype"], wd)
+    D[sel] = value[0]
+    _store(dst, D)
+
+
+def select_reduce(c: Ctx) -> None:
+    if "src" not in c.d.fmt.slots:
+        raise SimError(f"{c.where()}: the src operand is not encoded under D-15=unencoded")
+    mask, _wm = c.ap("mask")
+    src, ws = c.ap("src")
+    dst, wd = c.ap("dst")
+    P, S, D = _flat(mask), _flat(src), _flat(dst).copy()
+    _same_count(c, P, S, D)
+    sel = numeric.predicate(P)
+    D[sel] = numeric.convert(S, ws, wd)[sel]
+    if c.f["use_fill"]:  # S-11: false lanes take the fill; without one they keep dst
+        wf = c.f["fill_dtype"]
+        if "fill" in c.f:  # D-16: one surviving byte
+            bits = c.f["fill"]
+        elif c.f.get("fill_source") == 1:
+            bits = c.m.reg(c.engine, c.f["fill_value"])
+        else:
+            bits = c.f["fill_value"]
+        fill = numeric.convert(_scalar(bits, wf), wf, wd)[0]
+        D[~sel] = fill
+    _store(dst, D)
+    acc = _ACC_BY_WIRE.get(c.f["acc"])
+    if acc is None:
+        raise SimError(f"{c.where()}: unknown accumulation byte {c.f['acc']:#04x}")
+    if acc == AccType.Idle:
+        return
+    lanes = slice(c.start_partition("dst"), c.start_partition("dst") + D.shape[0])
+    state = c.m.engines[c.engine].accumulator
+    if acc == AccType.Zero:
+        state[lanes] = -np.inf
+        return
+    row = numeric.to_fp32(D, wd).max(axis=1) if D.shape[1] else np.full(D.shape[0], -np.inf, np.float32)
+    state[lanes] = np.maximum(state[lanes], row) if acc == AccType.AddAccumulate else row
+
+
+# --- TensorCopy, Memset, MoveShape -----------------------------------------------------------------
+
+def tensor_copy(c: Ctx) -> None:
+    src, ws = c.ap("src")
+    dst, wd = c.ap("dst")
+    S = _flat(src)
+    _same_count(c, S, dst)
+    if c.d.opcode == 0x46 and ws == wd:
+        _store(dst, S.copy())
+    else:
+        _store(dst, numeric.convert(S, ws, wd))
+
+
+def memset(c: Ctx) -> None:
+    dst, w = c.ap("dst")
+    if c.d.opcode == 0x49:
+        dst[...] = _scalar(c.f["fill"], w)[0]
+        return
+    count = dst.shape[0]
+    n = dst.size // max(count, 1)
+    p0 = c.start_partition("dst")
+    states = c.m.engines[c.engine].rng[p0:p0 + count]
+    draws = numeric.xorwow_draw(states, n)  # S-12: per partition, in access-pattern order
+    c.m.engines[c.engine].rng[p0:p0 + count] = states
+    size = numeric.size_of(w)
+    low = draws.astype({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[size])
+    _store(dst, low.view(numeric.element_type(w)))
+
+
+def move_shape(c: Ctx) -> None:
+    sh = c.m.engines[c.engine].shape
+    sh.steps = tuple(c.f[f"step{i}"] for i in range(4))
+    sh.counts = tuple(c.f[f"count{i}"] for i in range(4))
+    sh.is_output = bool(c.f["is_output"])
+
+
+# --- SP register-lane ops (S-13, S-14) -----------------------------------------------------------------
+
+def register_move(c: Ctx) -> None:
+    f = c.f
+    if f["src_mode"] == 0:
+        c.m.set_reg(c.engine, f["dst"], c.m.reg(c.engine, f["src"]))
+    elif f["valid_num"] == 2:
+        c.m.set_reg(c.engine, f["dst"], f["imm"] & 0xFFFFFFFF)
+        c.m.set_reg(c.engine, f["dst_hi"], f["imm"] >> 32)
+    else:
+        c.m.set_reg(c.engine, f["dst"], f["imm"])
+
+
+def register_alu(c: Ctx) -> None:
+    f = c.f
+    op = _alu(c, f["op"])
+    is64 = "dst_hi" in f
+    if is64:
+        a = c.m.reg(c.engine, f["src1"]) | c.m.reg(c.engine, f["src1"] + 1) << 32
+        b = f["imm"] if "imm" in f else c.m.reg(c.engine, f["src2"]) | c.m.reg(c.engine, f["src2"] + 1) << 32
+        r = numeric.register_alu(op, a, b, 64)
+        c.m.set_reg(c.engine, f["dst_lo"], r & 0xFFFFFFFF)
+        c.m.set_reg(c.engine, f["dst_hi"], r >> 32)
+    else:
+        a = c.m.reg(c.engine, f["src1"])
+        b = f["imm"] if "imm" in f else c.m.reg(c.engine, f["src2"])
+        c.m.set_reg(c.engine, f["dst"], numeric.register_alu(op, a, b, 32))
+
+
+def tensor_load_save(c: Ctx) -> None:
+    f = c.f
+    save = c.d.opcode in (0xCD, 0xAB)
+    lane = numeric.size_of(f["dtype"])
+    # S-14: 64-bit data = two lanes into a register pair (num_elem[0] even, hi = lo + 1)
+    is64 = f["num_elem0"] >= 2 and f["num_elem0"] % 2 == 0 and f["data_hi_or_offset"] == f["data_reg"] + 1
+    offset = 0
+    if not is64 and f["data_hi_or_offset"]:
+        offset = numeric.signed(c.m.reg(c.engine, f["data_hi_or_offset"]), 32) * lane
+    lanes = [(0, 0), (0, 1)] if is64 else [(0, 0)]
+    regs = [f["data_reg"], f["data_hi_or_offset"]] if is64 else [f["data_reg"]]
+    for (i1, i0), rid in zip(lanes, regs):
+        rel = (i1 * f["step_elem1"] + i0 * f["step_elem0"]) * lane + offset
+        if "var_id" in f:
+            view = c.m.var_bytes(f["var_id"], f["var_offset"] + rel, lane, c.where())
+        else:
+            view = _reg_address_bytes(c, rel, lane)
+        if save:
+            view[:] = np.frombuffer(c.m.reg(c.engine, rid).to_bytes(4, "little")[:lane].ljust(lane, b"\0"),
+                                    dtype=np.uint8)
+        else:
+            c.m.set_reg(c.engine, rid, int.from_bytes(bytes(view[:4]).ljust(4, b"\0"), "little"))
+
+
+def _reg_address_bytes(c: Ctx, rel: int, n: int) -> np.ndarray:
+    a = decode_addr4(c.m.reg(c.engine, c.f["addr_reg"]))
+    if a.space not in ("sbuf", "psum") or a.byte is None or a.partition is None:
+        raise SimError(f"{c.where()}: the address register r{c.f['addr_reg']} does not hold an SBUF/PSUM address")
+    buf, stride = c.m.region(a.space)
+    byte = a.byte + rel
+    if byte < 0 or byte + n > stride:
+        raise SimError(f"{c.where()}: register address {a.describe()} + {rel} is outside the partition")
+    start = a.partition * stride + byte
+    return buf[start:start + n]
+
+
+HANDLERS: dict[str, Callable[[Ctx], None]] = {
+    "TensorTensor": tensor_tensor,
+    "CopyPredicated": copy_predicated,
+    "CopyPredicatedScalar": copy_predicated_scalar,
+    "SelectReduce": select_reduce,
+    "TensorCopy": tensor_copy,
+    "Memset": memset,
+    "MoveShape": move_shape,
+    "RegisterMove": register_move,
+    "RegisterAlu": register_alu,
+    "TensorLoadSave": tensor_load_save,
+}
+
+
+def execute(m: Machine, engine: str, d: DecodedBundle, ds: DecisionSet) -> None:
+    """Run one decoded bundle on ``engine`` (its sync band is the scheduler's business)."""
+    handler = HANDLERS.get(d.fmt.name.split(".")[0])
+    if handler is None:
+        raise SimError(f"{engine}+{d.offset:#x}: no semantics for {d.fmt.name}")
+    handler(Ctx(m, engine, d, ds))

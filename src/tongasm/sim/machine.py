@@ -1,0 +1,182 @@
+"""The machine model of one NeuronCore: SBUF, PSUM, DRAM variables, per-engine register files,
+semaphores and events, accumulators, shape registers and RNG states.
+
+Memory is raw bytes (numpy uint8). Access patterns become zero-copy numpy views into those bytes
+(``np.ndarray`` with a buffer, an offset and strides), so a dense 128-partition tile costs no
+gather. Addresses come from the decoded ADDR4 word exactly as the spec lays it out (D-5).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+import numpy as np
+
+from ..errors import TongasmError
+from ..isa.descriptors import PSUM_PARTITION_BYTES, decode_addr4
+from ..isa.targets import Target
+from . import numeric
+from .memory import MemoryDescription, Variable
+
+ENGINES = ("pool", "act", "pe", "dma", "dve", "sp")  # S-16: scheduling order
+N_SEMAPHORES = 256
+
+
+class SimError(TongasmError):
+    """The simulated program did something the machine cannot do (out-of-bounds access...)."""
+
+
+@dataclass
+class ShapeRegisters:
+    steps: tuple[int, ...] = (0, 0, 0, 0)
+    counts: tuple[int, ...] = (0, 0, 0, 0)
+    is_output: bool = False
+
+
+@dataclass
+class EngineState:
+    """Per-engine state: registers (S-13), accumulators (S-18), shape registers, xorwow (S-12)."""
+
+    name: str
+    registers: np.ndarray
+    accumulator: np.ndarray
+    rng: np.ndarray
+    shape: ShapeRegisters = field(default_factory=ShapeRegisters)
+
+
+class Machine:
+    """One NeuronCore's state."""
+
+    def __init__(self, target: Target, memory: MemoryDescription | None = None, *, seed: int = 0) -> None:
+        self.target = target
+        self.sbuf = np.zeros(target.sbuf_partitions * target.sbuf_bytes_per_partition, dtype=np.uint8)  # S-17
+        self.psum = np.zeros(target.sbuf_partitions * PSUM_PARTITION_BYTES, dtype=np.uint8)
+        self.sbuf_stride = target.sbuf_bytes_per_partition
+        self.psum_stride = PSUM_PARTITION_BYTES
+        self.semaphores = np.zeros(N_SEMAPHORES, dtype=np.int64)  # int32 counters, kept wide and wrapped
+        self.events = np.zeros(N_SEMAPHORES, dtype=bool)
+        self.engines = {e: EngineState(e, np.zeros(target.registers, dtype=np.uint32),
+                                       np.full(target.sbuf_partitions, -np.inf, dtype=np.float32),
+                                       numeric.xorwow_init(target.sbuf_partitions, seed))
+                        for e in ENGINES}
+        self.memory = memory or MemoryDescription(target.name)
+        self.dram: dict[int, np.ndarray] = {}
+        self.vars_by_id: dict[int, Variable] = {}
+        for v in self.memory.variables:
+            self.vars_by_id.setdefault(v.var_id, v)
+            if v.space == "DRAM":
+                self.dram[v.var_id] = np.zeros(max(v.nbytes, 0), dtype=np.uint8)
+
+    # --- registers --------------------------------------------------------------------------------
+
+    def reg(self, engine: str, rid: int) -> int:
+        regs = self.engines[engine].registers
+        if not 0 <= rid < len(regs):
+            raise SimError(f"{engine}: register r{rid} does not exist (0..{len(regs) - 1})")
+        return int(regs[rid])
+
+    def set_reg(self, engine: str, rid: int, value: int) -> None:
+        regs = self.engines[engine].registers
+        if not 0 <= rid < len(regs):
+            raise SimError(f"{engine}: register r{rid} does not exist (0..{len(regs) - 1})")
+        regs[rid] = value & 0xFFFFFFFF
+
+    # --- access patterns -----------------------------------------------------------------------------
+
+    def region(self, space: str) -> tuple[np.ndarray, int]:
+        return (self.sbuf, self.sbuf_stride) if space == "sbuf" else (self.psum, self.psum_stride)
+
+    def tensor_view(self, engine: str, word: int, count: int, dims_outer_first: Iterable[tuple[int, int]],
+                    w: int, what: str) -> np.ndarray:
+        """A view of ``count`` partitions x the free dims (outermost first) at an ADDR4 address."""
+        a = decode_addr4(word)
+        if a.space == "register":
+            a = decode_addr4(self.reg(engine, a.register or 0))
+            if a.space == "register":
+                raise SimError(f"{what}: the address register holds a register-mode word")
+        if a.space not in ("sbuf", "psum") or a.indirect or a.active:
+            raise SimError(f"{what}: address {word:#010x} is not a static SBUF/PSUM address")
+        buf, pstride = self.region(a.space)
+        dims = list(dims_outer_first)
+        size = numeric.size_of(w)
+        lo = hi = 0
+        for step, num in dims:
+            span = step * (num - 1) * size
+            lo, hi = lo + min(span, 0), hi + max(span, 0)
+        assert a.byte is not None and a.partition is not None
+        limit = self.sbuf_stride if a.space == "sbuf" else self.psum_stride
+        if a.byte + lo < 0 or a.byte + hi + size > limit:
+            raise SimError(f"{what}: bytes {a.byte + lo:#x}..{a.byte + hi + size - 1:#x} fall outside the "
+                           f"{a.space.upper()} partition ({limit:#x} bytes)")
+        if count < 1 or a.partition + count > len(buf) // pstride:
+            raise SimError(f"{what}: partitions {a.partition}..{a.partition + count - 1} do not exist")
+        shape = (count, *[n for _s, n in dims])
+        strides = (pstride, *[s * size for s, _n in dims])
+        return np.ndarray(shape, dtype=numeric.element_type(w), buffer=buf,
+                          offset=a.partition * pstride + a.byte, strides=strides)
+
+    # --- variables (inputs and outputs) ----------------------------------------------------------------
+
+    def variable_bytes(self, v: Variable) -> np.ndarray:
+        """A [rows, bytes per row] uint8 view of a variable's storage."""
+        if v.space == "DRAM":
+            return self.dram[v.var_id].reshape(1, -1)
+        buf, pstride = self.region("sbuf" if v.space == "SB" else "psum")
+        start = v.addr + (v.bank * 2048 if v.space == "PSUM" else 0)
+        rows, width = v.dims
+        if start + width > pstride or v.partition + rows > len(buf) // pstride:
+            raise SimError(f"variable {v.name!r} lies outside {v.space}")
+        return np.ndarray((rows, width), dtype=np.uint8, buffer=buf, offset=v.partition * pstride + start,
+                          strides=(pstride, 1))
+
+    def write_variable(self, v: Variable, array: np.ndarray) -> None:
+        """Store an input array into a variable, row-major (partition rows first for SB/PSUM)."""
+        data = np.ascontiguousarray(array.astype(v.numpy_dtype(), copy=False) if v.dtype else array)
+        view = self.variable_bytes(v)
+        raw = data.view(np.uint8).reshape(-1)
+        if v.space == "DRAM":
+            if raw.size > view.size:
+                raise SimError(f"input for {v.name!r} has {raw.size} bytes; the variable holds {view.size}")
+            view[0, :raw.size] = raw
+            return
+        rows = data.shape[0] if data.ndim else 1
+        per_row = raw.size // max(rows, 1)
+        if rows > view.shape[0] or per_row > view.shape[1]:
+            raise SimError(f"input for {v.name!r} is {rows} x {per_row} bytes; the variable is "
+                           f"{view.shape[0]} x {view.shape[1]}")
+        view[:rows, :per_row] = raw.reshape(rows, per_row)
+
+    def read_variable(self, v: Variable) -> np.ndarray:
+        """A variable's contents as an array of its dtype and logical shape."""
+        dt = v.numpy_dtype()
+        shape = v.logical_shape()
+        view = self.variable_bytes(v)
+        need = int(np.prod(shape)) * dt.itemsize
+        if v.space == "DRAM":
+            return view.reshape(-1)[:need].copy().view(dt).reshape(shape)
+        rows = shape[0]
+        per_row = need // max(rows, 1)
+        return np.ascontiguousarray(view[:rows, :per_row]).view(dt).reshape(shape)
+
+    def var_bytes(self, var_id: int, byte: int, nbytes: int, what: str) -> np.ndarray:
+        """A writable view of ``nbytes`` bytes at logical byte ``byte`` of variable ``var_id``.
+
+        DRAM variables are flat; SB/PSUM variables are row-major over their dims (one row per
+        partition), like the spec's ``offset`` resolution. An element may not straddle two rows.
+        """
+        v = self.vars_by_id.get(var_id)
+        if v is None:
+            raise SimError(f"{what}: no variable with id {var_id} in the memory description")
+        if v.space == "DRAM":
+            buf = self.dram[var_id]
+            if byte < 0 or byte + nbytes > buf.size:
+                raise SimError(f"{what}: bytes {byte}..{byte + nbytes - 1} outside variable {v.name!r} "
+                               f"({buf.size} bytes)")
+            return buf[byte:byte + nbytes]
+        rows = self.variable_bytes(v)
+        width = rows.shape[1]
+        row, col = divmod(byte, width) if width else (0, 0)
+        if byte < 0 or row >= rows.shape[0] or col + nbytes > width:
+            raise SimError(f"{what}: bytes {byte}..{byte + nbytes - 1} outside variable {v.name!r}")
+        return rows[row, col:col + nbytes]

@@ -1,0 +1,161 @@
+"""Engines, streams and synchronisation (S-16).
+
+Each engine runs its own stream in order. Before a bundle runs, its wait must hold (sem_ge_imm:
+semaphore >= value; sem_ge_reg: semaphore >= the engine's register; evt_set_clear: the event is
+set, and the wait clears it); after it runs, its update is applied. Engines take turns one bundle
+at a time in the order pool, act, pe, dma, dve, sp. When every engine that still has bundles is
+waiting, the run stops with a report of who waits for what.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..decode.bundle import DecodedBundle, DecodeFailure, iter_stream
+from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
+from ..isa.enums import UPDATE_LUT, WAIT_WIRE, UpdateMode, WaitMode
+from ..isa.formats import build_formats
+from .execute import execute
+from .machine import ENGINES, Machine, SimError
+
+_WAIT = {w: m for m, w in WAIT_WIRE.items()}
+
+
+class Deadlock(SimError):
+    """Every engine with work left is waiting; ``waiting`` says who waits for what."""
+
+    def __init__(self, waiting: list[str]) -> None:
+        self.waiting = waiting
+        super().__init__("deadlock: every engine with bundles left is waiting:\n  " + "\n  ".join(waiting))
+
+
+@dataclass
+class Stream:
+    engine: str
+    bundles: list[DecodedBundle]
+    pc: int = 0
+    name: str = ""
+
+    @property
+    def done(self) -> bool:
+        return self.pc >= len(self.bundles)
+
+
+@dataclass
+class RunStats:
+    executed: int = 0
+    rounds: int = 0
+    per_engine: dict[str, int] = field(default_factory=dict)
+
+
+def _signed32(v: int) -> int:
+    v &= 0xFFFFFFFF
+    return v - (1 << 32) if v >> 31 else v
+
+
+def load_streams(streams: dict[str, bytes], decisions: DecisionSet = DEFAULT_DECISIONS) -> list[Stream]:
+    """Decode each engine's stream; an undecodable bundle cannot run."""
+    fs = build_formats(decisions)
+    out = []
+    for engine, data in streams.items():
+        if engine not in ENGINES:
+            raise SimError(f"stream {engine!r} is not an engine ({', '.join(ENGINES)}); name the files "
+                           "pool.bin, act.bin, pe.bin, dma.bin, dve.bin or sp.bin")
+        bundles = []
+        for d in iter_stream(data, formats=fs):
+            if isinstance(d, DecodeFailure):
+                raise SimError(f"{engine}+{d.offset:#x}: cannot run an undecodable bundle: {d.reason}")
+            bundles.append(d)
+        out.append(Stream(engine, bundles, name=engine))
+    out.sort(key=lambda s: ENGINES.index(s.engine))
+    return out
+
+
+class Scheduler:
+    """Runs engine streams on a machine, honouring their sync bands."""
+
+    def __init__(self, machine: Machine, streams: list[Stream], decisions: DecisionSet = DEFAULT_DECISIONS,
+                 trace: Callable[[str, DecodedBundle, int], None] | None = None) -> None:
+        self.m = machine
+        self.streams = streams
+        self.ds = decisions
+        self.trace = trace
+        self.stats = RunStats()
+        lut = {w: m for m, w in UPDATE_LUT.items()} if decisions["D-2"] == "lut" else {m.value: m for m in UpdateMode}
+        self._update = lut
+
+    # --- sync -----------------------------------------------------------------------------------
+
+    def _wait_text(self, s: Stream, d: DecodedBundle) -> str | None:
+        """None when the wait holds, else a description of what is awaited."""
+        f = d.fields
+        mode = f.get("wait_mode", 0)
+        if mode == 0:
+            return None
+        wm = _WAIT.get(mode)
+        idx = f["wait_idx"]
+        if wm == WaitMode.sem_ge_imm:
+            need, have = _signed32(f["sync_value"]), int(self.m.semaphores[idx])
+            return None if have >= need else f"sem{idx} >= {need} (sem{idx} = {have})"
+        if wm == WaitMode.sem_ge_reg:
+            need = _signed32(self.m.reg(s.engine, f["sync_value"]))
+            have = int(self.m.semaphores[idx])
+            return None if have >= need else f"sem{idx} >= r{f['sync_value']} = {need} (sem{idx} = {have})"
+        if wm == WaitMode.evt_set_clear:
+            return None if self.m.events[idx] else f"event {idx} to be set"
+        raise SimError(f"{s.engine}+{d.offset:#x}: unknown wait mode {mode:#04x}")
+
+    def _after(self, s: Stream, d: DecodedBundle) -> None:
+        f = d.fields
+        if f.get("wait_mode") == WAIT_WIRE[WaitMode.evt_set_clear]:
+            self.m.events[f["wait_idx"]] = False  # the waiter clears the event
+        mode = f.get("update_mode", 0)
+        if mode == 0 and self.ds["D-2"] == "lut":
+            return
+        if mode == 0 and f.get("update_idx", 0) == 0 and not f.get("sync_value"):
+            return
+        um = self._update.get(mode)
+        if um is None:
+            raise SimError(f"{s.engine}+{d.offset:#x}: unknown update mode {mode:#04x}")
+        idx, value = f["update_idx"], _signed32(f["sync_value"])
+        sem = self.m.semaphores
+        if um == UpdateMode.evt_set:
+            self.m.events[idx] = True
+        elif um == UpdateMode.sem_add_imm:
+            sem[idx] = _signed32(int(sem[idx]) + value)
+        elif um == UpdateMode.sem_sub_imm:
+            sem[idx] = _signed32(int(sem[idx]) - value)
+        elif um == UpdateMode.sem_inc:
+            sem[idx] = _signed32(int(sem[idx]) + 1)
+        elif um == UpdateMode.sem_dec:
+            sem[idx] = _signed32(int(sem[idx]) - 1)
+        elif um == UpdateMode.sem_wr_imm:
+            sem[idx] = value
+
+    # --- run --------------------------------------------------------------------------------------
+
+    def run(self, max_rounds: int | None = None) -> RunStats:
+        live = [s for s in self.streams if not s.done]
+        while live:
+            progressed = False
+            for s in live:
+                d = s.bundles[s.pc]
+                if self._wait_text(s, d) is not None:
+                    continue
+                if self.trace is not None:
+                    self.trace(s.engine, d, self.stats.executed)
+                execute(self.m, s.engine, d, self.ds)
+                self._after(s, d)
+                s.pc += 1
+                self.stats.executed += 1
+                self.stats.per_engine[s.engine] = self.stats.per_engine.get(s.engine, 0) + 1
+                progressed = True
+            self.stats.rounds += 1
+            live = [s for s in live if not s.done]
+            if not progressed:
+                raise Deadlock([f"{s.engine}+{s.bundles[s.pc].offset:#x} ({s.bundles[s.pc].mnemonic}, bundle "
+                                f"{s.pc}) waits for {self._wait_text(s, s.bundles[s.pc])}" for s in live])
+            if max_rounds is not None and self.stats.rounds >= max_rounds:
+                break
+        return self.stats
