@@ -24,13 +24,17 @@ def test_assemble_example_writes_streams_and_manifest(tmp_path, capsys):
     out = tmp_path / "o"
     assert run("assemble", str(EXAMPLE), "-o", str(out)) == 0
     files = sorted(p.name for p in out.iterdir())
-    assert files == ["act.bin", "dve.bin", "manifest.json", "sp.bin"]
+    assert files == ["act.bin", "dve.bin", "manifest.json", "memory.json", "sp.bin"]
     man = json.loads((out / "manifest.json").read_text())
     assert man["target"] == "gen2"
     names = [i["name"] for i in man["instructions"]]
-    assert names == ["zero_a", "ones_b", "add_ab", "c_to_psum", "load_n", "set_limit", "add_count", "save_count"]
-    add = man["instructions"][2]
-    assert add["engine"] == "dve" and add["opcodes"] == [0x41] and add["offset"] == 128
+    assert names == ["add_ab", "sum_to_psum", "pick", "load_n", "set_limit", "add_count", "save_count"]
+    add = man["instructions"][0]
+    assert add["engine"] == "dve" and add["opcodes"] == [0x41] and add["offset"] == 0
+    pick = man["instructions"][2]  # a Select: two bundles, copy then predicated copy
+    assert pick["opcodes"] == [0x46, 0x72] and pick["offsets"] == [64, 128]
+    mem = json.loads((out / "memory.json").read_text())
+    assert {v["name"]: v["var_id"] for v in mem["variables"]}["n"] == 7
     sizes = {p.name: p.stat().st_size for p in out.iterdir() if p.suffix == ".bin"}
     assert sizes == {"dve.bin": 192, "act.bin": 64, "sp.bin": 256}
     for entry in man["instructions"]:
@@ -47,7 +51,7 @@ def test_assemble_census_and_target(tmp_path):
     man = json.loads((out / "manifest.json").read_text())
     assert man["target"] == "gen3" and man["census"]["bundles"] == 8
     # program order: the census interleaves the streams in instruction order
-    assert census[0] == 0x49 and census[4 * 64] == 0xCE
+    assert [census[i * 64] for i in range(8)] == [0x41, 0x46, 0x46, 0x72, 0xCE, 0xA7, 0xA8, 0xCD]
 
 
 def test_error_writes_nothing_and_names_the_instruction(tmp_path, capsys):
@@ -72,7 +76,7 @@ def test_rerun_replaces_stale_streams(tmp_path):
     src = tmp_path / "k.json"
     src.write_text(json.dumps(only_sp))
     assert run("assemble", str(src), "-o", str(out), "-q") == 0
-    assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "sp.bin"]
+    assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "memory.json", "sp.bin"]
 
 
 @pytest.mark.parametrize("text,needle", [
@@ -107,7 +111,7 @@ def test_usage_errors_exit_2(tmp_path, capsys):
 def test_opcodes_command(capsys):
     assert run("opcodes", str(EXAMPLE), "--format", "json") == 0
     sets = json.loads(capsys.readouterr().out)
-    assert [s["opcodes"] for s in sets] == [[0x49], [0x49], [0x41], [0x46], [0xCE], [0xA7], [0xA8], [0xCD]]
+    assert [s["opcodes"] for s in sets] == [[0x41], [0x46], [0x46, 0x72], [0xCE], [0xA7], [0xA8], [0xCD]]
     sel = kernel(inst("Select", [ap("a", "uint8", [[1, 1]]), ap("a", "float32", [[1, 1]]),
                                  ap("a", "float32", [[1, 1]])], [ap("a", "float32", [[1, 1]])]),
                  allocs=[loc("a")])
@@ -122,8 +126,8 @@ def test_decode_command(tmp_path, capsys):
     assert run("decode", str(out / "dve.bin"), "--format", "json") == 0
     rows = json.loads(capsys.readouterr().out)
     assert [sorted(r) for r in rows] == [["fields", "format", "mnemonic", "offset", "opcode"]] * 3
-    assert rows[2]["opcode"] == 0x41 and rows[2]["mnemonic"] == "TensorTensorArithOp"
-    assert rows[2]["fields"]["op"] == 4 and rows[2]["offset"] == 128
+    assert rows[0]["opcode"] == 0x41 and rows[0]["mnemonic"] == "TensorTensorArithOp"
+    assert rows[0]["fields"]["op"] == 4 and rows[0]["offset"] == 0
     assert run("decode", str(out / "sp.bin")) == 0
     text = capsys.readouterr().out
     assert "Move" in text and "imm=0x64" in text

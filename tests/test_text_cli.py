@@ -50,7 +50,7 @@ def test_asm_syntax_error_exit_1_with_line_and_column(tmp_path, capsys):
 def test_explain_forms(tmp_path, capsys):
     out = tmp_path / "o"
     main(["assemble", str(EXAMPLE), "-o", str(out), "-q"])
-    assert main(["explain", f"{out / 'dve.bin'}:2"]) == 0
+    assert main(["explain", f"{out / 'dve.bin'}:0"]) == 0
     text = capsys.readouterr().out
     assert "TensorTensorArithOp" in text and "D-6=innermost-first" in text and "checks: clean" in text
     raw = (out / "sp.bin").read_bytes()[64:128]

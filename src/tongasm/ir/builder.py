@@ -122,30 +122,44 @@ class KernelBuilder:
     # --- memory and registers ------------------------------------------------------------------
 
     def _memory(self, name: str, mtype: MemoryType, *, partitions: int, bytes_per_partition: int, addr: int = 0,
-                base: int = 0, bank: int = 0, tensor_id: int | None = None) -> Tensor:
+                base: int = 0, bank: int = 0, tensor_id: int | None = None, kind: str | None = None,
+                dtype: EnumArg | None = None, shape: Sequence[int] | None = None) -> Tensor:
         loc = MemoryLocation(name, mtype, addr, base, bank, (partitions, bytes_per_partition), tensor_id,
                              self._loc_index)
         self._loc_index += 1
-        alloc = Allocation(f"{name}_set", [loc])
+        extra: dict[str, Any] = {}
+        if kind is not None:
+            extra["kind"] = kind  # TensorKind: Input, Output, Internal, Const...
+        if dtype is not None:
+            extra["dtype"] = globals()["dtype"](dtype).name
+        if shape is not None:
+            extra["tensor_shape"] = list(shape)
+        alloc = Allocation(f"{name}_set", [loc], extra)
         loc.allocation = alloc
         self.func.allocations.append(alloc)
         return Tensor(loc, alloc)
 
     def sbuf(self, name: str, *, bytes_per_partition: int, partitions: int = 128, addr: int = 0,
-             base: int = 0) -> Tensor:
-        """An SBUF tensor starting at partition ``base``, byte ``addr`` of each partition."""
+             base: int = 0, **meta: Any) -> Tensor:
+        """An SBUF tensor starting at partition ``base``, byte ``addr`` of each partition.
+
+        ``kind`` (TensorKind), ``dtype`` and ``shape`` (the allocation's ``tensor_shape``) are optional
+        metadata; the simulator uses them to read and write the tensor as an array.
+        """
         return self._memory(name, MemoryType.SB, partitions=partitions, bytes_per_partition=bytes_per_partition,
-                            addr=addr, base=base)
+                            addr=addr, base=base, **meta)
 
     def psum(self, name: str, *, bytes_per_partition: int = 2048, partitions: int = 128, bank: int = 0,
-             addr: int = 0, base: int = 0) -> Tensor:
+             addr: int = 0, base: int = 0, **meta: Any) -> Tensor:
         """A PSUM tensor in ``bank`` (2 KiB per partition per bank)."""
         return self._memory(name, MemoryType.PSUM, partitions=partitions, bytes_per_partition=bytes_per_partition,
-                            addr=addr, base=base, bank=bank)
+                            addr=addr, base=base, bank=bank, **meta)
 
-    def dram(self, name: str, *, nbytes: int, kind: str = "DRAM", tensor_id: int | None = None) -> Tensor:
-        """A DRAM tensor (``kind`` DRAM, Input or Output), one row of ``nbytes``."""
-        return self._memory(name, MemoryType(kind), partitions=1, bytes_per_partition=nbytes, tensor_id=tensor_id)
+    def dram(self, name: str, *, nbytes: int, memory_type: str = "DRAM", tensor_id: int | None = None,
+             **meta: Any) -> Tensor:
+        """A DRAM tensor (memory type DRAM, Input or Output), one row of ``nbytes``."""
+        return self._memory(name, MemoryType(memory_type), partitions=1, bytes_per_partition=nbytes,
+                            tensor_id=tensor_id, **meta)
 
     def register(self, name: str, ids: int | Sequence[int]) -> Register:
         """Declare a named register (one id, or a ``[lo, hi]`` pair) in the function's register table."""
