@@ -282,9 +282,7 @@ def test_checks_json(cli):
 
 # --- known bugs --------------------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="BUG: cmd_check sniffs a leading '{' as JSON even in a .bin file, so a stream "
-                   "whose first opcode is 0x7B (TensorDequantize) exits 2 'not valid JSON' instead of 1 bundle.opcode")
-def test_bug_bin_starting_with_0x7b_is_read_as_json(cli, tmp_path):
+def test_fixed_bin_starting_with_0x7b_is_read_as_json(cli, tmp_path):
     p = write_bin(tmp_path, bytes([0x7B, 0x10]) + bytes(62), "x.bin")
     rc, out, err = cli("check", p)
     assert rc == 1 and "error[bundle.opcode] opcode = 123:" in out, err

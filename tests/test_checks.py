@@ -12,7 +12,7 @@ Cases are one table (``CASES``). A case exercises one *level* of a check (SPEC-d
 * ``stream`` checks are driven through raw byte strings.
 
 ``test_every_check_has_cases`` fails when a registered check (or one of its levels) has no failing
-case here, so a new check cannot land without tests. Known bugs are ``xfail(strict=True)`` tests at
+case here, so a new check cannot land without tests. Bugs these tests found are kept as regression tests at
 the end of the file, each with a one-line reproduction.
 """
 
@@ -625,9 +625,7 @@ def test_assemble_agrees(case: Case) -> None:
     assert good.findings == []
 
 
-# register.id_range on an ADDR4 register word is emitted by the addr4.register_form check (see the xfail below)
-@pytest.mark.parametrize("case", [c for c in CASES if c.level in ("bundle", "ir")
-                                  and c.id != "register.id_range[bundle/kernel/addr4-register]"], ids=lambda c: c.id)
+@pytest.mark.parametrize("case", [c for c in CASES if c.level in ("bundle", "ir")], ids=lambda c: c.id)
 def test_disabled_check_is_silent(case: Case) -> None:
     findings = run(case, case.bad(), CheckSet(pedantic=True, disabled=frozenset({case.check})))
     assert not hits_of(case, findings)
@@ -825,25 +823,19 @@ def test_every_decision_reading_yields_clean_bundles(reading: str) -> None:
     assert not bad
 
 
-# --- known bugs (xfail strict: they start passing when the bug is fixed) -------------------------------
+# --- regressions: bugs found by these tests, fixed -------------------------------
 
-@pytest.mark.xfail(strict=True, reason="BUG: memset.fill_width judges the wire tag (0x0E = 1 byte), so a Memset of "
-                   "packed float8_e4m3fn_x4 (a 4-byte dtype, SPEC §2.1) with a 32-bit constant is refused")
-def test_bug_memset_fill_width_packed_fp8x4() -> None:
+def test_fixed_memset_fill_width_packed_fp8x4() -> None:
     k = K(ms(a("float8_e4m3fn_x4"), constant=0x01010101))
     assert check_kernel(read_bir(k)).findings == []
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: under D-2=raw an evt_set update (ordinal 0, value-carrying) gets "
-                   "sync.unused on its own value; assemble refuses a kernel the encoder built")
-def test_bug_sync_unused_evt_set_under_d2_raw() -> None:
+def test_fixed_sync_unused_evt_set_under_d2_raw() -> None:
     k = K(synced({"update": {"mode": "evt_set", "index": 3, "value": 5}}))
     assert check_kernel(read_bir(k), decisions=DecisionSet.parse(["D-2=raw"])).findings == []
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a Memset whose dst is a register_access crashes codegen with a bare "
-                   "AssertionError (check_kernel and assemble) instead of an operands.shape finding")
-def test_bug_memset_register_dst_crashes() -> None:
+def test_fixed_memset_register_dst_crashes() -> None:
     k = read_bir(K(ms(reg("x"))))
     try:
         findings = check_kernel(k).findings
@@ -854,19 +846,14 @@ def test_bug_memset_register_dst_crashes() -> None:
     assert [f.check for f in findings] == ["operands.shape"]
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: an imm_value where TensorTensor/TensorCopy need an access pattern is "
-                   "reported as desc.pairs ('the access pattern has no pairs') instead of operands.shape")
 @pytest.mark.parametrize("k", [lambda: K(tt(in0=imm("float32", 1.0))), lambda: K(copy(s=imm("float32", 1.0)))],
                          ids=["TensorTensor", "TensorCopy"])
-def test_bug_scalar_where_a_tensor_is_needed(k: Callable[[], dict[str, Any]]) -> None:
+def test_fixed_scalar_where_a_tensor_is_needed(k: Callable[[], dict[str, Any]]) -> None:
     (f,) = check_kernel(read_bir(k())).findings
     assert f.check == "operands.shape"
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: register.id_range on a register-mode ADDR4 word is yielded by the "
-                   "addr4.register_form check, so --disable register.id_range does not silence it and --disable "
-                   "addr4.register_form does")
-def test_bug_disable_register_id_range_on_addr4() -> None:
+def test_fixed_disable_register_id_range_on_addr4() -> None:
     raw = patched("tt", {"in0.addr": 0x8000003E})  # register mode, r62
     assert _stream(raw) == [("register.id_range", "in0.addr", 62)]
     assert _stream(raw, checks=CheckSet(disabled=frozenset({"addr4.register_form"}))) == [
@@ -890,10 +877,7 @@ def isolated_check_caches() -> Any:
     reset()
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: the checks' per-format caches (runner._PER_FORMAT, bundle_checks._COVER) "
-                   "are keyed by id(fmt); once build_formats' 64-entry LRU drops a FormatSet, a new Format can reuse "
-                   "the id and get another layout's checks (KeyError escapes check_stream, or wrong findings)")
-def test_bug_check_caches_keyed_by_object_id(isolated_check_caches: Any) -> None:
+def test_fixed_check_caches_keyed_by_object_id(isolated_check_caches: Any) -> None:
     """Fresh FormatSets stand for what build_formats builds for the 65th distinct decision selection
     after the LRU dropped an old one (in a long session: ``check_stream(data, decisions=ds)`` over ~70
     decision pairs raises KeyError 'num_partitions' / 'op' / 'dtype')."""

@@ -256,7 +256,12 @@ def _plural(n: int, word: str) -> str:
 
 
 def _is_kernel(path: str, head: bytes) -> bool:
-    return path.endswith(".json") or head.lstrip()[:1] == b"{"
+    """A kernel by its .json suffix; a stream by .bin; otherwise sniff for a JSON object."""
+    if path.endswith(".json"):
+        return True
+    if path.endswith(".bin"):
+        return False
+    return head.lstrip()[:1] == b"{"
 
 
 def cmd_check(args: argparse.Namespace) -> int:

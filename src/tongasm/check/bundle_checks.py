@@ -18,7 +18,7 @@ from ..isa.descriptors import (
     PSUM_PARTITION_BYTES, decode_addr4,
 )
 from ..isa.enums import (
-    ACC_WIRE, ALU_INT_BAND, ALU_WIRE, INT_MASK_WIRE_DTYPES, PSUM_WRITE_WIRE_DTYPES, VALUELESS_UPDATES,
+    DTYPE_INFO, ACC_WIRE, ALU_INT_BAND, ALU_WIRE, INT_MASK_WIRE_DTYPES, PSUM_WRITE_WIRE_DTYPES, VALUELESS_UPDATES,
     WIRE_DTYPE_ALIGN, AccType, AluClass, AluOp, UpdateMode, WaitMode, WAIT_WIRE, UPDATE_LUT,
 )
 from ..isa.fields import BUNDLE_SIZE, Format, Kind, Slot
@@ -103,13 +103,13 @@ def _unexplained(b: BundleView) -> Iterator[Finding]:
                  f"{b.fmt.name} explains", f"+{start:#04x}", seg, "00")
 
 
-_COVER: dict[int, bytes] = {}
+_COVER: dict[Format, bytes] = {}  # keyed by the Format object itself (an id could be reused)
 
 
 def _covered(fmt: Format) -> bytes:
-    m = _COVER.get(id(fmt))
+    m = _COVER.get(fmt)
     if m is None:
-        m = _COVER[id(fmt)] = fmt.covered_mask()
+        m = _COVER[fmt] = fmt.covered_mask()
     return m
 
 
@@ -182,7 +182,8 @@ def _update_mode_of(b: BundleView) -> UpdateMode | None:
             if w == v:
                 return m
         return None
-    return UpdateMode(v) if v in UpdateMode._value2member_map_ and v != 0 else None
+    # D-2=raw: the byte is the ordinal, so 0 is evt_set (a value-carrying update) as much as "none"
+    return UpdateMode(v) if v in UpdateMode._value2member_map_ else None
 
 
 @bundle_check("sync.unused", "semaphore indexes and the shared value are zero when no mode uses them", "SPEC §3.2",
@@ -204,7 +205,8 @@ def _sync_unused(b: BundleView) -> Iterator[Finding]:
 # --- registers (SPEC §1) ---------------------------------------------------------------------------
 
 @bundle_check("register.id_range", "register ids are usable physical registers (0..61)", "SPEC §1",
-              applies=lambda f: any(x.kind is Kind.REGISTER for x in f.fields) or "wait_mode" in f.field_map)
+              applies=lambda f: any(x.kind is Kind.REGISTER for x in f.fields) or "wait_mode" in f.field_map
+              or bool(f.slots))
 def _register_ids(b: BundleView) -> Iterator[Finding]:
     limit = b.target.registers - 1
     for f in b.fmt.fields:
@@ -213,6 +215,11 @@ def _register_ids(b: BundleView) -> Iterator[Finding]:
     if b.fields.get("wait_mode") == WAIT_WIRE[WaitMode.sem_ge_reg] and b.fields["sync_value"] > limit:
         yield _f("register.id_range", "sem_ge_reg wait register out of range", "sync_value", b.fields["sync_value"],
                  f"0..{limit}")
+    for s in b.fmt.slots.values():
+        w = b.fields[f"{s.name}.addr"]
+        if (w & 0x7FFFFF00) == 0 and w & ADDR4_REGMODE and limit < (w & 0xFF) <= MAX_REGISTER_ID_ADDR4:
+            yield _f("register.id_range", "address register out of range", f"{s.name}.addr", w & 0xFF,
+                     f"0..{limit}")
 
 
 # --- ADDR4 and descriptors (SPEC §3.3, §3.4) --------------------------------------------------------
@@ -251,9 +258,6 @@ def _addr4_register(b: BundleView) -> Iterator[Finding]:
             elif (w & 0xFF) > MAX_REGISTER_ID_ADDR4:
                 yield _f("addr4.register_form", "register id too large for register mode", f"{s.name}.addr", w & 0xFF,
                          f"0..{MAX_REGISTER_ID_ADDR4:#x}")
-            elif (w & 0xFF) >= b.target.registers:
-                yield _f("register.id_range", "register id out of range", f"{s.name}.addr", w & 0xFF,
-                         f"0..{b.target.registers - 1}")
 
 
 @bundle_check("addr4.mode_bits", "the indirect (bit 29) and active (bit 30) markers are not set (no encoder here "
@@ -575,10 +579,14 @@ def _memset_random(b: BundleView) -> Iterator[Finding]:
         yield _f("memset.random_zero", "Random mode requires fill 0", "fill", b.fields["fill"], "0")
 
 
+#: The widest element of the BIR dtypes that share a wire tag (0x0E is also float8_e4m3fn_x4, 4 bytes).
+_WIRE_MAX_SIZE = {w: max(i.size for i in DTYPE_INFO.values() if i.wire == w) for w in {i.wire for i in DTYPE_INFO.values()}}
+
+
 @bundle_check("memset.fill_width", "the Memset fill value fits the dtype's width", "SPEC §4.8", applies=_ms)
 def _memset_fill(b: BundleView) -> Iterator[Finding]:
     fill = b.fields["fill"]
-    size = WIRE_DTYPE_ALIGN.get(b.fields["dtype"])
+    size = _WIRE_MAX_SIZE.get(b.fields["dtype"])
     if size in (1, 2) and fill >> (8 * size):
         yield _f("memset.fill_width", f"fill value wider than the {size}-byte dtype", "fill", fill,
                  f"0..{(1 << (8 * size)) - 1:#x}")

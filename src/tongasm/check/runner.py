@@ -27,11 +27,11 @@ register("bundle.opcode", "the opcode byte is one tongasm has a layout for", "SP
 register("bundle.layout", "the bytes match one layout of their opcode (valid_num, src_mode, operand_mode...)",
          "SPEC §4", "stream")
 
-_PER_FORMAT: dict[tuple[int, bool, frozenset[str]], list[BundleCheck]] = {}
+_PER_FORMAT: dict[tuple[Format, bool, frozenset[str]], list[BundleCheck]] = {}
 
 
 def _checks_for(fmt: Format, checks: CheckSet) -> list[BundleCheck]:
-    key = (id(fmt), checks.pedantic, checks.disabled)
+    key = (fmt, checks.pedantic, checks.disabled)
     out = _PER_FORMAT.get(key)
     if out is None:
         out = _PER_FORMAT[key] = [c for c in BUNDLE_CHECKS if checks.wants(CHECKS[c.id]) and c.applies(fmt)]
@@ -43,9 +43,12 @@ def check_bundle(fmt: Format, fields: dict[str, int], raw: bytes, *, target: Tar
                  checks: CheckSet | None = None) -> list[Finding]:
     """All findings of the bundle checks on one decoded bundle (location left for the caller)."""
     view = BundleView(fmt, fields, raw, target, decisions, stream)
+    cs = checks or CheckSet()
     out: list[Finding] = []
-    for c in _checks_for(fmt, checks or CheckSet()):
+    for c in _checks_for(fmt, cs):
         for f in c.fn(view):
+            if f.check in cs.disabled:
+                continue
             out.append(f)
     return out
 

@@ -339,7 +339,11 @@ def check_pairs(op: PhysicalAP | RegisterAP | SymbolicAP, role: str) -> tuple[tu
 
 def partitions(op: Operand | None, role: str) -> int:
     """The partition pair's num: the op's num_partitions byte."""
-    if not isinstance(op, (PhysicalAP, RegisterAP, SymbolicAP)) or not op.ap:
+    if not isinstance(op, (PhysicalAP, RegisterAP, SymbolicAP)):
+        got = "nothing" if op is None else op.kind
+        raise EncodeError(f"{role} must be an access pattern (physical_ap or register_ap), got {got}", field=role,
+                          value=got, check="operands.shape")
+    if not op.ap:
         raise EncodeError(f"{role}: the access pattern has no pairs; it needs at least the partition pair",
                           field=f"{role}.ap", check="desc.pairs")
     return op.ap[0][1]

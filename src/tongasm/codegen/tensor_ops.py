@@ -300,6 +300,8 @@ def memset_bundles(inst: Memset, ctx: Context) -> list[BundleSpec]:
     opcode = memset_opcodes(inst, ctx)[0]
     fmt = ctx.formats.by_name["Memset"]
     dst = inst.dst
+    require(is_tensor(dst), f"Memset dst must be an access pattern, got {getattr(dst, 'kind', dst)}", field="dst",
+            check="operands.shape")
     d = dtype_of(dst, "dst")  # type: ignore[arg-type]
     constant = inst.attrs.get("constant", 0)
     size = DTYPE_INFO[d].size
