@@ -197,3 +197,29 @@ def test_d6_reading_changes_what_the_same_bytes_mean():
     ex = explain_bundle(bytes(data), decisions=DecisionSet.parse(["D-6=outermost-first"]))
     row = next(r for r in ex.rows if r.name == "src.step0")
     assert "from the outermost" in row.meaning and row.decision == "D-6=outermost-first"
+
+
+# --- the fast listing path produces exactly the reference listing ---------------------------------
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(format_and_values(), st.binary(min_size=64, max_size=64), st.integers(0, 9)),
+                min_size=1, max_size=12), st.booleans())
+def test_fast_listing_equals_the_reference_listing(cases, full):
+    from tongasm.text.fast import fast_listing
+
+    ds = cases[0][0][0]
+    chunks = []
+    for (cds, fmt, vals), noise, kind in cases:
+        if cds != ds:
+            continue
+        raw = bytearray(fmt.encode(vals))
+        if kind == 0:  # sprinkle bits no field explains
+            mask = fmt.covered_mask()
+            raw = bytearray(r | (n & ~m & 0xFF) for r, n, m in zip(raw, noise, mask))
+        elif kind == 1:  # an undecodable bundle
+            raw = bytearray([0x21]) + bytearray(noise[1:])
+        chunks.append(bytes(raw))
+    data = b"".join(chunks)
+    streams = [StreamInput("dve", data), StreamInput("sp", data[::-1][:0] + data[-64:])]
+    assert list(fast_listing(streams, decisions=ds, full_bytes=full)) == \
+        list(listing(streams, decisions=ds, full_bytes=full))

@@ -339,7 +339,8 @@ def _stream_name(path: str) -> str:
 
 def cmd_disasm(args: argparse.Namespace) -> int:
     from .isa.targets import get_target
-    from .text.listing import StreamInput, listing, listing_json
+    from .text.fast import fast_listing
+    from .text.listing import StreamInput, listing_json
 
     decisions = _decisions(args)
     inputs = [StreamInput(_stream_name(p), _read_stream(p)) for p in args.files]
@@ -347,7 +348,7 @@ def cmd_disasm(args: argparse.Namespace) -> int:
     if args.format == "json":
         text = json.dumps(listing_json(inputs, decisions=decisions, target=target), indent=1) + "\n"
     else:
-        text = "\n".join(listing(inputs, decisions=decisions, target=target, full_bytes=args.bytes)) + "\n"
+        text = "\n".join(fast_listing(inputs, decisions=decisions, target=target, full_bytes=args.bytes)) + "\n"
     if args.output:
         from .util import atomic_write
 
