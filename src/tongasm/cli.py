@@ -165,10 +165,10 @@ def _print_json(obj: Any) -> None:
 
 def cmd_assemble(args: argparse.Namespace) -> int:
     from .codegen import assemble
-    from .ir import read_bir
+    from .ir.stream_reader import stream_bir
 
     decisions = _decisions(args)
-    kernel = read_bir(Path(args.kernel))
+    kernel = stream_bir(Path(args.kernel))  # instruction by instruction: bounded memory on huge kernels
     asm = assemble(kernel, target=args.target, decisions=decisions, census=args.census,
                    check="warn" if args.warn else "refuse")
     asm.write(args.output)
@@ -177,7 +177,7 @@ def cmd_assemble(args: argparse.Namespace) -> int:
     if args.format == "json":
         _print_json(asm.manifest())
     elif not args.quiet:
-        n = len(asm.instructions)
+        n = len(asm.log)
         print(f"assembled {args.kernel} for {asm.target.name}: {n} instruction{'s' * (n != 1)}, "
               f"{asm.bundle_count} bundle{'s' * (asm.bundle_count != 1)} -> {args.output}/")
         for name, data in asm.streams.items():
@@ -191,9 +191,9 @@ def cmd_assemble(args: argparse.Namespace) -> int:
 
 def cmd_opcodes(args: argparse.Namespace) -> int:
     from .codegen import collect_opcodes
-    from .ir import read_bir
+    from .ir.stream_reader import stream_bir
 
-    sets = collect_opcodes(read_bir(Path(args.kernel)), target=args.target, decisions=_decisions(args))
+    sets = collect_opcodes(stream_bir(Path(args.kernel)), target=args.target, decisions=_decisions(args))
     if args.format == "json":
         _print_json([s.to_json() for s in sets])
         return 0

@@ -10,7 +10,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import BinaryIO, Callable, Iterable, Mapping, Union
 
 from .errors import InputError
 
@@ -34,11 +34,16 @@ def atomic_write(path: Path, data: bytes) -> None:
             os.unlink(tmp)
 
 
-def write_output_dir(out_dir: str | os.PathLike[str], files: Mapping[str, bytes],
+Content = Union[bytes, bytearray, memoryview, Callable[[BinaryIO], None]]
+
+
+def write_output_dir(out_dir: str | os.PathLike[str], files: Mapping[str, Content],
                      stale: Iterable[str] = ()) -> list[Path]:
     """Write ``files`` (name → bytes) into ``out_dir`` atomically.
 
-    Everything is written into a temporary directory beside ``out_dir`` first and then moved in.
+    A file's content is bytes, or a function that writes it to an open binary file (for outputs too
+    large to build in memory first). Everything is written into a temporary directory beside
+    ``out_dir`` first and then moved in.
     Names in ``stale`` that this call does not produce are removed from ``out_dir``, so the
     directory matches what was just written.
     """
@@ -55,7 +60,10 @@ def write_output_dir(out_dir: str | os.PathLike[str], files: Mapping[str, bytes]
     try:
         for fname, data in files.items():
             with open(tmp / fname, "wb") as fh:
-                fh.write(data)
+                if callable(data):
+                    data(fh)
+                else:
+                    fh.write(data)
         out.mkdir(exist_ok=True)
         for fname in files:
             os.replace(tmp / fname, out / fname)
@@ -68,3 +76,25 @@ def write_output_dir(out_dir: str | os.PathLike[str], files: Mapping[str, bytes]
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return written
+
+
+class paused_gc:
+    """Pause the cyclic garbage collector for a bulk job (a context manager).
+
+    Encoding a million instructions allocates millions of short-lived objects that are never in
+    cycles; generation-2 collections would rescan the whole IR again and again. Reference counting
+    still frees everything as usual; the collector resumes afterwards.
+    """
+
+    def __enter__(self) -> "paused_gc":
+        import gc
+
+        self.was_enabled = gc.isenabled()
+        gc.disable()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        import gc
+
+        if self.was_enabled:
+            gc.enable()

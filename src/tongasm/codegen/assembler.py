@@ -11,21 +11,24 @@ from __future__ import annotations
 
 import json
 import os
+from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
 from .. import __version__
 from ..check.runner import stage_of
 from ..errors import EncodeError, InputError, ValidationError
-from ..util import write_output_dir
+from ..util import paused_gc, write_output_dir
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.enums import ENGINE_STREAM, CodeGenMode
 from ..isa.fields import BUNDLE_SIZE
 from ..isa.opcodes import opcode_name
 from ..isa.targets import DEFAULT_TARGET, TARGETS, Target, get_target
-from ..ir.instructions import Kernel
+from ..ir.instructions import Kernel, Loop, Select
+from ..ir.stream_reader import StreamedKernel
 from ..passes import ProgramItem, flatten, lower_item
+from ..passes.program import _unroll
 from .common import Context
 from .generator import CodegenResult, generate
 
@@ -48,7 +51,7 @@ def resolve_target(arch: str | None, override: str | Target | None = None) -> Ta
     return t
 
 
-@dataclass
+@dataclass(slots=True)
 class AssembledInstruction:
     """Manifest entry: one BIR instruction and where its bundles went."""
 
@@ -72,17 +75,62 @@ class AssembledInstruction:
         }
 
 
+class BundleLog:
+    """Where every bundle went, kept compact (a million instructions must not cost a million objects):
+    per bundle its instruction, stream, offset and opcode; per instruction its name and BIR opcode."""
+
+    def __init__(self) -> None:
+        self.inst = array("q")
+        self.stream = array("B")
+        self.offset = array("q")
+        self.opcode = array("B")
+        self.names: list[str] = []
+        self.bir = array("H")
+        self.bir_names: list[str] = []
+        self._bir_ids: dict[str, int] = {}
+
+    def add_instruction(self, name: str, bir_opcode: str) -> None:
+        bid = self._bir_ids.get(bir_opcode)
+        if bid is None:
+            bid = self._bir_ids[bir_opcode] = len(self.bir_names)
+            self.bir_names.append(bir_opcode)
+        self.names.append(name)
+        self.bir.append(bid)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def entries(self) -> Iterator[AssembledInstruction]:
+        """Manifest entries, in program order (materialised one at a time)."""
+        k, n = 0, len(self.inst)
+        for i, name in enumerate(self.names):
+            opcodes: list[int] = []
+            offsets: list[int] = []
+            stream = ""
+            while k < n and self.inst[k] == i:
+                stream = STREAM_NAMES[self.stream[k]]
+                opcodes.append(self.opcode[k])
+                offsets.append(self.offset[k])
+                k += 1
+            yield AssembledInstruction(i, name, self.bir_names[self.bir[i]], stream, opcodes, offsets)
+
+
 @dataclass
 class Assembly:
-    """The result of assembling a kernel: streams (bytes per engine), manifest entries, census."""
+    """The result of assembling a kernel: streams (bytes per engine), the bundle log, census."""
 
     target: Target
     decisions: DecisionSet
     streams: dict[str, bytearray] = field(default_factory=dict)
-    instructions: list[AssembledInstruction] = field(default_factory=list)
+    log: BundleLog = field(default_factory=BundleLog)
     census: bytearray | None = None
     findings: list[Any] = field(default_factory=list)  # check findings kept (warn mode, BIR-verifier rules)
-    kernel: Kernel | None = None  # the source, for the memory description written beside the streams
+    kernel: Kernel | None = None  # the source (or its skeleton), for the memory description
+
+    @property
+    def instructions(self) -> list[AssembledInstruction]:
+        """Manifest entries (materialised; prefer :meth:`BundleLog.entries` for huge kernels)."""
+        return list(self.log.entries())
 
     def stream_bytes(self, name: str) -> bytes:
         return bytes(self.streams.get(name, b""))
@@ -91,8 +139,7 @@ class Assembly:
     def bundle_count(self) -> int:
         return sum(len(b) for b in self.streams.values()) // BUNDLE_SIZE
 
-    def manifest(self) -> dict[str, Any]:
-        """The ``manifest.json`` object."""
+    def _manifest_head(self) -> dict[str, Any]:
         return {
             "tool": "tongasm",
             "version": __version__,
@@ -103,49 +150,85 @@ class Assembly:
                         for name, data in self.streams.items()},
             **({"census": {"file": CENSUS_FILE, "bundles": len(self.census) // BUNDLE_SIZE}}
                if self.census is not None else {}),
-            "instructions": [i.to_json() for i in self.instructions],
         }
 
+    def manifest(self) -> dict[str, Any]:
+        """The ``manifest.json`` object."""
+        return {**self._manifest_head(), "instructions": [i.to_json() for i in self.log.entries()]}
+
+    def write_manifest(self, fh: BinaryIO) -> None:
+        """Write ``manifest.json`` entry by entry (no whole-manifest object in memory)."""
+        head = json.dumps(self._manifest_head(), indent=1)
+        fh.write(head[:-2].encode() + b',\n "instructions": [')
+        first = True
+        for e in self.log.entries():
+            fh.write((b"\n  " if first else b",\n  ") + json.dumps(e.to_json()).encode())
+            first = False
+        fh.write(b"\n ]\n}\n")
+
     def write(self, out_dir: str | os.PathLike[str]) -> list[Path]:
-        """Write the streams, the census and ``manifest.json`` into ``out_dir`` atomically.
+        """Write the streams, the census, ``memory.json`` and ``manifest.json`` into ``out_dir`` atomically.
 
         Stale ``<engine>.bin`` files from an earlier run that this assembly did not produce are
         removed, so the directory always matches the manifest.
         """
-        extra = {}
+        files: dict[str, bytes | Callable[[BinaryIO], None]] = {f"{n}.bin": d for n, d in self.streams.items()}
+        if self.census is not None:
+            files[CENSUS_FILE] = self.census
         if self.kernel is not None:
             from ..sim.memory import describe_kernel
 
             mem = describe_kernel(self.kernel, self.target.name)
-            extra[MEMORY_FILE] = (json.dumps(mem.to_json(), indent=1) + "\n").encode()
-        return write_streams(out_dir, {n: bytes(d) for n, d in self.streams.items()}, self.manifest(),
-                             census=bytes(self.census) if self.census is not None else None, extra=extra)
+            files[MEMORY_FILE] = (json.dumps(mem.to_json(), indent=1) + "\n").encode()
+        files[MANIFEST_FILE] = self.write_manifest
+        return write_output_dir(out_dir, files, stale=STALE)
+
+
+STALE = [f"{n}.bin" for n in STREAM_NAMES] + [CENSUS_FILE, MEMORY_FILE]
 
 
 def write_streams(out_dir: str | os.PathLike[str], streams: dict[str, bytes], manifest: dict[str, Any],
                   census: bytes | None = None, extra: dict[str, bytes] | None = None) -> list[Path]:
     """Write ``<stream>.bin`` files, an optional census, extra files and ``manifest.json`` atomically."""
-    files: dict[str, bytes] = {f"{n}.bin": d for n, d in streams.items()}
+    files: dict[str, bytes | Callable[[BinaryIO], None]] = {f"{n}.bin": d for n, d in streams.items()}
     if census is not None:
         files[CENSUS_FILE] = census
     files.update(extra or {})
     files[MANIFEST_FILE] = (json.dumps(manifest, indent=1) + "\n").encode()
-    return write_output_dir(out_dir, files, stale=[f"{n}.bin" for n in STREAM_NAMES] + [CENSUS_FILE, MEMORY_FILE])
+    return write_output_dir(out_dir, files, stale=STALE)
+
+
+def _lowered(items: Iterable[ProgramItem]) -> Iterator[ProgramItem]:
+    for it in items:
+        if type(it.inst) is not Select:
+            yield it
+            continue
+        try:
+            yield from lower_item(it)
+        except EncodeError as e:
+            raise e.at(it.source.name or None, it.index, it.source.opcode) from None
 
 
 def program(kernel: Kernel) -> list[ProgramItem]:
     """The kernel's program items: flattened, loops unrolled, Selects lowered."""
-    items: list[ProgramItem] = []
-    for it in flatten(kernel):
-        try:
-            items.extend(lower_item(it))
-        except EncodeError as e:
-            raise e.at(it.source.name or None, it.index, it.source.opcode) from None
-    return items
+    return list(_lowered(flatten(kernel)))
+
+
+def streamed_items(sk: StreamedKernel) -> Iterator[ProgramItem]:
+    """Program items of a streamed kernel, in program order (loops unrolled as :func:`flatten` does)."""
+    n = 0
+    for inst, func, _path in sk.instructions():
+        if isinstance(inst, Loop):
+            for x, it in _unroll(inst, ()):
+                yield ProgramItem(n, x, func, x, iteration=it)
+                n += 1
+        else:
+            yield ProgramItem(n, inst, func, inst)
+            n += 1
 
 
 def assemble(
-    kernel: Kernel,
+    kernel: Kernel | StreamedKernel,
     *,
     target: str | Target | None = None,
     decisions: DecisionSet = DEFAULT_DECISIONS,
@@ -154,7 +237,8 @@ def assemble(
     checks: Any = None,
     on_result: Callable[[CodegenResult], None] | None = None,
 ) -> Assembly:
-    """Encode a kernel into per-engine streams.
+    """Encode a kernel (or a streamed one, see :func:`tongasm.ir.stream_reader.stream_bir`) into
+    per-engine streams.
 
     An encoder refusal raises :class:`~tongasm.errors.EncodeError` at the first one. With
     ``check="refuse"`` (the default) every instruction is also run through the ISA checks
@@ -165,29 +249,47 @@ def assemble(
     """
     if check not in ("refuse", "warn", "off"):
         raise ValueError(f"check must be 'refuse', 'warn' or 'off', not {check!r}")
+    if isinstance(kernel, StreamedKernel):
+        items: Iterable[ProgramItem] = streamed_items(kernel)
+        source = kernel.kernel()
+    else:
+        items, source = flatten(kernel), kernel
+    with paused_gc():
+        return _assemble(_lowered(items), source, target, decisions, census, check, checks, on_result)
+
+
+def _assemble(items: Iterable[ProgramItem], kernel: Kernel, target: str | Target | None, decisions: DecisionSet,
+              census: bool, check: str, checks: Any, on_result: Callable[[CodegenResult], None] | None) -> Assembly:
     tgt = resolve_target(kernel.arch, target)
     ctx = Context(tgt, decisions)
     asm = Assembly(tgt, decisions, census=bytearray() if census else None, kernel=kernel)
-    entries: dict[int, AssembledInstruction] = {}
+    log = asm.log
+    streams = asm.streams
+    cen = asm.census
     mode = CodeGenMode.GENERATE_ISACODE if check == "off" else CodeGenMode.RUN_ISA_CHECKS
-    for item in program(kernel):
+    last = -1
+    for item in items:
         res = generate(item, ctx, mode, checks=checks)
         if res.findings:
             asm.findings.extend(res.findings)
         if on_result is not None:
             on_result(res)
-        stream = asm.streams.setdefault(res.stream, bytearray())
-        entry = entries.get(item.index)
-        if entry is None:
-            entry = entries[item.index] = AssembledInstruction(item.index, item.source.name, item.source.opcode,
-                                                               res.stream, [], [])
-            asm.instructions.append(entry)
-        for b in res.bundles:
-            entry.offsets.append(len(stream))
+        if item.index != last:
+            log.add_instruction(item.source.name, item.source.opcode)
+            last = item.index
+        stream = streams.get(res.stream)
+        if stream is None:
+            stream = streams[res.stream] = bytearray()
+        sid = STREAM_IDS[res.stream]
+        i = len(log) - 1
+        for b, op in zip(res.bundles, res.opcodes):
+            log.inst.append(i)
+            log.stream.append(sid)
+            log.offset.append(len(stream))
+            log.opcode.append(op)
             stream += b
-            if asm.census is not None:
-                asm.census += b
-        entry.opcodes.extend(res.opcodes)
+            if cen is not None:
+                cen += b
     for f in asm.findings:
         if check == "warn" or stage_of(f) != "isa":
             f.severity = "warning"
@@ -196,6 +298,9 @@ def assemble(
         if illegal:
             raise ValidationError(illegal)
     return asm
+
+
+STREAM_IDS = {n: i for i, n in enumerate(STREAM_NAMES)}
 
 
 @dataclass
@@ -213,13 +318,18 @@ class OpcodeSet:
                 "opcodes": sorted(set(self.opcodes)), "mnemonics": [opcode_name(o) for o in sorted(set(self.opcodes))]}
 
 
-def collect_opcodes(kernel: Kernel, *, target: str | Target | None = None,
+def collect_opcodes(kernel: Kernel | StreamedKernel, *, target: str | Target | None = None,
                     decisions: DecisionSet = DEFAULT_DECISIONS) -> list[OpcodeSet]:
     """COLLECT_OPCODES over a kernel: the opcode set of each BIR instruction."""
-    tgt = resolve_target(kernel.arch, target)
+    if isinstance(kernel, StreamedKernel):
+        items: Iterable[ProgramItem] = streamed_items(kernel)
+        arch = kernel.arch
+    else:
+        items, arch = flatten(kernel), kernel.arch
+    tgt = resolve_target(arch, target)
     ctx = Context(tgt, decisions)
     out: dict[int, OpcodeSet] = {}
-    for item in program(kernel):
+    for item in _lowered(items):
         res = generate(item, ctx, CodeGenMode.COLLECT_OPCODES)
         entry = out.get(item.index)
         if entry is None:

@@ -33,19 +33,34 @@ TOO_MANY_UPDATES_MSG = "Too many sync update commands"
 SEMAPHORE_MAX = 255
 
 
-@dataclass(frozen=True)
 class Context:
-    """What codegen needs besides the instruction: the target and the decision selection."""
+    """What codegen needs besides the instruction: the target and the decision selection.
 
-    target: Target
-    decisions: DecisionSet
+    It also carries what the hot path would otherwise recompute per instruction: the format
+    tables, the decisions the packer consults, and a memo of packed descriptors (an access pattern
+    that recurs — the same location, dtype, pairs and offset — is packed once).
+    """
 
-    @property
-    def formats(self) -> FormatSet:
-        return build_formats(self.decisions)
+    __slots__ = ("target", "decisions", "formats", "inner_first", "desc_memo")
+
+    def __init__(self, target: Target, decisions: DecisionSet) -> None:
+        self.target = target
+        self.decisions = decisions
+        self.formats: FormatSet = build_formats(decisions)
+        self.inner_first = decisions["D-6"] == "innermost-first"  # D-6
+        self.desc_memo: dict[tuple[Any, ...], dict[str, int]] = {}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Context) and (self.target, self.decisions) == (other.target, other.decisions)
+
+    def __hash__(self) -> int:
+        return hash((self.target, self.decisions))
 
 
-@dataclass
+DESC_MEMO_LIMIT = 100_000
+
+
+@dataclass(slots=True)
 class BundleSpec:
     """One bundle to build: its layout and its field values (``opcode`` included)."""
 
@@ -295,9 +310,25 @@ def pack_descriptor(op: Operand | None, s: Slot, ctx: Context, role: str | None 
 
     Pair 0 (partition) goes to ADDR4 (its start) and to the op's partition-count byte (its num;
     see :func:`partitions`). Free pairs with num == 1 are dropped; the rest are packed innermost
-    first (D-6) and unused slots are filled with {step 1, num 1}.
+    first (D-6) and unused slots are filled with {step 1, num 1}. Results are memoised per
+    context on what they depend on; the returned dict must not be modified.
     """
-    role = role or s.name
+    if type(op) is PhysicalAP:
+        key: tuple[Any, ...] = (s.name, s.ndims, role, op.location, op.dtype, op.ap, op.offset)
+    elif type(op) is RegisterAP:
+        key = (s.name, s.ndims, role, op.register, op.dtype, op.ap, op.reg_ap_offset, op.is_regloc_offset)
+    else:
+        return _pack_descriptor(op, s, ctx, role or s.name)
+    memo = ctx.desc_memo
+    hit = memo.get(key)
+    if hit is None:
+        if len(memo) >= DESC_MEMO_LIMIT:
+            memo.clear()
+        hit = memo[key] = _pack_descriptor(op, s, ctx, role or s.name)
+    return hit
+
+
+def _pack_descriptor(op: Operand | None, s: Slot, ctx: Context, role: str) -> dict[str, int]:
     addr = start_address(op, role, ctx)
     assert isinstance(op, (PhysicalAP, RegisterAP))
     pairs = check_pairs(op, role)
@@ -307,7 +338,7 @@ def pack_descriptor(op: Operand | None, s: Slot, ctx: Context, role: str | None 
                           f"[1, {s.ndims}]D tensor for ISA mem pattern", field=f"{role}.ap", value=len(free),
                           limit=f"1..{s.ndims}", check="desc.active_dims")
     # D-6: innermost first (slot 0 = last pair); alternative: outermost first.
-    ordered = free[::-1] if ctx.decisions["D-6"] == "innermost-first" else free
+    ordered = free[::-1] if ctx.inner_first else free
     vals = {f"{s.name}.addr": addr}
     for i in range(s.ndims):
         step, num = ordered[i] if i < len(ordered) else (1, 1)

@@ -50,8 +50,19 @@ CODEGEN: dict[type[Instruction], OpCodegen] = {
 SUPPORTED = ", ".join(["Select", *(c.OPCODE for c in CODEGEN)])
 
 
+_STREAMS: dict[tuple[object, str], str] = {}
+
+
 def stream_of(inst: Instruction) -> str:
     """The output stream of an instruction (SPEC §5): its engine's, or by family when Unassigned."""
+    key = (inst.engine, inst.FAMILY)
+    hit = _STREAMS.get(key)
+    if hit is None:
+        hit = _STREAMS[key] = _stream_of(inst)
+    return hit
+
+
+def _stream_of(inst: Instruction) -> str:
     engine = engine_of(inst.engine)
     if engine == Engine.ALL:
         # D-25: an instruction must run on one engine.
@@ -75,7 +86,7 @@ def codegen_for(inst: Instruction) -> OpCodegen:
     raise EncodeError(f"unsupported opcode {name!r}: tongasm encodes {SUPPORTED}", field="opcode", value=name, check="opcode.supported")
 
 
-@dataclass
+@dataclass(slots=True)
 class CodegenResult:
     """What one item produced: its stream, opcodes, (unless collecting) its bundles, and in
     RUN_ISA_CHECKS mode the findings of the checks on them."""
@@ -105,7 +116,8 @@ def generate(item: ProgramItem, ctx: Context, mode: CodeGenMode | int = CodeGenM
     run through the ISA checks (``checks``: a :class:`tongasm.check.registry.CheckSet`); the
     result carries the findings. The caller decides whether the bytes are emitted.
     """
-    mode = check_mode(mode)
+    if type(mode) is not CodeGenMode:
+        mode = check_mode(mode)
     inst = item.inst
     try:
         stream = stream_of(inst)
@@ -113,7 +125,7 @@ def generate(item: ProgramItem, ctx: Context, mode: CodeGenMode | int = CodeGenM
         if mode == CodeGenMode.COLLECT_OPCODES:
             return CodegenResult(item, stream, cg.opcodes(inst, ctx))
         specs = cg.bundles(inst, ctx)
-        sync = sync_values(ctx, inst.sync, sp_op=inst.FAMILY == "sp")
+        sync = sync_values(ctx, inst.sync, sp_op=inst.FAMILY == "sp") if inst.sync else None
         if sync:
             # Every instruction reaching codegen yields one bundle (a Select was split by the
             # lowering, which put its wait on the first part and its update on the last: D-24).

@@ -128,6 +128,7 @@ class DecisionSet:
     overrides: tuple[tuple[str, str], ...] = field(default=())
 
     def __post_init__(self) -> None:
+        table = {d.id: d.default for d in DECISIONS.values()}
         for did, choice in self.overrides:
             dec = DECISIONS.get(did)
             if dec is None:
@@ -136,12 +137,11 @@ class DecisionSet:
                 raise UsageError(
                     f"decision {did} has no reading {choice!r}; choose one of: {', '.join(dec.choices)}"
                 )
+            table[did] = choice
+        object.__setattr__(self, "_table", table)  # O(1) lookups on the hot path
 
     def __getitem__(self, did: str) -> str:
-        for d, c in self.overrides:
-            if d == did:
-                return c
-        return DECISIONS[did].default
+        return self._table[did]  # type: ignore[attr-defined, no-any-return]
 
     def is_default(self, did: str) -> bool:
         return self[did] == DECISIONS[did].default

@@ -209,7 +209,7 @@ class Format:
         self.struct = struct.Struct(self._struct_format())
         self.encode_source, self.decode_source = self._generate()
         ns: dict[str, Any] = {"_pack": self.struct.pack, "_unpack_from": self.struct.unpack_from,
-                              "_err": self._range_error}
+                              "_err": self._range_error, "_StructError": struct.error}
         exec(compile(self.encode_source, f"<tongasm format {name} encode>", "exec"), ns)
         exec(compile(self.decode_source, f"<tongasm format {name} decode>", "exec"), ns)
         self._encode: Callable[[Mapping[str, int]], bytes] = ns["encode"]
@@ -259,11 +259,17 @@ class Format:
         return "".join(parts)
 
     def _generate(self) -> tuple[str, str]:
-        enc = ["def encode(v):", "    g = v.get"]
+        # encode_checked: every field range-checked (names the field on failure).
+        # encode: struct.pack checks whole carriers itself; only bit fields are checked here; on
+        # struct.error the checked version runs and reports which field does not fit.
+        enc = ["def encode_checked(v):", "    g = v.get"]
+        fast = ["def encode(v):", "    g = v.get"]
+        fast_args = []
         args = []
         dec_items = []
         for i, c in enumerate(self._carriers):
             terms = []
+            fterms = []
             for j, f in enumerate(c.fields):
                 var = f"a{i}_{j}"
                 default = f.const if f.const is not None else 0
@@ -271,16 +277,27 @@ class Format:
                 enc.append(f"    if not {f.lo} <= {var} <= {f.hi}: raise _err({f.name!r}, {var})")
                 terms.append(f"({var} << {f.shift})" if f.shift else var)
                 if f.is_bitfield:
+                    fast.append(f"    {var} = g({f.name!r}, {default})")
+                    fast.append(f"    if not {f.lo} <= {var} <= {f.hi}: return encode_checked(v)")
+                    fterms.append(f"({var} << {f.shift})" if f.shift else var)
+                else:
+                    fterms.append(f"g({f.name!r}, {default})")
+                if f.is_bitfield:
                     mask = (1 << f.nbits) - 1
                     expr = f"(t[{i}] >> {f.shift}) & {mask}" if f.shift else f"t[{i}] & {mask}"
                 else:
                     expr = f"t[{i}]"
                 dec_items.append(f"{f.name!r}: {expr}")
             args.append(" | ".join(terms))
+            fast_args.append(" | ".join(fterms))
         enc.append(f"    return _pack({', '.join(args)})")
+        fast.append("    try:")
+        fast.append(f"        return _pack({', '.join(fast_args)})")
+        fast.append("    except _StructError:")
+        fast.append("        return encode_checked(v)")
         dec = ["def decode(buf, off=0):", "    t = _unpack_from(buf, off)",
                "    return {" + ", ".join(dec_items) + "}"]
-        return "\n".join(enc) + "\n", "\n".join(dec) + "\n"
+        return "\n".join(enc) + "\n\n" + "\n".join(fast) + "\n", "\n".join(dec) + "\n"
 
     def _range_error(self, name: str, value: Any) -> Exception:
         f = self.field_map[name]

@@ -18,7 +18,7 @@ from ..ir.instructions import Block, Function, Instruction, Kernel, Loop
 MAX_UNROLLED = 50_000_000
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class ProgramItem:
     """One instruction to encode, in program order.
 

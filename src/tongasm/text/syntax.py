@@ -40,8 +40,9 @@ TEXT_DTYPE.update({"float8e3": 13, "float8e4": 14, "float8e5": 15, "float8_e4m3f
                    "float8_e3m4": 13})
 _INT_WIRE = {1: (8, False), 2: (1, True), 3: (1, False), 4: (2, True), 5: (2, False), 8: (4, True), 9: (4, False),
              12: (8, True)}
-_FLOAT_WIRE = {6: "bfloat16", 7: "float16", 10: "float32", 11: "float32", 13: "float8_e3m4", 14: "float8_e4m3fn",
-               15: "float8_e5m2"}
+#: Float wire tags and the BIR dtype whose element type reads them (0x0E as e4m3fn, like the simulator's S-3).
+_FLOAT_WIRE = {6: "bfloat16", 7: "float16", 10: "float32", 11: "float32", 13: "float8e3", 14: "float8_e4m3fn",
+               15: "float8e5"}
 
 
 class ParseError(TongasmError):
