@@ -542,7 +542,7 @@ def run(case: Case, data: Any, checks: CheckSet = PEDANTIC) -> list[Finding]:
         return check_stream(legal(PRELUDE_NAME) + data, name="x.bin", stream=case.engine,
                             target=get_target(case.target or "gen2"), decisions=_decisions(case), checks=checks)
     assert case.via == "api"
-    item = flatten(read_bir(K(mv())))[0]
+    item = next(iter(flatten(read_bir(K(mv())))))
     try:
         generate(item, Context(GEN2, _decisions(case)), data)
     except EncodeError as e:

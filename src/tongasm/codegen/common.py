@@ -62,17 +62,25 @@ DESC_MEMO_LIMIT = 100_000
 
 @dataclass(slots=True)
 class BundleSpec:
-    """One bundle to build: its layout and its field values (``opcode`` included)."""
+    """One bundle to build: its layout, its field values (``opcode`` included) and its descriptor
+    slots as ``(addr, steps..., counts...)`` tuples."""
 
     fmt: Format
     values: dict[str, int]
+    slots: dict[str, tuple[int, ...]] | None = None
 
     @property
     def opcode(self) -> int:
         return self.values["opcode"]
 
     def encode(self) -> bytes:
+        if self.slots:
+            return self.fmt.encode_with(self.values, self.slots)
         return self.fmt.encode(self.values)
+
+    def all_values(self) -> dict[str, int]:
+        """Every field value, slots spelled out as named fields."""
+        return self.fmt._merge(self.values, self.slots or {})
 
 
 # --- enums ------------------------------------------------------------------------------------
@@ -305,30 +313,42 @@ def resolve_offset(op: PhysicalAP, role: str) -> tuple[int, int]:
     return loc.base + off // loc.dims[1], loc.addr + off % loc.dims[1]
 
 
-def pack_descriptor(op: Operand | None, s: Slot, ctx: Context, role: str | None = None) -> dict[str, int]:
-    """Fields of a TENSOR descriptor slot for an access pattern (SPEC §3.4, D-6).
+def descriptor(op: Operand | None, s: Slot, ctx: Context, role: str | None = None) -> tuple[int, ...]:
+    """A TENSOR descriptor slot for an access pattern (SPEC §3.4, D-6), as the tuple
+    ``(addr, step0..stepN-1, num0..numN-1)`` — the 4+4N order of the slot.
 
     Pair 0 (partition) goes to ADDR4 (its start) and to the op's partition-count byte (its num;
     see :func:`partitions`). Free pairs with num == 1 are dropped; the rest are packed innermost
     first (D-6) and unused slots are filled with {step 1, num 1}. Results are memoised per
-    context on what they depend on; the returned dict must not be modified.
+    context on what they depend on (an access pattern recurs in unrolled code).
     """
     if type(op) is PhysicalAP:
-        key: tuple[Any, ...] = (s.name, s.ndims, role, op.location, op.dtype, op.ap, op.offset)
+        key: tuple[Any, ...] = (s.ndims, role or s.name, op.location, op.dtype, op.ap, op.offset)
     elif type(op) is RegisterAP:
-        key = (s.name, s.ndims, role, op.register, op.dtype, op.ap, op.reg_ap_offset, op.is_regloc_offset)
+        key = (s.ndims, role or s.name, op.register, op.dtype, op.ap, op.reg_ap_offset, op.is_regloc_offset)
     else:
-        return _pack_descriptor(op, s, ctx, role or s.name)
+        return _descriptor(op, s, ctx, role or s.name)
     memo = ctx.desc_memo
     hit = memo.get(key)
     if hit is None:
         if len(memo) >= DESC_MEMO_LIMIT:
             memo.clear()
-        hit = memo[key] = _pack_descriptor(op, s, ctx, role or s.name)
+        hit = memo[key] = _descriptor(op, s, ctx, role or s.name)
     return hit
 
 
-def _pack_descriptor(op: Operand | None, s: Slot, ctx: Context, role: str) -> dict[str, int]:
+def pack_descriptor(op: Operand | None, s: Slot, ctx: Context, role: str | None = None) -> dict[str, int]:
+    """The same descriptor as named fields (``<slot>.addr``, ``<slot>.step0``...)."""
+    t = descriptor(op, s, ctx, role)
+    n = s.ndims
+    vals = {f"{s.name}.addr": t[0]}
+    for i in range(n):
+        vals[f"{s.name}.step{i}"] = t[1 + i]
+        vals[f"{s.name}.num{i}"] = t[1 + n + i]
+    return vals
+
+
+def _descriptor(op: Operand | None, s: Slot, ctx: Context, role: str) -> tuple[int, ...]:
     addr = start_address(op, role, ctx)
     assert isinstance(op, (PhysicalAP, RegisterAP))
     pairs = check_pairs(op, role)
@@ -339,12 +359,8 @@ def _pack_descriptor(op: Operand | None, s: Slot, ctx: Context, role: str) -> di
                           limit=f"1..{s.ndims}", check="desc.active_dims")
     # D-6: innermost first (slot 0 = last pair); alternative: outermost first.
     ordered = free[::-1] if ctx.inner_first else free
-    vals = {f"{s.name}.addr": addr}
-    for i in range(s.ndims):
-        step, num = ordered[i] if i < len(ordered) else (1, 1)
-        vals[f"{s.name}.step{i}"] = step
-        vals[f"{s.name}.num{i}"] = num
-    return vals
+    ordered = list(ordered) + [(1, 1)] * (s.ndims - len(ordered))
+    return (addr, *[p[0] for p in ordered], *[p[1] for p in ordered])
 
 
 def check_pairs(op: PhysicalAP | RegisterAP | SymbolicAP, role: str) -> tuple[tuple[int, int], ...]:

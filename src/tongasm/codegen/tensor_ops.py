@@ -18,7 +18,7 @@ from ..ir.operands import Immediate, Operand, PhysicalAP, RegisterAccess, Regist
 from ..numeric import NumericError, bit_pattern
 from .common import (
     BundleSpec, Context, acc_wire, alu_class, alu_op, alu_wire, dtype_of, engine_of, is_idle, is_tensor,
-    pack_descriptor, partitions, reg_lo, require,
+    descriptor, partitions, reg_lo, require,
 )
 
 GPSIMD_PSUM_MSG = "GPSIMD engine cannot access PSUM"
@@ -91,7 +91,8 @@ def tensor_tensor_bundles(inst: TensorTensor, ctx: Context) -> list[BundleSpec]:
                                   field=f"{r}.dtype", value=d.name, check="tt.packed_gen3")
     if engine_of(inst.engine) == Engine.Pool and (_in_psum(in0) or _in_psum(in1)):
         raise EncodeError(GPSIMD_PSUM_MSG, field="in0" if _in_psum(in0) else "in1", value="PSUM", check="tt.gpsimd_psum")
-    slots = ctx.formats.by_name["TensorTensor"].slots
+    fmt = ctx.formats.by_name["TensorTensor"]
+    slots = fmt.slots
     vals = {
         "opcode": opcode,
         "in0_dtype": DTYPE_INFO[dtype_of(in0, "in0")].wire,  # type: ignore[arg-type]
@@ -99,11 +100,10 @@ def tensor_tensor_bundles(inst: TensorTensor, ctx: Context) -> list[BundleSpec]:
         "out_dtype": DTYPE_INFO[dtype_of(out, "out")].wire,  # type: ignore[arg-type]
         "op": alu,
         "num_partitions": partitions(in0, "in0"),
-        **pack_descriptor(out, slots["out"], ctx),
-        **pack_descriptor(in0, slots["in0"], ctx),
-        **pack_descriptor(in1, slots["in1"], ctx),
     }
-    return [BundleSpec(ctx.formats.by_name["TensorTensor"], vals)]
+    descs = {"out": descriptor(out, slots["out"], ctx), "in0": descriptor(in0, slots["in0"], ctx),
+             "in1": descriptor(in1, slots["in1"], ctx)}
+    return [BundleSpec(fmt, vals, descs)]
 
 
 # --- CopyPredicated family (0x72 / 0x99 / 0xE8 / 0xEA) ---------------------------------------------
@@ -157,11 +157,10 @@ def _copy_predicated_tensor(inst: CopyPredicated, ctx: Context, opcode: int) -> 
         "src_dtype": DTYPE_INFO[dtype_of(src, "src")].wire,  # type: ignore[arg-type]
         "dst_dtype": DTYPE_INFO[dtype_of(dst, "dst")].wire,  # type: ignore[arg-type]
         "num_partitions": partitions(mask, "mask"),
-        **pack_descriptor(dst, fmt.slots["dst"], ctx),
-        **pack_descriptor(src, fmt.slots["src"], ctx),
-        **pack_descriptor(mask, fmt.slots["mask"], ctx),
     }
-    return BundleSpec(fmt, vals)
+    descs = {"dst": descriptor(dst, fmt.slots["dst"], ctx), "src": descriptor(src, fmt.slots["src"], ctx),
+             "mask": descriptor(mask, fmt.slots["mask"], ctx)}
+    return BundleSpec(fmt, vals, descs)
 
 
 def _same_kind(a: Dtype, b: Dtype) -> bool:
@@ -197,10 +196,9 @@ def _copy_predicated_scalar(inst: CopyPredicated, ctx: Context) -> BundleSpec:
         "scalar_dtype": DTYPE_INFO[sd].wire,
         "dst_dtype": DTYPE_INFO[dd].wire,
         "scalar": bits,
-        **pack_descriptor(dst, fmt.slots["dst"], ctx),
-        **pack_descriptor(mask, fmt.slots["mask"], ctx),
     }
-    return BundleSpec(fmt, vals)
+    descs = {"dst": descriptor(dst, fmt.slots["dst"], ctx), "mask": descriptor(mask, fmt.slots["mask"], ctx)}
+    return BundleSpec(fmt, vals, descs)
 
 
 def _select_reduce(inst: CopyPredicated, ctx: Context) -> BundleSpec:
@@ -223,11 +221,10 @@ def _select_reduce(inst: CopyPredicated, ctx: Context) -> BundleSpec:
         "num_partitions": partitions(mask, "mask"),
         "fill_dtype": 0,
         "acc": acc_wire(acc),
-        **pack_descriptor(dst, fmt.slots["dst"], ctx),
-        **pack_descriptor(mask, fmt.slots["mask"], ctx),
     }
+    descs = {"dst": descriptor(dst, fmt.slots["dst"], ctx), "mask": descriptor(mask, fmt.slots["mask"], ctx)}
     if "src" in fmt.slots:  # D-15: src TENSOR2D at +0x0C (alternative: not encoded)
-        vals.update(pack_descriptor(src, fmt.slots["src"], ctx))
+        descs["src"] = descriptor(src, fmt.slots["src"], ctx)
     if fill is not None:
         vals["fill_dtype"] = DTYPE_INFO[dtype_of(fill, "fill")].wire
         one_byte = ctx.decisions["D-16"] == "one-byte"
@@ -260,7 +257,7 @@ def _select_reduce(inst: CopyPredicated, ctx: Context) -> BundleSpec:
         else:
             raise EncodeError(f"SelectReduce fill from {getattr(fill, 'kind', fill)} has no known encoding; use an "
                               "immediate or a register", field="fill", value=getattr(fill, "kind", fill), check="sr.fill_kind")
-    return BundleSpec(fmt, vals)
+    return BundleSpec(fmt, vals, descs)
 
 
 # --- TensorCopy / GenericCopy (0x46 / 0x47) ----------------------------------------------------------
@@ -280,10 +277,9 @@ def tensor_copy_bundles(inst: TensorCopy, ctx: Context) -> list[BundleSpec]:
         "src_dtype": DTYPE_INFO[dtype_of(src, "src")].wire,  # type: ignore[arg-type]  # D-18: identity
         "dst_dtype": DTYPE_INFO[dtype_of(dst, "dst")].wire,  # type: ignore[arg-type]
         "num_partitions": partitions(src, "src"),
-        **pack_descriptor(src, fmt.slots["src"], ctx),
-        **pack_descriptor(dst, fmt.slots["dst"], ctx),
     }
-    return [BundleSpec(fmt, vals)]
+    descs = {"src": descriptor(src, fmt.slots["src"], ctx), "dst": descriptor(dst, fmt.slots["dst"], ctx)}
+    return [BundleSpec(fmt, vals, descs)]
 
 
 # --- Memset (0x49 / 0x4D) ------------------------------------------------------------------------------
@@ -318,9 +314,8 @@ def memset_bundles(inst: Memset, ctx: Context) -> list[BundleSpec]:
         "dtype": DTYPE_INFO[d].wire,  # D-18: identity reinterpret
         "num_partitions": partitions(dst, "dst"),
         "fill": constant,
-        **pack_descriptor(dst, fmt.slots["dst"], ctx),  # D-19: TENSOR4D at +0x2C
     }
-    return [BundleSpec(fmt, vals)]
+    return [BundleSpec(fmt, vals, {"dst": descriptor(dst, fmt.slots["dst"], ctx)})]  # D-19: TENSOR4D at +0x2C
 
 
 # --- MoveShape (0xB2) ----------------------------------------------------------------------------------

@@ -209,10 +209,14 @@ class Format:
         self.struct = struct.Struct(self._struct_format())
         self.encode_source, self.decode_source = self._generate()
         ns: dict[str, Any] = {"_pack": self.struct.pack, "_unpack_from": self.struct.unpack_from,
-                              "_err": self._range_error, "_StructError": struct.error}
+                              "_err": self._range_error, "_StructError": struct.error, "_merge": self._merge}
         exec(compile(self.encode_source, f"<tongasm format {name} encode>", "exec"), ns)
         exec(compile(self.decode_source, f"<tongasm format {name} decode>", "exec"), ns)
         self._encode: Callable[[Mapping[str, int]], bytes] = ns["encode"]
+        self._encode_with: Callable[[Mapping[str, int], Mapping[str, tuple[int, ...]]], bytes] = ns["encode_with"]
+        self.slot_fields: dict[str, tuple[str, ...]] = {
+            s: tuple(f.name for f in sorted((f for f in self.fields if f.slot == s), key=lambda f: f.offset))
+            for s in self.slots}
         self._decode: Callable[[Any, int], dict[str, int]] = ns["decode"]
 
     # -- layout ------------------------------------------------------------------------------
@@ -295,6 +299,35 @@ class Format:
         fast.append(f"        return _pack({', '.join(fast_args)})")
         fast.append("    except _StructError:")
         fast.append("        return encode_checked(v)")
+        # encode_with: descriptor slots given as tuples (addr, steps..., counts...), the rest by name
+        slot_pos = {s.name: 0 for s in self.slots.values()}
+        withs = ["def encode_with(v, s):", "    g = v.get"]
+        for sname in self.slots:
+            withs.append(f"    s_{_ident(sname)} = s[{sname!r}]")
+        wargs = []
+        for c in self._carriers:
+            terms = []
+            for f in c.fields:
+                if f.slot is not None and not f.is_bitfield:
+                    k = slot_pos[f.slot]
+                    slot_pos[f.slot] = k + 1
+                    terms.append(f"s_{_ident(f.slot)}[{k}]")
+                elif f.is_bitfield:  # struct cannot check a bit field: check it here
+                    default = f.const if f.const is not None else 0
+                    var = f"b_{_ident(f.name)}"
+                    withs.append(f"    {var} = g({f.name!r}, {default})")
+                    withs.append(f"    if not {f.lo} <= {var} <= {f.hi}: return encode_checked(_merge(v, s))")
+                    terms.append(f"({var} << {f.shift})" if f.shift else var)
+                else:
+                    default = f.const if f.const is not None else 0
+                    terms.append(f"g({f.name!r}, {default})")
+            wargs.append(" | ".join(terms))
+        withs.append("    try:")
+        withs.append(f"        return _pack({', '.join(wargs)})")
+        withs.append("    except _StructError:")
+        withs.append("        return encode_checked(_merge(v, s))")
+        fast.append("")
+        fast.extend(withs)
         dec = ["def decode(buf, off=0):", "    t = _unpack_from(buf, off)",
                "    return {" + ", ".join(dec_items) + "}"]
         return "\n".join(enc) + "\n\n" + "\n".join(fast) + "\n", "\n".join(dec) + "\n"
@@ -314,6 +347,17 @@ class Format:
         value does not fit; nothing is truncated or wrapped.
         """
         return self._encode(values)
+
+    def encode_with(self, values: Mapping[str, int], slots: Mapping[str, tuple[int, ...]]) -> bytes:
+        """Like :meth:`encode`, with each descriptor slot given as one tuple
+        ``(addr, step0..stepN-1, num0..numN-1)`` (the 4+4N order) instead of named fields."""
+        return self._encode_with(values, slots)
+
+    def _merge(self, values: Mapping[str, int], slots: Mapping[str, tuple[int, ...]]) -> dict[str, int]:
+        out = dict(values)
+        for name, tup in slots.items():
+            out.update(zip(self.slot_fields[name], tup))
+        return out
 
     def decode(self, buf: Any, offset: int = 0) -> dict[str, int]:
         """64 bytes at ``offset`` of ``buf`` → raw field values (every declared field)."""
@@ -335,6 +379,10 @@ class Format:
     def __repr__(self) -> str:
         ops = ", ".join(f"{o:#04x}" for o in self.opcodes)
         return f"<Format {self.name} [{ops}] {len(self.fields)} fields>"
+
+
+def _ident(name: str) -> str:
+    return "".join(ch if ch.isalnum() else "_" for ch in name)
 
 
 def fields_of(*groups: Iterable[Field]) -> list[Field]:

@@ -42,15 +42,21 @@ class ProgramItem:
         return f"{self.source.opcode} → {self.inst.opcode}"
 
 
-def flatten(kernel: Kernel) -> list[ProgramItem]:
-    """All instructions of all functions, loops unrolled, in program order."""
-    items: list[ProgramItem] = []
+def flatten(kernel: Kernel) -> Iterator[ProgramItem]:
+    """All instructions of all functions, loops unrolled, in program order (a generator)."""
+    n = 0
     for func in kernel.functions:
-        for inst, it in _walk_blocks(func.blocks, ()):
-            if len(items) >= MAX_UNROLLED:
-                raise BirError(f"the kernel unrolls to more than {MAX_UNROLLED} instructions")
-            items.append(ProgramItem(len(items), inst, func, inst, iteration=it))
-    return items
+        for b in func.blocks:
+            for x in b.instructions:
+                if type(x) is Loop:
+                    for inst, it in _unroll(x, ()):
+                        if n >= MAX_UNROLLED:
+                            raise BirError(f"the kernel unrolls to more than {MAX_UNROLLED} instructions")
+                        yield ProgramItem(n, inst, func, inst, 0, 1, it)
+                        n += 1
+                else:
+                    yield ProgramItem(n, x, func, x)  # type: ignore[arg-type]
+                    n += 1
 
 
 def _walk_blocks(blocks: list[Block], it: tuple[int, ...]) -> Iterator[tuple[Instruction, tuple[int, ...]]]:

@@ -296,8 +296,7 @@ def register_alu(op: AluOp, a: int, b: int, bits: int = 32) -> int:
     elif op == AluOp.abs:
         r = abs(sa)
     elif op == AluOp.pow:
-        r = sa ** sb if sb >= 0 else 0
-        r &= mask
+        r = pow(sa, sb, 1 << bits) if sb >= 0 else 0  # modular: the low bits of sa ** sb, without the bignum
     elif op == AluOp.rsqrt:
         r = int(1 / (sa ** 0.5)) if sa > 0 else 0
     else:

@@ -113,8 +113,12 @@ class Scheduler:
         mode = f.get("update_mode", 0)
         if mode == 0 and self.ds["D-2"] == "lut":
             return
-        if mode == 0 and f.get("update_idx", 0) == 0 and not f.get("sync_value"):
-            return
+        if mode == 0 and f.get("update_idx", 0) == 0:
+            # D-2=raw: mode 0 is evt_set, but an all-zero band is no update. The shared dword tells
+            # them apart only when no sem_ge wait owns it (else "set event 0" cannot be told apart).
+            wait_owns_value = f.get("wait_mode") in (WAIT_WIRE[WaitMode.sem_ge_imm], WAIT_WIRE[WaitMode.sem_ge_reg])
+            if not f.get("sync_value") or wait_owns_value:
+                return
         um = self._update.get(mode)
         if um is None:
             raise SimError(f"{s.engine}+{d.offset:#x}: unknown update mode {mode:#04x}")
