@@ -80,3 +80,22 @@ def test_stream_errors_match(tmp_path, text, needle):
     with pytest.raises(TongasmError) as ei:
         assemble(stream_bir(p))
     assert needle in str(ei.value)
+
+
+def test_unrolled_loops_encode_like_their_flat_expansion(tmp_path):
+    """Loop iterations reuse their body's bundles; the result equals the written-out kernel."""
+    m = ap("m", "uint8", [[64, 128], [1, 64]])
+    body = [inst("Select", [m, ap("a", "float32", [[64, 128], [1, 64]]), {"kind": "imm_value", "dtype": "float32",
+                                                                          "value": 1.0}],
+                 [ap("a", "float32", [[64, 128], [1, 64]], offset=64)], name="sel", engine="DVE",
+                 sync={"wait": {"mode": "sem_ge_imm", "index": 1, "value": 0}, "update": {"mode": "sem_inc",
+                                                                                          "index": 2}}),
+            inst("TensorCopy", [ap("a", "float32", [[64, 128], [1, 64]])], [ap("a", "float32", [[64, 128], [1, 64]],
+                                                                               offset=128)], name="cp")]
+    loop = {"opcode": "Loop", "LoopAxis": {"name": "i", "lb": 0, "ub": 4, "stride": 1},
+            "blocks": [{"name": "body", "instructions": body}]}
+    allocs = [loc("a"), loc("m", addr=0x8000)]
+    looped = assemble(read_bir(kernel(loop, allocs=allocs)), check="off")
+    flat = assemble(read_bir(kernel(*(body * 4), allocs=allocs)), check="off")
+    assert looped.streams == flat.streams
+    assert [e.offsets for e in looped.instructions] == [e.offsets for e in flat.instructions]

@@ -41,12 +41,27 @@ def uint_view(size: int) -> np.dtype:
     return np.dtype({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[size])
 
 
+_BITS_MEMO: dict[tuple[object, ...], int] = {}
+
+
 def bit_pattern(value: int | float, d: Dtype) -> int:
     """The bit pattern of ``value`` stored in dtype ``d``, as a non-negative int.
 
     Integers must be integral and in range (two's complement for signed dtypes). Floats are
     rounded to nearest-even; a finite value that overflows to infinity or NaN is refused.
+    Memoised (keyed on the value's type and sign too, so -0.0 and 0.0 stay apart).
     """
+    key = (d, type(value), value, math.copysign(1.0, value) if isinstance(value, float) else 0)
+    hit = _BITS_MEMO.get(key)
+    if hit is not None:
+        return hit
+    bits = _bit_pattern(value, d)
+    if len(_BITS_MEMO) < 65536:
+        _BITS_MEMO[key] = bits
+    return bits
+
+
+def _bit_pattern(value: int | float, d: Dtype) -> int:
     if d in PACKED_DTYPES:
         raise NumericError(f"{d.name} is a packed type and cannot hold a scalar value")
     size = DTYPE_INFO[d].size

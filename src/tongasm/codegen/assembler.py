@@ -30,7 +30,8 @@ from ..ir.stream_reader import StreamedKernel
 from ..passes import ProgramItem, flatten, lower_item
 from ..passes.program import _unroll
 from .common import Context
-from .generator import CodegenResult, generate
+from .common import sync_values
+from .generator import CodegenResult, codegen_for, generate, stream_of
 
 STREAM_NAMES = tuple(ENGINE_STREAM.values())
 CENSUS_FILE = "census.bin"
@@ -246,6 +247,10 @@ def assemble(
     listing all of them; BIR-verifier findings are kept in ``Assembly.findings`` as warnings.
     ``check="warn"`` keeps every finding as a warning and returns the streams anyway;
     ``check="off"`` runs GENERATE_ISACODE only.
+
+    The iterations of an unrolled ``Loop`` are the same instruction objects (physical access
+    patterns do not depend on the induction variable), so in GENERATE_ISACODE each loop body
+    instruction is encoded once and its bytes reused for every iteration.
     """
     if check not in ("refuse", "warn", "off"):
         raise ValueError(f"check must be 'refuse', 'warn' or 'off', not {check!r}")
@@ -267,29 +272,80 @@ def _assemble(items: Iterable[ProgramItem], kernel: Kernel, target: str | Target
     streams = asm.streams
     cen = asm.census
     mode = CodeGenMode.GENERATE_ISACODE if check == "off" else CodeGenMode.RUN_ISA_CHECKS
+    lean = mode == CodeGenMode.GENERATE_ISACODE and on_result is None
     last = -1
+    l_inst, l_stream, l_offset, l_opcode = log.inst.append, log.stream.append, log.offset.append, log.opcode.append
+    names, bir, bir_ids = log.names, log.bir, log._bir_ids
+    stream_ids = {n: (STREAM_IDS[n], streams.setdefault(n, bytearray())) for n in STREAM_NAMES}
+    used: set[str] = set()
+    # (id(BIR instruction), part) → (the instruction, stream, bundles), for loop iterations; the entry
+    # holds the instruction so its id cannot be reused by another object
+    unrolled: dict[tuple[int, int], tuple[Any, str, list[bytes]]] = {}
     for item in items:
-        res = generate(item, ctx, mode, checks=checks)
-        if res.findings:
-            asm.findings.extend(res.findings)
-        if on_result is not None:
-            on_result(res)
         if item.index != last:
-            log.add_instruction(item.source.name, item.source.opcode)
+            src = item.source
+            bid = bir_ids.get(src.opcode)
+            if bid is None:
+                log.add_instruction(src.name, src.opcode)
+            else:
+                names.append(src.name)
+                bir.append(bid)
             last = item.index
-        stream = streams.get(res.stream)
-        if stream is None:
-            stream = streams[res.stream] = bytearray()
-        sid = STREAM_IDS[res.stream]
-        i = len(log) - 1
-        for b, op in zip(res.bundles, res.opcodes):
-            log.inst.append(i)
-            log.stream.append(sid)
-            log.offset.append(len(stream))
-            log.opcode.append(op)
+        i = len(names) - 1
+        hit = unrolled.get((id(item.source), item.part)) if lean and item.iteration else None
+        if hit is not None and hit[0] is item.source:
+            _src, sname, bundles = hit
+        elif lean:
+            # GENERATE_ISACODE inlined: the same calls as generate(), without the result object
+            inst = item.inst
+            try:
+                sname = stream_of(inst)
+                specs = codegen_for(inst).bundles(inst, ctx)
+                if inst.sync:
+                    specs[0].values.update(sync_values(ctx, inst.sync, sp_op=inst.FAMILY == "sp"))
+                    bundles = [sp.encode() for sp in specs]
+                elif len(specs) == 1 and specs[0].slots:
+                    sp = specs[0]
+                    bundles = [sp.fmt.encode_nosync(sp.values, sp.slots)]
+                else:
+                    bundles = [sp.encode() for sp in specs]
+            except EncodeError as e:
+                raise e.at(item.source.name or None, item.index, item.label) from None
+            if item.iteration:
+                unrolled[(id(item.source), item.part)] = (item.source, sname, bundles)
+        else:
+            res = generate(item, ctx, mode, checks=checks)
+            if res.findings:
+                asm.findings.extend(res.findings)
+            if on_result is not None:
+                on_result(res)
+            sname, bundles = res.stream, res.bundles
+        sid, stream = stream_ids[sname]
+        used.add(sname)
+        for b in bundles:
+            l_inst(i)
+            l_stream(sid)
+            l_offset(len(stream))
+            l_opcode(b[0])
             stream += b
             if cen is not None:
                 cen += b
+    for n in STREAM_NAMES:
+        if n not in used:
+            del streams[n]
+    # keep first-use order of streams (as before): sort by the first bundle that went to each
+    first = {}
+    for k, sid in enumerate(log.stream):
+        first.setdefault(sid, k)
+        if len(first) == len(streams):
+            break
+    ordered = sorted(streams, key=lambda n: first.get(STREAM_IDS[n], 0))
+    asm.streams = {n: streams[n] for n in ordered}
+    return _finish(asm, check)
+
+
+def _finish(asm: Assembly, check: str) -> Assembly:
+    """Settle finding severities; refuse an illegal stream (check="refuse")."""
     for f in asm.findings:
         if check == "warn" or stage_of(f) != "isa":
             f.severity = "warning"

@@ -8,6 +8,7 @@ gets. Each error message that SPEC quotes is produced verbatim here.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,14 +42,15 @@ class Context:
     that recurs — the same location, dtype, pairs and offset — is packed once).
     """
 
-    __slots__ = ("target", "decisions", "formats", "inner_first", "desc_memo")
+    __slots__ = ("target", "decisions", "formats", "inner_first", "desc_memo", "plans")
 
     def __init__(self, target: Target, decisions: DecisionSet) -> None:
         self.target = target
         self.decisions = decisions
         self.formats: FormatSet = build_formats(decisions)
         self.inner_first = decisions["D-6"] == "innermost-first"  # D-6
-        self.desc_memo: dict[tuple[Any, ...], dict[str, int]] = {}
+        self.desc_memo: dict[tuple[Any, ...], tuple[int, ...]] = {}
+        self.plans: dict[tuple[Any, ...], Any] = {}  # per-opcode-family memo of dtype/op decisions
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Context) and (self.target, self.decisions) == (other.target, other.decisions)
@@ -386,6 +388,8 @@ def check_pairs(op: PhysicalAP | RegisterAP | SymbolicAP, role: str) -> tuple[tu
 
 def partitions(op: Operand | None, role: str) -> int:
     """The partition pair's num: the op's num_partitions byte."""
+    if type(op) is PhysicalAP and op.ap:
+        return op.ap[0][1]
     if not isinstance(op, (PhysicalAP, RegisterAP, SymbolicAP)):
         got = "nothing" if op is None else op.kind
         raise EncodeError(f"{role} must be an access pattern (physical_ap or register_ap), got {got}", field=role,
@@ -394,6 +398,23 @@ def partitions(op: Operand | None, role: str) -> int:
         raise EncodeError(f"{role}: the access pattern has no pairs; it needs at least the partition pair",
                           field=f"{role}.ap", check="desc.pairs")
     return op.ap[0][1]
+
+
+def scalar_key(op: Operand | None) -> tuple[Any, ...]:
+    """What codegen reads of an operand *besides* its access-pattern geometry: its kind and dtype,
+    an immediate's value (with its type and sign, so -0.0 and 0.0 differ), a register's ids. Plans
+    memoised on this key must take geometry (partitions, descriptors) from the operand itself."""
+    t = type(op)
+    if t is Immediate:
+        v = op.value  # type: ignore[union-attr]
+        return (t, op.dtype, type(v), v, math.copysign(1.0, v) if isinstance(v, float) else 0)  # type: ignore[union-attr]
+    if t is RegisterAccess:
+        return (t, op.dtype, op.register)  # type: ignore[union-attr]
+    if t is RegisterAP:
+        return (t, op.dtype, op.register, op.allocation)  # type: ignore[union-attr]
+    if t is PhysicalAP:
+        return (t, op.dtype, op.location)  # type: ignore[union-attr]
+    return (t, id(op))
 
 
 def require(cond: bool, msg: str, **kw: Any) -> None:

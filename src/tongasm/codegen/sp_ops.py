@@ -7,13 +7,15 @@ Each op has an ``*_opcodes`` function (what COLLECT_OPCODES records) and a ``*_b
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from ..errors import EncodeError
 from ..isa.enums import DTYPE_INFO, INT64_DTYPES, AccType, Dtype, MemoryType
 from ..ir.instructions import RegisterAlu, RegisterMove, TensorLoad, TensorSave
 from ..ir.operands import Immediate, Operand, PhysicalAP, RegisterAccess, RegisterAP
 from ..numeric import NumericError, bit_pattern
 from .common import (
-    SYMBOLIC_AP_MSG, BundleSpec, Context, alu_wire, dtype_of, reg_id, reg_lo, reg_pair, register_of, require,
+    SYMBOLIC_AP_MSG, BundleSpec, Context, scalar_key, alu_wire, dtype_of, reg_id, reg_lo, reg_pair, register_of, require,
 )
 
 REG_MOVE_DTYPE_MSG = "only support fp32/uint32/int32 for REG MOVE instr"
@@ -42,7 +44,33 @@ def register_move_opcodes(inst: RegisterMove, ctx: Context) -> list[int]:
     return [0xA7]
 
 
-def register_move_bundles(inst: RegisterMove, ctx: Context) -> list[BundleSpec]:
+def _memoised(tag: str, build: Callable[[Any, Context], list[BundleSpec]]) -> Callable[[Any, Context], list[BundleSpec]]:
+    """An SP op's bundle depends only on what ``full_key`` captures of its operands (register ids,
+    dtypes, immediate values, memory access patterns) and its attributes: memoise the field values."""
+
+    def bundles(inst: Any, ctx: Context) -> list[BundleSpec]:
+        key = (tag, type(inst), tuple(inst.attrs.items()), tuple(full_key(o) for o in inst.ins),
+               tuple(full_key(o) for o in inst.outs))
+        hit = ctx.plans.get(key)
+        if hit is None:
+            specs = build(inst, ctx)
+            ctx.plans[key] = [(sp.fmt, dict(sp.values)) for sp in specs]
+            return specs
+        return [BundleSpec(fmt, dict(vals)) for fmt, vals in hit]
+
+    bundles.__doc__ = build.__doc__
+    return bundles
+
+
+def full_key(op: Operand | None) -> tuple[Any, ...]:
+    """Everything codegen reads of an operand, geometry included."""
+    if isinstance(op, (PhysicalAP, RegisterAP)):
+        return (*scalar_key(op), op.ap, getattr(op, "offset", None), getattr(op, "reg_ap_offset", None),
+                getattr(op, "is_regloc_offset", None))
+    return scalar_key(op)
+
+
+def _register_move_bundles(inst: RegisterMove, ctx: Context) -> list[BundleSpec]:
     _operand_counts("RegisterMove", inst.ins, inst.outs, (1,), (1,),
                     "ins = [src: register_access or imm_value] and outs = [dst: register_access]")
     dst, src = inst.dst, inst.src
@@ -78,7 +106,7 @@ def register_alu_opcodes(inst: RegisterAlu, ctx: Context) -> list[int]:
     return [0xA8]
 
 
-def register_alu_bundles(inst: RegisterAlu, ctx: Context) -> list[BundleSpec]:
+def _register_alu_bundles(inst: RegisterAlu, ctx: Context) -> list[BundleSpec]:
     _operand_counts("RegisterAlu", inst.ins, inst.outs, (2,), (1,),
                     "ins = [src1: register, src2: register or imm_value] and outs = [dst: register]")
     for key in ("acc", "reduce_cmd"):
@@ -142,7 +170,7 @@ def tensor_load_save_opcodes(inst: TensorLoad | TensorSave, ctx: Context) -> lis
     return [_LS_OPCODES[(kind, _ls_form(inst.memory))]]
 
 
-def tensor_load_save_bundles(inst: TensorLoad | TensorSave, ctx: Context) -> list[BundleSpec]:
+def _tensor_load_save_bundles(inst: TensorLoad | TensorSave, ctx: Context) -> list[BundleSpec]:
     _ls_counts(inst)
     save = isinstance(inst, TensorSave)
     mem, reg, offset = inst.memory, inst.reg, inst.offset
@@ -226,3 +254,8 @@ def _check_save_target(mem: PhysicalAP | RegisterAP, ctx: Context) -> None:
         elif any(t.is_dram for t in types):
             raise EncodeError("TensorSave into DRAM is refused on gen2 under D-11=only-sbuf-on-gen2", field="memory",
                               value="DRAM", check="ls.save_target")
+
+
+register_move_bundles = _memoised("RegisterMove", _register_move_bundles)
+register_alu_bundles = _memoised("RegisterAlu", _register_alu_bundles)
+tensor_load_save_bundles = _memoised("TensorLoadSave", _tensor_load_save_bundles)

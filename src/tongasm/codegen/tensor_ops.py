@@ -17,7 +17,7 @@ from ..ir.instructions import CopyPredicated, Memset, MoveShape, TensorCopy, Ten
 from ..ir.operands import Immediate, Operand, PhysicalAP, RegisterAccess, RegisterAP, SymbolicAP
 from ..numeric import NumericError, bit_pattern
 from .common import (
-    BundleSpec, Context, acc_wire, alu_class, alu_op, alu_wire, dtype_of, engine_of, is_idle, is_tensor,
+    BundleSpec, Context, scalar_key, acc_wire, alu_class, alu_op, alu_wire, dtype_of, engine_of, is_idle, is_tensor,
     descriptor, partitions, reg_lo, require,
 )
 
@@ -75,12 +75,15 @@ def tensor_tensor_opcodes(inst: TensorTensor, ctx: Context) -> list[int]:
     return [tensor_tensor_select(inst, ctx)[0]]
 
 
-def tensor_tensor_bundles(inst: TensorTensor, ctx: Context) -> list[BundleSpec]:
+def _tensor_tensor_plan(inst: TensorTensor, ctx: Context) -> tuple[int, int, int, int, int, bool]:
+    """Everything about a TensorTensor that depends only on its op, acc, engine and dtypes:
+    (opcode, ALU byte, in0/in1/out wire dtypes, is-Pool). Memoised on those."""
     opcode, alu = tensor_tensor_select(inst, ctx)
     acc = inst.attr("acc")
     if not is_idle(acc):
         raise EncodeError(f"TensorTensor acc {getattr(acc, 'name', acc)} has no field in the TensorTensor bundle; "
-                          "refused rather than dropped", field="acc", value=getattr(acc, "name", acc), limit="Idle", check="tt.acc")
+                          "refused rather than dropped", field="acc", value=getattr(acc, "name", acc), limit="Idle",
+                          check="tt.acc")
     in0, in1, out = inst.in0, inst.in1, inst.out
     if ctx.target.name == "gen3":
         for o, r in ((in0, "in0"), (in1, "in1"), (out, "out")):
@@ -89,18 +92,28 @@ def tensor_tensor_bundles(inst: TensorTensor, ctx: Context) -> list[BundleSpec]:
                 # D-26: the CoreV3 TensorTensor dtype mapper rejects the packed dtypes.
                 raise EncodeError(f"{r}: packed dtype {d.name} is not accepted by TensorTensor on gen3 (D-26)",
                                   field=f"{r}.dtype", value=d.name, check="tt.packed_gen3")
-    if engine_of(inst.engine) == Engine.Pool and (_in_psum(in0) or _in_psum(in1)):
+    return (opcode, alu, DTYPE_INFO[dtype_of(in0, "in0")].wire, DTYPE_INFO[dtype_of(in1, "in1")].wire,  # type: ignore[arg-type]
+            DTYPE_INFO[dtype_of(out, "out")].wire, engine_of(inst.engine) == Engine.Pool)  # type: ignore[arg-type]
+
+
+def tensor_tensor_bundles(inst: TensorTensor, ctx: Context) -> list[BundleSpec]:
+    ins, outs = inst.ins, inst.outs
+    if len(ins) != 2 or len(outs) != 1:
+        _counts("TensorTensor", inst, (2,), (1,), "ins = [in0, in1] and outs = [out]")
+    in0, in1 = ins
+    out = outs[0]
+    attrs = inst.attrs
+    key = ("TT", attrs.get("op"), attrs.get("acc"), inst.engine, in0.dtype, in1.dtype, out.dtype)
+    plan = ctx.plans.get(key)
+    if plan is None:
+        plan = ctx.plans[key] = _tensor_tensor_plan(inst, ctx)
+    opcode, alu, w0, w1, wo, pool = plan
+    if pool and (_in_psum(in0) or _in_psum(in1)):
         raise EncodeError(GPSIMD_PSUM_MSG, field="in0" if _in_psum(in0) else "in1", value="PSUM", check="tt.gpsimd_psum")
     fmt = ctx.formats.by_name["TensorTensor"]
     slots = fmt.slots
-    vals = {
-        "opcode": opcode,
-        "in0_dtype": DTYPE_INFO[dtype_of(in0, "in0")].wire,  # type: ignore[arg-type]
-        "in1_dtype": DTYPE_INFO[dtype_of(in1, "in1")].wire,  # type: ignore[arg-type]
-        "out_dtype": DTYPE_INFO[dtype_of(out, "out")].wire,  # type: ignore[arg-type]
-        "op": alu,
-        "num_partitions": partitions(in0, "in0"),
-    }
+    vals = {"opcode": opcode, "in0_dtype": w0, "in1_dtype": w1, "out_dtype": wo, "op": alu,
+            "num_partitions": partitions(in0, "in0")}
     descs = {"out": descriptor(out, slots["out"], ctx), "in0": descriptor(in0, slots["in0"], ctx),
              "in1": descriptor(in1, slots["in1"], ctx)}
     return [BundleSpec(fmt, vals, descs)]
@@ -126,13 +139,37 @@ def copy_predicated_opcodes(inst: CopyPredicated, ctx: Context) -> list[int]:
     return [0x72 if dtype_of(src, "src") == dtype_of(dst, "dst") else 0x99]
 
 
+#: Which operand fills each descriptor slot, and which gives the partition count, per layout.
+_CP_ROLES = {"CopyPredicated": ("mask", {"dst": "dst", "src": "src", "mask": "mask"}),
+             "CopyPredicatedScalar": ("dst", {"dst": "dst", "mask": "mask"}),
+             "SelectReduce": ("mask", {"src": "src", "dst": "dst", "mask": "mask"})}
+
+
 def copy_predicated_bundles(inst: CopyPredicated, ctx: Context) -> list[BundleSpec]:
-    opcode = copy_predicated_opcodes(inst, ctx)[0]
-    if opcode == 0xEA:
-        return [_select_reduce(inst, ctx)]
-    if opcode == 0xE8:
-        return [_copy_predicated_scalar(inst, ctx)]
-    return [_copy_predicated_tensor(inst, ctx, opcode)]
+    """Everything but the partition count and the descriptors depends only on the operands'
+    kinds, dtypes and scalar values and on the attributes: that part is memoised (a plan)."""
+    key = ("CP", inst.engine, tuple(inst.attrs.items()), tuple(scalar_key(o) for o in inst.ins),
+           tuple(scalar_key(o) for o in inst.outs))
+    plan = ctx.plans.get(key)
+    if plan is None:
+        opcode = copy_predicated_opcodes(inst, ctx)[0]
+        if opcode == 0xEA:
+            spec = _select_reduce(inst, ctx)
+        elif opcode == 0xE8:
+            spec = _copy_predicated_scalar(inst, ctx)
+        else:
+            spec = _copy_predicated_tensor(inst, ctx, opcode)
+        static = {k: v for k, v in spec.values.items() if k != "num_partitions"}
+        plan = ctx.plans[key] = (spec.fmt, static)
+        return [spec]
+    fmt, static = plan
+    parts_role, slot_roles = _CP_ROLES[fmt.name]
+    ops = {"mask": inst.ins[0], "src": inst.ins[1], "dst": inst.outs[0]}
+    vals = dict(static)
+    vals["num_partitions"] = partitions(ops[parts_role], parts_role)
+    descs = {slot: descriptor(ops[role], fmt.slots[slot], ctx) for slot, role in slot_roles.items()
+             if slot in fmt.slots}
+    return [BundleSpec(fmt, vals, descs)]
 
 
 def _refuse_acc_fill(inst: CopyPredicated, what: str) -> None:
