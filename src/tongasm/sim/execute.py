@@ -6,6 +6,7 @@ the numeric kernels and writes the result back. The S-n decisions it relies on a
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Callable
 
 import numpy as np
@@ -14,6 +15,7 @@ from ..decode.bundle import DecodedBundle
 from ..isa.decisions import DecisionSet
 from ..isa.descriptors import decode_addr4
 from ..isa.enums import ACC_WIRE, ALU_FROM_WIRE, ALU_INT_BAND, AccType, AluClass, AluOp
+from ..isa.fields import Format
 from . import numeric
 from .machine import Machine, SimError
 
@@ -32,16 +34,15 @@ class Ctx:
 
     def ap(self, name: str) -> tuple[np.ndarray, int]:
         """(view, wire dtype) of a descriptor slot: partitions x free dims outermost first (D-6)."""
-        s = self.d.fmt.slots[name]
         f = self.f
-        slots = [(f[f"{name}.step{i}"], f[f"{name}.num{i}"]) for i in range(s.ndims)]
-        outer_first = slots[::-1] if self.ds["D-6"] == "innermost-first" else slots
-        assert s.dtype_field is not None
-        w = f[s.dtype_field]
+        addr_k, dim_ks, dtype_k = _ap_keys(self.d.fmt, name)
+        outer_first = tuple((f[sk], f[nk]) for sk, nk in dim_ks)
+        if self.ds["D-6"] == "innermost-first":
+            outer_first = outer_first[::-1]
+        w = f[dtype_k]
         try:
-            view = self.m.tensor_view(self.engine, f[f"{name}.addr"], f["num_partitions"], outer_first, w,
-                                      f"{self.where()} {name}")
-        except numeric.NumericError as e:
+            view = self.m.tensor_view(self.engine, f[addr_k], f["num_partitions"], outer_first, w)
+        except (SimError, numeric.NumericError) as e:
             raise SimError(f"{self.where()} {name}: {e}") from None
         return view, w
 
@@ -50,6 +51,22 @@ class Ctx:
         if a.space == "register":
             a = decode_addr4(self.m.reg(self.engine, a.register or 0))
         return a.partition or 0
+
+
+@lru_cache(maxsize=None)
+def _ap_keys(fmt: Format, name: str) -> tuple[str, tuple[tuple[str, str], ...], str]:
+    """The field names of descriptor slot ``name`` in ``fmt``: address, (step, num) per dim, dtype."""
+    s = fmt.slots[name]
+    assert s.dtype_field is not None
+    return (f"{name}.addr", tuple((f"{name}.step{i}", f"{name}.num{i}") for i in range(s.ndims)), s.dtype_field)
+
+
+def _disjoint(a: np.ndarray, b: np.ndarray) -> bool:
+    """True when two views provably share no byte (then a copy may go straight from one to the other)."""
+    try:
+        return not np.shares_memory(a, b, max_work=10_000)
+    except np.exceptions.TooHardError:
+        return False
 
 
 def _flat(v: np.ndarray) -> np.ndarray:
@@ -87,7 +104,10 @@ def tensor_tensor(c: Ctx) -> None:
     all_int = numeric.is_int(wa) and numeric.is_int(wb) and numeric.is_int(wo)
     int_path = c.d.opcode in (0x8A, 0x8E) or byte in ALU_INT_BAND or (c.engine == "pool" and all_int)
     bitvec = numeric.alu_class(op) == AluClass.BITVEC or (op == AluOp.bypass and c.d.opcode == 0x51)
-    _store(o, numeric.tensor_tensor(op, A, wa, B, wb, wo, int_path=int_path, bitvec=bitvec))
+    if a.shape == b.shape == o.shape:
+        numeric.tensor_tensor(op, a, wa, b, wb, wo, int_path=int_path, bitvec=bitvec, out=o)
+    else:
+        _store(o, numeric.tensor_tensor(op, A, wa, B, wb, wo, int_path=int_path, bitvec=bitvec))
 
 
 # --- the predicated family (S-10, S-11) ---------------------------------------------------------------
@@ -163,12 +183,15 @@ def select_reduce(c: Ctx) -> None:
 def tensor_copy(c: Ctx) -> None:
     src, ws = c.ap("src")
     dst, wd = c.ap("dst")
-    S = _flat(src)
-    _same_count(c, S, dst)
-    if c.d.opcode == 0x46 and ws == wd:
-        _store(dst, S.copy())
+    _same_count(c, src, dst)
+    if ws == wd and src.shape == dst.shape and _disjoint(src, dst):
+        dst[...] = src  # a bit-exact copy straight between the views
+    elif ws == wd:
+        _store(dst, _flat(src).copy())
+    elif src.shape == dst.shape and _disjoint(src, dst):
+        dst[...] = numeric.convert(src, ws, wd)
     else:
-        _store(dst, numeric.convert(S, ws, wd))
+        _store(dst, numeric.convert(_flat(src), ws, wd))
 
 
 def memset(c: Ctx) -> None:

@@ -14,7 +14,7 @@ from typing import Iterable
 import numpy as np
 
 from ..errors import TongasmError
-from ..isa.descriptors import PSUM_PARTITION_BYTES, decode_addr4
+from ..isa.descriptors import ADDR4_REGMODE, PSUM_PARTITION_BYTES, Addr4, decode_addr4
 from ..isa.targets import Target
 from . import numeric
 from .memory import MemoryDescription, Variable
@@ -25,6 +25,10 @@ N_SEMAPHORES = 256
 
 class SimError(TongasmError):
     """The simulated program did something the machine cannot do (out-of-bounds access...)."""
+
+
+def _err(what: str, msg: str) -> SimError:
+    return SimError(f"{what}: {msg}" if what else msg)
 
 
 @dataclass
@@ -61,6 +65,7 @@ class Machine:
                                        numeric.xorwow_init(target.sbuf_partitions, seed))
                         for e in ENGINES}
         self.memory = memory or MemoryDescription(target.name)
+        self._views: dict[tuple, np.ndarray] = {}
         self.dram: dict[int, np.ndarray] = {}
         self.vars_by_id: dict[int, Variable] = {}
         for v in self.memory.variables:
@@ -88,17 +93,33 @@ class Machine:
         return (self.sbuf, self.sbuf_stride) if space == "sbuf" else (self.psum, self.psum_stride)
 
     def tensor_view(self, engine: str, word: int, count: int, dims_outer_first: Iterable[tuple[int, int]],
-                    w: int, what: str) -> np.ndarray:
-        """A view of ``count`` partitions x the free dims (outermost first) at an ADDR4 address."""
-        a = decode_addr4(word)
-        if a.space == "register":
-            a = decode_addr4(self.reg(engine, a.register or 0))
+                    w: int, what: str = "") -> np.ndarray:
+        """A view of ``count`` partitions x the free dims (outermost first) at an ADDR4 address.
+
+        Views are memoised on the resolved address, count, dims and dtype: a stream that touches the
+        same tiles again (every loop body does) gets its views without re-deriving them.
+        """
+        if word & ADDR4_REGMODE:
+            a = decode_addr4(word)
             if a.space == "register":
-                raise SimError(f"{what}: the address register holds a register-mode word")
+                word = self.reg(engine, a.register or 0)
+                if word & ADDR4_REGMODE:
+                    raise _err(what, "the address register holds a register-mode word")
+        dims = tuple(dims_outer_first)
+        key = (word, count, dims, w)
+        view = self._views.get(key)
+        if view is None:
+            view = self._make_view(decode_addr4(word), count, dims, w, what)
+            if len(self._views) >= 4096:
+                self._views.clear()
+            self._views[key] = view
+        return view
+
+    def _make_view(self, a: Addr4, count: int, dims: tuple[tuple[int, int], ...], w: int, what: str) -> np.ndarray:
+        word = a.word
         if a.space not in ("sbuf", "psum") or a.indirect or a.active:
-            raise SimError(f"{what}: address {word:#010x} is not a static SBUF/PSUM address")
+            raise _err(what, f"address {word:#010x} is not a static SBUF/PSUM address")
         buf, pstride = self.region(a.space)
-        dims = list(dims_outer_first)
         size = numeric.size_of(w)
         lo = hi = 0
         for step, num in dims:
@@ -107,10 +128,10 @@ class Machine:
         assert a.byte is not None and a.partition is not None
         limit = self.sbuf_stride if a.space == "sbuf" else self.psum_stride
         if a.byte + lo < 0 or a.byte + hi + size > limit:
-            raise SimError(f"{what}: bytes {a.byte + lo:#x}..{a.byte + hi + size - 1:#x} fall outside the "
+            raise _err(what, f"bytes {a.byte + lo:#x}..{a.byte + hi + size - 1:#x} fall outside the "
                            f"{a.space.upper()} partition ({limit:#x} bytes)")
         if count < 1 or a.partition + count > len(buf) // pstride:
-            raise SimError(f"{what}: partitions {a.partition}..{a.partition + count - 1} do not exist")
+            raise _err(what, f"partitions {a.partition}..{a.partition + count - 1} do not exist")
         shape = (count, *[n for _s, n in dims])
         strides = (pstride, *[s * size for s, _n in dims])
         return np.ndarray(shape, dtype=numeric.element_type(w), buffer=buf,

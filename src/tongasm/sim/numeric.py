@@ -59,22 +59,26 @@ def bits_view(x: np.ndarray) -> np.ndarray:
 # --- conversions (S-1, S-2) --------------------------------------------------------------------------
 
 def to_fp32(x: np.ndarray, w: int) -> np.ndarray:
-    """Values of a storage array (element type of ``w``) as float32."""
-    return np.asarray(x).astype(np.float32)
+    """Values of a storage array (element type of ``w``) as float32 (no copy when already float32)."""
+    x = np.asarray(x)
+    return x if x.dtype == _F32_T else x.astype(np.float32)
+
+
+_F32_T = np.dtype(np.float32)
 
 
 def from_fp32(y: np.ndarray, w: int) -> np.ndarray:
     """float32 values → storage of wire dtype ``w`` (S-1 for integers, S-2 for floats)."""
     t = element_type(w)
     y = np.asarray(y, dtype=np.float32)
+    if t == _F32_T:
+        return y if y.flags.owndata else y.copy()
     if t.kind in "iu":
         info = np.iinfo(t)
         with np.errstate(invalid="ignore"):
             z = np.trunc(y.astype(np.float64))
         z = np.nan_to_num(z, nan=0.0, posinf=float(info.max), neginf=float(info.min))
         return np.clip(z, info.min, info.max).astype(t)
-    if t == np.float32:
-        return y.copy()
     if w in (13, 14, 15):  # S-2: fp8 saturates to its largest finite value
         fmax = float(ml_dtypes.finfo(t).max)
         y = np.clip(y, -fmax, fmax)
@@ -218,16 +222,38 @@ def bits_to(w_out: int, u: np.ndarray) -> np.ndarray:
     return u.astype(_UINT[t.itemsize]).view(t)
 
 
+_F32 = np.dtype(np.float32)
+_UFUNCS = {AluOp.add: np.add, AluOp.subtract: np.subtract, AluOp.mult: np.multiply, AluOp.divide: np.divide,
+           AluOp.max: np.maximum, AluOp.min: np.minimum, AluOp.pow: np.power, AluOp.mod: np.fmod}
+
+
 def tensor_tensor(op: AluOp, a: np.ndarray, wa: int, b: np.ndarray, wb: int, w_out: int, *,
-                  int_path: bool = False, bitvec: bool | None = None) -> np.ndarray:
+                  int_path: bool = False, bitvec: bool | None = None, out: np.ndarray | None = None) -> np.ndarray:
     """``out = OP(a, b)`` elementwise, as the TensorTensor ALU computes it (S-4..S-9).
 
     ``bitvec`` defaults to the op's class (bypass is arithmetic unless told otherwise, D-12).
     ``int_path`` selects exact integer arithmetic (S-4); else arithmetic goes through float32.
+    With ``out`` (same shape as ``a`` and ``b``), the result is written there; when all three are
+    float32 the fp32 hub is the identity and the ufunc writes straight into ``out``.
     """
+    if (out is not None and not int_path and bitvec is not True and a.dtype == _F32 and b.dtype == _F32
+            and out.dtype == _F32 and wa in (10, 11) and wb in (10, 11) and w_out == 10
+            and op in _UFUNCS and a.shape == b.shape == out.shape):
+        with np.errstate(all="ignore"):
+            _UFUNCS[op](a, b, out=out)
+        return out
+    r = _tensor_tensor(op, a, wa, b, wb, w_out, int_path, bitvec)
+    if out is not None:
+        out[...] = r.reshape(out.shape)
+        return out
+    return r
+
+
+def _tensor_tensor(op: AluOp, a: np.ndarray, wa: int, b: np.ndarray, wb: int, w_out: int, int_path: bool,
+                   bitvec: bool | None) -> np.ndarray:
     if bitvec is None:
         bitvec = alu_class(op) == AluClass.BITVEC
-    if bitvec:
+    if bitvec:  # noqa: SIM102
         return bits_to(w_out, _bitvec_op(op, a, wa, b, wb))
     if int_path and is_int(wa) and is_int(wb) and is_int(w_out):
         ia, ib = as_int64(a), as_int64(b)
