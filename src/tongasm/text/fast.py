@@ -10,7 +10,6 @@ output identical to the reference listing.
 
 from __future__ import annotations
 
-import operator
 from typing import Callable, Iterable, Iterator
 
 import numpy as np
@@ -41,6 +40,13 @@ def _reads(op: Operand, fmt: Format) -> tuple[str, ...]:
     return tuple(names)
 
 
+def _byte_spans(fmt: Format, names: Iterable[str]) -> np.ndarray:
+    """The bundle byte offsets that the named fields occupy, ascending."""
+    return np.array(sorted({b for n in names for b in range(fmt.field_map[n].offset,
+                                                            fmt.field_map[n].offset + fmt.field_map[n].size)}),
+                    dtype=np.intp)
+
+
 class FastTemplate:
     """A format's template compiled for rows of ints (in ``fmt.fields`` order)."""
 
@@ -50,17 +56,20 @@ class FastTemplate:
         self.tpl = tpl
         pos = {f.name: i for i, f in enumerate(fmt.fields)}
         # (getter, memo, render): a memo maps the fields an operand reads to its text ("" = left out)
-        self.ops: list[tuple[Callable[[tuple[int, ...]], object], dict[object, str], Callable[[object], str]]] = []
+        # (positions of the fields read, memo, render); memo values are ", name=value" or "" (left out)
+        # and the bundle bytes those fields live in (a multi-field operand is memoised on its bytes)
+        self.ops: list[tuple[tuple[int, ...], np.ndarray, dict[object, str], Callable[[object], str]]] = []
         claimed = {"opcode", *_SYNC}
         for op in tpl.operands:
             reads = _reads(op, fmt)
-            self.ops.append((operator.itemgetter(*[pos[r] for r in reads]), {}, self._renderer(op, reads)))
+            self.ops.append((tuple(pos[r] for r in reads), _byte_spans(fmt, reads), {}, self._renderer(op, reads)))
             claimed.update(op.claims)
         # fields left to "field=value" when they differ from the parser's default
         self.leftover = [(f, pos[f.name]) for f in fmt.fields if f.name not in claimed]
         self.has_sync = "wait_mode" in fmt.field_map
-        self.sync_get = operator.itemgetter(*[pos[n] for n in _SYNC]) if self.has_sync else None
-        self.sync_memo: dict[tuple[int, ...], tuple[str | None, list[str]]] = {}
+        self.pos = pos
+        self.sync_spans = _byte_spans(fmt, _SYNC) if self.has_sync else np.zeros(0, dtype=np.intp)
+        self.sync_memo: dict[bytes, str] = {}
 
     def _renderer(self, op: Operand, reads: tuple[str, ...]) -> Callable[[object], str]:
         fmt, ds, name, tpl = self.fmt, self.ds, op.name, self.tpl
@@ -69,7 +78,7 @@ class FastTemplate:
             values = dict(zip(reads, key if isinstance(key, tuple) else (key,)))
             if op.optional and all(values[c] == default_value(fmt, fmt.field_map[c], values, tpl) for c in op.claims):
                 return ""
-            return f"{name}={op.render(Ctx(fmt, ds, values))}"
+            return f", {name}={op.render(Ctx(fmt, ds, values))}"
 
         return render
 
@@ -85,47 +94,75 @@ class FastTemplate:
             flag |= columns[f.name] != d
         return flag
 
-    def sync_present(self, columns: dict[str, np.ndarray]) -> np.ndarray:
-        n = len(columns["opcode"])
-        if not self.has_sync:
-            return np.zeros(n, dtype=bool)
-        flag = np.zeros(n, dtype=bool)
-        for name in _SYNC:
-            flag |= columns[name] != 0
-        return flag
+    def operand_columns(self, lists: "_Columns", rows: np.ndarray) -> list[list[str]]:
+        """Per operand, the text of every row of a group (", name=value" or ""), memoised.
 
-    def line_body(self, row: tuple[int, ...], leftovers: bool, sync: bool, raw: bytes | None) -> str:
-        """The instruction text of one bundle (``raw`` only when it has unexplained bytes)."""
-        items: list[str] = []
-        for getter, memo, render in self.ops:
-            key = getter(row)
-            t = memo.get(key)
-            if t is None:
-                if len(memo) >= CACHE_LIMIT:
-                    memo.clear()
-                t = memo[key] = render(key)
-            if t:
-                items.append(t)
-        if leftovers:
-            fields = {x.name: row[k] for k, x in enumerate(self.fmt.fields)}
-            for f, i in self.leftover:
-                if row[i] != default_value(self.fmt, f, fields, self.tpl):
-                    items.append(generic_text(f, row[i]))
-        if sync:
-            assert self.sync_get is not None
-            skey = self.sync_get(row)
-            hit = self.sync_memo.get(skey)
-            if hit is None:
-                vals = dict(zip(_SYNC, skey))
-                text, claimed = render_sync(vals, self.ds)
-                extra = [generic_text(self.fmt.field_map[n], vals[n]) for n in _SYNC if n not in claimed]
-                hit = self.sync_memo[skey] = (text, extra)
-            items.extend(hit[1])
-            if hit[0]:
-                items.append(hit[0])
-        if raw is not None:
-            items.extend(patch_text(self.fmt, raw))
-        return self.mnemonic + (" " + ", ".join(items) if items else "")
+        A one-field operand is keyed on its value; a wider one on the bytes its fields occupy (as a
+        fixed-width ``S`` view, which is injective and hashes in C), so no per-row tuple is built.
+        """
+        out = []
+        for positions, spans, memo, render in self.ops:
+            if len(positions) == 1:
+                keys: list = lists[positions[0]]
+            else:
+                keys = np.ascontiguousarray(rows[:, spans]).view(f"S{len(spans)}").ravel().tolist()
+            if len(memo) >= CACHE_LIMIT:
+                memo.clear()
+            col = list(map(memo.get, keys))
+            if None in col:
+                for k, key in enumerate(keys):
+                    if col[k] is None:
+                        t = memo.get(key)
+                        if t is None:
+                            values = tuple(lists[p][k] for p in positions)
+                            t = memo[key] = render(values if len(values) > 1 else values[0])
+                        col[k] = t
+            out.append(col)
+        return out
+
+    def leftover_text(self, row: tuple[int, ...]) -> str:
+        """", field=value" for each left-over field of a row that differs from its default."""
+        fields = {x.name: row[k] for k, x in enumerate(self.fmt.fields)}
+        return "".join(", " + generic_text(f, row[i]) for f, i in self.leftover
+                       if row[i] != default_value(self.fmt, f, fields, self.tpl))
+
+    def sync_column(self, lists: "_Columns", rows: np.ndarray) -> list[str]:
+        """The sync band of every row (", wait ... / upd ..." or ""), memoised on its bytes."""
+        if not self.has_sync:
+            return []
+        keys = np.ascontiguousarray(rows[:, self.sync_spans]).view(f"S{len(self.sync_spans)}").ravel().tolist()
+        col = list(map(self.sync_memo.get, keys))
+        if None in col:
+            pos = [self.pos[n] for n in _SYNC]
+            for k, key in enumerate(keys):
+                if col[k] is None:
+                    t = self.sync_memo.get(key)
+                    if t is None:
+                        vals = {n: lists[p][k] for n, p in zip(_SYNC, pos)}
+                        text, claimed = render_sync(vals, self.ds)
+                        items = [generic_text(self.fmt.field_map[n], vals[n]) for n in _SYNC if n not in claimed]
+                        items += [text] if text else []
+                        t = self.sync_memo[key] = "".join(", " + i for i in items)
+                    col[k] = t
+        return col
+
+
+class _Columns:
+    """A group's field columns as Python lists, converted on first use (most are never needed)."""
+
+    def __init__(self, fmt: Format, fields: dict[str, np.ndarray]) -> None:
+        self.names = [f.name for f in fmt.fields]
+        self.fields = fields
+        self.cache: dict[int, list[int]] = {}
+
+    def __getitem__(self, i: int) -> list[int]:
+        col = self.cache.get(i)
+        if col is None:
+            col = self.cache[i] = self.fields[self.names[i]].tolist()
+        return col
+
+    def row(self, k: int) -> tuple[int, ...]:
+        return tuple(self[i][k] for i in range(len(self.names)))
 
 
 _TEMPLATES: dict[tuple[Format, int, DecisionSet], FastTemplate] = {}
@@ -159,28 +196,39 @@ def stream_bodies(data: bytes | bytearray | memoryview | np.ndarray, *, decision
     fs = build_formats(decisions)
     cols = cols or decode_stream(arr, decisions=decisions)
     n = cols.count
-    out: list[str] = [""] * n
+    out = np.empty(n, dtype=object)
     data2d = arr.reshape(n, BUNDLE_SIZE) if n else arr.reshape(0, BUNDLE_SIZE)
-    for name, g in cols.groups.items():
+    for g in cols.groups.values():
         fmt = g.fmt
-        lists = [g.fields[f.name].tolist() for f in fmt.fields]
-        odd_set = set(np.flatnonzero(_unexplained(fmt, data2d, g.index)).tolist())
-        first = fast_template(fmt, int(g.fields["opcode"][0]), fs, decisions)
-        left = first.defaults_differ(g.fields).tolist()
-        sync = first.sync_present(g.fields).tolist()
-        templates: dict[int, FastTemplate] = {}
-        index = g.index.tolist()
-        for k, row in enumerate(zip(*lists)):
-            op = row[0]
-            t = templates.get(op)
-            if t is None:
-                t = templates[op] = fast_template(fmt, op, fs, decisions)
-            raw = bytes(data2d[index[k]]) if k in odd_set else None
-            out[index[k]] = t.line_body(row, left[k], sync[k], raw)
+        lists = _Columns(fmt, g.fields)
+        rows = data2d[g.index]
+        opcodes = lists[0]
+        first = fast_template(fmt, opcodes[0], fs, decisions)
+        parts = first.operand_columns(lists, rows)
+        left = np.flatnonzero(first.defaults_differ(g.fields)).tolist()
+        if left:  # non-default left-over fields, after the operands
+            col = [""] * len(g)
+            for k in left:
+                col[k] = first.leftover_text(lists.row(k))
+            parts.append(col)
+        sync = first.sync_column(lists, rows)
+        if sync:
+            parts.append(sync)
+        odd = np.flatnonzero(_unexplained(fmt, data2d, g.index)).tolist()
+        if odd:  # unexplained bytes, patched in last
+            col = [""] * len(g)
+            for k in odd:
+                col[k] = "".join(", " + t for t in patch_text(fmt, bytes(rows[k])))
+            parts.append(col)
+        mnemonics = {op: fast_template(fmt, op, fs, decisions).mnemonic for op in set(opcodes)}
+        texts = map("".join, zip(*parts)) if parts else [""] * len(g)
+        bodies = np.empty(len(g), dtype=object)
+        bodies[:] = [mnemonics[op] + " " + t[2:] if t else mnemonics[op] for op, t in zip(opcodes, texts)]
+        out[g.index] = bodies
     for i in cols.undecodable.tolist():
         raw = bytes(data2d[i])
         out[i] = f".bytes {raw.hex()}  ; {why_undecodable(raw, fs)}"
-    return out
+    return out.tolist()
 
 
 def stream_lines(data: bytes | bytearray | memoryview | np.ndarray, *, decisions: DecisionSet = DEFAULT_DECISIONS,
@@ -194,17 +242,47 @@ def stream_lines(data: bytes | bytearray | memoryview | np.ndarray, *, decisions
     n = arr.size // BUNDLE_SIZE
     bodies = stream_bodies(arr, decisions=decisions)
     rows = arr.reshape(n, BUNDLE_SIZE)
-    if full_bytes:
-        width = 16 * 9
-        cols = rows.tobytes().hex(" ", 4) + " "
-        head = [f"|{cols[i * width:(i + 1) * width - 1]}|" for i in range(n)]
-    else:
-        width = 4 * 9
-        cols = np.ascontiguousarray(rows[:, :HEAD_BYTES]).tobytes().hex(" ", 4) + " "
-        more = rows[:, HEAD_BYTES:].any(axis=1).tolist() if n else []
-        head = [f"|{cols[i * width:(i + 1) * width - 1]}{' …' if more[i] else '  '}|" for i in range(n)]
-    return [f"{i * BUNDLE_SIZE:08x}:  {body}" if body[0] == "." else f"{i * BUNDLE_SIZE:08x}:  {head[i]}  {body}"
-            for i, body in enumerate(bodies)]
+    if n * BUNDLE_SIZE > 0xFFFFFFFF:  # offsets wider than 8 digits: the plain path
+        return [_line(i, rows[i], b, full_bytes) for i, b in enumerate(bodies)]
+    prefixes = _prefixes(rows, full_bytes)
+    return [f"{i * BUNDLE_SIZE:08x}:  {b}" if b[0] == "." else p + b
+            for i, (p, b) in enumerate(zip(prefixes, bodies))]
+
+
+_HEX = np.frombuffer(b"0123456789abcdef", dtype=np.uint8).astype(np.uint32)
+
+
+def _prefixes(rows: np.ndarray, full_bytes: bool) -> list[str]:
+    """``"OOOOOOOO:  |hhhhhhhh hhhhhhhh ... …|  "`` for every row, built as one UCS-4 character matrix."""
+    n = len(rows)
+    nbytes = BUNDLE_SIZE if full_bytes else HEAD_BYTES
+    hexw = nbytes // 4 * 9 - 1
+    width = 8 + 3 + 1 + hexw + (0 if full_bytes else 2) + 1 + 2
+    m = np.full((n, width), ord(" "), dtype=np.uint32)
+    off = np.arange(n, dtype=np.uint64) * np.uint64(BUNDLE_SIZE)
+    for j in range(8):
+        m[:, j] = _HEX[((off >> np.uint64(4 * (7 - j))) & np.uint64(15)).astype(np.intp)]
+    m[:, 8] = ord(":")
+    m[:, 11] = ord("|")
+    b = rows[:, :nbytes]
+    cols = 12 + np.arange(nbytes) * 2 + np.arange(nbytes) // 4  # first hex digit of each byte
+    m[:, cols] = _HEX[b >> 4]
+    m[:, cols + 1] = _HEX[b & 15]
+    at = 12 + hexw
+    if not full_bytes:
+        more = rows[:, HEAD_BYTES:].any(axis=1)
+        m[more, at + 1] = ord("…")
+        at += 2
+    m[:, at] = ord("|")
+    return m.view(f"<U{width}").reshape(n).tolist() if n else []
+
+
+def _line(i: int, row: np.ndarray, body: str, full_bytes: bool) -> str:
+    if body[0] == ".":
+        return f"{i * BUNDLE_SIZE:08x}:  {body}"
+    raw = bytes(row)
+    head = raw.hex(" ", 4) if full_bytes else raw[:HEAD_BYTES].hex(" ", 4) + (" …" if any(raw[HEAD_BYTES:]) else "  ")
+    return f"{i * BUNDLE_SIZE:08x}:  |{head}|  {body}"
 
 
 def fast_listing(streams: Iterable[StreamInput], *, decisions: DecisionSet = DEFAULT_DECISIONS,
