@@ -137,3 +137,15 @@ def kernel_ir(n: int, seed: int = 0) -> Any:
     return kernel_from_json({"arch": "gen2", "functions": [
         {"name": "bench", "allocations": ALLOCATIONS, "registers": REGISTERS,
          "blocks": [{"name": "b", "instructions": list(instructions(n, seed))}]}]})
+
+
+def looped_kernel_ir(n: int, body: int = 1000, seed: int = 0) -> Any:
+    """``n`` instructions as a ``Loop`` of ``n // body`` iterations over a ``body``-instruction block
+    (how a compiler's tile loop reaches BIR): the body is the mixed kernel's first ``body`` instructions."""
+    from tongasm.ir.bir_json import kernel_from_json
+
+    loop = {"opcode": "Loop", "name": "tiles", "LoopAxis": {"name": "t", "lb": 0, "ub": max(n // body, 1), "stride": 1},
+            "blocks": [{"name": "body", "instructions": list(instructions(body, seed))}]}
+    return kernel_from_json({"arch": "gen2", "functions": [
+        {"name": "bench", "allocations": ALLOCATIONS, "registers": REGISTERS,
+         "blocks": [{"name": "b", "instructions": [loop]}]}]})

@@ -21,7 +21,7 @@ from ..isa.enums import (
     DTYPE_INFO, ACC_WIRE, ALU_INT_BAND, ALU_WIRE, INT_MASK_WIRE_DTYPES, PSUM_WRITE_WIRE_DTYPES, VALUELESS_UPDATES,
     WIRE_DTYPE_ALIGN, AccType, AluClass, AluOp, UpdateMode, WaitMode, WAIT_WIRE, UPDATE_LUT,
 )
-from ..isa.fields import BUNDLE_SIZE, Format, Kind, Slot
+from ..isa.fields import BUNDLE_SIZE, Field, Format, Kind, Slot
 from ..isa.formats import ACC_TABLE, ALU_TABLE, WIRE_DTYPE_TABLE, update_table
 from ..isa.targets import Target
 from .registry import Finding, register
@@ -86,8 +86,8 @@ def _has(field: str) -> Callable[[Format], bool]:
 @bundle_check("field.constant", "constant and reserved fields hold their value (inst_word_len 0x10, reserved 0...)",
               "SPEC §3.2, D-1")
 def _constants(b: BundleView) -> Iterator[Finding]:
-    for f in b.fmt.fields:
-        if f.const is not None and b.fields[f.name] != f.const:
+    for f in _fields_where(b.fmt, "const"):
+        if b.fields[f.name] != f.const:
             yield _f("field.constant", f"{f.doc or 'constant'} must be {f.const:#x}", f.name, b.fields[f.name],
                      f"{f.const:#x}")
 
@@ -96,6 +96,8 @@ def _constants(b: BundleView) -> Iterator[Finding]:
               "bytes are 0x00)", "SPEC §3.1")
 def _unexplained(b: BundleView) -> Iterator[Finding]:
     mask = _covered(b.fmt)
+    if not int.from_bytes(b.raw, "little") & ~int.from_bytes(mask, "little"):
+        return
     bad = [i for i in range(BUNDLE_SIZE) if b.raw[i] & ~mask[i] & 0xFF]
     for start, end in _runs(bad):
         seg = b.raw[start:end + 1].hex()
@@ -104,6 +106,19 @@ def _unexplained(b: BundleView) -> Iterator[Finding]:
 
 
 _COVER: dict[Format, bytes] = {}  # keyed by the Format object itself (an id could be reused)
+_WHERE: dict[tuple[Format, str], list[Field]] = {}
+
+
+def _fields_where(fmt: Format, what: str) -> list[Field]:
+    """The fields of a layout that some checks visit: "const" (constant/reserved), "dtype" (wire
+    dtype enums), "register" (register ids). Worked out once per layout."""
+    key = (fmt, what)
+    out = _WHERE.get(key)
+    if out is None:
+        test = {"const": lambda f: f.const is not None, "dtype": lambda f: f.enum is WIRE_DTYPE_TABLE,
+                "register": lambda f: f.kind is Kind.REGISTER}[what]
+        out = _WHERE[key] = [f for f in fmt.fields if test(f)]
+    return out
 
 
 def _covered(fmt: Format) -> bytes:
@@ -130,13 +145,12 @@ def _runs(idx: list[int]) -> Iterator[tuple[int, int]]:
 @bundle_check("enum.wire_dtype", "dtype fields hold a known wire dtype (1..15 on gen2/gen3)", "SPEC §2.1",
               applies=lambda f: any(x.enum is WIRE_DTYPE_TABLE for x in f.fields))
 def _wire_dtypes(b: BundleView) -> Iterator[Finding]:
-    for f in b.fmt.fields:
-        if f.enum is WIRE_DTYPE_TABLE:
-            v = b.fields[f.name]
-            if f.name == "fill_dtype" and v == 0 and not b.fields.get("use_fill"):
-                continue  # SelectReduce without a fill writes 0
-            if v not in WIRE_DTYPE_TABLE.names:
-                yield _f("enum.wire_dtype", "unknown wire dtype", f.name, v, "1..15")
+    for f in _fields_where(b.fmt, "dtype"):
+        v = b.fields[f.name]
+        if f.name == "fill_dtype" and v == 0 and not b.fields.get("use_fill"):
+            continue  # SelectReduce without a fill writes 0
+        if v not in WIRE_DTYPE_TABLE.names:
+            yield _f("enum.wire_dtype", "unknown wire dtype", f.name, v, "1..15")
 
 
 @bundle_check("enum.alu", "ALU bytes are known wire values (SPEC §2.2 table or the int32 band)", "SPEC §2.2",
@@ -209,14 +223,14 @@ def _sync_unused(b: BundleView) -> Iterator[Finding]:
               or bool(f.slots))
 def _register_ids(b: BundleView) -> Iterator[Finding]:
     limit = b.target.registers - 1
-    for f in b.fmt.fields:
-        if f.kind is Kind.REGISTER and b.fields[f.name] > limit:
+    for f in _fields_where(b.fmt, "register"):
+        if b.fields[f.name] > limit:
             yield _f("register.id_range", "register id out of range", f.name, b.fields[f.name], f"0..{limit}")
     if b.fields.get("wait_mode") == WAIT_WIRE[WaitMode.sem_ge_reg] and b.fields["sync_value"] > limit:
         yield _f("register.id_range", "sem_ge_reg wait register out of range", "sync_value", b.fields["sync_value"],
                  f"0..{limit}")
     for s in b.fmt.slots.values():
-        w = b.fields[f"{s.name}.addr"]
+        w = b.fields[s.addr_key]
         if (w & 0x7FFFFF00) == 0 and w & ADDR4_REGMODE and limit < (w & 0xFF) <= MAX_REGISTER_ID_ADDR4:
             yield _f("register.id_range", "address register out of range", f"{s.name}.addr", w & 0xFF,
                      f"0..{limit}")
@@ -231,16 +245,20 @@ def _slot_dtype(b: BundleView, s: Slot) -> int | None:
 def _extent(b: BundleView, s: Slot, size: int) -> tuple[int, int]:
     """[lowest, highest] byte offset touched relative to the start address."""
     lo = hi = 0
-    for i in range(s.ndims):
-        step, num = b.fields[f"{s.name}.step{i}"], b.fields[f"{s.name}.num{i}"]
-        span = step * max(num - 1, 0) * size
-        lo += min(span, 0)
-        hi += max(span, 0)
+    fv = b.fields
+    for sk, nk in zip(s.step_keys, s.num_keys):
+        num = fv[nk]
+        if num > 1:
+            span = fv[sk] * (num - 1) * size
+            if span < 0:
+                lo += span
+            else:
+                hi += span
     return lo, hi + size - 1
 
 
 def _elements(b: BundleView, s: Slot) -> int:
-    return math.prod(b.fields[f"{s.name}.num{i}"] for i in range(s.ndims))
+    return math.prod(b.fields[k] for k in s.num_keys)
 
 
 _has_slots: Callable[[Format], bool] = lambda f: bool(f.slots)  # noqa: E731
@@ -250,7 +268,7 @@ _has_slots: Callable[[Format], bool] = lambda f: bool(f.slots)  # noqa: E731
               "SPEC §3.3", applies=_has_slots)
 def _addr4_register(b: BundleView) -> Iterator[Finding]:
     for s in b.fmt.slots.values():
-        w = b.fields[f"{s.name}.addr"]
+        w = b.fields[s.addr_key]
         if w & ADDR4_REGMODE:
             if w & 0x7FFFFF00:
                 yield _f("addr4.register_form", "register-mode address with bits 8..30 set", f"{s.name}.addr", w,
@@ -264,7 +282,7 @@ def _addr4_register(b: BundleView) -> Iterator[Finding]:
               "produces them)", "SPEC §3.3", applies=_has_slots)
 def _addr4_mode_bits(b: BundleView) -> Iterator[Finding]:
     for s in b.fmt.slots.values():
-        w = b.fields[f"{s.name}.addr"]
+        w = b.fields[s.addr_key]
         if not w & ADDR4_REGMODE and w & (ADDR4_INDIRECT | ADDR4_ACTIVE):
             which = "indirect-gather (bit 29)" if w & ADDR4_INDIRECT else "dynamic/active (bit 30)"
             yield _f("addr4.mode_bits", f"{which} marker set; these layouts carry static addresses only",
@@ -275,7 +293,7 @@ def _addr4_mode_bits(b: BundleView) -> Iterator[Finding]:
               "[0x2000000, 0x23FFFFF]", "SPEC §3.3", applies=_has_slots)
 def _addr4_region(b: BundleView) -> Iterator[Finding]:
     for s in b.fmt.slots.values():
-        w = b.fields[f"{s.name}.addr"]
+        w = b.fields[s.addr_key]
         if w & ADDR4_REGMODE:
             continue
         a = w & ADDR4_ADDR_MASK
@@ -288,7 +306,7 @@ def _addr4_region(b: BundleView) -> Iterator[Finding]:
               "SPEC §2.1, §3.3", applies=_has_slots)
 def _addr4_alignment(b: BundleView) -> Iterator[Finding]:
     for s in b.fmt.slots.values():
-        w = b.fields[f"{s.name}.addr"]
+        w = b.fields[s.addr_key]
         align = WIRE_DTYPE_ALIGN.get(_slot_dtype(b, s) or 0)
         if w & ADDR4_REGMODE or align is None:
             continue
@@ -301,10 +319,10 @@ def _addr4_alignment(b: BundleView) -> Iterator[Finding]:
               "SPEC §3.3, §3.4", applies=_has_slots)
 def _addr4_psum_window(b: BundleView) -> Iterator[Finding]:
     for s in b.fmt.slots.values():
-        a = decode_addr4(b.fields[f"{s.name}.addr"])
+        a = decode_addr4(b.fields[s.addr_key])
         if a.space == "psum" and a.byte is not None and a.byte >= PSUM_PARTITION_BYTES:
             yield _f("addr4.psum_window", "PSUM byte offset beyond the 16 KiB partition window", f"{s.name}.addr",
-                     b.fields[f"{s.name}.addr"], f"byte < {PSUM_PARTITION_BYTES:#x}")
+                     b.fields[s.addr_key], f"byte < {PSUM_PARTITION_BYTES:#x}")
 
 
 @bundle_check("addr4.psum_write_dtype", "an operand written to PSUM has a 4-byte wire dtype (8, 9, 10, 11)",
@@ -313,7 +331,7 @@ def _psum_write(b: BundleView) -> Iterator[Finding]:
     for s in b.fmt.slots.values():
         if not s.write:
             continue
-        a = decode_addr4(b.fields[f"{s.name}.addr"])
+        a = decode_addr4(b.fields[s.addr_key])
         dt = _slot_dtype(b, s)
         if a.space == "psum" and dt is not None and dt not in PSUM_WRITE_WIRE_DTYPES:
             yield _f("addr4.psum_write_dtype", "a PSUM write needs a 4-byte dtype", s.dtype_field, dt,
@@ -325,7 +343,7 @@ def _psum_write(b: BundleView) -> Iterator[Finding]:
 def _geometry_partitions(b: BundleView) -> Iterator[Finding]:
     n = b.fields["num_partitions"]
     for s in b.fmt.slots.values():
-        a = decode_addr4(b.fields[f"{s.name}.addr"])
+        a = decode_addr4(b.fields[s.addr_key])
         if a.space in ("sbuf", "psum") and a.partition is not None and a.partition + n > 128:
             yield _f("geometry.partitions", f"start partition {a.partition} + {n} partitions exceeds 128",
                      f"{s.name}.addr", a.partition, f"0..{128 - n}")
@@ -335,7 +353,7 @@ def _geometry_partitions(b: BundleView) -> Iterator[Finding]:
               "per partition; PSUM: 16 KiB)", "SPEC §3.4", applies=_has_slots)
 def _geometry_bytes(b: BundleView) -> Iterator[Finding]:
     for s in b.fmt.slots.values():
-        a = decode_addr4(b.fields[f"{s.name}.addr"])
+        a = decode_addr4(b.fields[s.addr_key])
         size = WIRE_DTYPE_ALIGN.get(_slot_dtype(b, s) or 0)
         if a.space not in ("sbuf", "psum") or a.byte is None or size is None:
             continue
@@ -351,9 +369,9 @@ def _geometry_bytes(b: BundleView) -> Iterator[Finding]:
 @bundle_check("desc.count_range", "descriptor counts are non-zero", "SPEC §3.4", applies=_has_slots)
 def _desc_counts(b: BundleView) -> Iterator[Finding]:
     for s in b.fmt.slots.values():
-        for i in range(s.ndims):
-            if b.fields[f"{s.name}.num{i}"] == 0:
-                yield _f("desc.count_range", "zero count in a descriptor", f"{s.name}.num{i}", 0, "1..65535")
+        for k in s.num_keys:
+            if b.fields[k] == 0:
+                yield _f("desc.count_range", "zero count in a descriptor", k, 0, "1..65535")
 
 
 @bundle_check("partitions.count", "the partition-count byte is 1..128", "SPEC §3.4",

@@ -8,8 +8,8 @@ as findings too. Nothing here raises for a rule violation; only unusable input r
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
 
 from ..errors import EncodeError, TongasmError
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
@@ -38,19 +38,38 @@ def _checks_for(fmt: Format, checks: CheckSet) -> list[BundleCheck]:
     return out
 
 
-def check_bundle(fmt: Format, fields: dict[str, int], raw: bytes, *, target: Target = DEFAULT_TARGET,
+def check_bundle(fmt: Format, fields: dict[str, int] | None, raw: bytes, *, target: Target = DEFAULT_TARGET,
                  decisions: DecisionSet = DEFAULT_DECISIONS, stream: str | None = None,
                  checks: CheckSet | None = None) -> list[Finding]:
-    """All findings of the bundle checks on one decoded bundle (location left for the caller)."""
-    view = BundleView(fmt, fields, raw, target, decisions, stream)
+    """All findings of the bundle checks on one decoded bundle (location left for the caller);
+    ``fields=None`` decodes ``raw`` with ``fmt`` when needed.
+
+    The bundle checks are a function of the bytes, the layout, the stream, the target, the
+    decisions and the check selection, so results are memoised on those: a stream repeats its
+    bundles (every unrolled loop does), and a repeat costs one dictionary lookup.
+    """
     cs = checks or CheckSet()
+    key = (fmt, bytes(raw), stream, target, decisions, cs.pedantic, cs.disabled)
+    hit = _MEMO.get(key)
+    if hit is not None:
+        return [replace(f) for f in hit]
+    if fields is None:  # the caller has not decoded the bundle: only a miss needs its fields
+        fields = fmt.decode(raw)
+    view = BundleView(fmt, fields, raw, target, decisions, stream)
     out: list[Finding] = []
     for c in _checks_for(fmt, cs):
         for f in c.fn(view):
             if f.check in cs.disabled:
                 continue
             out.append(f)
+    if len(_MEMO) >= MEMO_LIMIT:
+        _MEMO.clear()
+    _MEMO[key] = tuple(replace(f) for f in out)
     return out
+
+
+MEMO_LIMIT = 1 << 16
+_MEMO: dict[tuple[Any, ...], tuple[Finding, ...]] = {}
 
 
 def check_instruction(inst: Instruction, checks: CheckSet | None = None) -> list[Finding]:
@@ -87,8 +106,12 @@ class KernelReport:
 
 
 def check_kernel(kernel: Kernel, *, target: str | Target | None = None, decisions: DecisionSet = DEFAULT_DECISIONS,
-                 checks: CheckSet | None = None) -> KernelReport:
-    """RUN_ISA_CHECKS over a kernel: every encoder refusal and every finding, not just the first."""
+                 checks: CheckSet | None = None,
+                 progress: Callable[[int, int | None], None] | None = None) -> KernelReport:
+    """RUN_ISA_CHECKS over a kernel: every encoder refusal and every finding, not just the first.
+
+    ``progress(instructions_done, None)`` is called every 256 instructions when given.
+    """
     from ..codegen.assembler import resolve_target
     from ..codegen.common import Context
     from ..codegen.generator import generate
@@ -100,6 +123,8 @@ def check_kernel(kernel: Kernel, *, target: str | Target | None = None, decision
     seen: set[int] = set()
     for it in flatten(kernel):
         report.instructions += 1
+        if progress is not None and not report.instructions & 255:
+            progress(report.instructions, None)
         try:
             items = lower_item(it)
         except EncodeError as e:
@@ -125,8 +150,12 @@ def _from_error(e: EncodeError, bundle: int | None = None) -> Finding:
 
 def check_stream(data: bytes | bytearray | memoryview, *, name: str | None = None, target: Target = DEFAULT_TARGET,
                  decisions: DecisionSet = DEFAULT_DECISIONS, checks: CheckSet | None = None,
-                 stream: str | None = None) -> list[Finding]:
-    """Check a raw bundle stream. ``name`` labels findings; ``stream`` is the engine when known."""
+                 stream: str | None = None,
+                 progress: Callable[[int, int | None], None] | None = None) -> list[Finding]:
+    """Check a raw bundle stream. ``name`` labels findings; ``stream`` is the engine when known.
+
+    ``progress(bundles_done, bundles)`` is called every 4096 bundles when given.
+    """
     fs = build_formats(decisions)
     label = name or stream or "stream"
     out: list[Finding] = []
@@ -139,6 +168,8 @@ def check_stream(data: bytes | bytearray | memoryview, *, name: str | None = Non
     from ..decode.bundle import why_undecodable
 
     for off in range(0, n - n % BUNDLE_SIZE, BUNDLE_SIZE):
+        if progress is not None and not off & 0x3FFFF:
+            progress(off // BUNDLE_SIZE, n // BUNDLE_SIZE)
         raw = bytes(mv[off:off + BUNDLE_SIZE])
         sel = fs.select(raw[0], raw)
         if sel is None:

@@ -146,8 +146,8 @@ def _run_checks(result: CodegenResult, ctx: Context, checks: Any) -> list[Any]:
     item = result.item
     findings = []
     for spec, raw in zip(result.specs, result.bundles):
-        fields = spec.fmt.decode(raw)  # the checks read the bytes, exactly as for a raw stream
-        findings.extend(check_bundle(spec.fmt, fields, raw, target=ctx.target, decisions=ctx.decisions,
+        # the checks read the bytes (decoded again), exactly as for a raw stream
+        findings.extend(check_bundle(spec.fmt, None, raw, target=ctx.target, decisions=ctx.decisions,
                                      stream=result.stream, checks=checks))
     findings.extend(check_instruction(item.inst, checks))
     for f in findings:

@@ -8,6 +8,7 @@ bundle fields at the slot's offset; every format that holds a descriptor uses it
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .fields import Conf, Field, Kind, Slot
 
@@ -119,8 +120,12 @@ class Addr4:
         return f"invalid address word {self.word:#010x}"
 
 
+@lru_cache(maxsize=1 << 16)
 def decode_addr4(word: int) -> Addr4:
-    """Split an ADDR4 word into space / partition / byte, or register id (SPEC §3.3)."""
+    """Split an ADDR4 word into space / partition / byte, or register id (SPEC §3.3).
+
+    Memoised (an :class:`Addr4` is immutable): checkers and the simulator ask for the same few
+    thousand addresses over and over."""
     indirect = bool(word & ADDR4_INDIRECT)
     active = bool(word & ADDR4_ACTIVE)
     if word & ADDR4_REGMODE:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import enum
 import struct
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..errors import FieldRangeError
@@ -144,6 +145,19 @@ class Slot:
     @property
     def size(self) -> int:
         return 4 + 4 * self.ndims
+
+    # the names of the slot's fields (``<slot>.addr``, ``<slot>.step<i>``, ``<slot>.num<i>``), made once
+    @cached_property
+    def addr_key(self) -> str:
+        return f"{self.name}.addr"
+
+    @cached_property
+    def step_keys(self) -> tuple[str, ...]:
+        return tuple(f"{self.name}.step{i}" for i in range(self.ndims))
+
+    @cached_property
+    def num_keys(self) -> tuple[str, ...]:
+        return tuple(f"{self.name}.num{i}" for i in range(self.ndims))
 
 
 class _Nonzero:

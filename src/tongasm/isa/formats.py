@@ -35,7 +35,12 @@ OPCODE_TABLE = EnumTable("opcode", {o.byte: o.mnemonic for o in OPCODES.values()
 
 def update_table(ds: DecisionSet) -> EnumTable:
     """Names of the update-mode byte. D-2: LUT (default) or the raw ordinal."""
-    if ds["D-2"] == "lut":
+    return _update_table(ds["D-2"])
+
+
+@lru_cache(maxsize=None)
+def _update_table(reading: str) -> EnumTable:
+    if reading == "lut":
         return EnumTable("update mode", {0: "none", **{w: m.name for m, w in UPDATE_LUT.items()}})
     return EnumTable("update mode", {0: "evt_set (or none)", **{m.value: m.name for m in UpdateMode if m}})
 
