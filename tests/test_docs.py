@@ -1,0 +1,58 @@
+"""The byte-map reference is generated from the declarations and kept current in the repo."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from tongasm.isa import DecisionSet, build_formats
+from tongasm.isa.decisions import DECISIONS
+from tongasm.isa.reference import formats_json, formats_markdown
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "formats.md"
+
+
+def test_docs_formats_md_is_current():
+    text = formats_markdown()
+    if os.environ.get("TONGASM_UPDATE_GOLDEN"):
+        DOC.write_text(text)
+    assert DOC.read_text() == text, "docs/formats.md is stale: regenerate with `tongasm formats --format markdown`"
+
+
+def test_every_layout_and_field_is_documented_with_its_confidence():
+    fs = build_formats(DecisionSet())
+    text = DOC.read_text()
+    for fmt in fs.by_name.values():
+        assert f"### {fmt.name}\n" in text
+        for f in fmt.fields:
+            row = next(line for line in text.split(f"### {fmt.name}\n")[1].splitlines() if f"| `{f.name}` |" in line)
+            assert f"| `+{f.offset:#04x}` |" in row and f"| {f.conf.value} |" in row
+            if f.decision:
+                assert f.decision.split("=")[0] in DECISIONS, (fmt.name, f.name, f.decision)
+                assert f"| {f.decision} |" in row
+
+
+def test_every_decision_is_listed_with_all_its_readings():
+    text = DOC.read_text()
+    for d in DECISIONS.values():
+        line = next(line for line in text.splitlines() if line.startswith(f"| {d.id} |"))
+        for c in d.choices:
+            assert f"`{c}`" in line
+
+
+def test_json_form_matches_the_declarations():
+    data = {f["name"]: f for f in formats_json()}
+    fs = build_formats(DecisionSet())
+    assert set(data) == set(fs.by_name)
+    for name, fmt in fs.by_name.items():
+        assert [r["name"] for r in data[name]["fields"]] == [f.name for f in fmt.fields]
+        assert [r["offset"] for r in data[name]["fields"]] == [f.offset for f in fmt.fields]
+
+
+def test_an_alternative_reading_changes_the_rendered_map():
+    # D-1=zero makes +0x01 a constant 0x00 on the SP ops: the map must say so
+    alt = formats_markdown(DecisionSet.parse(["D-1=zero"]))
+    assert "(decisions D-1=zero)" in alt
+    sp_row = alt.split("### RegisterMove.reg\n")[1].split("`inst_word_len`")[1].splitlines()[0]
+    assert "= 0x0 |" in sp_row
+    assert "= 0x10 |" in formats_markdown().split("### RegisterMove.reg\n")[1].split("`inst_word_len`")[1].splitlines()[0]
