@@ -119,7 +119,10 @@ def _number(v: Any, path: str) -> int | float:
 # --- reading --------------------------------------------------------------------------------
 
 def read_bir(source: str | bytes | Path | Mapping[str, Any]) -> Kernel:
-    """Read a BIR JSON kernel from a path, a JSON string/bytes, or an already-parsed object."""
+    """Read a BIR JSON kernel from a path (``Path`` or a ``str`` that is not JSON text), JSON
+    text/bytes, or an already-parsed object."""
+    if isinstance(source, str) and not source.lstrip().startswith(("{", "[")):
+        source = Path(source)
     if isinstance(source, Path):
         try:
             text = source.read_bytes()
