@@ -390,7 +390,8 @@ def _bundle_arg(spec: str) -> tuple[bytes, str | None]:
     if not m:
         raise InputError(f"expected 128 hex digits, FILE.bin:INDEX or FILE.bin@OFFSET, got {spec!r}")
     data = _read_stream(m.group(1))
-    off = int(m.group(2)) * BUNDLE_SIZE if m.group(2) is not None else int(m.group(3), 0)
+    off = (int(m.group(2)) * BUNDLE_SIZE if m.group(2) is not None
+           else int(m.group(3), 16 if m.group(3).startswith("0x") else 10))  # "08": decimal, not int(x, 0)
     if off % BUNDLE_SIZE or off + BUNDLE_SIZE > len(data):
         raise InputError(f"{m.group(1)} has {len(data) // BUNDLE_SIZE} bundles; no bundle at byte offset {off:#x}")
     return data[off:off + BUNDLE_SIZE], _stream_name(m.group(1))

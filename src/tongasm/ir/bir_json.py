@@ -126,17 +126,21 @@ def read_bir(source: str | bytes | Path | Mapping[str, Any]) -> Kernel:
     if isinstance(source, Path):
         try:
             text = source.read_bytes()
-        except OSError as e:
-            raise InputError(f"cannot read {source}: {e.strerror or e}") from None
+        except (OSError, ValueError) as e:  # ValueError: a NUL in the path
+            raise InputError(f"cannot read {source}: {getattr(e, 'strerror', None) or e}") from None
         try:
             data = json.loads(text)
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        except ValueError as e:  # JSONDecodeError, UnicodeDecodeError, an int past the digit limit
             raise InputError(f"{source}: not valid JSON: {e}") from None
+        except RecursionError:
+            raise InputError(f"{source}: JSON nested too deeply to read") from None
     elif isinstance(source, (str, bytes)):
         try:
             data = json.loads(source)
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        except ValueError as e:  # JSONDecodeError, UnicodeDecodeError, an int past the digit limit
             raise InputError(f"not valid JSON: {e}") from None
+        except RecursionError:
+            raise InputError("JSON nested too deeply to read") from None
     else:
         data = source
     return kernel_from_json(data)
@@ -372,7 +376,7 @@ def _operand(a: Any, path: str, ctx: _Ctx) -> Operand:
         reg = _register(a.get("regref"), f"{path}.regref", ctx)
         alloc = None
         if memsetref is not None:
-            alloc = ctx.allocations.get(memsetref)
+            alloc = ctx.allocations.get(memsetref) if isinstance(memsetref, str) else None
             if alloc is None:
                 known = ", ".join(ctx.allocations) or "none"
                 raise BirError(f"unknown memory-location set {memsetref!r} (declared: {known})", f"{path}.memsetref")

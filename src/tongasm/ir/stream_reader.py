@@ -53,8 +53,10 @@ class _Text:
         self.ws()
         try:
             v, self.i = self.dec.raw_decode(self.s, self.i)
-        except json.JSONDecodeError as e:
+        except ValueError as e:  # JSONDecodeError, or an int past the digit limit
             raise InputError(f"{self.where}: not valid JSON: {e}") from None
+        except RecursionError:
+            raise InputError(f"{self.where}: JSON nested too deeply to read") from None
         return v
 
     def members(self, path: str) -> Iterator[str]:
@@ -148,7 +150,7 @@ def stream_bir(source: str | Path) -> StreamedKernel:
     try:
         with open(p, encoding="utf-8") as fh:
             text = fh.read()
-    except (OSError, UnicodeDecodeError) as e:
+    except (OSError, ValueError) as e:  # ValueError: not UTF-8, or a NUL in the path
         raise InputError(f"cannot read {p}: {getattr(e, 'strerror', None) or e}") from None
     t = _Text(text, str(p))
     if t.peek() != "{":

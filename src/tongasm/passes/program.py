@@ -68,6 +68,23 @@ def _walk_blocks(blocks: list[Block], it: tuple[int, ...]) -> Iterator[tuple[Ins
                 yield x, it
 
 
+def _yields(blocks: list[Block]) -> bool:
+    """Whether one pass over ``blocks`` yields an instruction (or a loop error to raise)."""
+    for b in blocks:
+        for x in b.instructions:
+            if not isinstance(x, Loop):
+                return True
+            ax = x.axis
+            if ax.stride == 0:
+                if ax.lb < ax.ub:  # _unroll raises for it
+                    return True
+                continue
+            n = len(range(ax.lb, ax.ub, ax.stride))
+            if n > MAX_UNROLLED or (n and _yields(x.blocks)):
+                return True
+    return False
+
+
 def _unroll(loop: Loop, it: tuple[int, ...]) -> Iterator[tuple[Instruction, tuple[int, ...]]]:
     ax = loop.axis
     if ax.stride == 0:
@@ -78,5 +95,7 @@ def _unroll(loop: Loop, it: tuple[int, ...]) -> Iterator[tuple[Instruction, tupl
     count = len(range(ax.lb, ax.ub, ax.stride))
     if count > MAX_UNROLLED:
         raise BirError(f"Loop {ax.name!r} has {count} iterations; tongasm unrolls at most {MAX_UNROLLED}")
+    if not _yields(loop.blocks):  # nothing to unroll: do not spin through empty iterations
+        return
     for i in range(ax.lb, ax.ub, ax.stride):
         yield from _walk_blocks(loop.blocks, (*it, i))

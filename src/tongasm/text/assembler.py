@@ -165,7 +165,7 @@ def assemble_file(path: str | Path, **kw: object) -> TextProgram:
     p = Path(path)
     try:
         text = p.read_text()
-    except (OSError, UnicodeDecodeError) as e:
+    except (OSError, ValueError) as e:  # ValueError: not UTF-8, or a NUL in the path
         from ..errors import InputError
 
         raise InputError(f"cannot read {p}: {getattr(e, 'strerror', None) or e}") from None

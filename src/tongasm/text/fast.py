@@ -87,8 +87,8 @@ class FastTemplate:
         n = len(columns["opcode"])
         flag = np.zeros(n, dtype=bool)
         for f, _i in self.leftover:
-            if f.name in self.tpl.derived:
-                d = self.tpl.derived[f.name](columns)
+            if f.name in self.tpl.derived:  # on Python ints: a product of dims must not wrap like numpy's
+                d = self.tpl.derived[f.name](_ExactColumns(columns))
             else:
                 d = default_value(self.fmt, f, {}, self.tpl)
             flag |= columns[f.name] != d
@@ -145,6 +145,17 @@ class FastTemplate:
                         t = self.sync_memo[key] = "".join(", " + i for i in items)
                     col[k] = t
         return col
+
+
+class _ExactColumns:
+    """Columns read (``get``) as object arrays of Python ints, for the derived defaults."""
+
+    def __init__(self, columns: dict[str, np.ndarray]) -> None:
+        self.columns = columns
+
+    def get(self, name: str, default: object = None) -> object:
+        col = self.columns.get(name)
+        return default if col is None else col.astype(object)
 
 
 class _Columns:

@@ -1,0 +1,670 @@
+"""Fuzzing (issue 6): whatever the input, tongasm gives a result or one of its own errors.
+
+Four entry points are fed random and mutated inputs: the bundle decoder (``decode_bundle``,
+``iter_stream``, ``decode_stream``, and the listings built on them), the text assembler
+(``assemble_text``), the BIR JSON readers (``read_bir`` in memory, ``stream_bir`` on a file) followed
+by ``assemble(..., check="warn")``, and the command line on garbage files. Any exception that is not
+a :class:`~tongasm.errors.TongasmError` fails the test, so does a hang (each call runs under a
+time limit) or an output file left behind by a failed command.
+
+Mutations start from legal inputs (bundles and listings of the golden vectors and of random field
+values, ``examples/vector_add.json``, kernels from :class:`~tongasm.ir.builder.KernelBuilder`) so that
+they reach deep into each parser instead of failing on the first byte. Every test is bounded to a
+few seconds (``max_examples``, small inputs, derandomized). The atheris harnesses in ``fuzz/`` fuzz
+the same entry points for as long as one likes; the last tests here run each harness's
+``TestOneInput`` over its seed corpus so that they keep working.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import json
+import random
+import re
+import shutil
+import signal
+import sys
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from strategies import format_and_values
+from tongasm.check import check_kernel
+from tongasm.cli import main as cli_main
+from tongasm.codegen import assemble
+from tongasm.decode import DecodeFailure, decode_bundle, iter_stream
+from tongasm.decode.batch import decode_stream
+from tongasm.errors import TongasmError
+from tongasm.ir import read_bir
+from tongasm.ir.builder import KernelBuilder, sync
+from tongasm.ir.stream_reader import stream_bir
+from tongasm.isa import DECISIONS, DecisionSet
+from tongasm.passes import program as program_pass
+from tongasm.text import StreamInput, TextSyntaxError, assemble_file, assemble_text, listing
+from tongasm.text.fast import fast_listing
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "vector_add.json"
+VECTORS = sorted((ROOT / "tests" / "golden" / "vectors").glob("**/*.json"))
+LISTINGS = sorted((ROOT / "tests" / "golden" / "listings").glob("**/*.s"))
+READINGS = [DecisionSet()] + [DecisionSet.of({d.id: c}) for d in DECISIONS.values() for c in d.choices[1:]]
+
+SETTINGS = dict(deadline=None, derandomize=True, database=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float, what: str) -> Iterator[None]:
+    """Turn a hang into a failure (Unix): every call fuzzed here is fast on inputs this small."""
+    if not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def on_alarm(signum: int, frame: Any) -> None:
+        raise TimeoutError(f"{what} did not return within {seconds} s")
+
+    old = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+@contextlib.contextmanager
+def capped_unrolling(limit: int = 2000) -> Iterator[None]:
+    """A mutated loop bound makes a legal but huge kernel; keep it to a refusal instead of minutes of work."""
+    old, program_pass.MAX_UNROLLED = program_pass.MAX_UNROLLED, limit
+    try:
+        yield
+    finally:
+        program_pass.MAX_UNROLLED = old
+
+
+def outcome(fn: Callable[[], Any], what: str, seconds: float = 10.0) -> tuple[Any, TongasmError | None]:
+    """``(result, None)``, or ``(None, error)`` for a TongasmError; anything else propagates (a bug)."""
+    try:
+        with time_limit(seconds, what):
+            return fn(), None
+    except TongasmError as e:
+        assert str(e), f"{what}: {type(e).__name__} with an empty message"
+        return None, e
+
+
+# --- seeds --------------------------------------------------------------------------------------------
+
+
+def _builder_kernels() -> list[dict[str, Any]]:
+    kb = KernelBuilder(arch="gen2")
+    a = kb.sbuf("a", bytes_per_partition=2048)
+    b = kb.sbuf("b", bytes_per_partition=2048, addr=2048)
+    c = kb.sbuf("c", bytes_per_partition=2048, addr=4096)
+    kb.tensor_tensor(out=c.tile("float32", 128, 512), in0=a.tile("float32", 128, 512),
+                     in1=b.tile("float32", 128, 512), op="add", sync=sync(("sem_ge_imm", 3, 5), ("sem_inc", 4)))
+    kb.tensor_copy(c.tile("bfloat16", 64, 16, 4), a.tile("bfloat16", 64, 16, 4), engine="Pool")
+    kb.memset(c.tile("float32", 128, 8), 7, engine="Activation")
+    kb.copy_predicated(c.tile("float32", 128, 16), a.tile("uint8", 128, 16), b.tile("float32", 128, 16))
+    first = kb.to_json()
+
+    kb = KernelBuilder(arch="gen3")
+    r = kb.register("x", 5)
+    pair = kb.register("p", [10, 11])
+    d = kb.dram("d", nbytes=4096, tensor_id=3)
+    s = kb.sbuf("s", bytes_per_partition=4096)
+    kb.register_move(kb.reg(r), kb.imm("int32", -7))
+    kb.register_move(kb.reg(pair, "int64"), kb.imm("int64", 1 << 40))
+    kb.register_alu(kb.reg(r), kb.reg(r), kb.imm("int32", 3), "add")
+    kb.tensor_load(kb.reg(r), d.ap("int32", [[1, 1]]))
+    kb.tensor_save(d.ap("int32", [[1, 1]]), kb.reg(r))
+    kb.select(s.tile("float32", 128, 16), s.tile("uint8", 128, 16, offset=64), s.tile("float32", 128, 16),
+              kb.imm("float32", 0.5))
+    return [first, kb.to_json()]
+
+
+def _vector_cases() -> list[dict[str, Any]]:
+    return [json.loads(p.read_text()) for p in VECTORS]
+
+
+KERNELS: list[dict[str, Any]] = [json.loads(EXAMPLE.read_text()), *_builder_kernels(),
+                                 *[c["kernel"] for c in _vector_cases()]]
+
+
+def _legal_streams() -> list[tuple[DecisionSet, bytes]]:
+    out = []
+    for case in [{"kernel": k} for k in KERNELS[:3]] + _vector_cases():
+        ds = DecisionSet.parse(case.get("decisions") or [])
+        try:
+            asm = assemble(read_bir(case["kernel"]), target=case.get("target"), decisions=ds, check="warn")
+        except TongasmError:
+            continue
+        out += [(ds, bytes(s)) for s in asm.streams.values() if s]
+    return out
+
+
+STREAMS = _legal_streams()
+BUNDLES = sorted({(ds, s[i:i + 64]) for ds, s in STREAMS for i in range(0, len(s), 64)},
+                 key=lambda x: (x[0].describe(), x[1]))
+GOLDEN_TEXT = [p.read_text() for p in LISTINGS]
+
+
+def test_the_seeds_are_there() -> None:
+    assert len(STREAMS) > 50 and len(BUNDLES) > 100 and len(GOLDEN_TEXT) > 50 and len(KERNELS) > 100
+    assert len({b[0] for _, b in BUNDLES}) >= 14  # most opcodes with a layout
+
+
+# --- (a) the decoder ----------------------------------------------------------------------------------
+
+
+@st.composite
+def mutated(draw: st.DrawFn, data: bytes, max_edits: int = 6) -> bytes:
+    """``data`` with a few bit flips and byte overwrites (the length is kept)."""
+    b = bytearray(data)
+    for _ in range(draw(st.integers(1, max_edits))):
+        i = draw(st.integers(0, len(b) - 1))
+        if draw(st.booleans()):
+            b[i] ^= 1 << draw(st.integers(0, 7))
+        else:
+            b[i] = draw(st.sampled_from([0x00, 0x01, 0x7F, 0x80, 0xFF, draw(st.integers(0, 255))]))
+    return bytes(b)
+
+
+@st.composite
+def legal_bundle(draw: st.DrawFn) -> tuple[DecisionSet, bytes]:
+    """A bundle that decodes: from an assembled golden kernel, or random values of a random layout."""
+    if draw(st.booleans()):
+        return draw(st.sampled_from(BUNDLES))
+    ds, fmt, vals = draw(format_and_values())
+    return ds, fmt.encode(vals)
+
+
+@st.composite
+def fuzzed_stream(draw: st.DrawFn) -> tuple[DecisionSet, bytes]:
+    """Whole streams of legal, mutated and random bundles (and sometimes a ragged tail)."""
+    ds = draw(st.sampled_from(READINGS))
+    parts = []
+    for _ in range(draw(st.integers(0, 4))):
+        how = draw(st.sampled_from(["legal", "mutated", "mutated", "random"]))
+        if how == "random":
+            parts.append(draw(st.binary(min_size=64, max_size=64)))
+        else:
+            bds, b = draw(legal_bundle())
+            ds = bds if how == "legal" or draw(st.booleans()) else ds
+            parts.append(b if how == "legal" else draw(mutated(b)))
+    tail = draw(st.binary(max_size=63)) if draw(st.integers(0, 5)) == 0 else b""
+    return ds, b"".join(parts) + tail
+
+
+def decoded_everywhere(data: bytes, ds: DecisionSet) -> None:
+    """Every decoder on ``data``: TongasmError or a result, the scalar and vector decoders agreeing, and
+    the listing (plain and fast) assembling back to the same bytes."""
+    n = len(data)
+    for off in range(0, max(n, 1), 64):
+        d, err = outcome(lambda: decode_bundle(data, off, decisions=ds), "decode_bundle")
+        if d is not None:
+            assert d.offset == off and d.raw == data[off:off + 64] and d.opcode == data[off]
+            json.dumps(d.to_json())
+    scalar, err1 = outcome(lambda: list(iter_stream(data, decisions=ds)), "iter_stream")
+    cols, err2 = outcome(lambda: decode_stream(data, decisions=ds), "decode_stream")
+    assert (scalar is None) == (cols is None) == (n % 64 != 0), (err1, err2)
+    if scalar is None:
+        return
+    # decode_stream agrees with the scalar decoder on which bundles decode, their layout and fields
+    assert cols.count == len(scalar)
+    assert cols.undecodable.tolist() == [i for i, d in enumerate(scalar) if isinstance(d, DecodeFailure)]
+    at = {i: (name, g, k) for name, g in cols.groups.items() for k, i in enumerate(g.index.tolist())}
+    for i, d in enumerate(scalar):
+        if isinstance(d, DecodeFailure):
+            assert d.reason and i not in at
+            continue
+        name, g, k = at[i]
+        assert name == d.fmt.name
+        assert {f: int(c[k]) for f, c in g.fields.items()} == {f: int(v) for f, v in d.fields.items()}, name
+    streams = [StreamInput("dve", data)]
+    with time_limit(10, "listing"):
+        lines = list(listing(streams, decisions=ds))
+        assert list(fast_listing(streams, decisions=ds)) == lines, "fast and plain listings differ"
+        back = assemble_text("\n".join(lines), path="<listing>")
+    assert bytes(back.streams["dve"]) == data, "bytes -> text -> bytes is not the identity"
+
+
+# fast listing: a Memset whose element_count default (the product of its dims) overflows 32 bits was
+# left out of the text because numpy wrapped the product to the encoded 0 (the text then failed to assemble)
+MEMSET_WRAP = bytes.fromhex("49100000010000000000000000001000010001001000040001000100000000000000000000000000"
+                            "000008000003000080010010000100010010000400010001")
+
+
+@settings(max_examples=300, **SETTINGS)
+@given(case=fuzzed_stream())
+@example(case=(DecisionSet(), MEMSET_WRAP))
+def test_decoders_on_mutated_streams(case: tuple[DecisionSet, bytes]) -> None:
+    ds, data = case
+    decoded_everywhere(data, ds)
+
+
+@settings(max_examples=200, **SETTINGS)
+@given(data=st.binary(max_size=64 * 3 + 63), ds=st.sampled_from(READINGS))
+def test_decoders_on_random_bytes(data: bytes, ds: DecisionSet) -> None:
+    decoded_everywhere(data, ds)
+
+
+@pytest.mark.parametrize("n", [0, 1, 63, 64, 65, 127, 128])
+def test_decoders_on_edge_lengths(n: int) -> None:
+    decoded_everywhere(bytes(n), DecisionSet())
+    decoded_everywhere(b"\xff" * n, DecisionSet())
+
+
+# --- (b) the text assembler --------------------------------------------------------------------------
+
+
+def assembled_or_syntax_error(text: str) -> None:
+    """assemble_text gives streams (that re-list to the same bytes) or a TextSyntaxError inside the text."""
+    prog, err = outcome(lambda: assemble_text(text, path="fuzz.s"), "assemble_text")
+    if err is not None:
+        assert isinstance(err, TextSyntaxError), f"{type(err).__name__} without line:col: {err}"
+        lines = text.splitlines()
+        assert 1 <= err.line <= len(lines), (err.line, len(lines))
+        assert 0 <= err.col <= len(lines[err.line - 1]), (err.col, lines[err.line - 1])
+        assert str(err).startswith(f"fuzz.s:{err.line}:{err.col + 1}: ")
+        return
+    streams = {n: bytes(d) for n, d in prog.streams.items()}
+    assert all(len(d) % 64 == 0 for d in streams.values())
+    with time_limit(10, "listing"):
+        again = assemble_text("\n".join(listing([StreamInput(n, d) for n, d in streams.items()],
+                                                decisions=prog.decisions, target=prog.target)))
+    assert {n: bytes(d) for n, d in again.streams.items()} == streams
+    assert (again.target, again.decisions) == (prog.target, prog.decisions)
+
+
+TOKENS = ["", "0", "-1", "08", "0x", "0x1g", "99999999999999999999", "r63", "r64", "sem", "evt", "float32", "dt(99)",
+          "sb", "psum.b7", "[", "]", "(", ")", "[1x0]", "1.5", "nan", "inf", "-inf", "=", ",", ":", ";", "|", "/",
+          ".bytes", ".stream", ".target", ".decision", "wait", "upd", "++", "@+0x3c=55", "é", "\t", "\x00"]
+
+
+@st.composite
+def listing_text(draw: st.DrawFn) -> str:
+    """A listing of legal bundles: a golden listing, or the listing of a few legal bundles."""
+    if draw(st.booleans()):
+        return draw(st.sampled_from(GOLDEN_TEXT))
+    ds, data = draw(fuzzed_stream())
+    data = data[:len(data) - len(data) % 64]
+    return "\n".join(listing([StreamInput(draw(st.sampled_from(["dve", "sp", "pool"])), data)], decisions=ds))
+
+
+@st.composite
+def mutated_text(draw: st.DrawFn) -> str:
+    """A listing with a few edits: characters, tokens (split at operators) and whole lines."""
+    lines = draw(listing_text()).split("\n")
+    for _ in range(draw(st.integers(1, 4))):
+        i = draw(st.integers(0, len(lines) - 1))
+        how = draw(st.sampled_from(["char", "char", "token", "token", "delete", "duplicate", "swap"]))
+        line = lines[i]
+        if how == "char" and line:
+            j = draw(st.integers(0, len(line)))
+            lines[i] = line[:j] + draw(st.text(max_size=2)) + line[j + draw(st.integers(0, 2)):]
+        elif how == "token":
+            toks = re.split(r"([\s,=:\[\]()|.+x/@]+)", line)
+            k = draw(st.integers(0, len(toks) - 1))
+            toks[k] = draw(st.sampled_from(TOKENS + toks))
+            lines[i] = "".join(toks)
+        elif how == "delete" and len(lines) > 1:
+            del lines[i]
+        elif how == "duplicate":
+            lines.insert(draw(st.integers(0, len(lines))), line)
+        else:
+            j = draw(st.integers(0, len(lines) - 1))
+            lines[i], lines[j] = lines[j], lines[i]
+    return "\n".join(lines)
+
+
+# integers with a leading zero (no valid int(x, 0)) in every place the syntax takes a number:
+# each raised ValueError instead of a TextSyntaxError
+_TT = ("TensorTensorArithOp op=add, out=sb[p0:128]+0x200[1x64].float32, in0=sb[p0:128][1x64].float32, "
+       "in1=sb[p0:128]+0x100[1x64].float32")
+LEADING_ZERO = [
+    ".stream dve\nCopy src=sb[p0:128]+08100[1x64].float32, dst=sb[p0:128]+0x200[1x64].float32",
+    ".stream dve\n" + _TT.replace("op=add", "op=08"),
+    ".stream dve\n" + _TT + ", wait sem3>=08",
+    ".stream dve\n" + _TT + ", upd sem4+=08",
+    ".stream dve\n" + _TT + ", upd evt4=08",
+    ".stream dve\n" + _TT + ", @+08=55",
+]
+
+
+@settings(max_examples=400, **SETTINGS)
+@given(text=mutated_text())
+@example(text=LEADING_ZERO[0]).via("regression")
+@example(text=LEADING_ZERO[1]).via("regression")
+@example(text=LEADING_ZERO[2]).via("regression")
+@example(text=LEADING_ZERO[3]).via("regression")
+@example(text=LEADING_ZERO[4]).via("regression")
+@example(text=LEADING_ZERO[5]).via("regression")
+def test_assembler_on_mutated_listings(text: str) -> None:
+    assembled_or_syntax_error(text)
+
+
+@settings(max_examples=300, **SETTINGS)
+@given(text=st.one_of(
+    st.text(max_size=200),
+    st.lists(st.lists(st.sampled_from(TOKENS + ["dve", "gen2", "gen3", "D-6=outermost-first", "TensorCopy",
+                                                "Memset", "RegisterMove.imm", " ", "00" * 64, "src", "dst"]),
+                      max_size=12).map("".join), max_size=6).map("\n".join),
+))
+def test_assembler_on_random_text(text: str) -> None:
+    assembled_or_syntax_error(text)
+
+
+@pytest.mark.parametrize("text", LEADING_ZERO)
+def test_leading_zero_numbers_are_syntax_errors(text: str) -> None:
+    with pytest.raises(TextSyntaxError, match=r"^fuzz\.s:2:\d+: expected an integer, got '08"):
+        assemble_text(text, path="fuzz.s")
+
+
+# --- (c) the BIR JSON readers, then assemble ---------------------------------------------------------
+
+BIR_KEYS = ["arch", "functions", "name", "allocations", "memorylocations", "registers", "blocks", "instructions",
+            "opcode", "engine", "ins", "outs", "sync", "kind", "dtype", "ap", "memref", "memsetref", "regref",
+            "offset", "value", "type", "addr", "base", "bank", "dims", "LoopAxis", "lb", "ub", "stride", "op", "acc",
+            "wait", "update", "mode", "index", "is_64bit", "reverse_pred", "constant", "reg_ap_offset"]
+BIR_WORDS = ["gen2", "gen3", "Loop", "TensorTensor", "TensorCopy", "Memset", "Select", "RegisterMove", "RegisterAlu",
+             "TensorLoad", "TensorSave", "MoveShape", "CopyPredicated", "GenericCopy", "physical_ap", "register_ap",
+             "symbolic_ap", "register_access", "imm_value", "float32", "int32", "uint8", "bfloat16", "int64", "SB",
+             "PSUM", "DRAM", "DVE", "SP", "Pool", "add", "sem_ge_imm", "sem_inc", "r1", "nan", "inf", "a", "x"]
+INTS = [0, 1, -1, 2, 127, 128, 255, 256, 65535, 65536, 2**31 - 1, 2**31, 2**32, 2**63, -(2**63), 2**64, 10**30]
+
+json_scalar = st.one_of(st.none(), st.booleans(), st.sampled_from(INTS), st.integers(-1000, 1000),
+                        st.floats(allow_nan=False, allow_infinity=False, width=32), st.sampled_from(BIR_WORDS),
+                        st.text(max_size=6))
+json_value = st.recursive(
+    json_scalar,
+    lambda inner: st.one_of(st.lists(inner, max_size=4),
+                            st.dictionaries(st.one_of(st.sampled_from(BIR_KEYS), st.text(max_size=4)), inner,
+                                            max_size=5)),
+    max_leaves=25,
+)
+
+
+def _paths(node: Any, at: tuple = ()) -> Iterator[tuple]:
+    yield at
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _paths(v, (*at, k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _paths(v, (*at, i))
+
+
+def _get(node: Any, path: tuple) -> Any:
+    for k in path:
+        node = node[k]
+    return node
+
+
+@st.composite
+def mutated_kernel(draw: st.DrawFn) -> Any:
+    """A legal kernel (example, builder, golden vector) with a few edits anywhere in its tree."""
+    k = json.loads(json.dumps(draw(st.sampled_from(KERNELS))))
+    for _ in range(draw(st.integers(1, 4))):
+        paths = list(_paths(k))
+        path = draw(st.sampled_from(paths))
+        if not path:
+            continue
+        parent, key = _get(k, path[:-1]), path[-1]
+        old = parent[key]
+        how = draw(st.sampled_from(["replace", "replace", "int", "delete", "duplicate", "type"]))
+        if how == "delete":
+            del parent[key]
+        elif how == "duplicate" and isinstance(parent, list):
+            parent.insert(key, json.loads(json.dumps(old)))
+        elif how == "int":
+            parent[key] = draw(st.sampled_from(INTS)) * draw(st.sampled_from([1, 1, -1]))
+        elif how == "type":
+            parent[key] = {"dict": [old], "list": {"x": old}}.get(type(old).__name__, str(old))
+        else:
+            parent[key] = draw(json_value)
+    return k
+
+
+def read_and_assemble(obj: Any, tmp: Path) -> None:
+    """read_bir (object and text) and stream_bir (file); assemble(check="warn") and check_kernel on what reads."""
+    text = json.dumps(obj)
+    with capped_unrolling():
+        k_obj, e_obj = outcome(lambda: read_bir(obj), "read_bir(object)")
+        k_text, e_text = outcome(lambda: read_bir(text), "read_bir(text)")
+        assert (k_obj is None) == (k_text is None)
+        if isinstance(obj, dict):  # (a str that is not JSON text names a file: other messages)
+            assert str(e_obj) == str(e_text)
+        whole = None
+        if k_obj is not None:
+            outcome(lambda: check_kernel(read_bir(obj)), "check_kernel")
+            asm, _ = outcome(lambda: assemble(k_obj, check="warn"), "assemble(read_bir)")
+            whole = None if asm is None else {n: bytes(s) for n, s in asm.streams.items()}
+        p = tmp / "k.json"
+        p.write_text(text)
+        asm, _ = outcome(lambda: assemble(stream_bir(p), check="warn"), "assemble(stream_bir)")
+        streamed = None if asm is None else {n: bytes(s) for n, s in asm.streams.items()}
+    if whole is not None and streamed is not None:
+        assert whole == streamed, "read_bir and stream_bir assemble to different streams"
+
+
+def _loop(ub: int, body: list[Any]) -> dict[str, Any]:
+    return {"opcode": "Loop", "LoopAxis": {"name": "i", "lb": 0, "ub": ub, "stride": 1},
+            "blocks": [{"name": "b", "instructions": body}]}
+
+
+# nested loops that yield no instruction: 10^12 empty iterations (a hang) before the fix
+EMPTY_LOOPS = {"functions": [{"name": "f", "blocks": [{"name": "b", "instructions": [
+    _loop(10**4, [_loop(10**4, [_loop(10**4, [])])])]}]}]}
+
+
+# a register_ap whose memsetref is a list: TypeError (unhashable) from the name lookup before the fix
+MEMSETREF_LIST = {"functions": [{
+    "name": "f", "registers": {"base": 4},
+    "allocations": [{"name": "x_set", "memorylocations": [{"name": "x", "type": "DRAM"}]}],
+    "blocks": [{"name": "b", "instructions": [{
+        "opcode": "TensorLoad", "name": "tl0", "engine": "SP",
+        "ins": [{"kind": "register_ap", "dtype": "float32", "ap": [[1, 1]], "memsetref": [], "regref": "base"}],
+        "outs": [{"kind": "register_access", "dtype": "float32", "regref": "r9"}]}]}]}]}
+
+
+@pytest.fixture(scope="module")
+def tmp_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("fuzz")
+
+
+@settings(max_examples=500, **SETTINGS)
+@given(k=mutated_kernel())
+@example(k=EMPTY_LOOPS).via("regression")
+@example(k=MEMSETREF_LIST).via("regression")
+def test_bir_readers_on_mutated_kernels(k: Any, tmp_dir: Path) -> None:
+    read_and_assemble(k, tmp_dir)
+
+
+@settings(max_examples=400, **SETTINGS)
+@given(v=st.one_of(json_value, st.fixed_dictionaries({"functions": json_value}, optional={"arch": json_value}),
+                   st.fixed_dictionaries({"functions": st.lists(st.fixed_dictionaries(
+                       {"blocks": st.lists(st.fixed_dictionaries({"instructions": st.lists(json_value, max_size=3)}),
+                                           max_size=2)}, optional={"allocations": json_value,
+                                                                   "registers": json_value}), max_size=2)})))
+def test_bir_readers_on_random_json(v: Any, tmp_dir: Path) -> None:
+    read_and_assemble(v, tmp_dir)
+
+
+@pytest.mark.parametrize("text", [
+    "[" * 100_000,                                  # nesting past the recursion limit: RecursionError
+    '{"functions": [], "x": ' + "9" * 5000 + "}",   # an int past Python's digit limit: ValueError
+    '{"functions": [' + "{" * 50_000,
+])
+def test_bir_readers_on_pathological_json(text: str, tmp_path: Path) -> None:
+    with pytest.raises(TongasmError, match="JSON"):
+        read_bir(text)
+    p = tmp_path / "k.json"
+    p.write_text(text)
+    with pytest.raises(TongasmError, match="JSON"):
+        assemble(stream_bir(p))
+    with pytest.raises(TongasmError, match="JSON"):
+        read_bir(p)
+
+
+def test_unhashable_memsetref_is_a_bir_error() -> None:
+    with pytest.raises(TongasmError, match=r"unknown memory-location set \[\]"):
+        read_bir(MEMSETREF_LIST)
+
+
+def test_a_nul_in_a_path_is_an_input_error() -> None:
+    with pytest.raises(TongasmError, match="cannot read"):
+        read_bir("kernel\x00.json")
+    with pytest.raises(TongasmError, match="cannot read"):
+        read_bir(Path("kernel\x00.json"))
+    with pytest.raises(TongasmError, match="cannot read"):
+        stream_bir("kernel\x00.json")
+    with pytest.raises(TongasmError, match="cannot read"):
+        assemble_file("kernel\x00.s")
+
+
+def test_empty_loops_do_not_spin() -> None:
+    with time_limit(5, "assemble"):
+        asm = assemble(read_bir(EMPTY_LOOPS))
+    assert not asm.streams or not any(asm.streams.values())
+
+
+# --- (d) the command line on garbage -----------------------------------------------------------------
+
+
+def run_cli(args: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), time_limit(20, f"tongasm {args[0]}"):
+        try:
+            rc = cli_main(args)
+        except SystemExit as e:  # argparse
+            rc = e.code if isinstance(e.code, int) else 2
+    return rc, out.getvalue(), err.getvalue()
+
+
+def files_under(p: Path) -> list[Path]:
+    return [q for q in p.rglob("*") if q.is_file()] if p.is_dir() else ([p] if p.exists() else [])
+
+
+def cli_on(tmp: Path, command: str, name: str, data: bytes) -> int:
+    """Run one command on one file; no traceback, exit 0/1/2, and nothing written unless it succeeded."""
+    for q in list(tmp.iterdir()):  # a fresh directory per example (the module-scoped one is reused)
+        if q.is_dir():
+            shutil.rmtree(q)
+        else:
+            q.unlink()
+    src = tmp / name
+    src.write_bytes(data)
+    out = tmp / "out"
+    args = {"assemble": ["assemble", str(src), "-o", str(out)],
+            "asm": ["asm", str(src), "-o", str(out), "-q"],
+            "disasm": ["disasm", str(src), "-o", str(out)],
+            "check": ["check", str(src)]}[command]
+    with capped_unrolling():
+        rc, stdout, stderr = run_cli(args)
+    assert "Traceback" not in stderr and "internal error" not in stderr, stderr
+    assert rc in (0, 1, 2), (rc, stderr)
+    if command == "check":
+        assert rc == 0 or stderr or stdout
+    elif rc != 0:
+        assert stderr.startswith("tongasm: error: "), stderr
+        assert not files_under(out), f"{command} failed but wrote {files_under(out)}"
+    else:
+        assert files_under(out)
+    leftovers = [q.name for q in tmp.iterdir() if q.name not in (name, "out")]
+    assert not leftovers, f"temporary files left behind: {leftovers}"
+    return rc
+
+
+def _kernel_text(k: Any) -> bytes:
+    return json.dumps(k).encode()
+
+
+garbage = st.one_of(st.binary(max_size=300), st.text(max_size=100).map(str.encode))
+stream_bytes = st.one_of(garbage, fuzzed_stream().map(lambda c: c[1]))
+
+
+@settings(max_examples=100, **SETTINGS)
+@given(data=st.one_of(garbage, mutated_kernel().map(_kernel_text), json_value.map(_kernel_text)))
+@example(data=b"[" * 100_000).via("regression")
+@example(data=b'{"functions": [], "x": ' + b"9" * 5000 + b"}").via("regression")
+def test_cli_assemble_on_garbage(data: bytes, tmp_dir: Path) -> None:
+    cli_on(tmp_dir, "assemble", "bad.json", data)
+
+
+@settings(max_examples=100, **SETTINGS)
+@given(data=st.one_of(garbage, mutated_text().map(str.encode)))
+@example(data=LEADING_ZERO[0].encode()).via("regression")
+def test_cli_asm_on_garbage(data: bytes, tmp_dir: Path) -> None:
+    cli_on(tmp_dir, "asm", "bad.s", data)
+
+
+@settings(max_examples=80, **SETTINGS)
+@given(data=stream_bytes)
+@example(data=MEMSET_WRAP).via("regression")
+def test_cli_disasm_on_garbage(data: bytes, tmp_dir: Path) -> None:
+    rc = cli_on(tmp_dir, "disasm", "bad.bin", data)
+    assert (rc == 0) == (len(data) % 64 == 0)  # undecodable bundles are listed as .bytes; a ragged tail is refused
+    if rc == 0:  # and what disasm writes assembles back to the same bytes
+        text = (tmp_dir / "out").read_text()
+        assert bytes(assemble_text(text).streams["bad"]) == data
+
+
+@settings(max_examples=80, **SETTINGS)
+@given(data=stream_bytes, json_input=st.booleans())
+def test_cli_check_on_garbage(data: bytes, json_input: bool, tmp_dir: Path) -> None:
+    cli_on(tmp_dir, "check", "bad.json" if json_input else "bad.bin", data)
+
+
+@pytest.mark.parametrize("spec", ["{f}@08", "{f}@0x41", "{f}@640", "{f}:2", "{f}:", "{f}@", "{f}@0x", "zz",
+                                  "0x" + "0" * 127, "{f}x@0x40", "@0x40"])
+def test_cli_explain_on_bad_bundle_specs(spec: str, tmp_dir: Path) -> None:
+    """``tongasm explain FILE.bin@OFFSET``: a decimal offset with a leading zero was an internal error."""
+    f = tmp_dir / "two.bin"
+    f.write_bytes(bytes(128))
+    rc, _, stderr = run_cli(["explain", spec.format(f=f)])
+    assert rc in (1, 2) and stderr.startswith("tongasm: error: ") and "internal error" not in stderr, stderr
+
+
+# --- the atheris harnesses -----------------------------------------------------------------------------
+
+HARNESSES = ["decode", "check", "asm_text", "bir_json"]
+
+
+def load_harness(name: str) -> Any:
+    """Import fuzz/<file>.py by path (not as __main__, so it neither instruments nor starts atheris)."""
+    path = ROOT / "fuzz" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"tongasm_fuzz_{name}", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def seeds() -> dict[str, dict[str, bytes]]:
+    return load_harness("make_corpus").seeds()
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_harness_runs_its_seed_corpus(harness: str, seeds: dict[str, dict[str, bytes]]) -> None:
+    mod = load_harness(f"fuzz_{harness}")
+    corpus = seeds[harness]
+    assert len(corpus) >= 5
+    with time_limit(60, f"fuzz_{harness}"):
+        for name, data in corpus.items():
+            try:
+                mod.TestOneInput(data)
+            except BaseException:
+                print(f"fuzz_{harness} crashed on seed {name}", file=sys.stderr)
+                raise
+        # and the fallback fuzzer of `--random N`: random bytes, then mutated seeds
+        mod._common.random_run(mod.TestOneInput, 30, 6, [], quiet=True)
+        rng = random.Random(6)
+        pool = list(corpus.values())
+        for _ in range(100):
+            mod.TestOneInput(mod._common.mutate(rng, rng.choice(pool), pool))
