@@ -3,6 +3,10 @@
 Exit codes: 0 success, 1 an error in the input or the work (the message says what), 2 a usage
 error (bad option, unknown decision...). No Python traceback is shown for user mistakes; set
 ``TONGASM_DEBUG=1`` to see one for an internal error.
+
+Long jobs (``assemble``, ``disasm``, ``check``, ``run``) show a progress line on stderr when it is a
+terminal (see :mod:`tongasm.progress`); ``-q/--quiet`` or ``TONGASM_NO_PROGRESS=1`` turns it off.
+Bundle streams are memory-mapped, not read into memory (:func:`tongasm.util.read_buffer`).
 """
 
 from __future__ import annotations
@@ -13,13 +17,14 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from . import __version__
 from .errors import DecodeError, InputError, TongasmError, UsageError
 from .isa.decisions import DECISIONS, DecisionSet
 from .isa.fields import BUNDLE_SIZE
 from .isa.targets import TARGETS
+from .progress import NullProgress, progress
 
 
 class _Parser(argparse.ArgumentParser):
@@ -35,6 +40,10 @@ def _add_decisions(p: argparse.ArgumentParser) -> None:
     p.add_argument("--decision", "-D", action="append", metavar="D-n=READING", default=[],
                    help="select an alternative reading of a spec decision (repeatable); "
                         "'tongasm decisions' lists them")
+
+
+def _add_quiet(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success (and no progress bar)")
 
 
 def _add_format(p: argparse.ArgumentParser, choices: Sequence[str] = ("text", "json")) -> None:
@@ -55,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--target", choices=sorted(TARGETS), help="target (overrides the kernel's arch; default gen2)")
     a.add_argument("--census", action="store_true",
                    help="also write census.bin: a second copy of every bundle, in program order")
-    a.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    _add_quiet(a)
     a.add_argument("--warn", action="store_true",
                    help="report ISA-check findings as warnings and write the streams anyway (for experiments)")
     _add_decisions(a)
@@ -73,6 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="engine of a raw stream (default: from the file name, e.g. pool.bin)")
     c.add_argument("--pedantic", action="store_true", help="also run the dossier-only checks (see 'tongasm checks')")
     c.add_argument("--disable", action="append", default=[], metavar="CHECK_ID", help="skip a check (repeatable)")
+    c.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress bar and no per-input summary on stderr (findings still print)")
     _add_decisions(c)
     _add_format(c)
     c.set_defaults(func=cmd_check)
@@ -102,6 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     dis.add_argument("--bytes", action="store_true", help="show all 64 bytes of each bundle (default: the first 16)")
     dis.add_argument("--target", choices=sorted(TARGETS), default="gen2", help="target written in .target")
     dis.add_argument("-o", "--output", metavar="FILE.s", help="write the listing to a file (atomically)")
+    dis.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     _add_decisions(dis)
     _add_format(dis)
     dis.set_defaults(func=cmd_disasm)
@@ -143,7 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--reference", action="store_true",
                    help="also run the IR reference interpreter and compare every output bit for bit")
     r.add_argument("--warn", action="store_true", help="run even if the ISA checks find illegal bundles")
-    r.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    _add_quiet(r)
     _add_decisions(r)
     r.set_defaults(func=cmd_run)
 
@@ -168,10 +180,12 @@ def cmd_assemble(args: argparse.Namespace) -> int:
     from .ir.stream_reader import stream_bir
 
     decisions = _decisions(args)
-    kernel = stream_bir(Path(args.kernel))  # instruction by instruction: bounded memory on huge kernels
-    asm = assemble(kernel, target=args.target, decisions=decisions, census=args.census,
-                   check="warn" if args.warn else "refuse")
-    asm.write(args.output)
+    with _bar(args, "assemble", unit="instructions") as bar:
+        kernel = stream_bir(Path(args.kernel))  # instruction by instruction: bounded memory on huge kernels
+        asm = assemble(kernel, target=args.target, decisions=decisions, census=args.census,
+                       check="warn" if args.warn else "refuse", on_result=_assemble_progress(kernel, bar))
+        bar.phase(f"assemble: writing {args.output}", done=len(asm.log))
+        asm.write(args.output)
     for f in asm.findings:
         sys.stderr.write(f"tongasm: warning: {f.line()}\n")
     if args.format == "json":
@@ -189,6 +203,36 @@ def cmd_assemble(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bar(args: argparse.Namespace, label: str, total: int | None = None, *, unit: str = "",
+         to_stdout: bool = False) -> NullProgress:
+    """The command's progress line: off with --quiet or --trace, and when ``to_stdout`` (the command
+    streams its output to stdout) and stdout is a terminal, where the bar would garble the output."""
+    quiet = bool(getattr(args, "quiet", False) or getattr(args, "trace", False))
+    if to_stdout:
+        try:
+            quiet = quiet or sys.stdout.isatty()
+        except (AttributeError, ValueError):
+            pass
+    return progress(label, total, unit=unit, quiet=quiet)
+
+
+def _assemble_progress(kernel: Any, bar: NullProgress) -> Callable[[Any], None] | None:
+    """An ``on_result`` hook for :func:`tongasm.codegen.assemble` that moves the bar every 512
+    instructions; the share done is the streamed reader's position in the JSON text."""
+    if bar.hook is None:
+        return None
+    text = kernel.text
+    size = max(len(text.s), 1)
+    update = bar.update
+
+    def on_result(res: Any) -> None:
+        i = res.item.index
+        if not i & 511:
+            update(i, fraction=text.i / size)
+
+    return on_result
+
+
 def cmd_opcodes(args: argparse.Namespace) -> int:
     from .codegen import collect_opcodes
     from .ir.stream_reader import stream_bir
@@ -204,11 +248,21 @@ def cmd_opcodes(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_stream(path: str) -> bytes:
+def _read_stream(path: str, error: type[TongasmError] = InputError) -> memoryview | bytes:
+    """A bundle stream's bytes, memory-mapped (read-only) when the file allows it: no copy in memory."""
+    from .util import read_buffer
+
     try:
-        return Path(path).read_bytes()
+        return read_buffer(path)
     except OSError as e:
-        raise InputError(f"cannot read {path}: {e.strerror or e}") from None
+        raise error(f"cannot read {path}: {e.strerror or e}") from None
+
+
+def _check_length(path: str, data: memoryview | bytes) -> None:
+    """A stream must be a whole number of bundles (a DecodeError, exit 1, naming the file)."""
+    from .decode.bundle import check_stream_length
+
+    check_stream_length(len(data), path)
 
 
 def _format_value(name: str, value: int, enum_name: str | None) -> str:
@@ -223,13 +277,22 @@ def cmd_decode(args: argparse.Namespace) -> int:
     from .decode import DecodeFailure, iter_stream
 
     data = _read_stream(args.file)
-    decoded = list(iter_stream(data, decisions=_decisions(args)))
-    failures = [d for d in decoded if isinstance(d, DecodeFailure)]
+    _check_length(args.file, data)
+    decoded = iter_stream(data, decisions=_decisions(args))  # one bundle at a time: bounded memory
+    failures: list[Any] = []
     if args.format == "json":
-        _print_json([d.to_json() for d in decoded])
+        # the same text as json.dumps(list, indent=1), written element by element
+        out, sep = sys.stdout, "[\n "
+        for d in decoded:
+            if isinstance(d, DecodeFailure):
+                failures.append(d)
+            out.write(sep + json.dumps(d.to_json(), indent=1).replace("\n", "\n "))
+            sep = ",\n "
+        out.write("[]\n" if sep == "[\n " else "\n]\n")
     else:
         for d in decoded:
             if isinstance(d, DecodeFailure):
+                failures.append(d)
                 print(f"{d.offset:#08x}  {d.raw[0]:#04x}  ??  {d.reason}")
                 continue
             parts = []
@@ -277,27 +340,34 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise UsageError(f"unknown check id(s) {', '.join(unknown)}; 'tongasm checks' lists them")
     checks = CheckSet(pedantic=args.pedantic, disabled=frozenset(args.disable))
     reports = []
-    for path in args.inputs:
-        try:
-            data = Path(path).read_bytes()
-        except OSError as e:
-            raise UsageError(f"cannot read {path}: {e.strerror or e}") from None
-        if _is_kernel(path, data[:64]):
-            try:
-                kernel = read_bir(data)
-                report = check_kernel(kernel, target=args.target, decisions=decisions, checks=checks)
-            except InputError as e:  # unusable input: exit 2
-                raise UsageError(f"{path}: {e}") from None
-            findings = report.findings
-            reports.append({"input": path, "kind": "kernel", "instructions": report.instructions,
-                            "bundles": report.bundles, "findings": findings})
-        else:
-            stem = Path(path).stem
-            engine = args.engine or (stem if stem in STREAM_NAMES else None)
-            findings = check_stream(data, name=Path(path).name, target=get_target(args.target or "gen2"),
-                                    decisions=decisions, checks=checks, stream=engine)
-            reports.append({"input": path, "kind": "stream", "bundles": len(data) // BUNDLE_SIZE,
-                            "findings": findings})
+    with _bar(args, "check") as bar:
+        for path in args.inputs:
+            # a stream is mapped, not read; a file named neither .json nor .bin is sniffed from its bytes
+            stream = None if path.endswith(".json") else _read_stream(path, UsageError)
+            if stream is None or _is_kernel(path, bytes(stream[:64])):
+                try:
+                    data = Path(path).read_bytes() if stream is None else bytes(stream)
+                except OSError as e:
+                    raise UsageError(f"cannot read {path}: {e.strerror or e}") from None
+                try:
+                    kernel = read_bir(data)
+                    del data
+                    bar.phase(f"check {Path(path).name}", _instruction_count(kernel), unit="instructions")
+                    report = check_kernel(kernel, target=args.target, decisions=decisions, checks=checks,
+                                          progress=bar.hook)
+                except InputError as e:  # unusable input: exit 2
+                    raise UsageError(f"{path}: {e}") from None
+                findings = report.findings
+                reports.append({"input": path, "kind": "kernel", "instructions": report.instructions,
+                                "bundles": report.bundles, "findings": findings})
+            else:
+                stem = Path(path).stem
+                engine = args.engine or (stem if stem in STREAM_NAMES else None)
+                bar.phase(f"check {Path(path).name}", len(stream) // BUNDLE_SIZE, unit="bundles")
+                findings = check_stream(stream, name=Path(path).name, target=get_target(args.target or "gen2"),
+                                        decisions=decisions, checks=checks, stream=engine, progress=bar.hook)
+                reports.append({"input": path, "kind": "stream", "bundles": len(stream) // BUNDLE_SIZE,
+                                "findings": findings})
     total = sum(len(r["findings"]) for r in reports)
     if args.format == "json":
         _print_json({"clean": total == 0, "inputs": [
@@ -307,12 +377,30 @@ def cmd_check(args: argparse.Namespace) -> int:
         for r in reports:
             for f in r["findings"]:
                 print(f.line() if r["kind"] == "kernel" else f.line().replace(f"{Path(r['input']).name}+", f"{r['input']}+", 1))
-        for r in reports:
+        for r in reports if not args.quiet else ():
             what = (_plural(r["instructions"], "instruction") + ", " if r["kind"] == "kernel" else "") + \
                 _plural(r["bundles"], "bundle")
             n = len(r["findings"])
             sys.stderr.write(f"{r['input']}: {what}: {'clean' if n == 0 else f'{n} finding' + 's' * (n != 1)}\n")
     return 1 if total else 0
+
+
+def _instruction_count(kernel: Any) -> int:
+    """How many instructions a kernel runs with its loops unrolled (for the progress bar's total)."""
+    from .ir.instructions import Loop
+
+    def count(blocks: Any) -> int:
+        n = 0
+        for b in blocks:
+            for x in b.instructions:
+                if isinstance(x, Loop):
+                    ax = x.axis
+                    n += len(range(ax.lb, ax.ub, ax.stride)) * count(x.blocks) if ax.stride else 0
+                else:
+                    n += 1
+        return n
+
+    return sum(count(f.blocks) for f in kernel.functions)
 
 
 def cmd_checks(args: argparse.Namespace) -> int:
@@ -337,25 +425,85 @@ def _stream_name(path: str) -> str:
     return Path(path).stem
 
 
+#: Bundles listed per piece by ``disasm``: a piece's lines are built, written and dropped before the
+#: next (bounded memory on any stream; 2 MiB of stream per piece keeps the fast path at full speed).
+DISASM_CHUNK = 1 << 15
+
+
 def cmd_disasm(args: argparse.Namespace) -> int:
     from .isa.targets import get_target
-    from .text.fast import fast_listing
-    from .text.listing import StreamInput, listing_json
+    from .text.listing import StreamInput
 
     decisions = _decisions(args)
     inputs = [StreamInput(_stream_name(p), _read_stream(p)) for p in args.files]
+    for p, s in zip(args.files, inputs):
+        _check_length(p, s.data)  # before any output
     target = get_target(args.target)
-    if args.format == "json":
-        text = json.dumps(listing_json(inputs, decisions=decisions, target=target), indent=1) + "\n"
-    else:
-        text = "\n".join(fast_listing(inputs, decisions=decisions, target=target, full_bytes=args.bytes)) + "\n"
-    if args.output:
-        from .util import atomic_write
+    total = sum(len(s.data) for s in inputs) // BUNDLE_SIZE
+    with _bar(args, "disasm", total, unit="bundles", to_stdout=not args.output) as bar:
+        if args.format == "json":
+            pieces: Iterator[str] = iter([_listing_json_text(inputs, decisions, target, bar)])
+        else:
+            pieces = _listing_pieces(inputs, decisions, target, args.bytes, bar)
+        if args.output:
+            from .util import atomic_write
 
-        atomic_write(Path(args.output), text.encode())
-    else:
-        sys.stdout.write(text)
+            def write(fh: Any) -> None:
+                for piece in pieces:
+                    fh.write(piece.encode())
+
+            atomic_write(Path(args.output), write)
+        else:
+            for piece in pieces:
+                sys.stdout.write(piece)
     return 0
+
+
+def _listing_pieces(inputs: Sequence[Any], decisions: DecisionSet, target: Any, full_bytes: bool,
+                    bar: NullProgress) -> Iterator[str]:
+    """The text listing (the lines of :func:`tongasm.text.fast.fast_listing`, newline-terminated) in
+    pieces of at most :data:`DISASM_CHUNK` bundles."""
+    from .text.fast import stream_lines
+    from .text.listing import header_lines
+    from .util import drop_pages
+
+    yield "\n".join(header_lines(target, decisions)) + "\n"
+    step = DISASM_CHUNK * BUNDLE_SIZE
+    done = 0
+    for s in inputs:
+        yield f".stream {s.name}\n"
+        data = s.data
+        for a in range(0, len(data), step):
+            lines = stream_lines(data[a:a + step], decisions=decisions, full_bytes=full_bytes, base=a)
+            drop_pages(data, a, a + step)  # a mapped stream: this piece's pages are not needed again
+            done += len(lines)
+            bar.update(done)
+            yield "\n".join(lines) + "\n"
+
+
+def _listing_json_text(inputs: Sequence[Any], decisions: DecisionSet, target: Any, bar: NullProgress) -> str:
+    """The JSON listing (as :func:`tongasm.text.listing.listing_json`), built piece by piece for the bar."""
+    from .text.listing import StreamInput, listing_json
+
+    out = listing_json([], decisions=decisions, target=target)
+    step = DISASM_CHUNK * BUNDLE_SIZE
+    done = 0
+    for s in inputs:
+        entry: dict[str, Any] | None = None
+        for a in range(0, max(len(s.data), 1), step):
+            part = listing_json([StreamInput(s.name, s.data[a:a + step])], decisions=decisions,
+                                target=target)["streams"][0]
+            if a:
+                for row in part["bundles"]:
+                    row["offset"] += a
+            if entry is None:
+                entry = part
+            else:
+                entry["bundles"].extend(part["bundles"])
+            done += len(part["bundles"])
+            bar.update(done)
+        out["streams"].append(entry)
+    return json.dumps(out, indent=1) + "\n"
 
 
 def cmd_asm(args: argparse.Namespace) -> int:
@@ -389,12 +537,12 @@ def _bundle_arg(spec: str) -> tuple[bytes, str | None]:
     m = re.fullmatch(r"(.+?)(?:[:](\d+)|@(0x[0-9a-fA-F]+|\d+))", spec)
     if not m:
         raise InputError(f"expected 128 hex digits, FILE.bin:INDEX or FILE.bin@OFFSET, got {spec!r}")
-    data = _read_stream(m.group(1))
+    data = _read_stream(m.group(1))  # memory-mapped: only the bundle's page is read
     off = (int(m.group(2)) * BUNDLE_SIZE if m.group(2) is not None
            else int(m.group(3), 16 if m.group(3).startswith("0x") else 10))  # "08": decimal, not int(x, 0)
     if off % BUNDLE_SIZE or off + BUNDLE_SIZE > len(data):
         raise InputError(f"{m.group(1)} has {len(data) // BUNDLE_SIZE} bundles; no bundle at byte offset {off:#x}")
-    return data[off:off + BUNDLE_SIZE], _stream_name(m.group(1))
+    return bytes(data[off:off + BUNDLE_SIZE]), _stream_name(m.group(1))
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
@@ -428,22 +576,32 @@ def cmd_run(args: argparse.Namespace) -> int:
             sys.stderr.write(f"[{n:>6}] {engine:>4}+{d.offset:#07x}  {instruction_text(d, fs, decisions)}\n")
 
     kernel = None
-    if len(args.inputs) == 1 and _is_kernel(args.inputs[0], Path(args.inputs[0]).read_bytes()[:64]
-                                            if Path(args.inputs[0]).is_file() else b""):
-        from .ir import read_bir
+    first = args.inputs[0]
+    head = b""
+    if len(args.inputs) == 1 and Path(first).is_file():
+        from .util import read_head
 
-        kernel = read_bir(Path(args.inputs[0]))
-        result = run_kernel(kernel, inputs, target=args.target, decisions=decisions, seed=args.seed,
-                            check="warn" if args.warn else "refuse", trace=trace)
-    else:
-        from .sim.memory import MemoryDescription
+        try:
+            head = read_head(first)  # sniff the kind without reading the whole file
+        except OSError as e:
+            raise InputError(f"cannot read {first}: {e.strerror or e}") from None
+    with _bar(args, "run", unit="bundles") as bar:
+        if len(args.inputs) == 1 and _is_kernel(first, head):
+            from .ir import read_bir
 
-        if not args.memory:
-            raise UsageError("running .bin streams needs --memory MEMORY.json (tongasm assemble writes memory.json)")
-        memory = MemoryDescription.load(args.memory)
-        streams = {_stream_name(p): _read_stream(p) for p in args.inputs}
-        result = run_streams(streams, memory, inputs, target=args.target, decisions=decisions, seed=args.seed,
-                             trace=trace)
+            kernel = read_bir(Path(first))
+            result = run_kernel(kernel, inputs, target=args.target, decisions=decisions, seed=args.seed,
+                                check="warn" if args.warn else "refuse", trace=trace, progress=bar.hook)
+        else:
+            from .sim.memory import MemoryDescription
+
+            if not args.memory:
+                raise UsageError("running .bin streams needs --memory MEMORY.json "
+                                 "(tongasm assemble writes memory.json)")
+            memory = MemoryDescription.load(args.memory)
+            streams = {_stream_name(p): _read_stream(p) for p in args.inputs}
+            result = run_streams(streams, memory, inputs, target=args.target, decisions=decisions, seed=args.seed,
+                                 trace=trace, progress=bar.hook)
     written = write_results(result, args.output, names)
     mismatches = []
     if args.reference:

@@ -64,26 +64,31 @@ def load_inputs(machine: Machine, memory: MemoryDescription, inputs: Mapping[str
 
 def run_streams(streams: Mapping[str, bytes], memory: MemoryDescription, inputs: Mapping[str, np.ndarray] = {},
                 *, target: Target | str | None = None, decisions: DecisionSet = DEFAULT_DECISIONS, seed: int = 0,
-                trace: Callable[[str, DecodedBundle, int], None] | None = None) -> RunResult:
-    """Simulate engine streams (``{"dve": bytes, ...}``) on a fresh machine."""
+                trace: Callable[[str, DecodedBundle, int], None] | None = None,
+                progress: Callable[[int, int | None], None] | None = None) -> RunResult:
+    """Simulate engine streams (``{"dve": bytes, ...}``) on a fresh machine.
+
+    ``progress(executed, total)`` is called as bundles run (see :class:`Scheduler`).
+    """
     tgt = get_target(target or memory.target)
     m = Machine(tgt, memory, seed=seed)
     load_inputs(m, memory, inputs)
-    sched = Scheduler(m, load_streams(dict(streams), decisions), decisions, trace)
+    sched = Scheduler(m, load_streams(dict(streams), decisions), decisions, trace, progress=progress)
     stats = sched.run()
     return RunResult(m, memory, stats)
 
 
 def run_kernel(kernel: Kernel, inputs: Mapping[str, np.ndarray] = {}, *, target: str | Target | None = None,
                decisions: DecisionSet = DEFAULT_DECISIONS, seed: int = 0, check: str = "refuse",
-               trace: Callable[[str, DecodedBundle, int], None] | None = None) -> RunResult:
+               trace: Callable[[str, DecodedBundle, int], None] | None = None,
+               progress: Callable[[int, int | None], None] | None = None) -> RunResult:
     """Assemble a kernel, then simulate its bundles (from bytes, not from the IR)."""
     from ..codegen import assemble
 
     asm = assemble(kernel, target=target, decisions=decisions, check=check)
     memory = describe_kernel(kernel, asm.target.name)
     return run_streams({n: bytes(s) for n, s in asm.streams.items()}, memory, inputs, target=asm.target,
-                       decisions=decisions, seed=seed, trace=trace)
+                       decisions=decisions, seed=seed, trace=trace, progress=progress)
 
 
 def parse_inputs(specs: list[str]) -> dict[str, np.ndarray]:

@@ -76,8 +76,10 @@ class Scheduler:
     """Runs engine streams on a machine, honouring their sync bands."""
 
     def __init__(self, machine: Machine, streams: list[Stream], decisions: DecisionSet = DEFAULT_DECISIONS,
-                 trace: Callable[[str, DecodedBundle, int], None] | None = None) -> None:
+                 trace: Callable[[str, DecodedBundle, int], None] | None = None,
+                 progress: Callable[[int, int | None], None] | None = None) -> None:
         self.m = machine
+        self.progress = progress  # progress(executed, total bundles), every 256 bundles or so
         self.streams = streams
         self.ds = decisions
         self.trace = trace
@@ -141,6 +143,8 @@ class Scheduler:
 
     def run(self, max_rounds: int | None = None) -> RunStats:
         live = [s for s in self.streams if not s.done]
+        progress, next_report = self.progress, 0
+        total = sum(len(s.bundles) for s in self.streams)
         while live:
             progressed = False
             for s in live:
@@ -156,6 +160,9 @@ class Scheduler:
                 self.stats.per_engine[s.engine] = self.stats.per_engine.get(s.engine, 0) + 1
                 progressed = True
             self.stats.rounds += 1
+            if progress is not None and self.stats.executed >= next_report:
+                progress(self.stats.executed, total)
+                next_report = self.stats.executed + 256
             live = [s for s in live if not s.done]
             if not progressed:
                 raise Deadlock([f"{s.engine}+{s.bundles[s.pc].offset:#x} ({s.bundles[s.pc].mnemonic}, bundle "

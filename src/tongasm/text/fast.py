@@ -243,8 +243,15 @@ def stream_bodies(data: bytes | bytearray | memoryview | np.ndarray, *, decision
 
 
 def stream_lines(data: bytes | bytearray | memoryview | np.ndarray, *, decisions: DecisionSet = DEFAULT_DECISIONS,
-                 full_bytes: bool = False) -> list[str]:
-    """The listing lines of one stream (offset, bytes column, instruction), fast path."""
+                 full_bytes: bool = False, base: int = 0) -> list[str]:
+    """The listing lines of one stream (offset, bytes column, instruction), fast path.
+
+    ``base`` is the byte offset of ``data`` in its stream (a multiple of 64), for listing a large
+    stream chunk by chunk: the lines are those the whole stream would have at that offset.
+    """
+    if base % BUNDLE_SIZE:
+        raise ValueError(f"base must be a multiple of {BUNDLE_SIZE}, not {base}")
+    first = base // BUNDLE_SIZE
     arr = as_uint8(data)
     if arr.size % BUNDLE_SIZE:
         from ..decode.bundle import check_stream_length
@@ -253,24 +260,24 @@ def stream_lines(data: bytes | bytearray | memoryview | np.ndarray, *, decisions
     n = arr.size // BUNDLE_SIZE
     bodies = stream_bodies(arr, decisions=decisions)
     rows = arr.reshape(n, BUNDLE_SIZE)
-    if n * BUNDLE_SIZE > 0xFFFFFFFF:  # offsets wider than 8 digits: the plain path
-        return [_line(i, rows[i], b, full_bytes) for i, b in enumerate(bodies)]
-    prefixes = _prefixes(rows, full_bytes)
-    return [f"{i * BUNDLE_SIZE:08x}:  {b}" if b[0] == "." else p + b
+    if base + n * BUNDLE_SIZE > 0xFFFFFFFF:  # offsets wider than 8 digits: the plain path
+        return [_line(first + i, rows[i], b, full_bytes) for i, b in enumerate(bodies)]
+    prefixes = _prefixes(rows, full_bytes, first)
+    return [f"{(first + i) * BUNDLE_SIZE:08x}:  {b}" if b[0] == "." else p + b
             for i, (p, b) in enumerate(zip(prefixes, bodies))]
 
 
 _HEX = np.frombuffer(b"0123456789abcdef", dtype=np.uint8).astype(np.uint32)
 
 
-def _prefixes(rows: np.ndarray, full_bytes: bool) -> list[str]:
+def _prefixes(rows: np.ndarray, full_bytes: bool, first: int = 0) -> list[str]:
     """``"OOOOOOOO:  |hhhhhhhh hhhhhhhh ... …|  "`` for every row, built as one UCS-4 character matrix."""
     n = len(rows)
     nbytes = BUNDLE_SIZE if full_bytes else HEAD_BYTES
     hexw = nbytes // 4 * 9 - 1
     width = 8 + 3 + 1 + hexw + (0 if full_bytes else 2) + 1 + 2
     m = np.full((n, width), ord(" "), dtype=np.uint32)
-    off = np.arange(n, dtype=np.uint64) * np.uint64(BUNDLE_SIZE)
+    off = (np.arange(n, dtype=np.uint64) + np.uint64(first)) * np.uint64(BUNDLE_SIZE)
     for j in range(8):
         m[:, j] = _HEX[((off >> np.uint64(4 * (7 - j))) & np.uint64(15)).astype(np.intp)]
     m[:, 8] = ord(":")
