@@ -56,3 +56,20 @@ def test_an_alternative_reading_changes_the_rendered_map():
     sp_row = alt.split("### RegisterMove.reg\n")[1].split("`inst_word_len`")[1].splitlines()[0]
     assert "= 0x0 |" in sp_row
     assert "= 0x10 |" in formats_markdown().split("### RegisterMove.reg\n")[1].split("`inst_word_len`")[1].splitlines()[0]
+
+
+def test_formats_command(capsys):
+    import json
+
+    from tongasm.cli import main
+
+    assert main(["formats", "--format", "markdown"]) == 0
+    assert capsys.readouterr().out == DOC.read_text()
+    assert main(["formats", "TensorTensor", "--format", "json"]) == 0
+    (tt,) = json.loads(capsys.readouterr().out)
+    assert tt["name"] == "TensorTensor" and {"0x41", "0x51", "0x8a", "0x8e"} <= set(tt["opcodes"])
+    assert main(["formats", "Memset"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Memset: 0x49") and "+0x0f" in out
+    assert main(["formats", "NoSuchLayout"]) == 2
+    assert "unknown layout" in capsys.readouterr().err

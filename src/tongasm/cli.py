@@ -159,6 +159,15 @@ def build_parser() -> argparse.ArgumentParser:
     _add_decisions(r)
     r.set_defaults(func=cmd_run)
 
+    fm = sub.add_parser("formats", help="print the byte map of every bundle layout (from the declarations)",
+                        description="Print each layout's fields: offset, width, name, kind, values, confidence "
+                                    "(C/H/I/D) and decision. --format markdown is docs/formats.md.")
+    fm.add_argument("layouts", nargs="*", metavar="LAYOUT", help="only these layouts (e.g. TensorTensor Memset)")
+    fm.add_argument("--format", choices=("text", "markdown", "json"), default="text",
+                    help="output format (default: text)")
+    _add_decisions(fm)
+    fm.set_defaults(func=cmd_formats)
+
     ds = sub.add_parser("decisions", help="list the spec decisions (D-n) and their selectable readings")
     _add_format(ds)
     ds.set_defaults(func=cmd_decisions)
@@ -624,6 +633,35 @@ def cmd_run(args: argparse.Namespace) -> int:
             print("reference interpreter: " + ("all outputs agree bit for bit" if not mismatches else
                                                f"MISMATCH in {', '.join(mismatches)}"))
     return 1 if mismatches else 0
+
+
+def cmd_formats(args: argparse.Namespace) -> int:
+    from .isa.formats import build_formats
+    from .isa.reference import format_rows, formats_json, formats_markdown
+
+    ds = _decisions(args)
+    known = build_formats(ds).by_name
+    unknown = [n for n in args.layouts if n not in known]
+    if unknown:
+        raise UsageError(f"unknown layout(s) {', '.join(unknown)}; known: {', '.join(known)}")
+    if args.format == "markdown":
+        if args.layouts:
+            raise UsageError("--format markdown renders the whole reference; drop the layout names")
+        sys.stdout.write(formats_markdown(ds))
+        return 0
+    if args.format == "json":
+        _print_json([f for f in formats_json(ds) if not args.layouts or f["name"] in args.layouts])
+        return 0
+    for name, fmt in known.items():
+        if args.layouts and name not in args.layouts:
+            continue
+        print(f"{name}: " + ", ".join(f"{o:#04x} {m}" for o, m in fmt.opcodes.items()) + (f"  ({fmt.doc})" if fmt.doc else ""))
+        for r in format_rows(fmt):
+            dec = r["decision"] or ""
+            print(f"  +{r['offset']:#04x}  {r['width']:<10} {r['name']:<18} {r['kind']:<14} {r['conf']}  {dec:<6} "
+                  f"{r['doc']}")
+        print()
+    return 0
 
 
 def cmd_decisions(args: argparse.Namespace) -> int:
