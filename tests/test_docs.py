@@ -70,6 +70,6 @@ def test_formats_command(capsys):
     assert tt["name"] == "TensorTensor" and {"0x41", "0x51", "0x8a", "0x8e"} <= set(tt["opcodes"])
     assert main(["formats", "Memset"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("Memset: 0x49") and "+0x0f" in out
+    assert out.startswith("Memset: 0x49") and "+0x3e  u16        dst.num3" in out
     assert main(["formats", "NoSuchLayout"]) == 2
     assert "unknown layout" in capsys.readouterr().err
