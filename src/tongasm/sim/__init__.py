@@ -3,8 +3,9 @@ the numeric kernels, the S-n decisions, and the IR reference interpreter it is c
 
 from .machine import Machine, SimError
 from .memory import MemoryDescription, Variable, describe_kernel
+from .reference import InterpretError, ReferenceResult, interpret
 from .run import RunResult, run_kernel, run_streams
 from .scheduler import Deadlock
 
-__all__ = ["Deadlock", "Machine", "MemoryDescription", "RunResult", "SimError", "Variable", "describe_kernel",
-           "run_kernel", "run_streams"]
+__all__ = ["Deadlock", "InterpretError", "Machine", "MemoryDescription", "ReferenceResult", "RunResult", "SimError",
+           "Variable", "describe_kernel", "interpret", "run_kernel", "run_streams"]

@@ -101,6 +101,12 @@ SIM_DECISIONS: Mapping[str, SimDecision] = {
                     "the sources do not say; zero makes runs reproducible"),
         SimDecision("S-18", "accumulator initial value", "-inf per engine and partition",
                     "NKI: reset_reduce resets the accumulators to -inf"),
+        SimDecision("S-19", "a destination access pattern that reaches one element more than once",
+                    "the last write in access-pattern order wins (free dims outermost first, the innermost "
+                    "fastest); every input is read before the first write",
+                    "SPEC §3.4 passes a 0 step through (a broadcast), so a destination can name one element "
+                    "several times; the sources do not say which write survives; an engine streaming the pattern "
+                    "in order leaves the last"),
     )
 }
 

@@ -73,8 +73,34 @@ def _flat(v: np.ndarray) -> np.ndarray:
     return v.reshape(v.shape[0], -1)
 
 
+def _one_write_each(v: np.ndarray) -> bool:
+    """True when no two elements of a view share a byte (sorted-stride test; a 0 step fails it)."""
+    return _no_self_overlap(v.strides, v.shape, v.itemsize)
+
+
+@lru_cache(maxsize=4096)
+def _no_self_overlap(strides: tuple[int, ...], shape: tuple[int, ...], itemsize: int) -> bool:
+    extent = itemsize
+    for stride, n in sorted((abs(st), n) for st, n in zip(strides, shape) if n > 1):
+        if stride < extent:
+            return False
+        extent += stride * (n - 1)
+    return True
+
+
 def _store(view: np.ndarray, values: np.ndarray) -> None:
-    view[...] = values.reshape(view.shape)
+    """Write ``values`` (any shape of the view's size) into the view. S-19: where the view reaches
+    one element several times, the last write in AP order wins (numpy's own assignment order is
+    not AP order once axes overlap, so such views are written explicitly)."""
+    values = values.reshape(view.shape)
+    if not _one_write_each(view):
+        last = tuple(slice(-1, None) if st == 0 else slice(None) for st in view.strides)
+        view, values = view[last], values[last]  # along a 0 step only the last index survives
+        if not _one_write_each(view):
+            for idx in np.ndindex(view.shape):  # other self-overlap: element by element, in AP order
+                view[idx] = values[idx]
+            return
+    view[...] = values
 
 
 def _same_count(c: Ctx, *arrays: np.ndarray) -> None:
@@ -104,7 +130,7 @@ def tensor_tensor(c: Ctx) -> None:
     all_int = numeric.is_int(wa) and numeric.is_int(wb) and numeric.is_int(wo)
     int_path = c.d.opcode in (0x8A, 0x8E) or byte in ALU_INT_BAND or (c.engine == "pool" and all_int)
     bitvec = numeric.alu_class(op) == AluClass.BITVEC or (op == AluOp.bypass and c.d.opcode == 0x51)
-    if a.shape == b.shape == o.shape:
+    if a.shape == b.shape == o.shape and _one_write_each(o):  # S-19: else _store keeps AP order
         numeric.tensor_tensor(op, a, wa, b, wb, wo, int_path=int_path, bitvec=bitvec, out=o)
     else:
         _store(o, numeric.tensor_tensor(op, A, wa, B, wb, wo, int_path=int_path, bitvec=bitvec))
@@ -184,11 +210,12 @@ def tensor_copy(c: Ctx) -> None:
     src, ws = c.ap("src")
     dst, wd = c.ap("dst")
     _same_count(c, src, dst)
-    if ws == wd and src.shape == dst.shape and _disjoint(src, dst):
+    direct = src.shape == dst.shape and _one_write_each(dst) and _disjoint(src, dst)  # S-19
+    if ws == wd and direct:
         dst[...] = src  # a bit-exact copy straight between the views
     elif ws == wd:
         _store(dst, _flat(src).copy())
-    elif src.shape == dst.shape and _disjoint(src, dst):
+    elif direct:
         dst[...] = numeric.convert(src, ws, wd)
     else:
         _store(dst, numeric.convert(_flat(src), ws, wd))
@@ -272,8 +299,8 @@ def tensor_load_save(c: Ctx) -> None:
 
 def _reg_address_bytes(c: Ctx, rel: int, n: int) -> np.ndarray:
     a = decode_addr4(c.m.reg(c.engine, c.f["addr_reg"]))
-    if a.space not in ("sbuf", "psum") or a.byte is None or a.partition is None:
-        raise SimError(f"{c.where()}: the address register r{c.f['addr_reg']} does not hold an SBUF/PSUM address")
+    if a.space not in ("sbuf", "psum") or a.byte is None or a.partition is None or a.indirect or a.active:
+        raise SimError(f"{c.where()}: the address register r{c.f['addr_reg']} does not hold a static SBUF/PSUM address")
     buf, stride = c.m.region(a.space)
     byte = a.byte + rel
     if byte < 0 or byte + n > stride:
