@@ -107,7 +107,9 @@ def test_any_failing_input_fails_the_run(cli, tmp_path):
     rc, out, err = cli("check", good, bad)
     assert rc == 1
     assert "error[desc.count_range] out.num1 = 0:" in out
-    assert f"{good}: 1 instruction, 1 bundle: clean" in err and f"{bad}: 1 bundle: 1 finding" in err
+    # a zero count also leaves out with fewer elements than in0/in1: two findings
+    assert "error[tt.equal_elements] elements = out=0, in0=512, in1=512:" in out
+    assert f"{good}: 1 instruction, 1 bundle: clean" in err and f"{bad}: 1 bundle: 2 findings" in err
 
 
 @pytest.mark.parametrize("content,needle", [

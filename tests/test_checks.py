@@ -77,6 +77,12 @@ def tt(op: Any = "add", in0: Any = None, in1: Any = None, out: Any = None, engin
                 **kw)
 
 
+def tts(pairs: list[list[int]], op: Any = "add", **in0: Any) -> dict[str, Any]:
+    """TensorTensor whose three operands share one access pattern (equal partitions and elements);
+    ``in0`` may move to another location or offset."""
+    return tt(op, a(pairs=pairs, **in0), a(pairs=pairs, offset=512), a(pairs=pairs, offset=1024))
+
+
 def i32(offset: int = 0) -> dict[str, Any]:
     return a("int32", offset=offset)
 
@@ -147,7 +153,7 @@ BASES: dict[str, tuple[Callable[[], dict[str, Any]], str]] = {
     "tt_int_gen3": (lambda: K(tt(in0=i32(), in1=i32(512), out=i32(1024), engine="Pool"), arch="gen3"), "pool"),
     "tt_psum_in": (lambda: K(tt(in0=a(memref="ps"))), "dve"),
     "tt_psum_out": (lambda: K(tt(out=a(memref="ps"))), "dve"),
-    "tt_hi": (lambda: K(tt(in0=a(pairs=[[512, 28], [1, 512]], memref="hi"))), "dve"),
+    "tt_hi": (lambda: K(tts([[512, 28], [1, 512]], memref="hi")), "dve"),
     "cp": (lambda: K(cp([mask(), src()])), "dve"),
     "cps": (lambda: K(cp([mask(), imm("float32", 1.0)])), "dve"),
     "sr": (lambda: K(sr()), "dve"),
@@ -317,19 +323,19 @@ enc("addr4.regloc_offset", lambda: K(tt(in0=reg_ap("r", "float32", F32, "a_set",
 enc("addr4.reg_ap_offset", lambda: K(tt(in0=reg_ap("r", "float32", F32, "a_set", reg_ap_offset="x"))),
     lambda: K(tt(in0=reg_ap("r", "float32", F32, "a_set"))), "in0.addr", None)
 enc("addr4.memory_space", lambda: K(tt(in0=a(pairs=[[1, 1], [1, 64]], memref="d"))),
-    lambda: K(tt(in0=a(pairs=[[1, 1], [1, 64]]))), "in0.addr", None)
+    lambda: K(tts([[1, 1], [1, 64]])), "in0.addr", None)
 # edge: partition 127, 1 KiB per partition; offset 256 float32 = 1024 B is partition 128
 enc("addr4.composition", lambda: K(tt(in0=a(pairs=[[1, 1], [1, 256]], offset=256, memref="edge"))),
-    lambda: K(tt(in0=a(pairs=[[1, 1], [1, 256]], offset=0, memref="edge"))), "in0.addr", (128, 0))
-enc("desc.pairs", lambda: K(tt(in0=a(pairs=[]))), lambda: K(tt(in0=a(pairs=[[1, 128]]))), "in0.ap", None)
+    lambda: K(tts([[1, 1], [1, 256]], offset=0, memref="edge")), "in0.addr", (128, 0))
+enc("desc.pairs", lambda: K(tt(in0=a(pairs=[]))), lambda: K(tts([[1, 128]])), "in0.ap", None)
 enc("desc.partition_step", lambda: K(tt(in0=a(pairs=[[-512, 128], [1, 512]]))),
     lambda: K(tt(in0=a(pairs=[[0, 128], [1, 512]]))), "in0.ap[0].step", -512)
 enc("desc.count_range", lambda: K(tt(in0=a(pairs=[[512, 128], [1, 0]]))),
-    lambda: K(tt(in0=a(pairs=[[512, 128], [1, 1]]))), "in0.ap[1].num", 0)
+    lambda: K(tts([[512, 128], [1, 1]])), "in0.ap[1].num", 0)
 enc("desc.step_range", lambda: K(tt(in0=a(pairs=[[512, 128], [32768, 2]]))),
-    lambda: K(tt(in0=a(pairs=[[512, 128], [32767, 2]]))), "in0.ap[1].step", 32768)
+    lambda: K(tts([[512, 128], [32767, 2]])), "in0.ap[1].step", 32768)
 enc("desc.active_dims", lambda: K(tt(in0=a(pairs=[[4096, 128], [512, 2], [64, 2], [8, 2], [1, 8]]))),
-    lambda: K(tt(in0=a(pairs=[[4096, 128], [512, 2], [64, 2], [8, 1], [1, 8]]))), "in0.ap", 4)
+    lambda: K(tts([[4096, 128], [512, 2], [64, 2], [8, 1], [1, 8]])), "in0.ap", 4)
 enc("move.dtype", lambda: K(mv(imm("int16", 1), reg("x", "int16"))), lambda: K(mv(imm("uint32", 1), reg("x", "uint32"))),
     "dst.dtype", "int16", name="int16")
 enc("move.dtype", lambda: K(mv(imm("uint64", 1), reg("p", "uint64"))), lambda: K(mv(imm("int64", 1), reg("p", "int64"))),
@@ -405,13 +411,17 @@ kb("geometry.bytes", lambda: K(tt(out=a(pairs=[[512, 128], [1, 513]], memref="en
 kb("geometry.bytes", lambda: K(tt(in1=a(pairs=[[512, 128], [-1, 512]], offset=0))),
    lambda: K(tt(in1=a(pairs=[[512, 128], [-1, 512]], offset=511))), "in1", "-0x7fc..0x3", name="negative-step")
 kb("geometry.partitions", lambda: K(tt(in0=a(pairs=[[512, 29], [1, 512]], memref="hi"))),
-   lambda: K(tt(in0=a(pairs=[[512, 28], [1, 512]], memref="hi"))), "in0.addr", 100)
+   lambda: K(tts([[512, 28], [1, 512]], memref="hi")), "in0.addr", 100)
 kb("partitions.count", lambda: K(tt(in0=a(pairs=[[512, 129], [1, 512]]))), lambda: K(tt(in0=a(pairs=[[512, 128],
                                                                                                  [1, 512]]))),
    "num_partitions", 129)
 kb("cp.mask_dtype", lambda: K(cp([mask("float32"), src()])), lambda: K(cp([mask("int16"), src()])), "mask_dtype", 0x0A)
 kb("cp.equal_elements", lambda: K(cp([mask(), src(pairs=[[512, 128], [1, 256]])])), lambda: K(cp([mask(), src()])),
    "elements", "dst=512, src=256, mask=512")
+kb("tt.equal_elements", lambda: K(tt(in1=a(pairs=[[512, 128], [1, 256]], offset=512))), lambda: K(tt()),
+   "elements", "out=512, in0=512, in1=256")
+kb("copy.equal_elements", lambda: K(copy(s=src(pairs=[[512, 128], [2, 256]]))),
+   lambda: K(copy(s=src(pairs=[[512, 128], [2, 256], [1, 2]]))), "elements", "src=256, dst=512")
 kb("reg.pair", lambda: K(mv(imm("int64", 1), reg("badpair", "int64"))), lambda: K(mv(imm("int64", 1), reg("p", "int64"))),
    "dst_hi", 12)
 kb("alu.dtypes", lambda: K(alu(s1=reg("s1", "float32"), s2=imm("float32", 1.0), d=reg("rd", "float32"))),
@@ -432,6 +442,10 @@ kb("sr.operands", lambda: K(sr(None)), lambda: K(sr()), "use_fill", 0)
 
 ki("cp.equal_partitions", lambda: K(cp([mask(pairs=[[512, 64], [1, 512]]), src()])), lambda: K(cp([mask(), src()])),
    "partitions", "mask=64, src=128, dst=128")
+ki("tt.equal_partitions", lambda: K(tt(out=a(pairs=[[512, 64], [1, 1024]], offset=1024))), lambda: K(tt()),
+   "partitions", "in0=128, in1=128, out=64")
+ki("copy.equal_partitions", lambda: K(copy(d=a(pairs=[[512, 64], [1, 1024]], offset=4096))), lambda: K(copy()),
+   "partitions", "src=128, dst=64")
 ki("alu.dtypes", lambda: K(alu(s1=reg("s1", "float32"))), lambda: K(alu(s1=reg("s1", "uint32"))), "src1.dtype",
    "float32", name="32-bit")
 ki("alu.dtypes", lambda: K(alu(s1=reg("s1", "uint64"), s2=reg("s2", "int64"), d=reg("w", "uint64"), is_64bit=True)),
@@ -497,6 +511,9 @@ sb("cp.mask_dtype", "cp", {"mask_dtype": 0x06}, {"mask_dtype": 0x09}, "mask_dtyp
 sb("cp.mask_dtype", "cps", {"mask_dtype": 0x0A}, {"mask_dtype": 0x02}, "mask_dtype", 0x0A, name="0xE8")
 sb("cp.equal_elements", "cp", {"mask.num0": 256}, {"mask.num0": 256, "src.num0": 256, "dst.num0": 256}, "elements",
    "dst=512, src=512, mask=256")
+sb("tt.equal_elements", "tt", {"in1.num0": 256}, {"in1.num0": 256, "in1.num1": 2}, "elements",
+   "out=512, in0=512, in1=256")
+sb("copy.equal_elements", "copy", {"dst.num0": 128}, {"dst.num0": 128, "dst.num1": 4}, "elements", "src=512, dst=128")
 sb("cp.opcode_dtype", "cp", {"src_dtype": 0x06}, {"src_dtype": 0x06, "opcode": 0x99}, "src_dtype", 0x06)
 sb("cps.imm_dtype", "cps", {"scalar_dtype": 0x06}, {"scalar_dtype": 0x06, "dst_dtype": 0x06}, "scalar_dtype", 0x06)
 sb("cps.polarity", "cps", {"polarity": 2}, {"polarity": 0}, "polarity", 2)

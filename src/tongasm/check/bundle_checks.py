@@ -485,13 +485,23 @@ def _mask_dtype(b: BundleView) -> Iterator[Finding]:
                  "INT8, UINT8, INT16, UINT16, INT32, UINT32")
 
 
-@bundle_check("cp.equal_elements", "tensor src, mask and dst have equal element counts", "SPEC §4.5",
-              applies=_pred)
-def _equal_elements(b: BundleView) -> Iterator[Finding]:
-    counts = {s.name: _elements(b, s) for s in b.fmt.slots.values()}
-    if len(set(counts.values())) > 1:
-        yield _f("cp.equal_elements", "operands have different element counts per partition", "elements",
-                 ", ".join(f"{k}={v}" for k, v in counts.items()), "equal")
+def _equal_elements(check: str) -> Callable[[BundleView], Iterator[Finding]]:
+    def fn(b: BundleView) -> Iterator[Finding]:
+        counts = {s.name: _elements(b, s) for s in b.fmt.slots.values()}
+        if len(set(counts.values())) > 1:
+            yield _f(check, "operands have different element counts per partition", "elements",
+                     ", ".join(f"{k}={v}" for k, v in counts.items()), "equal")
+
+    return fn
+
+
+bundle_check("cp.equal_elements", "tensor src, mask and dst have equal element counts", "SPEC §4.5",
+             applies=_pred)(_equal_elements("cp.equal_elements"))
+bundle_check("tt.equal_elements", "TensorTensor in0, in1 and out have equal element counts per partition",
+             "semantics.md §TensorTensor (a 0 step broadcasts; only the counts must agree)",
+             applies=_named(("TensorTensor",)))(_equal_elements("tt.equal_elements"))
+bundle_check("copy.equal_elements", "TensorCopy src and dst have equal element counts per partition",
+             "semantics.md §TensorCopy", applies=_named(("TensorCopy",)))(_equal_elements("copy.equal_elements"))
 
 
 @bundle_check("cp.opcode_dtype", "0x72 copies without a cast: src dtype equals dst dtype (0x99 casts)", "SPEC §4.5",

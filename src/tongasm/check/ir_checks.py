@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterator
 
 from ..isa.enums import AluOp, Dtype
-from ..ir.instructions import CopyPredicated, Instruction, RegisterAlu, TensorLoad, TensorSave
+from ..ir.instructions import CopyPredicated, Instruction, RegisterAlu, TensorCopy, TensorLoad, TensorSave, TensorTensor
 from ..ir.operands import Immediate, PhysicalAP, RegisterAccess, RegisterAP, SymbolicAP
 from .registry import Finding, register
 
@@ -47,6 +47,27 @@ def _equal_partitions(inst: Instruction) -> Iterator[Finding]:
     if len(set(parts.values())) > 1:
         yield Finding("cp.equal_partitions", "operands have different partition counts", "partitions",
                       ", ".join(f"{k}={v}" for k, v in parts.items()), "equal")
+
+
+def _same_partitions(check: str, roles: tuple[str, ...]) -> Callable[[Instruction], Iterator[Finding]]:
+    """Tensor operands must name the same number of partitions: the bundle has one partition-count
+    byte (taken from one operand), so a different count elsewhere would be dropped silently."""
+
+    def fn(inst: Instruction) -> Iterator[Finding]:
+        parts = {r: op.ap[0][1] for r in roles if isinstance(op := getattr(inst, r), _TENSOR) and op.ap}
+        if len(set(parts.values())) > 1:
+            yield Finding(check, "operands have different partition counts (the bundle carries one)", "partitions",
+                          ", ".join(f"{k}={v}" for k, v in parts.items()), "equal")
+
+    return fn
+
+
+ir_check("tt.equal_partitions", "TensorTensor in0, in1 and out have equal partition counts",
+         "SPEC §4.4 (one num_partitions byte); semantics.md §TensorTensor", (TensorTensor,))(
+    _same_partitions("tt.equal_partitions", ("in0", "in1", "out")))
+ir_check("copy.equal_partitions", "TensorCopy src and dst have equal partition counts",
+         "SPEC §4.7 (one num_partitions byte); semantics.md §TensorCopy", (TensorCopy,))(
+    _same_partitions("copy.equal_partitions", ("src", "dst")))
 
 
 _ALU32 = {Dtype.uint32, Dtype.int32, Dtype.uint64, Dtype.int64}
