@@ -275,7 +275,7 @@ def test_checks_json(cli):
     assert [c["id"] for c in doc["checks"]] == sorted(CHECKS)
     for c in doc["checks"]:
         assert set(c) == {"id", "title", "source", "levels", "stage", "pedantic"}
-        assert c["levels"] == list(CHECKS[c["id"]].levels) and c["stage"] in ("encode", "isa", "bir")
+        assert c["levels"] == list(CHECKS[c["id"]].levels) and c["stage"] in ("encode", "isa", "bir", "lint")
         assert isinstance(c["pedantic"], bool)
     assert {u["name"] for u in doc["unchecked"]} == set(UNCHECKED)
     assert all(u["why"] for u in doc["unchecked"])
@@ -288,3 +288,20 @@ def test_fixed_bin_starting_with_0x7b_is_read_as_json(cli, tmp_path):
     p = write_bin(tmp_path, bytes([0x7B, 0x10]) + bytes(62), "x.bin")
     rc, out, err = cli("check", p)
     assert rc == 1 and "error[bundle.opcode] opcode = 123:" in out, err
+
+
+def test_lint_warnings_print_but_do_not_fail(cli, tmp_path):
+    """tongasm's own lint stage: a SelectReduce register fill under D-16=one-byte is legal per the
+    spec but unreadable from the bytes; check and assemble warn, exit 0 and (assemble) write."""
+    k = write_kernel(tmp_path, K(sr(reg("r", "float32"))))
+    rc, out, err = cli("check", k, "--disable", "sr.operands")
+    assert rc == 0
+    assert "warning[lint.sr_register_fill] fill = register_access:" in out
+    assert f"{k}: 1 instruction, 1 bundle: clean, 1 warning" in err
+    rc, out, err = cli("check", k, "--disable", "sr.operands", "--format", "json")
+    doc = json.loads(out)
+    assert rc == 0 and doc["clean"] is True
+    assert [f["severity"] for f in doc["inputs"][0]["findings"]] == ["warning"]
+    rc, out, err = cli("assemble", k, "-o", str(tmp_path / "out"))
+    assert rc == 0 and (tmp_path / "out" / "dve.bin").exists()
+    assert "lint.sr_register_fill" in err

@@ -377,9 +377,10 @@ def cmd_check(args: argparse.Namespace) -> int:
                                         decisions=decisions, checks=checks, stream=engine, progress=bar.hook)
                 reports.append({"input": path, "kind": "stream", "bundles": len(stream) // BUNDLE_SIZE,
                                 "findings": findings})
-    total = sum(len(r["findings"]) for r in reports)
+    # warnings (tongasm's lint stage) are reported but do not fail the check
+    errors = sum(f.severity == "error" for r in reports for f in r["findings"])
     if args.format == "json":
-        _print_json({"clean": total == 0, "inputs": [
+        _print_json({"clean": errors == 0, "inputs": [
             {**{k: v for k, v in r.items() if k != "findings"}, "findings": [f.to_json() for f in r["findings"]]}
             for r in reports]})
     else:
@@ -389,9 +390,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         for r in reports if not args.quiet else ():
             what = (_plural(r["instructions"], "instruction") + ", " if r["kind"] == "kernel" else "") + \
                 _plural(r["bundles"], "bundle")
-            n = len(r["findings"])
-            sys.stderr.write(f"{r['input']}: {what}: {'clean' if n == 0 else f'{n} finding' + 's' * (n != 1)}\n")
-    return 1 if total else 0
+            n = sum(f.severity == "error" for f in r["findings"])
+            w = len(r["findings"]) - n
+            verdict = "clean" if n == 0 else _plural(n, "finding")
+            sys.stderr.write(f"{r['input']}: {what}: {verdict}" + (f", {_plural(w, 'warning')}" if w else "") + "\n")
+    return 1 if errors else 0
 
 
 def _instruction_count(kernel: Any) -> int:

@@ -654,6 +654,10 @@ def _pairs(b: BundleView) -> Iterator[Finding]:
                  str(b.fields["dst"]))
 
 
+# The encoder refuses a declared 64-bit *source* pair that is not consecutive (only the low id has a
+# field); same rule, enforced at encode level too (the stage stays "isa").
+register("reg.pair", "", "", "encode")
+
 _alu = lambda f: f.name.startswith("RegisterAlu")  # noqa: E731
 
 

@@ -7,8 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
-from ..isa.enums import AluOp, Dtype
-from ..ir.instructions import CopyPredicated, Instruction, RegisterAlu, TensorCopy, TensorLoad, TensorSave, TensorTensor
+from ..isa.decisions import DecisionSet
+from ..isa.enums import DTYPE_INFO, AluOp, Dtype
+from ..ir.instructions import (
+    CopyPredicated, Instruction, RegisterAlu, Select, TensorCopy, TensorLoad, TensorSave, TensorTensor,
+)
 from ..ir.operands import Immediate, PhysicalAP, RegisterAccess, RegisterAP, SymbolicAP
 from .registry import Finding, register
 
@@ -17,19 +20,21 @@ from .registry import Finding, register
 class IrCheck:
     id: str
     types: tuple[type[Instruction], ...]
-    fn: Callable[[Instruction], Iterator[Finding]]
+    fn: Callable[..., Iterator[Finding]]  # fn(inst) or, with needs_decisions, fn(inst, decisions)
     stage: str
+    needs_decisions: bool = False
 
 
 IR_CHECKS: list[IrCheck] = []
 
 
 def ir_check(id: str, title: str, source: str, types: tuple[type[Instruction], ...], *, stage: str = "isa",
-             pedantic: bool = False) -> Callable[[Callable[..., Iterator[Finding]]], Callable[..., Iterator[Finding]]]:
+             pedantic: bool = False, needs_decisions: bool = False
+             ) -> Callable[[Callable[..., Iterator[Finding]]], Callable[..., Iterator[Finding]]]:
     register(id, title, source, "ir", pedantic=pedantic, stage=stage)
 
     def deco(fn: Callable[..., Iterator[Finding]]) -> Callable[..., Iterator[Finding]]:
-        IR_CHECKS.append(IrCheck(id, types, fn, stage))
+        IR_CHECKS.append(IrCheck(id, types, fn, stage, needs_decisions))
         return fn
 
     return deco
@@ -118,3 +123,83 @@ def _sr_operands(inst: Instruction) -> Iterator[Finding]:
     if not isinstance(inst.fill, Immediate):
         yield Finding("sr.operands", "SelectReduce needs an immediate fill (BIR210)", "fill",
                       getattr(inst.fill, "kind", None), "imm_value")
+
+
+# --- lint: bytes that follow the spec but blur what they say (warnings, never refusals) --------------
+
+@ir_check("lint.sr_register_fill", "a SelectReduce register fill under D-16=one-byte: the byte holds the register "
+          "id with no source flag, so a reader takes it for an immediate fill", "D-16", (CopyPredicated,),
+          stage="lint", needs_decisions=True)
+def _sr_register_fill(inst: Instruction, decisions: DecisionSet) -> Iterator[Finding]:
+    assert isinstance(inst, CopyPredicated)
+    if decisions["D-16"] == "one-byte" and isinstance(inst.fill, (RegisterAccess, RegisterAP)):
+        yield Finding("lint.sr_register_fill", "the fill byte +0x27 carries register id "
+                      f"r{inst.fill.register.lo if inst.fill.register else '?'} with no source flag: decoders and "
+                      "the simulator read it as an immediate fill (D-16=one-byte)", "fill", "register_access",
+                      "an immediate fill, or --decision D-16=source-byte")
+
+
+@ir_check("lint.ls_offset_r0", "a TensorLoad/Save offset register r0 encodes as id 0, which also means 'no offset'",
+          "D-22", (TensorLoad, TensorSave), stage="lint")
+def _ls_offset_r0(inst: Instruction) -> Iterator[Finding]:
+    assert isinstance(inst, (TensorLoad, TensorSave))
+    off = inst.offset
+    reg = getattr(off, "register", None)
+    if reg is not None and reg.lo == 0:
+        yield Finding("lint.ls_offset_r0", "offset register r0 is written as id 0, the value that means 'no offset': "
+                      "the bundle reads as a load/save without an offset (D-22)", "offset", "r0", "r1..r61")
+
+
+@ir_check("lint.select_overlap", "a Select whose dst overlaps its predicate or on_true: the lowering writes dst "
+          "before the predicated copy reads them", "D-17", (Select,), stage="lint")
+def _select_overlap(inst: Instruction) -> Iterator[Finding]:
+    assert isinstance(inst, Select)
+    dst = inst.dst
+    for role, op in (("predicate", inst.predicate), ("on_true", inst.on_true)):
+        if _may_overlap(dst, op):
+            yield Finding("lint.select_overlap", f"dst may overlap {role}: the lowering (D-17) first copies on_false "
+                          f"into dst, so the predicated copy then reads overwritten {role} values, not "
+                          f"where(predicate, on_true, on_false)", role, "overlaps dst", "disjoint from dst")
+
+
+def _may_overlap(x: object, y: object) -> bool:
+    """Conservatively: two physical APs on the same memory location whose partition ranges and
+    per-partition byte ranges intersect (register APs: same register)."""
+    if isinstance(x, RegisterAP) and isinstance(y, RegisterAP):
+        return x.register is not None and x.register is y.register
+    if not (isinstance(x, PhysicalAP) and isinstance(y, PhysicalAP)) or x.location is None:
+        return False
+    if x.location is not y.location or not x.ap or not y.ap:
+        return False
+    ex, ey = _extent(x), _extent(y)
+    return ex is not None and ey is not None and ex[0] < ey[1] and ey[0] < ex[1] and ex[2] < ey[3] and ey[2] < ex[3]
+
+
+def _extent(op: PhysicalAP) -> tuple[int, int, int, int] | None:
+    """[first partition, last + 1), [first byte, last + 1) of an AP (element offsets row-major, SPEC §5)."""
+    loc = op.location
+    if loc is None or not isinstance(op.dtype, Dtype) or not loc.dims or len(loc.dims) < 2 or loc.dims[1] <= 0:
+        return None
+    size = DTYPE_INFO[op.dtype].size
+    off = op.offset * size
+    p0, b0 = off // loc.dims[1], off % loc.dims[1]
+    (_pstep, pnum), *free = op.ap
+    lo = hi = 0
+    for step, num in free:
+        span = step * (num - 1) * size
+        lo, hi = lo + min(span, 0), hi + max(span, 0)
+    return p0, p0 + pnum, b0 + lo, b0 + hi + size  # consecutive partitions: the partition step is not used
+
+
+@ir_check("lint.ls_reads_as_64bit", "a 32-bit TensorLoad/Save with an even innermost count and offset register = "
+          "data register + 1 is byte-identical to a 64-bit access", "D-22, D-9", (TensorLoad, TensorSave), stage="lint")
+def _ls_reads_as_64bit(inst: Instruction) -> Iterator[Finding]:
+    assert isinstance(inst, (TensorLoad, TensorSave))
+    mem, data, off = inst.memory, getattr(inst.reg, "register", None), getattr(inst.offset, "register", None)
+    if data is None or off is None or not isinstance(mem, (PhysicalAP, RegisterAP)) or not mem.ap:
+        return
+    if mem.dtype in (Dtype.int64, Dtype.uint64) or mem.ap[-1][1] % 2 or off.lo != data.lo + 1:
+        return
+    yield Finding("lint.ls_reads_as_64bit", f"data r{data.lo} with offset r{off.lo} and an even count writes the same "
+                  "bytes as a 64-bit access of the pair (D-9, D-22): decoders and the simulator (S-14) read it as "
+                  "64-bit", "offset", f"r{off.lo}", f"any register but r{data.lo + 1}")

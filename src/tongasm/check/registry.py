@@ -15,7 +15,9 @@ and the spec section or decision it comes from. A check has a *level*:
 A check also has a *stage*: ``isa`` rules are the compiler's ISA validator (RUN_ISA_CHECKS), which
 ``tongasm assemble`` enforces before writing; ``bir`` rules are the BIR verifier's (the BIRnnn
 codes the spec lists as "validator, not encoder"), which ``tongasm check`` reports and
-``assemble`` only warns about.
+``assemble`` only warns about; ``lint`` rules are tongasm's own warnings about bytes that follow the
+spec but lose or blur information (an encoding another reading of the same bytes would take for
+something else). Lint findings are always warnings: they never fail ``check`` or ``assemble``.
 
 ``pedantic`` checks come from the background dossiers rather than the spec; they only run when
 asked for (``--pedantic``), so that a kernel the spec calls legal passes without noise.
@@ -36,7 +38,7 @@ class Check:
     source: str
     levels: tuple[str, ...]  # where it is enforced: "encode", "bundle", "ir", "stream"
     pedantic: bool = False
-    stage: str = "isa"  # "isa": RUN_ISA_CHECKS (assemble refuses); "bir": the BIR verifier's rules
+    stage: str = "isa"  # "isa": RUN_ISA_CHECKS (assemble refuses); "bir": the BIR verifier's rules; "lint"
 
     @property
     def level(self) -> str:

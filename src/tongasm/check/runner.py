@@ -62,6 +62,7 @@ def check_bundle(fmt: Format, fields: dict[str, int] | None, raw: bytes, *, targ
             if f.check in cs.disabled:
                 continue
             out.append(f)
+    _lint_as_warnings(out)
     if len(_MEMO) >= MEMO_LIMIT:
         _MEMO.clear()
     _MEMO[key] = tuple(replace(f) for f in out)
@@ -72,20 +73,29 @@ MEMO_LIMIT = 1 << 16
 _MEMO: dict[tuple[Any, ...], tuple[Finding, ...]] = {}
 
 
-def check_instruction(inst: Instruction, checks: CheckSet | None = None) -> list[Finding]:
-    """The IR-level findings of one instruction."""
+def check_instruction(inst: Instruction, checks: CheckSet | None = None,
+                      decisions: DecisionSet = DEFAULT_DECISIONS) -> list[Finding]:
+    """The IR-level findings of one instruction (lint findings come back as warnings)."""
     cs = checks or CheckSet()
     out: list[Finding] = []
     for c in IR_CHECKS:
         if isinstance(inst, c.types) and cs.wants(CHECKS[c.id]):
-            out.extend(c.fn(inst))
-    return out
+            out.extend(c.fn(inst, decisions) if c.needs_decisions else c.fn(inst))
+    return _lint_as_warnings(out)
+
+
+def _lint_as_warnings(findings: list[Finding]) -> list[Finding]:
+    for f in findings:
+        if stage_of(f) == "lint":
+            f.severity = "warning"
+    return findings
 
 
 def stage_of(f: Finding) -> str:
-    """``bir`` for the BIR verifier's rules (reported, not refused by assemble), else ``isa``."""
+    """The stage of a finding's check: ``isa`` (refused by assemble), ``bir`` (the BIR verifier's
+    rules: reported, not refused by assemble) or ``lint`` (tongasm's own warnings)."""
     c = CHECKS.get(f.check)
-    return "bir" if c is not None and c.stage == "bir" else "isa"
+    return c.stage if c is not None else "isa"
 
 
 @dataclass

@@ -125,6 +125,13 @@ def _register_alu_bundles(inst: RegisterAlu, ctx: Context) -> list[BundleSpec]:
     assert src1 is not None and dst is not None
     if is64:
         vals["dst_lo"], vals["dst_hi"] = reg_pair(ctx, dst, "dst")
+        for role, op in (("src1", src1), ("src2", src2)):
+            if isinstance(op, (RegisterAccess, RegisterAP)) and op.register is not None:
+                lo, hi = op.register.pair()
+                if hi != lo + 1:  # only the low id has a field: the engine reads r{lo} and r{lo+1}
+                    raise EncodeError(f"{role}: a 64-bit source is read from r{lo} and r{lo + 1} (only the low id is "
+                                      f"encoded); the declared pair [{lo}, {hi}] cannot be encoded",
+                                      field=role, value=f"[{lo}, {hi}]", limit=f"[{lo}, {lo + 1}]", check="reg.pair")
     fmts = ctx.formats.by_name
     if isinstance(src2, Immediate):
         # D-7: the immediate path writes both dtype bytes and the immediate (src1's dtype).
