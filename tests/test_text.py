@@ -223,3 +223,16 @@ def test_fast_listing_equals_the_reference_listing(cases, full):
     streams = [StreamInput("dve", data), StreamInput("sp", data[::-1][:0] + data[-64:])]
     assert list(fast_listing(streams, decisions=ds, full_bytes=full)) == \
         list(listing(streams, decisions=ds, full_bytes=full))
+
+
+def test_fast_listing_in_pieces_equals_the_whole(monkeypatch):
+    """fast_listing lists a long stream in pieces: offsets and lines must not change at the seams."""
+    from tongasm.text import fast
+
+    k = read_bir(Path(__file__).resolve().parents[1] / "examples" / "vector_add.json")
+    asm = assemble(k)
+    data = b"".join(bytes(s) for s in asm.streams.values()) * 3 + bytes([0x21]) + bytes(63)  # + an undecodable one
+    streams = [StreamInput("dve", data)]
+    whole = list(listing(streams))
+    monkeypatch.setattr(fast, "CHUNK", 4)
+    assert list(fast.fast_listing(streams)) == whole

@@ -305,9 +305,20 @@ def _line(i: int, row: np.ndarray, body: str, full_bytes: bool) -> str:
 
 def fast_listing(streams: Iterable[StreamInput], *, decisions: DecisionSet = DEFAULT_DECISIONS,
                  target: Target = DEFAULT_TARGET, full_bytes: bool = False) -> Iterator[str]:
-    """Same lines as :func:`tongasm.text.listing.listing`, for large streams."""
+    """Same lines as :func:`tongasm.text.listing.listing`, for large streams (listed in pieces of
+    :data:`CHUNK` bundles, so the working set stays in cache and memory stays bounded)."""
     yield from header_lines(target, decisions)
     for s in streams:
         yield f".stream {s.name}"
-        yield from stream_lines(s.data, decisions=decisions, full_bytes=full_bytes)
+        arr = as_uint8(s.data)
+        if arr.size % BUNDLE_SIZE:
+            from ..decode.bundle import check_stream_length
+
+            check_stream_length(arr.size)
+        step = CHUNK * BUNDLE_SIZE
+        for start in range(0, arr.size, step):
+            yield from stream_lines(arr[start:start + step], decisions=decisions, full_bytes=full_bytes, base=start)
+
+
+CHUNK = 16384  # bundles listed at a time by fast_listing
 
