@@ -324,3 +324,24 @@ def test_saturating_trunc_reference() -> None:
     """The test's own S-1 helper, on the corner cases."""
     got = saturating_trunc(np.array([np.nan, np.inf, -np.inf, 2.9, -2.9, 3e9, -3e9], np.float32), np.dtype(np.int32))
     assert got.tolist() == [0, 2**31 - 1, -2**31, 2, -2, 2**31 - 1, -2**31]
+
+
+def test_pool_reading_psum_through_a_register_ap_is_refused_at_run_time() -> None:
+    """Codegen refuses a Pool TensorTensor on a static PSUM AP (SPEC §4.4); through a register AP
+    the address is only known when the bundle runs, so the simulator refuses it there."""
+    import pytest
+
+    from conftest import imm, inst, kernel, loc, reg, reg_ap
+    from tongasm.ir import read_bir
+    from tongasm.sim.machine import SimError
+
+    sb = [[512, 128], [1, 512]]
+    k = kernel(
+        inst("RegisterMove", [imm("int32", 0x2000000)], [reg("r", "int32")], name="m", engine="Pool"),
+        inst("TensorTensor", [reg_ap("r", "float32", sb), {"kind": "physical_ap", "dtype": "float32",
+                                                                     "ap": sb, "memref": "a"}],
+             [{"kind": "physical_ap", "dtype": "float32", "ap": sb, "memref": "a", "offset": 512}],
+             name="t", engine="Pool", op="add"),
+        allocs=[loc("a", "SB", dims=(128, 4096))], registers={"r": 5})
+    with pytest.raises(SimError, match="GPSIMD engine cannot access PSUM"):
+        run_kernel(read_bir(k))

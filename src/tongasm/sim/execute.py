@@ -118,7 +118,19 @@ def _alu(c: Ctx, byte: int) -> AluOp:
 
 # --- TensorTensor --------------------------------------------------------------------------------
 
+def _space(c: Ctx, name: str) -> str:
+    """The memory space an operand's address resolves to (through its register in register mode)."""
+    a = decode_addr4(c.f[f"{name}.addr"])
+    if a.space == "register":
+        a = decode_addr4(c.m.reg(c.engine, a.register or 0))
+    return a.space
+
+
 def tensor_tensor(c: Ctx) -> None:
+    if c.engine == "pool":  # SPEC §4.4: checked on static APs by codegen; a register AP is known only now
+        for name in ("in0", "in1"):
+            if _space(c, name) == "psum":
+                raise SimError(f"{c.where()}: {name}: GPSIMD engine cannot access PSUM")
     a, wa = c.ap("in0")
     b, wb = c.ap("in1")
     o, wo = c.ap("out")
