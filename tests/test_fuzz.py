@@ -41,7 +41,6 @@ from tongasm.decode import DecodeFailure, decode_bundle, iter_stream
 from tongasm.decode.batch import decode_stream
 from tongasm.errors import TongasmError
 from tongasm.ir import read_bir
-from tongasm.ir.builder import KernelBuilder, sync
 from tongasm.ir.stream_reader import stream_bir
 from tongasm.isa import DECISIONS, DecisionSet
 from tongasm.passes import program as program_pass
@@ -100,31 +99,19 @@ def outcome(fn: Callable[[], Any], what: str, seconds: float = 10.0) -> tuple[An
 # --- seeds --------------------------------------------------------------------------------------------
 
 
-def _builder_kernels() -> list[dict[str, Any]]:
-    kb = KernelBuilder(arch="gen2")
-    a = kb.sbuf("a", bytes_per_partition=2048)
-    b = kb.sbuf("b", bytes_per_partition=2048, addr=2048)
-    c = kb.sbuf("c", bytes_per_partition=2048, addr=4096)
-    kb.tensor_tensor(out=c.tile("float32", 128, 512), in0=a.tile("float32", 128, 512),
-                     in1=b.tile("float32", 128, 512), op="add", sync=sync(("sem_ge_imm", 3, 5), ("sem_inc", 4)))
-    kb.tensor_copy(c.tile("bfloat16", 64, 16, 4), a.tile("bfloat16", 64, 16, 4), engine="Pool")
-    kb.memset(c.tile("float32", 128, 8), 7, engine="Activation")
-    kb.copy_predicated(c.tile("float32", 128, 16), a.tile("uint8", 128, 16), b.tile("float32", 128, 16))
-    first = kb.to_json()
+def load_harness(name: str) -> Any:
+    """Import fuzz/<file>.py by path (not as __main__, so it neither instruments nor starts atheris)."""
+    path = ROOT / "fuzz" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"tongasm_fuzz_{name}", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
-    kb = KernelBuilder(arch="gen3")
-    r = kb.register("x", 5)
-    pair = kb.register("p", [10, 11])
-    d = kb.dram("d", nbytes=4096, tensor_id=3)
-    s = kb.sbuf("s", bytes_per_partition=4096)
-    kb.register_move(kb.reg(r), kb.imm("int32", -7))
-    kb.register_move(kb.reg(pair, "int64"), kb.imm("int64", 1 << 40))
-    kb.register_alu(kb.reg(r), kb.reg(r), kb.imm("int32", 3), "add")
-    kb.tensor_load(kb.reg(r), d.ap("int32", [[1, 1]]))
-    kb.tensor_save(d.ap("int32", [[1, 1]]), kb.reg(r))
-    kb.select(s.tile("float32", 128, 16), s.tile("uint8", 128, 16, offset=64), s.tile("float32", 128, 16),
-              kb.imm("float32", 0.5))
-    return [first, kb.to_json()]
+
+def _builder_kernels() -> list[dict[str, Any]]:
+    """The builder kernels the seed corpus starts from (one definition, in fuzz/make_corpus.py)."""
+    return [json.loads(text) for text in load_harness("make_corpus").builder_kernels()]
 
 
 def _vector_cases() -> list[dict[str, Any]]:
@@ -635,14 +622,6 @@ def test_cli_explain_on_bad_bundle_specs(spec: str, tmp_dir: Path) -> None:
 HARNESSES = ["decode", "check", "asm_text", "bir_json"]
 
 
-def load_harness(name: str) -> Any:
-    """Import fuzz/<file>.py by path (not as __main__, so it neither instruments nor starts atheris)."""
-    path = ROOT / "fuzz" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"tongasm_fuzz_{name}", path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 @pytest.fixture(scope="module")
