@@ -58,20 +58,20 @@ def bits_view(x: np.ndarray) -> np.ndarray:
 
 # --- conversions (S-1, S-2) --------------------------------------------------------------------------
 
+_F32 = np.dtype(np.float32)
+
+
 def to_fp32(x: np.ndarray, w: int) -> np.ndarray:
     """Values of a storage array (element type of ``w``) as float32 (no copy when already float32)."""
     x = np.asarray(x)
-    return x if x.dtype == _F32_T else x.astype(np.float32)
-
-
-_F32_T = np.dtype(np.float32)
+    return x if x.dtype == _F32 else x.astype(np.float32)
 
 
 def from_fp32(y: np.ndarray, w: int) -> np.ndarray:
     """float32 values → storage of wire dtype ``w`` (S-1 for integers, S-2 for floats)."""
     t = element_type(w)
     y = np.asarray(y, dtype=np.float32)
-    if t == _F32_T:
+    if t == _F32:
         return y if y.flags.owndata else y.copy()
     if t.kind in "iu":
         info = np.iinfo(t)
@@ -129,26 +129,16 @@ def _bool_op(op: AluOp, a: np.ndarray, b: np.ndarray) -> np.ndarray:
             AluOp.is_ge: np.greater_equal, AluOp.is_lt: np.less, AluOp.is_le: np.less_equal}[op](a, b)
 
 
+#: The float32 ALU ops that are one numpy ufunc (also used to write straight into an output view).
+_UFUNCS = {AluOp.add: np.add, AluOp.subtract: np.subtract, AluOp.mult: np.multiply, AluOp.divide: np.divide,
+           AluOp.max: np.maximum, AluOp.min: np.minimum, AluOp.pow: np.power, AluOp.mod: np.fmod}
 def _float_op(op: AluOp, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         if op == AluOp.bypass:
             return a
-        if op == AluOp.add:
-            return a + b
-        if op == AluOp.subtract:
-            return a - b
-        if op == AluOp.mult:
-            return a * b
-        if op == AluOp.divide:
-            return a / b
-        if op == AluOp.max:
-            return np.maximum(a, b)
-        if op == AluOp.min:
-            return np.minimum(a, b)
-        if op == AluOp.pow:
-            return np.power(a, b)
-        if op == AluOp.mod:
-            return np.fmod(a, b)
+        ufunc = _UFUNCS.get(op)
+        if ufunc is not None:
+            return ufunc(a, b)
         if op == AluOp.rsqrt:
             return np.float32(1) / np.sqrt(a)
         if op == AluOp.abs:
@@ -220,11 +210,6 @@ def bits_to(w_out: int, u: np.ndarray) -> np.ndarray:
     """uint64 bit patterns → storage of ``w_out`` (cut or zero-extended, S-6)."""
     t = element_type(w_out)
     return u.astype(_UINT[t.itemsize]).view(t)
-
-
-_F32 = np.dtype(np.float32)
-_UFUNCS = {AluOp.add: np.add, AluOp.subtract: np.subtract, AluOp.mult: np.multiply, AluOp.divide: np.divide,
-           AluOp.max: np.maximum, AluOp.min: np.minimum, AluOp.pow: np.power, AluOp.mod: np.fmod}
 
 
 def tensor_tensor(op: AluOp, a: np.ndarray, wa: int, b: np.ndarray, wb: int, w_out: int, *,
