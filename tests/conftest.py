@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+import signal
+from typing import Any, Iterator
 
 import pytest
 
@@ -84,3 +86,22 @@ def hx(text: str) -> str:
     h = "".join(text.split()).lower()
     assert len(h) <= 128 and len(h) % 2 == 0, (len(h), h)
     return h + "0" * (128 - len(h))
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float, what: str = "the call") -> Iterator[None]:
+    """Turn a hang into a failure (Unix): the calls fuzzed in the suite are fast on small inputs."""
+    if not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def on_alarm(signum: int, frame: Any) -> None:
+        raise TimeoutError(f"{what} did not return within {seconds} s")
+
+    old = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)

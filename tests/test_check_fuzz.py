@@ -10,14 +10,13 @@ checks behind it are actually exercised. Bounded to a few seconds.
 from __future__ import annotations
 
 import json
-import signal
-from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import time_limit
 from tongasm.check import CHECKS, CheckSet, Finding, check_stream
 from tongasm.codegen import assemble
 from tongasm.errors import TongasmError
@@ -34,29 +33,10 @@ SETTINGS = settings(max_examples=300, deadline=None, derandomize=True, database=
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
-@contextmanager
-def time_limit(seconds: float) -> Iterator[None]:
-    """Turn a hang into a failure (Unix): check_stream is linear in its input and must return fast."""
-    if not hasattr(signal, "setitimer"):
-        yield
-        return
-
-    def on_alarm(signum: int, frame: Any) -> None:
-        raise TimeoutError(f"check_stream did not return within {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
-
-
 def checked(data: bytes, **kw: Any) -> list[Finding] | None:
     """Run check_stream; return its findings, or None if it raised a TongasmError (a clean refusal)."""
     try:
-        with time_limit(5.0):
+        with time_limit(5.0, "check_stream"):
             out = check_stream(data, name="fuzz.bin", **kw)
     except TongasmError:
         return None

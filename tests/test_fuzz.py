@@ -24,7 +24,6 @@ import json
 import random
 import re
 import shutil
-import signal
 import sys
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -33,6 +32,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from conftest import time_limit
 from strategies import format_and_values
 from tongasm.check import check_kernel
 from tongasm.cli import main as cli_main
@@ -55,25 +55,6 @@ READINGS = [DecisionSet()] + [DecisionSet.of({d.id: c}) for d in DECISIONS.value
 
 SETTINGS = dict(deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
-
-
-@contextlib.contextmanager
-def time_limit(seconds: float, what: str) -> Iterator[None]:
-    """Turn a hang into a failure (Unix): every call fuzzed here is fast on inputs this small."""
-    if not hasattr(signal, "setitimer"):
-        yield
-        return
-
-    def on_alarm(signum: int, frame: Any) -> None:
-        raise TimeoutError(f"{what} did not return within {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
 
 
 @contextlib.contextmanager
