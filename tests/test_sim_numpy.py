@@ -345,3 +345,21 @@ def test_pool_reading_psum_through_a_register_ap_is_refused_at_run_time() -> Non
         allocs=[loc("a", "SB", dims=(128, 4096))], registers={"r": 5})
     with pytest.raises(SimError, match="GPSIMD engine cannot access PSUM"):
         run_kernel(read_bir(k))
+
+
+
+def test_s19_repeated_destination_element_keeps_the_last_write_in_ap_order() -> None:
+    """S-19: out names each of two elements three times (a 0 step on the outer free axis) while
+    in0 walks its rows backwards. In AP order the writes to out[0:2] are a[4:6]+10, a[2:4]+10 and
+    last a[0:2]+10, so 11 and 12 survive; numpy's ufunc over the same views (which may reorder a
+    negative-stride loop) would leave a[4:6]+10."""
+    kb = KernelBuilder()
+    a = kb.sbuf("a", bytes_per_partition=64, kind="Input", dtype="float32", shape=[1, 6])
+    b = kb.sbuf("b", bytes_per_partition=64, addr=64, kind="Input", dtype="float32", shape=[1, 6])
+    o = kb.sbuf("o", bytes_per_partition=64, addr=128, kind="Output", dtype="float32", shape=[1, 6])
+    kb.tensor_tensor(o.ap("float32", [[16, 1], [0, 3], [1, 2]]),
+                     a.ap("float32", [[16, 1], [-2, 3], [1, 2]], offset=4),
+                     b.ap("float32", [[16, 1], [-2, 3], [1, 2]], offset=4), "add")
+    inputs = {"a": np.array([[1, 2, 3, 4, 5, 6]], np.float32), "b": np.full((1, 6), 10, np.float32)}
+    for got in run_both(kb, inputs, "o"):
+        assert list(got[0]) == [11.0, 12.0, 0.0, 0.0, 0.0, 0.0]
