@@ -303,12 +303,7 @@ def _assemble(items: Iterable[ProgramItem], kernel: Kernel, target: str | Target
                 specs = codegen_for(inst).bundles(inst, ctx)
                 if inst.sync:
                     specs[0].values.update(sync_values(ctx, inst.sync, sp_op=inst.FAMILY == "sp"))
-                    bundles = [sp.encode() for sp in specs]
-                elif len(specs) == 1 and specs[0].slots:
-                    sp = specs[0]
-                    bundles = [sp.fmt.encode_nosync(sp.values, sp.slots)]
-                else:
-                    bundles = [sp.encode() for sp in specs]
+                bundles = [sp.encode() for sp in specs]
             except EncodeError as e:
                 raise e.at(item.source.name or None, item.index, item.label) from None
             if item.iteration:

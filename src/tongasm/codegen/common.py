@@ -9,7 +9,7 @@ gets. Each error message that SPEC quotes is produced verbatim here.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import EncodeError
@@ -49,7 +49,7 @@ class Context:
         self.decisions = decisions
         self.formats: FormatSet = build_formats(decisions)
         self.inner_first = decisions["D-6"] == "innermost-first"  # D-6
-        self.desc_memo: dict[tuple[Any, ...], tuple[int, ...]] = {}
+        self.desc_memo: dict[tuple[Any, ...], tuple[tuple[int, ...], int]] = {}  # see slot_part
         self.plans: dict[tuple[Any, ...], Any] = {}  # per-opcode-family memo of dtype/op decisions
 
     def __eq__(self, other: object) -> bool:
@@ -62,27 +62,37 @@ class Context:
 DESC_MEMO_LIMIT = 100_000
 
 
+_NOTHING: dict[str, int] = {}
+
+
 @dataclass(slots=True)
 class BundleSpec:
-    """One bundle to build: its layout, its field values (``opcode`` included) and its descriptor
-    slots as ``(addr, steps..., counts...)`` tuples."""
+    """One bundle to build: its layout, its field values and its descriptor slots as
+    ``(addr, steps..., counts...)`` tuples.
+
+    ``values`` are placed when the bundle is encoded. A memoised plan hands over the part that
+    recurs already placed (see :meth:`Format.place`): ``base`` holds the bits of ``placed`` (named
+    values) and, when ``slots_placed``, of every slot. ``values`` and ``placed`` never share a name.
+    """
 
     fmt: Format
     values: dict[str, int]
     slots: dict[str, tuple[int, ...]] | None = None
+    base: int = 0
+    placed: dict[str, int] = field(default_factory=lambda: _NOTHING)
+    slots_placed: bool = False
 
     @property
     def opcode(self) -> int:
-        return self.values["opcode"]
+        v = self.values.get("opcode")
+        return self.placed["opcode"] if v is None else v
 
     def encode(self) -> bytes:
-        if self.slots:
-            return self.fmt.encode_with(self.values, self.slots)
-        return self.fmt.encode(self.values)
+        return self.fmt.compose(self.base, self.values, None if self.slots_placed else self.slots)
 
     def all_values(self) -> dict[str, int]:
         """Every field value, slots spelled out as named fields."""
-        return self.fmt._merge(self.values, self.slots or {})
+        return self.fmt._merge({**self.placed, **self.values}, self.slots or {})
 
 
 # --- enums ------------------------------------------------------------------------------------
@@ -321,22 +331,52 @@ def descriptor(op: Operand | None, s: Slot, ctx: Context, role: str | None = Non
 
     Pair 0 (partition) goes to ADDR4 (its start) and to the op's partition-count byte (its num;
     see :func:`partitions`). Free pairs with num == 1 are dropped; the rest are packed innermost
-    first (D-6) and unused slots are filled with {step 1, num 1}. Results are memoised per
-    context on what they depend on (an access pattern recurs in unrolled code).
+    first (D-6) and unused slots are filled with {step 1, num 1}.
     """
+    return _descriptor(op, s, ctx, role or s.name)
+
+
+def slot_part(op: Operand | None, fmt: Format, s: Slot, ctx: Context) -> tuple[tuple[int, ...], int]:
+    """:func:`descriptor` for slot ``s`` of ``fmt``, with the slot's bits placed in the bundle
+    (:meth:`Format.place_slot`). Memoised per context on what both depend on: an access pattern
+    that recurs (the same location, dtype, pairs and offset) is packed once."""
     if type(op) is PhysicalAP:
-        key: tuple[Any, ...] = (s.ndims, role or s.name, op.location, op.dtype, op.ap, op.offset)
+        key: tuple[Any, ...] = (fmt, s.name, op.location, op.dtype, op.ap, op.offset)
     elif type(op) is RegisterAP:
-        key = (s.ndims, role or s.name, op.register, op.dtype, op.ap, op.reg_ap_offset, op.is_regloc_offset)
+        key = (fmt, s.name, op.register, op.dtype, op.ap, op.reg_ap_offset, op.is_regloc_offset)
     else:
-        return _descriptor(op, s, ctx, role or s.name)
+        tup = _descriptor(op, s, ctx, s.name)
+        return tup, fmt.place_slot(s.name, tup)
     memo = ctx.desc_memo
     hit = memo.get(key)
     if hit is None:
         if len(memo) >= DESC_MEMO_LIMIT:
             memo.clear()
-        hit = memo[key] = _descriptor(op, s, ctx, role or s.name)
+        tup = _descriptor(op, s, ctx, s.name)
+        hit = memo[key] = (tup, fmt.place_slot(s.name, tup))
     return hit
+
+
+#: A memoised plan: a layout, the named values that recur, and their placed bits.
+Plan = tuple[Format, dict[str, int], int]
+
+
+def plan_of(spec: BundleSpec, dynamic: tuple[str, ...] = ()) -> Plan:
+    """The plan of a freshly built spec: its values except the ``dynamic`` ones, placed once."""
+    static = {k: v for k, v in spec.values.items() if k not in dynamic}
+    return spec.fmt, static, spec.fmt.place(static)
+
+
+def from_plan(plan: Plan, values: dict[str, int], ops: dict[str, Operand | None], ctx: Context) -> BundleSpec:
+    """A spec from a plan, the per-instruction ``values`` and the operand of each descriptor slot."""
+    fmt, static, bits = plan
+    slots = {}
+    fslots = fmt.slots
+    for name, op in ops.items():
+        tup, b = slot_part(op, fmt, fslots[name], ctx)
+        slots[name] = tup
+        bits |= b
+    return BundleSpec(fmt, values, slots, bits, static, True)
 
 
 def pack_descriptor(op: Operand | None, s: Slot, ctx: Context, role: str | None = None) -> dict[str, int]:

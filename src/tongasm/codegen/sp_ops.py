@@ -15,7 +15,7 @@ from ..ir.instructions import RegisterAlu, RegisterMove, TensorLoad, TensorSave
 from ..ir.operands import Immediate, Operand, PhysicalAP, RegisterAccess, RegisterAP
 from ..numeric import NumericError, bit_pattern
 from .common import (
-    SYMBOLIC_AP_MSG, BundleSpec, Context, scalar_key, alu_wire, dtype_of, reg_id, reg_lo, reg_pair, register_of, require,
+    SYMBOLIC_AP_MSG, BundleSpec, Context, plan_of, scalar_key, alu_wire, dtype_of, reg_id, reg_lo, reg_pair, register_of, require,
 )
 
 REG_MOVE_DTYPE_MSG = "only support fp32/uint32/int32 for REG MOVE instr"
@@ -54,9 +54,9 @@ def _memoised(tag: str, build: Callable[[Any, Context], list[BundleSpec]]) -> Ca
         hit = ctx.plans.get(key)
         if hit is None:
             specs = build(inst, ctx)
-            ctx.plans[key] = [(sp.fmt, dict(sp.values)) for sp in specs]
+            ctx.plans[key] = [plan_of(sp) for sp in specs]
             return specs
-        return [BundleSpec(fmt, dict(vals)) for fmt, vals in hit]
+        return [BundleSpec(fmt, {}, None, bits, vals) for fmt, vals, bits in hit]
 
     bundles.__doc__ = build.__doc__
     return bundles

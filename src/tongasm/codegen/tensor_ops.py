@@ -17,7 +17,7 @@ from ..ir.instructions import CopyPredicated, Memset, MoveShape, TensorCopy, Ten
 from ..ir.operands import Immediate, Operand, PhysicalAP, RegisterAccess, RegisterAP, SymbolicAP
 from ..numeric import NumericError, bit_pattern
 from .common import (
-    BundleSpec, Context, scalar_key, acc_wire, alu_class, alu_op, alu_wire, dtype_of, engine_of, is_idle, is_tensor,
+    BundleSpec, Context, Plan, from_plan, plan_of, scalar_key, acc_wire, alu_class, alu_op, alu_wire, dtype_of, engine_of, is_idle, is_tensor,
     descriptor, partitions, reg_lo, require,
 )
 
@@ -75,9 +75,9 @@ def tensor_tensor_opcodes(inst: TensorTensor, ctx: Context) -> list[int]:
     return [tensor_tensor_select(inst, ctx)[0]]
 
 
-def _tensor_tensor_plan(inst: TensorTensor, ctx: Context) -> tuple[int, int, int, int, int, bool]:
-    """Everything about a TensorTensor that depends only on its op, acc, engine and dtypes:
-    (opcode, ALU byte, in0/in1/out wire dtypes, is-Pool). Memoised on those."""
+def _tensor_tensor_plan(inst: TensorTensor, ctx: Context) -> tuple[Plan, bool]:
+    """Everything about a TensorTensor that depends only on its op, acc, engine and dtypes: the
+    opcode, ALU byte and wire dtypes (placed once), and whether it runs on Pool. Memoised on those."""
     opcode, alu = tensor_tensor_select(inst, ctx)
     acc = inst.attr("acc")
     if not is_idle(acc):
@@ -92,8 +92,11 @@ def _tensor_tensor_plan(inst: TensorTensor, ctx: Context) -> tuple[int, int, int
                 # D-26: the CoreV3 TensorTensor dtype mapper rejects the packed dtypes.
                 raise EncodeError(f"{r}: packed dtype {d.name} is not accepted by TensorTensor on gen3 (D-26)",
                                   field=f"{r}.dtype", value=d.name, check="tt.packed_gen3")
-    return (opcode, alu, DTYPE_INFO[dtype_of(in0, "in0")].wire, DTYPE_INFO[dtype_of(in1, "in1")].wire,  # type: ignore[arg-type]
-            DTYPE_INFO[dtype_of(out, "out")].wire, engine_of(inst.engine) == Engine.Pool)  # type: ignore[arg-type]
+    fmt = ctx.formats.by_name["TensorTensor"]
+    static = {"opcode": opcode, "in0_dtype": DTYPE_INFO[dtype_of(in0, "in0")].wire,  # type: ignore[arg-type]
+              "in1_dtype": DTYPE_INFO[dtype_of(in1, "in1")].wire,  # type: ignore[arg-type]
+              "out_dtype": DTYPE_INFO[dtype_of(out, "out")].wire, "op": alu}  # type: ignore[arg-type]
+    return (fmt, static, fmt.place(static)), engine_of(inst.engine) == Engine.Pool
 
 
 def tensor_tensor_bundles(inst: TensorTensor, ctx: Context) -> list[BundleSpec]:
@@ -104,19 +107,13 @@ def tensor_tensor_bundles(inst: TensorTensor, ctx: Context) -> list[BundleSpec]:
     out = outs[0]
     attrs = inst.attrs
     key = ("TT", attrs.get("op"), attrs.get("acc"), inst.engine, in0.dtype, in1.dtype, out.dtype)
-    plan = ctx.plans.get(key)
-    if plan is None:
-        plan = ctx.plans[key] = _tensor_tensor_plan(inst, ctx)
-    opcode, alu, w0, w1, wo, pool = plan
+    hit = ctx.plans.get(key)
+    if hit is None:
+        hit = ctx.plans[key] = _tensor_tensor_plan(inst, ctx)
+    plan, pool = hit
     if pool and (_in_psum(in0) or _in_psum(in1)):
         raise EncodeError(GPSIMD_PSUM_MSG, field="in0" if _in_psum(in0) else "in1", value="PSUM", check="tt.gpsimd_psum")
-    fmt = ctx.formats.by_name["TensorTensor"]
-    slots = fmt.slots
-    vals = {"opcode": opcode, "in0_dtype": w0, "in1_dtype": w1, "out_dtype": wo, "op": alu,
-            "num_partitions": partitions(in0, "in0")}
-    descs = {"out": descriptor(out, slots["out"], ctx), "in0": descriptor(in0, slots["in0"], ctx),
-             "in1": descriptor(in1, slots["in1"], ctx)}
-    return [BundleSpec(fmt, vals, descs)]
+    return [from_plan(plan, {"num_partitions": partitions(in0, "in0")}, {"out": out, "in0": in0, "in1": in1}, ctx)]
 
 
 # --- CopyPredicated family (0x72 / 0x99 / 0xE8 / 0xEA) ---------------------------------------------
@@ -159,17 +156,13 @@ def copy_predicated_bundles(inst: CopyPredicated, ctx: Context) -> list[BundleSp
             spec = _copy_predicated_scalar(inst, ctx)
         else:
             spec = _copy_predicated_tensor(inst, ctx, opcode)
-        static = {k: v for k, v in spec.values.items() if k != "num_partitions"}
-        plan = ctx.plans[key] = (spec.fmt, static)
+        ctx.plans[key] = plan_of(spec, ("num_partitions",))
         return [spec]
-    fmt, static = plan
+    fmt = plan[0]
     parts_role, slot_roles = _CP_ROLES[fmt.name]
     ops = {"mask": inst.ins[0], "src": inst.ins[1], "dst": inst.outs[0]}
-    vals = dict(static)
-    vals["num_partitions"] = partitions(ops[parts_role], parts_role)
-    descs = {slot: descriptor(ops[role], fmt.slots[slot], ctx) for slot, role in slot_roles.items()
-             if slot in fmt.slots}
-    return [BundleSpec(fmt, vals, descs)]
+    return [from_plan(plan, {"num_partitions": partitions(ops[parts_role], parts_role)},
+                      {slot: ops[role] for slot, role in slot_roles.items() if slot in fmt.slots}, ctx)]
 
 
 def _refuse_acc_fill(inst: CopyPredicated, what: str) -> None:
@@ -306,17 +299,19 @@ def tensor_copy_opcodes(inst: TensorCopy, ctx: Context) -> list[int]:
 
 
 def tensor_copy_bundles(inst: TensorCopy, ctx: Context) -> list[BundleSpec]:
-    opcode = tensor_copy_opcodes(inst, ctx)[0]
-    fmt = ctx.formats.by_name["TensorCopy"]
-    src, dst = inst.src, inst.dst
-    vals = {
-        "opcode": opcode,
-        "src_dtype": DTYPE_INFO[dtype_of(src, "src")].wire,  # type: ignore[arg-type]  # D-18: identity
-        "dst_dtype": DTYPE_INFO[dtype_of(dst, "dst")].wire,  # type: ignore[arg-type]
-        "num_partitions": partitions(src, "src"),
-    }
-    descs = {"src": descriptor(src, fmt.slots["src"], ctx), "dst": descriptor(dst, fmt.slots["dst"], ctx)}
-    return [BundleSpec(fmt, vals, descs)]
+    ins, outs = inst.ins, inst.outs
+    if len(ins) != 1 or len(outs) != 1:
+        _counts(inst.opcode, inst, (1,), (1,), "ins = [src] and outs = [dst]")
+    src, dst = ins[0], outs[0]
+    key = ("TC", src.dtype, dst.dtype)
+    plan = ctx.plans.get(key)
+    if plan is None:
+        fmt = ctx.formats.by_name["TensorCopy"]
+        static = {"opcode": tensor_copy_opcodes(inst, ctx)[0],
+                  "src_dtype": DTYPE_INFO[dtype_of(src, "src")].wire,  # D-18: identity
+                  "dst_dtype": DTYPE_INFO[dtype_of(dst, "dst")].wire}
+        plan = ctx.plans[key] = (fmt, static, fmt.place(static))
+    return [from_plan(plan, {"num_partitions": partitions(src, "src")}, {"src": src, "dst": dst}, ctx)]
 
 
 # --- Memset (0x49 / 0x4D) ------------------------------------------------------------------------------
@@ -330,6 +325,25 @@ def memset_opcodes(inst: Memset, ctx: Context) -> list[int]:
 
 
 def memset_bundles(inst: Memset, ctx: Context) -> list[BundleSpec]:
+    """Opcode, dtype and fill depend only on the mode, the dst dtype and the constant: a plan."""
+    outs = inst.outs
+    if inst.ins or len(outs) != 1:
+        _counts("Memset", inst, (0,), (1,), "ins = [] and outs = [dst]")
+    dst = outs[0]
+    attrs = inst.attrs
+    constant = attrs.get("constant", 0)
+    key = ("MS", attrs.get("mode"), type(dst), dst.dtype, type(constant), constant)
+    plan = ctx.plans.get(key)
+    if plan is None:
+        spec = _memset_spec(inst, ctx)[0]
+        ctx.plans[key] = plan_of(spec, ("element_count", "num_partitions"))
+        return [spec]
+    assert isinstance(dst, (PhysicalAP, RegisterAP, SymbolicAP))
+    return [from_plan(plan, {"element_count": dst.elements_per_partition, "num_partitions": partitions(dst, "dst")},
+                      {"dst": dst}, ctx)]
+
+
+def _memset_spec(inst: Memset, ctx: Context) -> BundleSpec:
     opcode = memset_opcodes(inst, ctx)[0]
     fmt = ctx.formats.by_name["Memset"]
     dst = inst.dst

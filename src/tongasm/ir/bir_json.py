@@ -16,6 +16,7 @@ import json
 import math
 import re
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 from ..errors import BirError, InputError
@@ -49,6 +50,11 @@ ENGINE_ALIASES: Mapping[str, Engine] = {
 }
 
 
+#: The ``extra`` of the many operands and instructions that have none: one shared read-only
+#: mapping instead of an empty dict each.
+NO_EXTRA: Any = MappingProxyType({})
+
+
 class _Ctx:
     """Reader state for one function: name tables and the JSON path for messages."""
 
@@ -56,6 +62,9 @@ class _Ctx:
         self.func = func
         self.locations: dict[str, MemoryLocation] = {}
         self.allocations: dict[str, Allocation] = {}
+        #: access-pattern pair tuples read so far: equal patterns share one (immutable) tuple,
+        #: which keeps a million-instruction kernel compact
+        self.aps: dict[tuple[APPair, ...], tuple[APPair, ...]] = {}
 
 
 def _path_join(path: str, key: str | int) -> str:
@@ -271,7 +280,7 @@ def _instruction(d: Any, path: str, ctx: _Ctx) -> Instruction | Loop:
             continue
         attrs[a.key] = _attr(a, d[a.key], f"{where}.{a.key}")
     consumed = {"opcode", "name", "engine", "ins", "outs", "sync", *(a.key for a in attrs_spec)}
-    extra = {k: v for k, v in d.items() if k not in consumed}
+    extra = {k: v for k, v in d.items() if k not in consumed} or NO_EXTRA
     if cls is None:
         return UnknownInstruction(name, engine, ins, outs, attrs, sync, extra, raw_opcode=opcode)
     return cls(name, engine, ins, outs, attrs, sync, extra)
@@ -346,7 +355,7 @@ def _operand(a: Any, path: str, ctx: _Ctx) -> Operand:
         raise BirError(f"operand has no string 'kind' (got {kind!r})", path)
     if kind not in _AP_KEYS:
         return OtherOperand(dict(a))
-    extra = {k: v for k, v in a.items() if k not in _AP_KEYS[kind]}
+    extra = {k: v for k, v in a.items() if k not in _AP_KEYS[kind]} or NO_EXTRA
     if "dtype" not in a:
         raise BirError(f"{kind} operand has no 'dtype'", path)
     dtype = _dtype(a["dtype"], f"{path}.dtype")
@@ -359,6 +368,7 @@ def _operand(a: Any, path: str, ctx: _Ctx) -> Operand:
     if "ap" not in a:
         raise BirError(f"{kind} operand has no 'ap'", path)
     ap = _ap_pairs(a["ap"], f"{path}.ap")
+    ap = ctx.aps.setdefault(ap, ap)
     memsetref = a.get("memsetref")
     if kind == "physical_ap":
         memref = a.get("memref")

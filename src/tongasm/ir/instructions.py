@@ -27,7 +27,7 @@ class Attr:
     required: bool = False
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Instruction:
     """Base of every BIR instruction.
 
@@ -71,6 +71,8 @@ class Instruction:
 class RegisterMove(Instruction):
     """SPEC §4.1: ins = [src: register_access or imm_value], outs = [dst: register_access]."""
 
+    __slots__ = ()
+
     OPCODE = "RegisterMove"
     FAMILY = "sp"
 
@@ -85,6 +87,8 @@ class RegisterMove(Instruction):
 
 class RegisterAlu(Instruction):
     """SPEC §4.2: ``op``, ``is_64bit``; ins = [src1, src2 (register or imm)], outs = [dst]."""
+
+    __slots__ = ()
 
     OPCODE = "RegisterAlu"
     FAMILY = "sp"
@@ -112,6 +116,8 @@ class RegisterAlu(Instruction):
 class TensorLoad(Instruction):
     """SPEC §4.3: ins = [memory AP, optional offset register], outs = [dst register_access]."""
 
+    __slots__ = ()
+
     OPCODE = "TensorLoad"
     FAMILY = "sp"
 
@@ -130,6 +136,8 @@ class TensorLoad(Instruction):
 
 class TensorSave(Instruction):
     """SPEC §4.3: ins = [src register_access], outs = [memory AP, optional offset register]."""
+
+    __slots__ = ()
 
     OPCODE = "TensorSave"
     FAMILY = "sp"
@@ -150,6 +158,8 @@ class TensorSave(Instruction):
 class TensorTensor(Instruction):
     """SPEC §4.4: ``op``, ``acc``; ins = [in0, in1], outs = [out]."""
 
+    __slots__ = ()
+
     OPCODE = "TensorTensor"
     ATTRS = (Attr("op", AluOp, required=True), Attr("acc", AccType, AccType.Idle))
 
@@ -168,6 +178,8 @@ class TensorTensor(Instruction):
 
 class CopyPredicated(Instruction):
     """SPEC §4.5: ``reverse_pred``, ``op`` (reduce), ``acc``; ins = [mask, src, fill?], outs = [dst]."""
+
+    __slots__ = ()
 
     OPCODE = "CopyPredicated"
     ATTRS = (
@@ -196,6 +208,8 @@ class CopyPredicated(Instruction):
 class Select(Instruction):
     """SPEC §4.6: ins = [predicate, on_true, on_false], outs = [dst]. Lowered before codegen."""
 
+    __slots__ = ()
+
     OPCODE = "Select"
 
     @property
@@ -218,6 +232,8 @@ class Select(Instruction):
 class TensorCopy(Instruction):
     """SPEC §4.7: ins = [src], outs = [dst]."""
 
+    __slots__ = ()
+
     OPCODE = "TensorCopy"
 
     @property
@@ -232,11 +248,15 @@ class TensorCopy(Instruction):
 class GenericCopy(TensorCopy):
     """SPEC §4.7 / D-17: encodes as TensorCopy."""
 
+    __slots__ = ()
+
     OPCODE = "GenericCopy"
 
 
 class Memset(Instruction):
     """SPEC §4.8: ``mode``, ``constant``; ins = [], outs = [dst]."""
+
+    __slots__ = ()
 
     OPCODE = "Memset"
     ATTRS = (Attr("mode", MemsetMode, required=True), Attr("constant", int, required=True))
@@ -248,6 +268,8 @@ class Memset(Instruction):
 
 class MoveShape(Instruction):
     """SPEC §4.9 (tongasm extension): one AP, in ``ins`` (DMA source) or ``outs`` (destination)."""
+
+    __slots__ = ()
 
     OPCODE = "MoveShape"
 
@@ -263,28 +285,33 @@ class MoveShape(Instruction):
 class RefusedInstruction(Instruction):
     """A BIR opcode tongasm reads and writes back but refuses to encode (SPEC §4.10)."""
 
+    __slots__ = ()
+
     OPCODE = "?"
     REASON: ClassVar[str] = ""
 
 
 class Load(RefusedInstruction):
+    __slots__ = ()
     OPCODE = "Load"
     REASON = ("BIR Load is a DMA instruction (it becomes a DMA descriptor, not a 64-byte engine "
               "bundle); tongasm does not encode DMA")
 
 
 class Save(RefusedInstruction):
+    __slots__ = ()
     OPCODE = "Save"
     REASON = ("BIR Save is a DMA instruction (it becomes a DMA descriptor, not a 64-byte engine "
               "bundle); tongasm does not encode DMA")
 
 
 class TensorDequantize(RefusedInstruction):
+    __slots__ = ()
     OPCODE = "TensorDequantize"
     REASON = "TensorDequantize is lowered upstream by the compiler and has no bundle of its own"
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class UnknownInstruction(Instruction):
     """Any other BIR opcode: kept for round trips, refused by codegen as unsupported."""
 

@@ -77,11 +77,13 @@ class Register:
 class Operand:
     """Base of every instruction argument."""
 
+    __slots__ = ()
+
     kind: str = "?"
     dtype: Dtype | int
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class AccessPattern(Operand):
     """Common base of the three access-pattern kinds: ``ap`` is ``[[step, num], ...]``."""
 
@@ -102,7 +104,7 @@ class AccessPattern(Operand):
         return math.prod(n for _s, n in self.ap[1:])
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class PhysicalAP(AccessPattern):
     """``physical_ap``: a compile-time access pattern on a named memory location."""
 
@@ -114,7 +116,7 @@ class PhysicalAP(AccessPattern):
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class RegisterAP(AccessPattern):
     """``register_ap``: a dynamic access pattern whose address is held in a register."""
 
@@ -128,7 +130,7 @@ class RegisterAP(AccessPattern):
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class SymbolicAP(AccessPattern):
     """``symbolic_ap``: an access pattern with symbolic addresses (no codegen encoding)."""
 
@@ -137,7 +139,7 @@ class SymbolicAP(AccessPattern):
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class RegisterAccess(Operand):
     """``register_access``: a scalar register operand."""
 
@@ -148,7 +150,7 @@ class RegisterAccess(Operand):
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Immediate(Operand):
     """``imm_value``: a scalar immediate (int or float)."""
 
@@ -158,7 +160,7 @@ class Immediate(Operand):
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class OtherOperand(Operand):
     """An argument kind tongasm reads and writes back but cannot encode (``imm_array``...)."""
 

@@ -19,6 +19,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from ..errors import FieldRangeError
 
 BUNDLE_SIZE = 64
+#: Per format and slot, at most this many packed descriptor slots are memoised (then the memo restarts).
+SLOT_MEMO_LIMIT = 100_000
 
 
 class Conf(str, enum.Enum):
@@ -234,6 +236,13 @@ class Format:
             s: tuple(f.name for f in sorted((f for f in self.fields if f.slot == s), key=lambda f: f.offset))
             for s in self.slots}
         self._decode: Callable[[Any, int], dict[str, int]] = ns["decode"]
+        # composition: each non-slot field as (first bit, lo, hi, mask); placed values are OR-ed
+        # into one little-endian integer of the bundle (fields never overlap: _check_layout)
+        # (a constant field accepts only its constant here: compose ORs the constants in itself)
+        self._places: dict[str, tuple[int, int, int, int]] = {
+            f.name: (f.bit_range[0], f.lo if f.const is None else f.const, f.hi if f.const is None else f.const,
+                     (1 << f.nbits) - 1) for f in self.fields}
+        self._slot_bits: dict[str, dict[tuple[int, ...], int]] = {s: {} for s in self.slots}
 
     # -- layout ------------------------------------------------------------------------------
 
@@ -375,6 +384,56 @@ class Format:
         """Like :meth:`encode`, with each descriptor slot given as one tuple
         ``(addr, step0..stepN-1, num0..numN-1)`` (the 4+4N order) instead of named fields."""
         return self._encode_with(values, slots)
+
+    # -- composition (the encoder's hot path) -------------------------------------------------
+    #
+    # A bundle is the OR of its fields' bits, so the parts that recur — a plan's static fields, a
+    # packed descriptor slot — can be placed once and reused. Every part is range-checked when it
+    # is placed; nothing is truncated or wrapped.
+
+    def place(self, values: Mapping[str, int]) -> int:
+        """Named field values → their bits in the bundle, as a little-endian integer.
+
+        Unlike :meth:`encode`, an unknown name is an error (KeyError), constants are not filled in
+        (only what ``values`` names is placed) and a constant field accepts only its constant.
+        """
+        x = 0
+        places = self._places
+        for name, v in values.items():
+            pos, lo, hi, mask = places[name]
+            if type(v) is not int or not lo <= v <= hi:
+                raise self._range_error(name, v)
+            x |= (v & mask) << pos
+        return x
+
+    def place_slot(self, name: str, tup: tuple[int, ...]) -> int:
+        """A descriptor slot given as its ``(addr, steps..., counts...)`` tuple → its bits (memoised)."""
+        memo = self._slot_bits[name]
+        hit = memo.get(tup)
+        if hit is None:
+            if len(memo) >= SLOT_MEMO_LIMIT:
+                memo.clear()
+            fields = self.slot_fields[name]
+            if len(tup) != len(fields):
+                raise ValueError(f"{self.name}: slot {name!r} has {len(fields)} fields, got {len(tup)} values")
+            hit = memo[tup] = self.place(dict(zip(fields, tup)))
+        return hit
+
+    def compose(self, base: int, values: Mapping[str, int] | None = None,
+                slots: Mapping[str, tuple[int, ...]] | None = None) -> bytes:
+        """The 64 bytes of ``base`` (bits placed earlier, see :meth:`place`) OR the named
+        ``values`` OR the descriptor ``slots``, with the format's constants filled in."""
+        x = base | self._const_bits
+        if values:
+            x |= self.place(values)
+        if slots:
+            for name, tup in slots.items():
+                x |= self.place_slot(name, tup)
+        return x.to_bytes(BUNDLE_SIZE, "little")
+
+    @cached_property
+    def _const_bits(self) -> int:
+        return self.place({f.name: f.const for f in self.fields if f.const is not None})
 
     def _merge(self, values: Mapping[str, int], slots: Mapping[str, tuple[int, ...]]) -> dict[str, int]:
         out = dict(values)
