@@ -14,7 +14,7 @@ import os
 from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Iterable, Iterator
+from typing import Any, BinaryIO, Callable, Iterable, Iterator, Sequence
 
 from .. import __version__
 from ..check.runner import stage_of
@@ -25,12 +25,11 @@ from ..isa.enums import ENGINE_STREAM, CodeGenMode
 from ..isa.fields import BUNDLE_SIZE
 from ..isa.opcodes import opcode_name
 from ..isa.targets import DEFAULT_TARGET, TARGETS, Target, get_target
-from ..ir.instructions import Kernel, Loop, Select
+from ..ir.instructions import Instruction, Kernel, Select
 from ..ir.stream_reader import StreamedKernel
-from ..passes import ProgramItem, flatten, lower_item
-from ..passes.program import _unroll
-from .common import Context
-from .common import sync_values
+from ..passes import ProgramItem, lower_select
+from ..passes.program import Walked, label_of, walk, walk_top
+from .common import BundleSpec, Context, sync_part
 from .generator import CodegenResult, codegen_for, generate, stream_of
 
 STREAM_NAMES = tuple(ENGINE_STREAM.values())
@@ -78,13 +77,12 @@ class AssembledInstruction:
 
 class BundleLog:
     """Where every bundle went, kept compact (a million instructions must not cost a million objects):
-    per bundle its instruction, stream, offset and opcode; per instruction its name and BIR opcode."""
+    per bundle its instruction and stream; per instruction its name and BIR opcode. A bundle's
+    offset and opcode are read back from the streams when the manifest is written."""
 
     def __init__(self) -> None:
         self.inst = array("q")
         self.stream = array("B")
-        self.offset = array("q")
-        self.opcode = array("B")
         self.names: list[str] = []
         self.bir = array("H")
         self.bir_names: list[str] = []
@@ -101,17 +99,21 @@ class BundleLog:
     def __len__(self) -> int:
         return len(self.names)
 
-    def entries(self) -> Iterator[AssembledInstruction]:
+    def entries(self, streams: dict[str, bytearray]) -> Iterator[AssembledInstruction]:
         """Manifest entries, in program order (materialised one at a time)."""
         k, n = 0, len(self.inst)
+        at = [0] * len(STREAM_NAMES)  # next bundle's byte offset, per stream
         for i, name in enumerate(self.names):
             opcodes: list[int] = []
             offsets: list[int] = []
             stream = ""
             while k < n and self.inst[k] == i:
-                stream = STREAM_NAMES[self.stream[k]]
-                opcodes.append(self.opcode[k])
-                offsets.append(self.offset[k])
+                sid = self.stream[k]
+                stream = STREAM_NAMES[sid]
+                off = at[sid]
+                at[sid] = off + BUNDLE_SIZE
+                opcodes.append(streams[stream][off])
+                offsets.append(off)
                 k += 1
             yield AssembledInstruction(i, name, self.bir_names[self.bir[i]], stream, opcodes, offsets)
 
@@ -131,7 +133,7 @@ class Assembly:
     @property
     def instructions(self) -> list[AssembledInstruction]:
         """Manifest entries (materialised; prefer :meth:`BundleLog.entries` for huge kernels)."""
-        return list(self.log.entries())
+        return list(self.log.entries(self.streams))
 
     def stream_bytes(self, name: str) -> bytes:
         return bytes(self.streams.get(name, b""))
@@ -155,14 +157,14 @@ class Assembly:
 
     def manifest(self) -> dict[str, Any]:
         """The ``manifest.json`` object."""
-        return {**self._manifest_head(), "instructions": [i.to_json() for i in self.log.entries()]}
+        return {**self._manifest_head(), "instructions": [i.to_json() for i in self.log.entries(self.streams)]}
 
     def write_manifest(self, fh: BinaryIO) -> None:
         """Write ``manifest.json`` entry by entry (no whole-manifest object in memory)."""
         head = json.dumps(self._manifest_head(), indent=1)
         fh.write(head[:-2].encode() + b',\n "instructions": [')
         first = True
-        for e in self.log.entries():
+        for e in self.log.entries(self.streams):
             fh.write((b"\n  " if first else b",\n  ") + json.dumps(e.to_json()).encode())
             first = False
         fh.write(b"\n ]\n}\n")
@@ -199,33 +201,34 @@ def write_streams(out_dir: str | os.PathLike[str], streams: dict[str, bytes], ma
     return write_output_dir(out_dir, files, stale=STALE)
 
 
-def _lowered(items: Iterable[ProgramItem]) -> Iterator[ProgramItem]:
-    for it in items:
-        if type(it.inst) is not Select:
-            yield it
-            continue
-        try:
-            yield from lower_item(it)
-        except EncodeError as e:
-            raise e.at(it.source.name or None, it.index, it.source.opcode) from None
-
-
 def program(kernel: Kernel) -> list[ProgramItem]:
     """The kernel's program items: flattened, loops unrolled, Selects lowered."""
-    return list(_lowered(flatten(kernel)))
+    return list(_items(walk(kernel)))
 
 
-def streamed_items(sk: StreamedKernel) -> Iterator[ProgramItem]:
-    """Program items of a streamed kernel, in program order (loops unrolled as :func:`flatten` does)."""
-    n = 0
-    for inst, func, _path in sk.instructions():
-        if isinstance(inst, Loop):
-            for x, it in _unroll(inst, ()):
-                yield ProgramItem(n, x, func, x, iteration=it)
-                n += 1
+def _walked(kernel: Kernel | StreamedKernel) -> tuple[Iterator[Walked], Kernel]:
+    """The program of a kernel or a streamed one (see :func:`tongasm.passes.program.walk`) and its source."""
+    if isinstance(kernel, StreamedKernel):
+        return walk_top((x, func) for x, func, _path in kernel.instructions()), kernel.kernel()
+    return walk(kernel), kernel
+
+
+def _lower(inst: Select, index: int) -> list[Instruction]:
+    try:
+        return lower_select(inst)
+    except EncodeError as e:
+        raise e.at(inst.name or None, index, inst.opcode) from None
+
+
+def _items(walked: Iterable[Walked]) -> Iterator[ProgramItem]:
+    """Program items of a walked program, Selects lowered (two items with the same index)."""
+    for index, (inst, func, it) in enumerate(walked):
+        if type(inst) is Select:
+            parts = _lower(inst, index)
+            for k, x in enumerate(parts):
+                yield ProgramItem(index, x, func, inst, k, len(parts), it)
         else:
-            yield ProgramItem(n, inst, func, inst)
-            n += 1
+            yield ProgramItem(index, inst, func, inst, 0, 1, it)
 
 
 def assemble(
@@ -254,16 +257,12 @@ def assemble(
     """
     if check not in ("refuse", "warn", "off"):
         raise ValueError(f"check must be 'refuse', 'warn' or 'off', not {check!r}")
-    if isinstance(kernel, StreamedKernel):
-        items: Iterable[ProgramItem] = streamed_items(kernel)
-        source = kernel.kernel()
-    else:
-        items, source = flatten(kernel), kernel
+    walked, source = _walked(kernel)
     with paused_gc():
-        return _assemble(_lowered(items), source, target, decisions, census, check, checks, on_result)
+        return _assemble(walked, source, target, decisions, census, check, checks, on_result)
 
 
-def _assemble(items: Iterable[ProgramItem], kernel: Kernel, target: str | Target | None, decisions: DecisionSet,
+def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | None, decisions: DecisionSet,
               census: bool, check: str, checks: Any, on_result: Callable[[CodegenResult], None] | None) -> Assembly:
     tgt = resolve_target(kernel.arch, target)
     ctx = Context(tgt, decisions)
@@ -273,68 +272,66 @@ def _assemble(items: Iterable[ProgramItem], kernel: Kernel, target: str | Target
     cen = asm.census
     mode = CodeGenMode.GENERATE_ISACODE if check == "off" else CodeGenMode.RUN_ISA_CHECKS
     lean = mode == CodeGenMode.GENERATE_ISACODE and on_result is None
-    last = -1
-    l_inst, l_stream, l_offset, l_opcode = log.inst.append, log.stream.append, log.offset.append, log.opcode.append
+    l_inst, l_stream = log.inst.append, log.stream.append
     names, bir, bir_ids = log.names, log.bir, log._bir_ids
     stream_ids = {n: (STREAM_IDS[n], streams.setdefault(n, bytearray())) for n in STREAM_NAMES}
-    used: set[str] = set()
     # (id(BIR instruction), part) → (the instruction, stream, bundles), for loop iterations; the entry
     # holds the instruction so its id cannot be reused by another object
-    unrolled: dict[tuple[int, int], tuple[Any, str, list[bytes]]] = {}
-    for item in items:
-        if item.index != last:
-            src = item.source
-            bid = bir_ids.get(src.opcode)
-            if bid is None:
-                log.add_instruction(src.name, src.opcode)
-            else:
-                names.append(src.name)
-                bir.append(bid)
-            last = item.index
-        i = len(names) - 1
-        hit = unrolled.get((id(item.source), item.part)) if lean and item.iteration else None
-        if hit is not None and hit[0] is item.source:
-            _src, sname, bundles = hit
-        elif lean:
-            # GENERATE_ISACODE inlined: the same calls as generate(), without the result object
-            inst = item.inst
-            try:
-                sname = stream_of(inst)
-                specs = codegen_for(inst).bundles(inst, ctx)
-                if inst.sync:
-                    specs[0].values.update(sync_values(ctx, inst.sync, sp_op=inst.FAMILY == "sp"))
-                bundles = [sp.encode() for sp in specs]
-            except EncodeError as e:
-                raise e.at(item.source.name or None, item.index, item.label) from None
-            if item.iteration:
-                unrolled[(id(item.source), item.part)] = (item.source, sname, bundles)
+    unrolled: dict[tuple[int, int], tuple[Any, str, Sequence[bytes]]] = {}
+    # (IR class, engine) → (stream, the codegen's bundles function)
+    routes: dict[tuple[type, Any], tuple[str, Callable[[Any, Context], list[BundleSpec]]]] = {}
+    index = -1
+    for inst, func, it in walked:
+        index += 1
+        opcode = inst.opcode
+        bid = bir_ids.get(opcode)
+        if bid is None:
+            log.add_instruction(inst.name, opcode)
         else:
-            res = generate(item, ctx, mode, checks=checks)
-            if res.findings:
-                asm.findings.extend(res.findings)
-            if on_result is not None:
-                on_result(res)
-            sname, bundles = res.stream, res.bundles
-        sid, stream = stream_ids[sname]
-        used.add(sname)
-        for b in bundles:
-            l_inst(i)
-            l_stream(sid)
-            l_offset(len(stream))
-            l_opcode(b[0])
-            stream += b
-            if cen is not None:
-                cen += b
-    for n in STREAM_NAMES:
-        if n not in used:
-            del streams[n]
-    # keep first-use order of streams (as before): sort by the first bundle that went to each
-    first = {}
+            names.append(inst.name)
+            bir.append(bid)
+        parts = _lower(inst, index) if type(inst) is Select else (inst,)  # type: ignore[arg-type]
+        for part, x in enumerate(parts):
+            hit = unrolled.get((id(inst), part)) if lean and it else None
+            if hit is not None and hit[0] is inst:
+                _src, sname, bundles = hit
+            elif lean:
+                # GENERATE_ISACODE inlined: the same calls as generate(), without the result object
+                try:
+                    route = routes.get((type(x), x.engine))
+                    if route is None:
+                        route = routes[(type(x), x.engine)] = (stream_of(x), codegen_for(x).bundles)
+                    sname = route[0]
+                    specs = route[1](x, ctx)
+                    if x.sync:
+                        specs[0].base |= sync_part(ctx, specs[0].fmt, x.sync, sp_op=x.FAMILY == "sp")
+                    bundles = (specs[0].encode(),) if len(specs) == 1 else tuple(sp.encode() for sp in specs)
+                except EncodeError as e:
+                    raise e.at(inst.name or None, index, label_of(inst, x)) from None
+                if it:
+                    unrolled[(id(inst), part)] = (inst, sname, bundles)
+            else:
+                res = generate(ProgramItem(index, x, func, inst, part, len(parts), it), ctx, mode, checks=checks)
+                if res.findings:
+                    asm.findings.extend(res.findings)
+                if on_result is not None:
+                    on_result(res)
+                sname, bundles = res.stream, res.bundles
+            sid, stream = stream_ids[sname]
+            for b in bundles:
+                l_inst(index)
+                l_stream(sid)
+                stream += b
+                if cen is not None:
+                    cen += b
+    # keep first-use order of streams: sort by the first bundle that went to each
+    used = {n for n in STREAM_NAMES if streams[n]}
+    first: dict[int, int] = {}
     for k, sid in enumerate(log.stream):
         first.setdefault(sid, k)
-        if len(first) == len(streams):
+        if len(first) == len(used):
             break
-    ordered = sorted(streams, key=lambda n: first.get(STREAM_IDS[n], 0))
+    ordered = sorted(used, key=lambda n: first.get(STREAM_IDS[n], 0))
     asm.streams = {n: streams[n] for n in ordered}
     return _finish(asm, check)
 
@@ -372,15 +369,12 @@ class OpcodeSet:
 def collect_opcodes(kernel: Kernel | StreamedKernel, *, target: str | Target | None = None,
                     decisions: DecisionSet = DEFAULT_DECISIONS) -> list[OpcodeSet]:
     """COLLECT_OPCODES over a kernel: the opcode set of each BIR instruction."""
-    if isinstance(kernel, StreamedKernel):
-        items: Iterable[ProgramItem] = streamed_items(kernel)
-        arch = kernel.arch
-    else:
-        items, arch = flatten(kernel), kernel.arch
+    walked, source = _walked(kernel)
+    arch = source.arch
     tgt = resolve_target(arch, target)
     ctx = Context(tgt, decisions)
     out: dict[int, OpcodeSet] = {}
-    for item in _lowered(items):
+    for item in _items(walked):
         res = generate(item, ctx, CodeGenMode.COLLECT_OPCODES)
         entry = out.get(item.index)
         if entry is None:

@@ -42,7 +42,7 @@ class Context:
     that recurs — the same location, dtype, pairs and offset — is packed once).
     """
 
-    __slots__ = ("target", "decisions", "formats", "inner_first", "desc_memo", "plans")
+    __slots__ = ("target", "decisions", "formats", "inner_first", "desc_memo", "plans", "sync_memo")
 
     def __init__(self, target: Target, decisions: DecisionSet) -> None:
         self.target = target
@@ -51,6 +51,7 @@ class Context:
         self.inner_first = decisions["D-6"] == "innermost-first"  # D-6
         self.desc_memo: dict[tuple[Any, ...], tuple[tuple[int, ...], int]] = {}  # see slot_part
         self.plans: dict[tuple[Any, ...], Any] = {}  # per-opcode-family memo of dtype/op decisions
+        self.sync_memo: dict[tuple[Any, ...], tuple[SyncInfo, int]] = {}  # see sync_part
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Context) and (self.target, self.decisions) == (other.target, other.decisions)
@@ -252,6 +253,19 @@ def sync_values(ctx: Context, sync: SyncInfo | None, *, sp_op: bool) -> dict[str
     elif update_value is not None:
         vals["sync_value"] = update_value
     return vals
+
+
+def sync_part(ctx: Context, fmt: Format, sync: SyncInfo, *, sp_op: bool) -> int:
+    """:func:`sync_values` placed in ``fmt`` (:meth:`Format.place`), memoised per context on the
+    sync object (the BIR reader shares equal ones), which the memo holds so its id stays its own."""
+    key = (id(sync), fmt, sp_op)
+    memo = ctx.sync_memo
+    hit = memo.get(key)
+    if hit is None or hit[0] is not sync:
+        if len(memo) >= DESC_MEMO_LIMIT:
+            memo.clear()
+        hit = memo[key] = (sync, fmt.place(sync_values(ctx, sync, sp_op=sp_op)))
+    return hit[1]
 
 
 def _sem_index(index: int, what: str) -> int:

@@ -65,6 +65,7 @@ class _Ctx:
         #: access-pattern pair tuples read so far: equal patterns share one (immutable) tuple,
         #: which keeps a million-instruction kernel compact
         self.aps: dict[tuple[APPair, ...], tuple[APPair, ...]] = {}
+        self.syncs: dict[SyncInfo, SyncInfo] = {}
 
 
 def _path_join(path: str, key: str | int) -> str:
@@ -436,7 +437,8 @@ def _sync(s: Any, path: str, ctx: _Ctx) -> SyncInfo:
         if value is not None:
             value = _int(value, f"{upath}.value", "update 'value'")
         updates.append(SyncUpdate(mode, index, value))
-    return SyncInfo(tuple(waits), tuple(updates))
+    si = SyncInfo(tuple(waits), tuple(updates))
+    return ctx.syncs.setdefault(si, si)  # equal sync infos share one (frozen) object
 
 
 # --- writing --------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ variable (a symbolic access pattern) is refused later by codegen with the spec's
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from ..errors import BirError
 from ..ir.instructions import Block, Function, Instruction, Kernel, Loop
@@ -37,13 +37,21 @@ class ProgramItem:
     @property
     def label(self) -> str:
         """How messages name the instruction: its opcode, with the lowered part if any."""
-        if self.inst is self.source:
-            return self.source.opcode
-        return f"{self.source.opcode} → {self.inst.opcode}"
+        return label_of(self.source, self.inst)
 
 
-def flatten(kernel: Kernel) -> Iterator[ProgramItem]:
-    """All instructions of all functions, loops unrolled, in program order (a generator)."""
+def label_of(source: Instruction, inst: Instruction) -> str:
+    """How messages name ``inst`` (lowered from ``source``, or ``source`` itself)."""
+    return source.opcode if inst is source else f"{source.opcode} → {inst.opcode}"
+
+
+#: One instruction of the program: the instruction, its function, its loop iteration (``()`` outside loops).
+Walked = tuple[Instruction, Function, tuple[int, ...]]
+
+
+def walk(kernel: Kernel) -> Iterator[Walked]:
+    """All instructions of all functions in program order, loops unrolled (a generator of plain
+    tuples: the encoder's hot path creates no object per instruction)."""
     n = 0
     for func in kernel.functions:
         for b in func.blocks:
@@ -52,11 +60,27 @@ def flatten(kernel: Kernel) -> Iterator[ProgramItem]:
                     for inst, it in _unroll(x, ()):
                         if n >= MAX_UNROLLED:
                             raise BirError(f"the kernel unrolls to more than {MAX_UNROLLED} instructions")
-                        yield ProgramItem(n, inst, func, inst, 0, 1, it)
+                        yield inst, func, it
                         n += 1
                 else:
-                    yield ProgramItem(n, x, func, x)  # type: ignore[arg-type]
+                    yield x, func, ()  # type: ignore[misc]
                     n += 1
+
+
+def walk_top(top: Iterable[tuple[Instruction | Loop, Function]]) -> Iterator[Walked]:
+    """:func:`walk` over top-level instructions given one at a time (a streamed kernel), loops unrolled."""
+    for x, func in top:
+        if type(x) is Loop:
+            for inst, it in _unroll(x, ()):
+                yield inst, func, it
+        else:
+            yield x, func, ()  # type: ignore[misc]
+
+
+def flatten(kernel: Kernel) -> Iterator[ProgramItem]:
+    """All instructions of all functions, loops unrolled, in program order (a generator)."""
+    for n, (inst, func, it) in enumerate(walk(kernel)):
+        yield ProgramItem(n, inst, func, inst, 0, 1, it)
 
 
 def _walk_blocks(blocks: list[Block], it: tuple[int, ...]) -> Iterator[tuple[Instruction, tuple[int, ...]]]:
