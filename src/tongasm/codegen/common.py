@@ -22,7 +22,7 @@ from ..isa.enums import (
     ACC_INVALID_MSG, ACC_WIRE, ALU_INVALID_MSG, ALU_WIRE, DTYPE_INFO, UPDATE_LUT, VALUELESS_UPDATES, WAIT_WIRE,
     AccType, AluClass, AluOp, Dtype, Engine, MemoryType, UpdateMode, WaitMode,
 )
-from ..isa.fields import Format, Slot
+from ..isa.fields import BUNDLE_SIZE, Format, Slot
 from ..isa.formats import FormatSet, build_formats
 from ..isa.targets import Target
 from ..ir.operands import Immediate, Operand, PhysicalAP, Register, RegisterAccess, RegisterAP, SymbolicAP, SyncInfo
@@ -71,9 +71,11 @@ class BundleSpec:
     """One bundle to build: its layout, its field values and its descriptor slots as
     ``(addr, steps..., counts...)`` tuples.
 
-    ``values`` are placed when the bundle is encoded. A memoised plan hands over the part that
-    recurs already placed (see :meth:`Format.place`): ``base`` holds the bits of ``placed`` (named
-    values) and, when ``slots_placed``, of every slot. ``values`` and ``placed`` never share a name.
+    ``base`` holds bits placed already (:meth:`Format.place`); a bundle is the OR of its fields,
+    so placing a field twice is harmless. A spec built from a memoised plan is ``complete``: its
+    ``base`` holds every field (the plan's ``placed`` values, ``values``, the slots and the
+    constants) and encoding is one conversion. Otherwise ``values`` and ``slots`` are placed when
+    the bundle is encoded. ``values`` and ``placed`` never share a name.
     """
 
     fmt: Format
@@ -81,15 +83,23 @@ class BundleSpec:
     slots: dict[str, tuple[int, ...]] | None = None
     base: int = 0
     placed: dict[str, int] = field(default_factory=lambda: _NOTHING)
-    slots_placed: bool = False
+    complete: bool = False
 
     @property
     def opcode(self) -> int:
         v = self.values.get("opcode")
         return self.placed["opcode"] if v is None else v
 
+    def add(self, values: dict[str, int]) -> None:
+        """Add named field values (the sync band) to the bundle."""
+        self.values.update(values)
+        if self.complete:
+            self.base |= self.fmt.place(values)
+
     def encode(self) -> bytes:
-        return self.fmt.compose(self.base, self.values, None if self.slots_placed else self.slots)
+        if self.complete:
+            return self.base.to_bytes(BUNDLE_SIZE, "little")
+        return self.fmt.compose(self.base, self.values, self.slots)
 
     def all_values(self) -> dict[str, int]:
         """Every field value, slots spelled out as named fields."""
@@ -376,13 +386,19 @@ Plan = tuple[Format, dict[str, int], int]
 
 
 def plan_of(spec: BundleSpec, dynamic: tuple[str, ...] = ()) -> Plan:
-    """The plan of a freshly built spec: its values except the ``dynamic`` ones, placed once."""
-    static = {k: v for k, v in spec.values.items() if k not in dynamic}
-    return spec.fmt, static, spec.fmt.place(static)
+    """The plan of a freshly built spec: its values except the ``dynamic`` ones, placed once
+    (with the format's constants)."""
+    return make_plan(spec.fmt, {k: v for k, v in spec.values.items() if k not in dynamic})
+
+
+def make_plan(fmt: Format, static: dict[str, int]) -> Plan:
+    """A plan of ``fmt`` whose ``static`` values (and the format's constants) are placed once."""
+    return fmt, static, fmt.place(static) | fmt.const_bits
 
 
 def from_plan(plan: Plan, values: dict[str, int], ops: dict[str, Operand | None], ctx: Context) -> BundleSpec:
-    """A spec from a plan, the per-instruction ``values`` and the operand of each descriptor slot."""
+    """A complete spec from a plan, the per-instruction ``values`` and the operand of each
+    descriptor slot."""
     fmt, static, bits = plan
     slots = {}
     fslots = fmt.slots
@@ -390,7 +406,7 @@ def from_plan(plan: Plan, values: dict[str, int], ops: dict[str, Operand | None]
         tup, b = slot_part(op, fmt, fslots[name], ctx)
         slots[name] = tup
         bits |= b
-    return BundleSpec(fmt, values, slots, bits, static, True)
+    return BundleSpec(fmt, values, slots, bits | fmt.place(values), static, True)
 
 
 def pack_descriptor(op: Operand | None, s: Slot, ctx: Context, role: str | None = None) -> dict[str, int]:

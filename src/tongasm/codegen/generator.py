@@ -130,7 +130,7 @@ def generate(item: ProgramItem, ctx: Context, mode: CodeGenMode | int = CodeGenM
             # Every instruction reaching codegen yields one bundle (a Select was split by the
             # lowering, which put its wait on the first part and its update on the last: D-24).
             assert len(specs) == 1
-            specs[0].values.update(sync)
+            specs[0].add(sync)
         bundles = [s.encode() for s in specs]
         result = CodegenResult(item, stream, [s.opcode for s in specs], specs, bundles)
         if mode == CodeGenMode.RUN_ISA_CHECKS:

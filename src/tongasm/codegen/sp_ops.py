@@ -56,7 +56,7 @@ def _memoised(tag: str, build: Callable[[Any, Context], list[BundleSpec]]) -> Ca
             specs = build(inst, ctx)
             ctx.plans[key] = [plan_of(sp) for sp in specs]
             return specs
-        return [BundleSpec(fmt, {}, None, bits, vals) for fmt, vals, bits in hit]
+        return [BundleSpec(fmt, {}, None, bits, vals, True) for fmt, vals, bits in hit]
 
     bundles.__doc__ = build.__doc__
     return bundles

@@ -17,7 +17,7 @@ from ..ir.instructions import CopyPredicated, Memset, MoveShape, TensorCopy, Ten
 from ..ir.operands import Immediate, Operand, PhysicalAP, RegisterAccess, RegisterAP, SymbolicAP
 from ..numeric import NumericError, bit_pattern
 from .common import (
-    BundleSpec, Context, Plan, from_plan, plan_of, scalar_key, acc_wire, alu_class, alu_op, alu_wire, dtype_of, engine_of, is_idle, is_tensor,
+    BundleSpec, Context, Plan, from_plan, make_plan, plan_of, scalar_key, acc_wire, alu_class, alu_op, alu_wire, dtype_of, engine_of, is_idle, is_tensor,
     descriptor, partitions, reg_lo, require,
 )
 
@@ -96,7 +96,7 @@ def _tensor_tensor_plan(inst: TensorTensor, ctx: Context) -> tuple[Plan, bool]:
     static = {"opcode": opcode, "in0_dtype": DTYPE_INFO[dtype_of(in0, "in0")].wire,  # type: ignore[arg-type]
               "in1_dtype": DTYPE_INFO[dtype_of(in1, "in1")].wire,  # type: ignore[arg-type]
               "out_dtype": DTYPE_INFO[dtype_of(out, "out")].wire, "op": alu}  # type: ignore[arg-type]
-    return (fmt, static, fmt.place(static)), engine_of(inst.engine) == Engine.Pool
+    return make_plan(fmt, static), engine_of(inst.engine) == Engine.Pool
 
 
 def tensor_tensor_bundles(inst: TensorTensor, ctx: Context) -> list[BundleSpec]:
@@ -310,7 +310,7 @@ def tensor_copy_bundles(inst: TensorCopy, ctx: Context) -> list[BundleSpec]:
         static = {"opcode": tensor_copy_opcodes(inst, ctx)[0],
                   "src_dtype": DTYPE_INFO[dtype_of(src, "src")].wire,  # D-18: identity
                   "dst_dtype": DTYPE_INFO[dtype_of(dst, "dst")].wire}
-        plan = ctx.plans[key] = (fmt, static, fmt.place(static))
+        plan = ctx.plans[key] = make_plan(fmt, static)
     return [from_plan(plan, {"num_partitions": partitions(src, "src")}, {"src": src, "dst": dst}, ctx)]
 
 
@@ -379,8 +379,21 @@ def move_shape_opcodes(inst: MoveShape, ctx: Context) -> list[int]:
 
 
 def move_shape_bundles(inst: MoveShape, ctx: Context) -> list[BundleSpec]:
+    """Every field depends only on the pattern's kind, dtype and pairs and on the direction: a plan."""
     move_shape_opcodes(inst, ctx)
     ap = inst.ap
+    key = ("MV", type(ap), getattr(ap, "dtype", None), getattr(ap, "ap", None), bool(inst.outs),
+           "indirect_dim" in getattr(ap, "extra", ()))
+    plan = ctx.plans.get(key)
+    if plan is None:
+        spec = _move_shape_spec(inst, ap, ctx)
+        ctx.plans[key] = plan_of(spec)
+        return [spec]
+    fmt, static, bits = plan
+    return [BundleSpec(fmt, {}, None, bits, static, True)]
+
+
+def _move_shape_spec(inst: MoveShape, ap: Operand | None, ctx: Context) -> BundleSpec:
     require(is_tensor(ap), f"MoveShape needs an access pattern, got {getattr(ap, 'kind', ap)}", field="ap",
             check="moveshape.operands")
     assert isinstance(ap, (PhysicalAP, RegisterAP, SymbolicAP))
@@ -405,4 +418,4 @@ def move_shape_bundles(inst: MoveShape, ctx: Context) -> list[BundleSpec]:
         if num < 1:
             raise EncodeError(f"MoveShape: count {num} of free dim {len(free) - 1 - i} must be at least 1",
                               field=f"count{i}", value=num, limit=">= 1", check="moveshape.counts")
-    return [BundleSpec(ctx.formats.by_name["MoveShape"], vals)]
+    return BundleSpec(ctx.formats.by_name["MoveShape"], vals)

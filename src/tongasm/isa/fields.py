@@ -423,7 +423,7 @@ class Format:
                 slots: Mapping[str, tuple[int, ...]] | None = None) -> bytes:
         """The 64 bytes of ``base`` (bits placed earlier, see :meth:`place`) OR the named
         ``values`` OR the descriptor ``slots``, with the format's constants filled in."""
-        x = base | self._const_bits
+        x = base | self.const_bits
         if values:
             x |= self.place(values)
         if slots:
@@ -432,7 +432,8 @@ class Format:
         return x.to_bytes(BUNDLE_SIZE, "little")
 
     @cached_property
-    def _const_bits(self) -> int:
+    def const_bits(self) -> int:
+        """The bits of the format's constant fields (placed)."""
         return self.place({f.name: f.const for f in self.fields if f.const is not None})
 
     def _merge(self, values: Mapping[str, int], slots: Mapping[str, tuple[int, ...]]) -> dict[str, int]:
