@@ -475,6 +475,8 @@ def scalar_key(op: Operand | None) -> tuple[Any, ...]:
     an immediate's value (with its type and sign, so -0.0 and 0.0 differ), a register's ids. Plans
     memoised on this key must take geometry (partitions, descriptors) from the operand itself."""
     t = type(op)
+    if t is PhysicalAP:
+        return (t, op.dtype, op.location)  # type: ignore[union-attr]
     if t is Immediate:
         v = op.value  # type: ignore[union-attr]
         return (t, op.dtype, type(v), v, math.copysign(1.0, v) if isinstance(v, float) else 0)  # type: ignore[union-attr]
@@ -482,8 +484,6 @@ def scalar_key(op: Operand | None) -> tuple[Any, ...]:
         return (t, op.dtype, op.register)  # type: ignore[union-attr]
     if t is RegisterAP:
         return (t, op.dtype, op.register, op.allocation)  # type: ignore[union-attr]
-    if t is PhysicalAP:
-        return (t, op.dtype, op.location)  # type: ignore[union-attr]
     return (t, id(op))
 
 

@@ -49,8 +49,8 @@ def _memoised(tag: str, build: Callable[[Any, Context], list[BundleSpec]]) -> Ca
     dtypes, immediate values, memory access patterns) and its attributes: memoise the field values."""
 
     def bundles(inst: Any, ctx: Context) -> list[BundleSpec]:
-        key = (tag, type(inst), tuple(inst.attrs.items()), tuple(full_key(o) for o in inst.ins),
-               tuple(full_key(o) for o in inst.outs))
+        ins = inst.ins
+        key = (tag, type(inst), *inst.attrs.items(), len(ins), *map(full_key, ins), *map(full_key, inst.outs))
         hit = ctx.plans.get(key)
         if hit is None:
             specs = build(inst, ctx)
@@ -64,6 +64,8 @@ def _memoised(tag: str, build: Callable[[Any, Context], list[BundleSpec]]) -> Ca
 
 def full_key(op: Operand | None) -> tuple[Any, ...]:
     """Everything codegen reads of an operand, geometry included."""
+    if type(op) is PhysicalAP:
+        return (PhysicalAP, op.dtype, op.location, op.ap, op.offset)
     if isinstance(op, (PhysicalAP, RegisterAP)):
         return (*scalar_key(op), op.ap, getattr(op, "offset", None), getattr(op, "reg_ap_offset", None),
                 getattr(op, "is_regloc_offset", None))

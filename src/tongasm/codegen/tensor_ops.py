@@ -145,8 +145,8 @@ _CP_ROLES = {"CopyPredicated": ("mask", {"dst": "dst", "src": "src", "mask": "ma
 def copy_predicated_bundles(inst: CopyPredicated, ctx: Context) -> list[BundleSpec]:
     """Everything but the partition count and the descriptors depends only on the operands'
     kinds, dtypes and scalar values and on the attributes: that part is memoised (a plan)."""
-    key = ("CP", inst.engine, tuple(inst.attrs.items()), tuple(scalar_key(o) for o in inst.ins),
-           tuple(scalar_key(o) for o in inst.outs))
+    ins, outs = inst.ins, inst.outs
+    key = ("CP", inst.engine, *inst.attrs.items(), len(ins), *map(scalar_key, ins), *map(scalar_key, outs))
     plan = ctx.plans.get(key)
     if plan is None:
         opcode = copy_predicated_opcodes(inst, ctx)[0]
@@ -160,7 +160,7 @@ def copy_predicated_bundles(inst: CopyPredicated, ctx: Context) -> list[BundleSp
         return [spec]
     fmt = plan[0]
     parts_role, slot_roles = _CP_ROLES[fmt.name]
-    ops = {"mask": inst.ins[0], "src": inst.ins[1], "dst": inst.outs[0]}
+    ops = {"mask": ins[0], "src": ins[1], "dst": outs[0]}
     return [from_plan(plan, {"num_partitions": partitions(ops[parts_role], parts_role)},
                       {slot: ops[role] for slot, role in slot_roles.items() if slot in fmt.slots}, ctx)]
 
