@@ -42,7 +42,7 @@ class Context:
     that recurs — the same location, dtype, pairs and offset — is packed once).
     """
 
-    __slots__ = ("target", "decisions", "formats", "inner_first", "desc_memo", "plans", "sync_memo")
+    __slots__ = ("target", "decisions", "formats", "inner_first", "desc_memo", "op_memo", "plans", "sync_memo")
 
     def __init__(self, target: Target, decisions: DecisionSet) -> None:
         self.target = target
@@ -50,6 +50,8 @@ class Context:
         self.formats: FormatSet = build_formats(decisions)
         self.inner_first = decisions["D-6"] == "innermost-first"  # D-6
         self.desc_memo: dict[tuple[Any, ...], tuple[tuple[int, ...], int]] = {}  # see slot_part
+        # format → slot → operand object → slot_part result (see from_plan)
+        self.op_memo: dict[Format, dict[str, dict[Any, tuple[tuple[int, ...], int]]]] = {}
         self.plans: dict[tuple[Any, ...], Any] = {}  # per-opcode-family memo of dtype/op decisions
         self.sync_memo: dict[tuple[Any, ...], tuple[SyncInfo, int]] = {}  # see sync_part
 
@@ -401,11 +403,21 @@ def from_plan(plan: Plan, values: dict[str, int], ops: dict[str, Operand | None]
     descriptor slot."""
     fmt, static, bits = plan
     slots = {}
-    fslots = fmt.slots
+    memos = ctx.op_memo.get(fmt)
+    if memos is None:
+        memos = ctx.op_memo[fmt] = {name: {} for name in fmt.slots}
     for name, op in ops.items():
-        tup, b = slot_part(op, fmt, fslots[name], ctx)
-        slots[name] = tup
-        bits |= b
+        # first by the operand object (operands are immutable; the reader shares equal ones),
+        # then by what the descriptor depends on (slot_part)
+        memo = memos[name]
+        hit = memo.get(op)
+        if hit is None:
+            hit = slot_part(op, fmt, fmt.slots[name], ctx)
+            if len(memo) >= DESC_MEMO_LIMIT:
+                memo.clear()
+            memo[op] = hit
+        slots[name] = hit[0]
+        bits |= hit[1]
     return BundleSpec(fmt, values, slots, bits | fmt.place(values), static, True)
 
 

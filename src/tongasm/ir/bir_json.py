@@ -55,6 +55,10 @@ ENGINE_ALIASES: Mapping[str, Engine] = {
 NO_EXTRA: Any = MappingProxyType({})
 
 
+#: At most this many distinct operands are remembered for sharing (then the tables restart).
+SHARE_LIMIT = 100_000
+
+
 class _Ctx:
     """Reader state for one function: name tables and the JSON path for messages."""
 
@@ -66,6 +70,31 @@ class _Ctx:
         #: which keeps a million-instruction kernel compact
         self.aps: dict[tuple[APPair, ...], tuple[APPair, ...]] = {}
         self.syncs: dict[SyncInfo, SyncInfo] = {}
+        self.ops: dict[tuple[Any, ...], Operand] = {}
+
+    def shared(self, cls: type[Operand], args: tuple[Any, ...], tag: tuple[Any, ...] = ()) -> Operand:
+        """``cls(*args)``, or the equal operand read before (operands are immutable, so equal ones
+        can be one object: a kernel of a million instructions names a few thousand operands).
+
+        An operand with ``extra`` keys, or with an unhashable value, is not shared. ``tag`` adds
+        what equality alone would miss (an immediate's type and the sign of a zero). The tables
+        restart past :data:`SHARE_LIMIT` entries, so a streamed kernel stays bounded in memory.
+        """
+        if args[-1] is not NO_EXTRA:
+            return cls(*args)
+        key = (cls, *args[:-1], *tag)
+        ops = self.ops
+        try:
+            op = ops.get(key)
+        except TypeError:  # e.g. a JSON list where a name belongs: kept as given, not shared
+            return cls(*args)
+        if op is None:
+            if len(ops) >= SHARE_LIMIT:
+                ops.clear()
+                self.aps.clear()
+                self.syncs.clear()
+            op = ops[key] = cls(*args)
+        return op
 
 
 def _path_join(path: str, key: str | int) -> str:
@@ -363,9 +392,11 @@ def _operand(a: Any, path: str, ctx: _Ctx) -> Operand:
     if kind == "imm_value":
         if "value" not in a:
             raise BirError("imm_value has no 'value'", path)
-        return Immediate(dtype, _number(a["value"], f"{path}.value"), extra)
+        v = _number(a["value"], f"{path}.value")
+        return ctx.shared(Immediate, (dtype, v, extra), (type(v), math.copysign(1.0, v) if isinstance(v, float) else 0))
     if kind == "register_access":
-        return RegisterAccess(dtype, _register(a.get("regref"), f"{path}.regref", ctx), str(a.get("regref")), extra)
+        return ctx.shared(RegisterAccess, (dtype, _register(a.get("regref"), f"{path}.regref", ctx), str(a.get("regref")),
+                                           extra))
     if "ap" not in a:
         raise BirError(f"{kind} operand has no 'ap'", path)
     ap = _ap_pairs(a["ap"], f"{path}.ap")
@@ -382,7 +413,7 @@ def _operand(a: Any, path: str, ctx: _Ctx) -> Operand:
         offset = _int(a.get("offset", 0), f"{path}.offset", "'offset'")
         if offset < 0:
             raise BirError(f"'offset' must not be negative, got {offset}", f"{path}.offset")
-        return PhysicalAP(dtype, ap, loc, memref, memsetref, offset, extra)
+        return ctx.shared(PhysicalAP, (dtype, ap, loc, memref, memsetref, offset, extra))
     if kind == "register_ap":
         reg = _register(a.get("regref"), f"{path}.regref", ctx)
         alloc = None
@@ -395,9 +426,9 @@ def _operand(a: Any, path: str, ctx: _Ctx) -> Operand:
         iro = a.get("is_regloc_offset", False)
         if not isinstance(iro, bool):
             raise BirError(f"'is_regloc_offset' must be true or false, got {iro!r}", path)
-        return RegisterAP(dtype, ap, reg, str(a.get("regref")), memsetref, alloc,
-                          off if off is None else str(off), iro, extra)
-    return SymbolicAP(dtype, ap, memsetref, extra)
+        return ctx.shared(RegisterAP, (dtype, ap, reg, str(a.get("regref")), memsetref, alloc,
+                                       off if off is None else str(off), iro, extra))
+    return ctx.shared(SymbolicAP, (dtype, ap, memsetref, extra))
 
 
 def _sync(s: Any, path: str, ctx: _Ctx) -> SyncInfo:

@@ -75,7 +75,12 @@ class Register:
 
 
 class Operand:
-    """Base of every instruction argument."""
+    """Base of every instruction argument.
+
+    Operands are immutable (frozen dataclasses; identity is their equality), so one operand
+    object may stand in several instructions: the BIR reader shares equal ones, and the encoder
+    memoises what it derives from an operand by the object.
+    """
 
     __slots__ = ()
 
@@ -83,7 +88,7 @@ class Operand:
     dtype: Dtype | int
 
 
-@dataclass(eq=False, slots=True)
+@dataclass(eq=False, frozen=True, slots=True)
 class AccessPattern(Operand):
     """Common base of the three access-pattern kinds: ``ap`` is ``[[step, num], ...]``."""
 
@@ -104,7 +109,7 @@ class AccessPattern(Operand):
         return math.prod(n for _s, n in self.ap[1:])
 
 
-@dataclass(eq=False, slots=True)
+@dataclass(eq=False, frozen=True, slots=True)
 class PhysicalAP(AccessPattern):
     """``physical_ap``: a compile-time access pattern on a named memory location."""
 
@@ -116,7 +121,7 @@ class PhysicalAP(AccessPattern):
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
-@dataclass(eq=False, slots=True)
+@dataclass(eq=False, frozen=True, slots=True)
 class RegisterAP(AccessPattern):
     """``register_ap``: a dynamic access pattern whose address is held in a register."""
 
@@ -130,7 +135,7 @@ class RegisterAP(AccessPattern):
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
-@dataclass(eq=False, slots=True)
+@dataclass(eq=False, frozen=True, slots=True)
 class SymbolicAP(AccessPattern):
     """``symbolic_ap``: an access pattern with symbolic addresses (no codegen encoding)."""
 
@@ -139,7 +144,7 @@ class SymbolicAP(AccessPattern):
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
-@dataclass(eq=False, slots=True)
+@dataclass(eq=False, frozen=True, slots=True)
 class RegisterAccess(Operand):
     """``register_access``: a scalar register operand."""
 
@@ -150,7 +155,7 @@ class RegisterAccess(Operand):
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
-@dataclass(eq=False, slots=True)
+@dataclass(eq=False, frozen=True, slots=True)
 class Immediate(Operand):
     """``imm_value``: a scalar immediate (int or float)."""
 
