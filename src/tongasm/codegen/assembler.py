@@ -25,7 +25,7 @@ from ..isa.enums import ENGINE_STREAM, CodeGenMode
 from ..isa.fields import BUNDLE_SIZE
 from ..isa.opcodes import opcode_name
 from ..isa.targets import DEFAULT_TARGET, TARGETS, Target, get_target
-from ..ir.instructions import Instruction, Kernel, Select
+from ..ir.instructions import Instruction, Kernel, Select, UnknownInstruction
 from ..ir.stream_reader import StreamedKernel
 from ..passes import ProgramItem, lower_select
 from ..passes.program import Walked, label_of, walk, walk_top
@@ -273,7 +273,7 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
     mode = CodeGenMode.GENERATE_ISACODE if check == "off" else CodeGenMode.RUN_ISA_CHECKS
     lean = mode == CodeGenMode.GENERATE_ISACODE and on_result is None
     l_inst, l_stream = log.inst.append, log.stream.append
-    names, bir, bir_ids = log.names, log.bir, log._bir_ids
+    names, bir = log.names, log.bir
     stream_ids = {n: (STREAM_IDS[n], streams.setdefault(n, bytearray())) for n in STREAM_NAMES}
     # (id(BIR instruction), part) → (the instruction, stream, bundles), for loop iterations; the entry
     # holds the instruction so its id cannot be reused by another object
@@ -281,12 +281,14 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
     # (IR class, engine) → (stream, the codegen's bundles function)
     routes: dict[tuple[type, Any], tuple[str, Callable[[Any, Context], list[BundleSpec]]]] = {}
     index = -1
+    class_ids: dict[type, int] = {}  # IR class → BIR opcode id, for the classes whose opcode is the class's
     for inst, func, it in walked:
         index += 1
-        opcode = inst.opcode
-        bid = bir_ids.get(opcode)
+        bid = class_ids.get(type(inst))
         if bid is None:
-            log.add_instruction(inst.name, opcode)
+            log.add_instruction(inst.name, inst.opcode)
+            if type(inst) is not UnknownInstruction:
+                class_ids[type(inst)] = bir[-1]
         else:
             names.append(inst.name)
             bir.append(bid)

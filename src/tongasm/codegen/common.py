@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
+from typing import Any, Callable
 
 from ..errors import EncodeError
 from ..isa.decisions import DecisionSet
@@ -42,7 +43,8 @@ class Context:
     that recurs — the same location, dtype, pairs and offset — is packed once).
     """
 
-    __slots__ = ("target", "decisions", "formats", "inner_first", "desc_memo", "op_memo", "plans", "sync_memo")
+    __slots__ = ("target", "decisions", "formats", "inner_first", "desc_memo", "op_memo", "plans", "sync_memo",
+                 "builders")
 
     def __init__(self, target: Target, decisions: DecisionSet) -> None:
         self.target = target
@@ -54,6 +56,7 @@ class Context:
         self.op_memo: dict[Format, dict[str, dict[Any, tuple[tuple[int, ...], int]]]] = {}
         self.plans: dict[tuple[Any, ...], Any] = {}  # per-opcode-family memo of dtype/op decisions
         self.sync_memo: dict[tuple[Any, ...], tuple[SyncInfo, int]] = {}  # see sync_part
+        self.builders: dict[tuple[Any, ...], Callable[..., BundleSpec]] = {}  # see Plan
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Context) and (self.target, self.decisions) == (other.target, other.decisions)
@@ -383,42 +386,72 @@ def slot_part(op: Operand | None, fmt: Format, s: Slot, ctx: Context) -> tuple[t
     return hit
 
 
-#: A memoised plan: a layout, the named values that recur, and their placed bits.
-Plan = tuple[Format, dict[str, int], int]
+class Plan:
+    """A memoised plan of one bundle: its layout, the named values that depend only on what the
+    plan was keyed on (placed once, with the layout's constants) and a generated ``build`` that
+    adds the per-instruction part: ``build(*dynamic values, *slot operands) -> BundleSpec``.
+
+    ``info`` carries what a family needs besides (e.g. which operand fills which slot).
+    """
+
+    __slots__ = ("fmt", "static", "bits", "build", "info")
+
+    def __init__(self, ctx: Context, fmt: Format, static: dict[str, int], slots: tuple[str, ...] = (),
+                 dynamic: tuple[str, ...] = (), info: Any = None) -> None:
+        self.fmt = fmt
+        self.static = static
+        self.bits = fmt.place(static) | fmt.const_bits
+        self.build: Callable[..., BundleSpec] = partial(_builder(ctx, fmt, slots, dynamic), static, self.bits)
+        self.info = info
 
 
-def plan_of(spec: BundleSpec, dynamic: tuple[str, ...] = ()) -> Plan:
-    """The plan of a freshly built spec: its values except the ``dynamic`` ones, placed once
-    (with the format's constants)."""
-    return make_plan(spec.fmt, {k: v for k, v in spec.values.items() if k not in dynamic})
+def plan_of(ctx: Context, spec: BundleSpec, dynamic: tuple[str, ...] = (), slots: tuple[str, ...] = (),
+            info: Any = None) -> Plan:
+    """The plan of a freshly built spec: its values except the ``dynamic`` ones become static."""
+    return Plan(ctx, spec.fmt, {k: v for k, v in spec.values.items() if k not in dynamic}, slots, dynamic, info)
 
 
-def make_plan(fmt: Format, static: dict[str, int]) -> Plan:
-    """A plan of ``fmt`` whose ``static`` values (and the format's constants) are placed once."""
-    return fmt, static, fmt.place(static) | fmt.const_bits
+def _builder(ctx: Context, fmt: Format, slots: tuple[str, ...], dynamic: tuple[str, ...]) -> Callable[..., BundleSpec]:
+    """The generated ``build(static, bits, *dynamic values, *slot operands)`` of a plan shape.
+
+    Each slot's descriptor is looked up first by the operand object (operands are immutable and
+    the reader shares equal ones), then by what it depends on (:func:`slot_part`). Each dynamic
+    value is range-checked and placed where the format declares it (:meth:`Format.placement`).
+    """
+    key = (fmt, slots, dynamic)
+    hit = ctx.builders.get(key)
+    if hit is not None:
+        return hit
+    memos = ctx.op_memo.setdefault(fmt, {name: {} for name in fmt.slots})
+    ns: dict[str, Any] = {"BundleSpec": BundleSpec, "fmt": fmt, "err": fmt.range_error}
+    vs = [f"v{i}" for i in range(len(dynamic))]
+    os_ = [f"o{j}" for j in range(len(slots))]
+    lines = [f"def build({', '.join(['static', 'bits', *vs, *os_])}):"]
+    terms = ["bits"]
+    for j, name in enumerate(slots):
+        ns[f"m{j}"] = memos[name]
+        ns[f"miss{j}"] = partial(_slot_miss, ctx, fmt, fmt.slots[name], memos[name])
+        lines += [f"    s{j} = m{j}.get(o{j})", f"    if s{j} is None: s{j} = miss{j}(o{j})"]
+        terms.append(f"s{j}[1]")
+    for i, name in enumerate(dynamic):
+        pos, lo, hi, mask = fmt.placement(name)
+        lines.append(f"    if type(v{i}) is not int or not {lo} <= v{i} <= {hi}: raise err({name!r}, v{i})")
+        terms.append(f"((v{i} & {mask}) << {pos})")
+    values = "{" + ", ".join(f"{n!r}: v{i}" for i, n in enumerate(dynamic)) + "}"
+    descs = "{" + ", ".join(f"{n!r}: s{j}[0]" for j, n in enumerate(slots)) + "}" if slots else "None"
+    lines.append(f"    return BundleSpec(fmt, {values}, {descs}, {' | '.join(terms)}, static, True)")
+    exec(compile("\n".join(lines) + "\n", f"<tongasm plan builder {fmt.name}>", "exec"), ns)
+    hit = ctx.builders[key] = ns["build"]
+    return hit
 
 
-def from_plan(plan: Plan, values: dict[str, int], ops: dict[str, Operand | None], ctx: Context) -> BundleSpec:
-    """A complete spec from a plan, the per-instruction ``values`` and the operand of each
-    descriptor slot."""
-    fmt, static, bits = plan
-    slots = {}
-    memos = ctx.op_memo.get(fmt)
-    if memos is None:
-        memos = ctx.op_memo[fmt] = {name: {} for name in fmt.slots}
-    for name, op in ops.items():
-        # first by the operand object (operands are immutable; the reader shares equal ones),
-        # then by what the descriptor depends on (slot_part)
-        memo = memos[name]
-        hit = memo.get(op)
-        if hit is None:
-            hit = slot_part(op, fmt, fmt.slots[name], ctx)
-            if len(memo) >= DESC_MEMO_LIMIT:
-                memo.clear()
-            memo[op] = hit
-        slots[name] = hit[0]
-        bits |= hit[1]
-    return BundleSpec(fmt, values, slots, bits | fmt.place(values), static, True)
+def _slot_miss(ctx: Context, fmt: Format, s: Slot, memo: dict[Any, tuple[tuple[int, ...], int]],
+               op: Operand | None) -> tuple[tuple[int, ...], int]:
+    hit = slot_part(op, fmt, s, ctx)
+    if len(memo) >= DESC_MEMO_LIMIT:
+        memo.clear()
+    memo[op] = hit
+    return hit
 
 
 def pack_descriptor(op: Operand | None, s: Slot, ctx: Context, role: str | None = None) -> dict[str, int]:

@@ -54,9 +54,9 @@ def _memoised(tag: str, build: Callable[[Any, Context], list[BundleSpec]]) -> Ca
         hit = ctx.plans.get(key)
         if hit is None:
             specs = build(inst, ctx)
-            ctx.plans[key] = [plan_of(sp) for sp in specs]
+            ctx.plans[key] = [plan_of(ctx, sp) for sp in specs]
             return specs
-        return [BundleSpec(fmt, {}, None, bits, vals, True) for fmt, vals, bits in hit]
+        return [p.build() for p in hit]
 
     bundles.__doc__ = build.__doc__
     return bundles

@@ -17,7 +17,7 @@ from ..ir.instructions import CopyPredicated, Memset, MoveShape, TensorCopy, Ten
 from ..ir.operands import Immediate, Operand, PhysicalAP, RegisterAccess, RegisterAP, SymbolicAP
 from ..numeric import NumericError, bit_pattern
 from .common import (
-    BundleSpec, Context, Plan, from_plan, make_plan, plan_of, scalar_key, acc_wire, alu_class, alu_op, alu_wire, dtype_of, engine_of, is_idle, is_tensor,
+    BundleSpec, Context, Plan, plan_of, scalar_key, acc_wire, alu_class, alu_op, alu_wire, dtype_of, engine_of, is_idle, is_tensor,
     descriptor, partitions, reg_lo, require,
 )
 
@@ -96,7 +96,7 @@ def _tensor_tensor_plan(inst: TensorTensor, ctx: Context) -> tuple[Plan, bool]:
     static = {"opcode": opcode, "in0_dtype": DTYPE_INFO[dtype_of(in0, "in0")].wire,  # type: ignore[arg-type]
               "in1_dtype": DTYPE_INFO[dtype_of(in1, "in1")].wire,  # type: ignore[arg-type]
               "out_dtype": DTYPE_INFO[dtype_of(out, "out")].wire, "op": alu}  # type: ignore[arg-type]
-    return make_plan(fmt, static), engine_of(inst.engine) == Engine.Pool
+    return Plan(ctx, fmt, static, ("out", "in0", "in1"), ("num_partitions",)), engine_of(inst.engine) == Engine.Pool
 
 
 def tensor_tensor_bundles(inst: TensorTensor, ctx: Context) -> list[BundleSpec]:
@@ -113,7 +113,7 @@ def tensor_tensor_bundles(inst: TensorTensor, ctx: Context) -> list[BundleSpec]:
     plan, pool = hit
     if pool and (_in_psum(in0) or _in_psum(in1)):
         raise EncodeError(GPSIMD_PSUM_MSG, field="in0" if _in_psum(in0) else "in1", value="PSUM", check="tt.gpsimd_psum")
-    return [from_plan(plan, {"num_partitions": partitions(in0, "in0")}, {"out": out, "in0": in0, "in1": in1}, ctx)]
+    return [plan.build(partitions(in0, "in0"), out, in0, in1)]
 
 
 # --- CopyPredicated family (0x72 / 0x99 / 0xE8 / 0xEA) ---------------------------------------------
@@ -140,6 +140,8 @@ def copy_predicated_opcodes(inst: CopyPredicated, ctx: Context) -> list[int]:
 _CP_ROLES = {"CopyPredicated": ("mask", {"dst": "dst", "src": "src", "mask": "mask"}),
              "CopyPredicatedScalar": ("dst", {"dst": "dst", "mask": "mask"}),
              "SelectReduce": ("mask", {"src": "src", "dst": "dst", "mask": "mask"})}
+_CP_ROLE_NAMES = ("mask", "src", "dst")
+_CP_INDEX = {r: i for i, r in enumerate(_CP_ROLE_NAMES)}
 
 
 def copy_predicated_bundles(inst: CopyPredicated, ctx: Context) -> list[BundleSpec]:
@@ -156,13 +158,14 @@ def copy_predicated_bundles(inst: CopyPredicated, ctx: Context) -> list[BundleSp
             spec = _copy_predicated_scalar(inst, ctx)
         else:
             spec = _copy_predicated_tensor(inst, ctx, opcode)
-        ctx.plans[key] = plan_of(spec, ("num_partitions",))
+        parts_role, slot_roles = _CP_ROLES[spec.fmt.name]
+        slots = tuple(slot for slot in slot_roles if slot in spec.fmt.slots)
+        ctx.plans[key] = plan_of(ctx, spec, ("num_partitions",), slots,
+                                 (_CP_INDEX[parts_role], tuple(_CP_INDEX[slot_roles[s]] for s in slots)))
         return [spec]
-    fmt = plan[0]
-    parts_role, slot_roles = _CP_ROLES[fmt.name]
-    ops = {"mask": ins[0], "src": ins[1], "dst": outs[0]}
-    return [from_plan(plan, {"num_partitions": partitions(ops[parts_role], parts_role)},
-                      {slot: ops[role] for slot, role in slot_roles.items() if slot in fmt.slots}, ctx)]
+    parts, order = plan.info
+    ops = (ins[0], ins[1], outs[0])  # mask, src, dst
+    return [plan.build(partitions(ops[parts], _CP_ROLE_NAMES[parts]), *[ops[i] for i in order])]
 
 
 def _refuse_acc_fill(inst: CopyPredicated, what: str) -> None:
@@ -310,8 +313,8 @@ def tensor_copy_bundles(inst: TensorCopy, ctx: Context) -> list[BundleSpec]:
         static = {"opcode": tensor_copy_opcodes(inst, ctx)[0],
                   "src_dtype": DTYPE_INFO[dtype_of(src, "src")].wire,  # D-18: identity
                   "dst_dtype": DTYPE_INFO[dtype_of(dst, "dst")].wire}
-        plan = ctx.plans[key] = make_plan(fmt, static)
-    return [from_plan(plan, {"num_partitions": partitions(src, "src")}, {"src": src, "dst": dst}, ctx)]
+        plan = ctx.plans[key] = Plan(ctx, fmt, static, ("src", "dst"), ("num_partitions",))
+    return [plan.build(partitions(src, "src"), src, dst)]
 
 
 # --- Memset (0x49 / 0x4D) ------------------------------------------------------------------------------
@@ -336,11 +339,10 @@ def memset_bundles(inst: Memset, ctx: Context) -> list[BundleSpec]:
     plan = ctx.plans.get(key)
     if plan is None:
         spec = _memset_spec(inst, ctx)[0]
-        ctx.plans[key] = plan_of(spec, ("element_count", "num_partitions"))
+        ctx.plans[key] = plan_of(ctx, spec, ("element_count", "num_partitions"), ("dst",))
         return [spec]
     assert isinstance(dst, (PhysicalAP, RegisterAP, SymbolicAP))
-    return [from_plan(plan, {"element_count": dst.elements_per_partition, "num_partitions": partitions(dst, "dst")},
-                      {"dst": dst}, ctx)]
+    return [plan.build(dst.elements_per_partition, partitions(dst, "dst"), dst)]
 
 
 def _memset_spec(inst: Memset, ctx: Context) -> BundleSpec:
@@ -387,10 +389,9 @@ def move_shape_bundles(inst: MoveShape, ctx: Context) -> list[BundleSpec]:
     plan = ctx.plans.get(key)
     if plan is None:
         spec = _move_shape_spec(inst, ap, ctx)
-        ctx.plans[key] = plan_of(spec)
+        ctx.plans[key] = plan_of(ctx, spec)
         return [spec]
-    fmt, static, bits = plan
-    return [BundleSpec(fmt, {}, None, bits, static, True)]
+    return [plan.build()]
 
 
 def _move_shape_spec(inst: MoveShape, ap: Operand | None, ctx: Context) -> BundleSpec:

@@ -406,6 +406,14 @@ class Format:
             x |= (v & mask) << pos
         return x
 
+    def placement(self, name: str) -> tuple[int, int, int, int]:
+        """Where :meth:`place` puts field ``name``: (first bit, lowest value, highest value, bit mask)."""
+        return self._places[name]
+
+    def range_error(self, name: str, value: Any) -> Exception:
+        """The error for a value that does not fit field ``name`` (a TypeError if it is no integer)."""
+        return self._range_error(name, value)
+
     def place_slot(self, name: str, tup: tuple[int, ...]) -> int:
         """A descriptor slot given as its ``(addr, steps..., counts...)`` tuple → its bits (memoised)."""
         memo = self._slot_bits[name]
