@@ -52,7 +52,7 @@ class Context:
         self.formats: FormatSet = build_formats(decisions)
         self.inner_first = decisions["D-6"] == "innermost-first"  # D-6
         self.desc_memo: dict[tuple[Any, ...], tuple[tuple[int, ...], int]] = {}  # see slot_part
-        # format → slot → operand object → slot_part result (see from_plan)
+        # format → slot → operand object → slot_part result (see _builder)
         self.op_memo: dict[Format, dict[str, dict[Any, tuple[tuple[int, ...], int]]]] = {}
         self.plans: dict[tuple[Any, ...], Any] = {}  # per-opcode-family memo of dtype/op decisions
         self.sync_memo: dict[tuple[Any, ...], tuple[SyncInfo, int]] = {}  # see sync_part

@@ -55,6 +55,8 @@ ENGINE_ALIASES: Mapping[str, Engine] = {
 NO_EXTRA: Any = MappingProxyType({})
 
 
+_SCALARS = frozenset({int, float, str, bool, type(None)})
+
 #: At most this many distinct operands are remembered for sharing (then the tables restart).
 SHARE_LIMIT = 100_000
 
@@ -71,6 +73,21 @@ class _Ctx:
         self.aps: dict[tuple[APPair, ...], tuple[APPair, ...]] = {}
         self.syncs: dict[SyncInfo, SyncInfo] = {}
         self.ops: dict[tuple[Any, ...], Operand] = {}
+        self.attrs: dict[tuple[Any, ...], Any] = {}
+
+    def shared_attrs(self, attrs: dict[str, Any]) -> Any:
+        """A read-only view of ``attrs``, one per distinct set of attributes (the many instructions
+        with the same op and flags share it). Values are told apart by type and spelling (1 is
+        not True, -0.0 is not 0.0); attributes with non-scalar values are kept as given."""
+        if not all(type(v) in _SCALARS or isinstance(v, enum.Enum) for v in attrs.values()):
+            return attrs
+        key = tuple((k, type(v), repr(v)) for k, v in attrs.items())
+        hit = self.attrs.get(key)
+        if hit is None:
+            if len(self.attrs) >= SHARE_LIMIT:
+                self.attrs.clear()
+            hit = self.attrs[key] = MappingProxyType(attrs)
+        return hit
 
     def shared(self, cls: type[Operand], args: tuple[Any, ...], tag: tuple[Any, ...] = ()) -> Operand:
         """``cls(*args)``, or the equal operand read before (operands are immutable, so equal ones
@@ -309,6 +326,7 @@ def _instruction(d: Any, path: str, ctx: _Ctx) -> Instruction | Loop:
                 raise BirError(f"{opcode} needs the key {a.key!r}", where)
             continue
         attrs[a.key] = _attr(a, d[a.key], f"{where}.{a.key}")
+    attrs = ctx.shared_attrs(attrs)
     consumed = {"opcode", "name", "engine", "ins", "outs", "sync", *(a.key for a in attrs_spec)}
     extra = {k: v for k, v in d.items() if k not in consumed} or NO_EXTRA
     if cls is None:
