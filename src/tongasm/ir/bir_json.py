@@ -74,6 +74,16 @@ class _Ctx:
         self.syncs: dict[SyncInfo, SyncInfo] = {}
         self.ops: dict[tuple[Any, ...], Operand] = {}
         self.attrs: dict[tuple[Any, ...], Any] = {}
+        self.tuples: dict[tuple[Operand, ...], tuple[Operand, ...]] = {}
+
+    def shared_tuple(self, ops: tuple[Operand, ...]) -> tuple[Operand, ...]:
+        """``ops``, or the equal tuple of the same operand objects read before."""
+        hit = self.tuples.get(ops)  # operands hash and compare by identity
+        if hit is None:
+            if len(self.tuples) >= SHARE_LIMIT:
+                self.tuples.clear()
+            hit = self.tuples[ops] = ops
+        return hit
 
     def shared_attrs(self, attrs: dict[str, Any]) -> Any:
         """A read-only view of ``attrs``, one per distinct set of attributes (the many instructions
@@ -314,9 +324,10 @@ def _instruction(d: Any, path: str, ctx: _Ctx) -> Instruction | Loop:
     where = f"{path} ({opcode} {name!r})" if name else f"{path} ({opcode})"
     cls = INSTRUCTION_CLASSES.get(opcode)
     engine = _enum(Engine, d.get("engine", "Unassigned"), f"{where}.engine", "engine", ENGINE_ALIASES)
-    ins = [_operand(a, f"{where}.ins[{i}]", ctx) for i, a in enumerate(_list(d.get("ins", []), f"{where}.ins", "'ins'"))]
-    outs = [_operand(a, f"{where}.outs[{i}]", ctx)
-            for i, a in enumerate(_list(d.get("outs", []), f"{where}.outs", "'outs'"))]
+    ins = ctx.shared_tuple(tuple(_operand(a, f"{where}.ins[{i}]", ctx)
+                                 for i, a in enumerate(_list(d.get("ins", []), f"{where}.ins", "'ins'"))))
+    outs = ctx.shared_tuple(tuple(_operand(a, f"{where}.outs[{i}]", ctx)
+                                  for i, a in enumerate(_list(d.get("outs", []), f"{where}.outs", "'outs'"))))
     sync = _sync(d["sync"], f"{where}.sync", ctx) if "sync" in d else None
     attrs_spec: tuple[Attr, ...] = cls.ATTRS if cls else ()
     attrs: dict[str, Any] = {}

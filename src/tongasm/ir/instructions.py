@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterator
+from typing import Any, ClassVar, Iterator, Mapping, Sequence
 
 from ..isa.enums import AccType, AluOp, Engine, MemsetMode
 from .operands import Allocation, MemoryLocation, Operand, Register, SyncInfo
@@ -42,9 +42,9 @@ class Instruction:
 
     name: str = ""
     engine: Engine | int = Engine.Unassigned
-    ins: list[Operand] = field(default_factory=list)
-    outs: list[Operand] = field(default_factory=list)
-    attrs: dict[str, Any] = field(default_factory=dict)
+    ins: Sequence[Operand] = field(default_factory=list)  # the BIR reader gives (shared) tuples
+    outs: Sequence[Operand] = field(default_factory=list)
+    attrs: Mapping[str, Any] = field(default_factory=dict)  # the BIR reader gives shared read-only views
     sync: SyncInfo | None = None
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
 
