@@ -305,7 +305,7 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                         route = routes[(type(x), x.engine)] = (stream_of(x), codegen_for(x).bundles)
                     sname = route[0]
                     specs = route[1](x, ctx)
-                    if x.sync:
+                    if x.sync is not None:
                         specs[0].base |= sync_part(ctx, specs[0].fmt, x.sync, sp_op=x.FAMILY == "sp")
                     bundles = (specs[0].encode(),) if len(specs) == 1 else tuple(sp.encode() for sp in specs)
                 except EncodeError as e:

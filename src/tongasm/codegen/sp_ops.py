@@ -56,7 +56,7 @@ def _memoised(tag: str, build: Callable[[Any, Context], list[BundleSpec]]) -> Ca
             specs = build(inst, ctx)
             ctx.plans[key] = [plan_of(ctx, sp) for sp in specs]
             return specs
-        return [p.build() for p in hit]
+        return [hit[0].build()] if len(hit) == 1 else [p.build() for p in hit]
 
     bundles.__doc__ = build.__doc__
     return bundles
