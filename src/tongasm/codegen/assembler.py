@@ -14,7 +14,7 @@ import os
 from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Iterable, Iterator, Sequence
+from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
 from .. import __version__
 from ..check.runner import stage_of
@@ -277,9 +277,8 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
     stream_ids = {n: (STREAM_IDS[n], streams.setdefault(n, bytearray())) for n in STREAM_NAMES}
     # (id(BIR instruction), part) → (the instruction, stream, bundles), for loop iterations; the entry
     # holds the instruction so its id cannot be reused by another object
-    unrolled: dict[tuple[int, int], tuple[Any, str, Sequence[bytes]]] = {}
-    # (IR class, engine) → (stream, the codegen's bundles function)
-    routes: dict[tuple[type, Any], tuple[str, Callable[[Any, Context], list[BundleSpec]]]] = {}
+    unrolled: dict[tuple[int, int], tuple[Any, str, list[bytes]]] = {}
+    routes: dict[tuple[type, Any], tuple[int, bytearray, Callable[..., list[BundleSpec]]]] = {}  # see _route
     index = -1
     class_ids: dict[type, int] = {}  # IR class → BIR opcode id, for the classes whose opcode is the class's
     for inst, func, it in walked:
@@ -292,34 +291,51 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
         else:
             names.append(inst.name)
             bir.append(bid)
-        parts = _lower(inst, index) if type(inst) is Select else (inst,)  # type: ignore[arg-type]
-        for part, x in enumerate(parts):
-            hit = unrolled.get((id(inst), part)) if lean and it else None
-            if hit is not None and hit[0] is inst:
-                _src, sname, bundles = hit
-            elif lean:
-                # GENERATE_ISACODE inlined: the same calls as generate(), without the result object
-                try:
-                    route = routes.get((type(x), x.engine))
-                    if route is None:
-                        route = routes[(type(x), x.engine)] = (stream_of(x), codegen_for(x).bundles)
-                    sname = route[0]
-                    specs = route[1](x, ctx)
-                    if x.sync is not None:
-                        specs[0].base |= sync_part(ctx, specs[0].fmt, x.sync, sp_op=x.FAMILY == "sp")
-                    bundles = (specs[0].encode(),) if len(specs) == 1 else tuple(sp.encode() for sp in specs)
-                except EncodeError as e:
-                    raise e.at(inst.name or None, index, label_of(inst, x)) from None
-                if it:
-                    unrolled[(id(inst), part)] = (inst, sname, bundles)
-            else:
-                res = generate(ProgramItem(index, x, func, inst, part, len(parts), it), ctx, mode, checks=checks)
-                if res.findings:
-                    asm.findings.extend(res.findings)
-                if on_result is not None:
-                    on_result(res)
-                sname, bundles = res.stream, res.bundles
-            sid, stream = stream_ids[sname]
+        if lean and not it and type(inst) is not Select:
+            # the hot path (GENERATE_ISACODE, outside loops, no lowering): _lean() inlined
+            try:
+                route = routes.get((type(inst), inst.engine))
+                if route is None:
+                    route = routes[(type(inst), inst.engine)] = _route(inst, stream_ids)
+                specs = route[2](inst, ctx)
+                if inst.sync is not None:
+                    specs[0].base |= sync_part(ctx, specs[0].fmt, inst.sync, sp_op=inst.FAMILY == "sp")
+                if len(specs) == 1:
+                    b = specs[0].encode()
+                    l_inst(index)
+                    l_stream(route[0])
+                    stream = route[1]
+                    stream += b
+                    if cen is not None:
+                        cen += b
+                    continue
+                out = [(route[0], route[1], [sp.encode() for sp in specs])]
+            except EncodeError as e:
+                raise e.at(inst.name or None, index, inst.opcode) from None
+        else:
+            out = []
+            parts = _lower(inst, index) if type(inst) is Select else (inst,)  # type: ignore[arg-type]
+            for part, x in enumerate(parts):
+                hit = unrolled.get((id(inst), part)) if lean and it else None
+                if hit is not None and hit[0] is inst:
+                    _src, sname, bundles = hit
+                elif lean:
+                    try:
+                        sname = stream_of(x)
+                        bundles = _lean(x, ctx)
+                    except EncodeError as e:
+                        raise e.at(inst.name or None, index, label_of(inst, x)) from None
+                    if it:
+                        unrolled[(id(inst), part)] = (inst, sname, bundles)
+                else:
+                    res = generate(ProgramItem(index, x, func, inst, part, len(parts), it), ctx, mode, checks=checks)
+                    if res.findings:
+                        asm.findings.extend(res.findings)
+                    if on_result is not None:
+                        on_result(res)
+                    sname, bundles = res.stream, res.bundles
+                out.append((*stream_ids[sname], bundles))
+        for sid, stream, bundles in out:
             for b in bundles:
                 l_inst(index)
                 l_stream(sid)
@@ -336,6 +352,20 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
     ordered = sorted(used, key=lambda n: first.get(STREAM_IDS[n], 0))
     asm.streams = {n: streams[n] for n in ordered}
     return _finish(asm, check)
+
+
+def _route(inst: Instruction, stream_ids: dict[str, tuple[int, bytearray]]) -> tuple[int, bytearray, Callable[..., list[BundleSpec]]]:
+    """(stream id, stream, codegen) of an instruction: depends only on its class and engine."""
+    sid, stream = stream_ids[stream_of(inst)]
+    return sid, stream, codegen_for(inst).bundles
+
+
+def _lean(inst: Instruction, ctx: Context) -> list[bytes]:
+    """GENERATE_ISACODE of one instruction: the same calls as generate(), without the result object."""
+    specs = codegen_for(inst).bundles(inst, ctx)
+    if inst.sync is not None:
+        specs[0].base |= sync_part(ctx, specs[0].fmt, inst.sync, sp_op=inst.FAMILY == "sp")
+    return [sp.encode() for sp in specs]
 
 
 def _finish(asm: Assembly, check: str) -> Assembly:
