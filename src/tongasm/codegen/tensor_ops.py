@@ -328,21 +328,21 @@ def memset_opcodes(inst: Memset, ctx: Context) -> list[int]:
 
 
 def memset_bundles(inst: Memset, ctx: Context) -> list[BundleSpec]:
-    """Opcode, dtype and fill depend only on the mode, the dst dtype and the constant: a plan."""
+    """Everything but the dst descriptor depends only on the mode, the constant and the dst's
+    kind, dtype and pairs: a plan."""
     outs = inst.outs
     if inst.ins or len(outs) != 1:
         _counts("Memset", inst, (0,), (1,), "ins = [] and outs = [dst]")
     dst = outs[0]
     attrs = inst.attrs
     constant = attrs.get("constant", 0)
-    key = ("MS", attrs.get("mode"), type(dst), dst.dtype, type(constant), constant)
+    key = ("MS", attrs.get("mode"), type(dst), dst.dtype, getattr(dst, "ap", None), type(constant), constant)
     plan = ctx.plans.get(key)
     if plan is None:
         spec = _memset_spec(inst, ctx)[0]
-        ctx.plans[key] = plan_of(ctx, spec, ("element_count", "num_partitions"), ("dst",))
+        ctx.plans[key] = plan_of(ctx, spec, (), ("dst",))
         return [spec]
-    assert isinstance(dst, (PhysicalAP, RegisterAP, SymbolicAP))
-    return [plan.build(dst.elements_per_partition, partitions(dst, "dst"), dst)]
+    return [plan.build(dst)]
 
 
 def _memset_spec(inst: Memset, ctx: Context) -> BundleSpec:

@@ -10,6 +10,9 @@ scheduler; tongasm has none, and splitting one Select over two streams would rac
 
 from __future__ import annotations
 
+from types import MappingProxyType
+from typing import Mapping
+
 from ..errors import EncodeError
 from ..isa.enums import AccType, AluOp, Dtype, MemsetMode
 from ..ir.instructions import CopyPredicated, GenericCopy, Instruction, Memset, Select
@@ -19,12 +22,29 @@ from .program import ProgramItem
 
 
 def split_sync(sync: SyncInfo | None) -> tuple[SyncInfo | None, SyncInfo | None]:
-    """D-24: waits go to the first bundle, updates to the last."""
+    """D-24: waits go to the first bundle, updates to the last.
+
+    The halves of one (shared, immutable) sync object are made once, so the encoder's memo of
+    placed sync bands (keyed by the object) hits for every Select that carries it.
+    """
     if not sync:
         return None, None
+    hit = _SPLIT.get(id(sync))
+    if hit is not None and hit[0] is sync:
+        return hit[1], hit[2]
     first = SyncInfo(sync.waits, ()) if sync.waits else None
     last = SyncInfo((), sync.updates) if sync.updates else None
+    if len(_SPLIT) >= _SPLIT_LIMIT:
+        _SPLIT.clear()
+    _SPLIT[id(sync)] = (sync, first, last)  # holds sync, so its id stays its own
     return first, last
+
+
+_SPLIT: dict[int, tuple[SyncInfo, SyncInfo | None, SyncInfo | None]] = {}
+_SPLIT_LIMIT = 10_000
+#: The attributes of every lowered CopyPredicated (one read-only mapping for all of them).
+_NO_ATTRS: Mapping[str, object] = MappingProxyType({})
+_CP_ATTRS = MappingProxyType({"reverse_pred": False, "op": AluOp.bypass, "acc": AccType.Idle})
 
 
 def lower_select(sel: Select) -> list[Instruction]:
@@ -44,12 +64,10 @@ def lower_select(sel: Select) -> list[Instruction]:
             constant = bit_pattern(on_false.value, dst.dtype)
         except NumericError as e:
             raise EncodeError(f"Select on_false scalar: {e}", field="on_false", value=on_false.value, check="imm.value") from None
-        first = Memset(f"{sel.name}", sel.engine, [], [dst],
-                       {"mode": MemsetMode.Const, "constant": constant}, first_sync)
+        first = Memset(sel.name, sel.engine, (), (dst,), {"mode": MemsetMode.Const, "constant": constant}, first_sync)
     else:
-        first = GenericCopy(f"{sel.name}", sel.engine, [on_false], [dst], {}, first_sync)
-    second = CopyPredicated(f"{sel.name}", sel.engine, [pred, on_true], [dst],
-                            {"reverse_pred": False, "op": AluOp.bypass, "acc": AccType.Idle}, last_sync)
+        first = GenericCopy(sel.name, sel.engine, (on_false,), (dst,), _NO_ATTRS, first_sync)
+    second = CopyPredicated(sel.name, sel.engine, (pred, on_true), (dst,), _CP_ATTRS, last_sync)
     return [first, second]
 
 
