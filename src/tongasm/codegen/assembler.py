@@ -275,9 +275,9 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
     l_inst, l_stream = log.inst.append, log.stream.append
     names, bir = log.names, log.bir
     stream_ids = {n: (STREAM_IDS[n], streams.setdefault(n, bytearray())) for n in STREAM_NAMES}
-    # (id(BIR instruction), part) → (the instruction, stream, bundles), for loop iterations; the entry
+    # (id(BIR instruction), part) → (the instruction, its Routed), for loop iterations; the entry
     # holds the instruction so its id cannot be reused by another object
-    unrolled: dict[tuple[int, int], tuple[Any, str, list[bytes]]] = {}
+    unrolled: dict[tuple[int, int], tuple[Any, Routed]] = {}
     routes: dict[tuple[type, Any], tuple[int, bytearray, Callable[..., list[BundleSpec]]]] = {}  # see _route
     index = -1
     class_ids: dict[type, int] = {}  # IR class → BIR opcode id, for the classes whose opcode is the class's
@@ -292,7 +292,7 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
             names.append(inst.name)
             bir.append(bid)
         if lean and not it and type(inst) is not Select:
-            # the hot path (GENERATE_ISACODE, outside loops, no lowering): _lean() inlined
+            # the hot path (GENERATE_ISACODE, outside loops, no lowering): _routed() inlined
             try:
                 route = routes.get((type(inst), inst.engine))
                 if route is None:
@@ -318,23 +318,23 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
             for part, x in enumerate(parts):
                 hit = unrolled.get((id(inst), part)) if lean and it else None
                 if hit is not None and hit[0] is inst:
-                    _src, sname, bundles = hit
-                elif lean:
+                    out.append(hit[1])
+                    continue
+                if lean:
                     try:
-                        sname = stream_of(x)
-                        bundles = _lean(x, ctx)
+                        routed = _routed(x, ctx, routes, stream_ids)
                     except EncodeError as e:
                         raise e.at(inst.name or None, index, label_of(inst, x)) from None
                     if it:
-                        unrolled[(id(inst), part)] = (inst, sname, bundles)
+                        unrolled[(id(inst), part)] = (inst, routed)
+                    out.append(routed)
                 else:
                     res = generate(ProgramItem(index, x, func, inst, part, len(parts), it), ctx, mode, checks=checks)
                     if res.findings:
                         asm.findings.extend(res.findings)
                     if on_result is not None:
                         on_result(res)
-                    sname, bundles = res.stream, res.bundles
-                out.append((*stream_ids[sname], bundles))
+                    out.append((*stream_ids[res.stream], res.bundles))
         for sid, stream, bundles in out:
             for b in bundles:
                 l_inst(index)
@@ -360,12 +360,20 @@ def _route(inst: Instruction, stream_ids: dict[str, tuple[int, bytearray]]) -> t
     return sid, stream, codegen_for(inst).bundles
 
 
-def _lean(inst: Instruction, ctx: Context) -> list[bytes]:
-    """GENERATE_ISACODE of one instruction: the same calls as generate(), without the result object."""
-    specs = codegen_for(inst).bundles(inst, ctx)
+Routed = tuple[int, bytearray, list[bytes]]
+
+
+def _routed(inst: Instruction, ctx: Context, routes: dict[tuple[type, Any], Any],
+            stream_ids: dict[str, tuple[int, bytearray]]) -> Routed:
+    """GENERATE_ISACODE of one instruction (the same calls as generate(), without the result
+    object): its stream id, its stream and its bundles."""
+    route = routes.get((type(inst), inst.engine))
+    if route is None:
+        route = routes[(type(inst), inst.engine)] = _route(inst, stream_ids)
+    specs = route[2](inst, ctx)
     if inst.sync is not None:
         specs[0].base |= sync_part(ctx, specs[0].fmt, inst.sync, sp_op=inst.FAMILY == "sp")
-    return [sp.encode() for sp in specs]
+    return route[0], route[1], [sp.encode() for sp in specs]
 
 
 def _finish(asm: Assembly, check: str) -> Assembly:
