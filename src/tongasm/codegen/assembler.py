@@ -83,12 +83,15 @@ class BundleLog:
     def __init__(self) -> None:
         self.inst = array("q")
         self.stream = array("B")
-        self.names: list[str] = []
+        #: per instruction its name, or (when the kernel is in memory anyway) the instruction
+        #: itself, whose name is read only when the manifest is written: reading a million names
+        #: while encoding costs more than the cache misses are worth
+        self.names: list[str | Instruction] = []
         self.bir = array("H")
         self.bir_names: list[str] = []
         self._bir_ids: dict[str, int] = {}
 
-    def add_instruction(self, name: str, bir_opcode: str) -> None:
+    def add_instruction(self, name: str | Instruction, bir_opcode: str) -> None:
         bid = self._bir_ids.get(bir_opcode)
         if bid is None:
             bid = self._bir_ids[bir_opcode] = len(self.bir_names)
@@ -103,7 +106,8 @@ class BundleLog:
         """Manifest entries, in program order (materialised one at a time)."""
         k, n = 0, len(self.inst)
         at = [0] * len(STREAM_NAMES)  # next bundle's byte offset, per stream
-        for i, name in enumerate(self.names):
+        for i, src in enumerate(self.names):
+            name = src if type(src) is str else src.name  # type: ignore[union-attr]
             opcodes: list[int] = []
             offsets: list[int] = []
             stream = ""
@@ -259,11 +263,13 @@ def assemble(
         raise ValueError(f"check must be 'refuse', 'warn' or 'off', not {check!r}")
     walked, source = _walked(kernel)
     with paused_gc():
-        return _assemble(walked, source, target, decisions, census, check, checks, on_result)
+        return _assemble(walked, source, target, decisions, census, check, checks, on_result,
+                         retain=not isinstance(kernel, StreamedKernel))
 
 
 def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | None, decisions: DecisionSet,
-              census: bool, check: str, checks: Any, on_result: Callable[[CodegenResult], None] | None) -> Assembly:
+              census: bool, check: str, checks: Any, on_result: Callable[[CodegenResult], None] | None,
+              retain: bool = False) -> Assembly:
     tgt = resolve_target(kernel.arch, target)
     ctx = Context(tgt, decisions)
     asm = Assembly(tgt, decisions, census=bytearray() if census else None, kernel=kernel)
@@ -285,11 +291,11 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
         index += 1
         bid = class_ids.get(type(inst))
         if bid is None:
-            log.add_instruction(inst.name, inst.opcode)
+            log.add_instruction(inst if retain else inst.name, inst.opcode)
             if type(inst) is not UnknownInstruction:
                 class_ids[type(inst)] = bir[-1]
         else:
-            names.append(inst.name)
+            names.append(inst if retain else inst.name)
             bir.append(bid)
         if lean and not it and type(inst) is not Select:
             # the hot path (GENERATE_ISACODE, outside loops, no lowering): _routed() inlined
