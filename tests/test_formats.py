@@ -142,3 +142,57 @@ def test_no_opcode_layout_pair_is_ambiguous() -> None:
             assert a.match != b.match or a.match == {}, (a.name, b.name)
             if not a.match and not b.match:
                 pytest.fail(f"{a.name} and {b.name} share opcode {byte:#04x} with no match rule")
+
+
+# --- composition (Format.place / place_slot / compose): the encoder's hot path ------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from tongasm.errors import FieldRangeError  # noqa: E402
+
+from strategies import format_and_values  # noqa: E402
+
+
+@settings(max_examples=300, deadline=None)
+@given(format_and_values(), st.randoms(use_true_random=False))
+def test_compose_of_any_split_equals_encode(fv, rnd) -> None:
+    """Placing the fields in any grouping — some as plain values, some pre-placed, the slots as
+    tuples — gives the same 64 bytes as encoding them all at once."""
+    _ds, fmt, vals = fv
+    want = fmt.encode(vals)
+    slot_names = [s for s in fmt.slots if rnd.random() < 0.5]
+    slots = {s: tuple(vals[n] for n in fmt.slot_fields[s]) for s in slot_names}
+    rest = {k: v for k, v in vals.items() if fmt.field_map[k].slot not in slot_names
+            and fmt.field_map[k].const is None}
+    early = {k: v for k, v in rest.items() if rnd.random() < 0.5}
+    late = {k: v for k, v in rest.items() if k not in early}
+    assert fmt.compose(fmt.place(early), late, slots) == want
+    bits = fmt.place(rest) | fmt.const_bits
+    for s, tup in slots.items():
+        bits |= fmt.place_slot(s, tup)
+    assert bits.to_bytes(BUNDLE_SIZE, "little") == want
+
+
+def test_place_refuses_what_does_not_fit_naming_the_field() -> None:
+    fs = build_formats(DecisionSet())
+    tt = fs.by_name["TensorTensor"]
+    with pytest.raises(FieldRangeError, match=r"'num_partitions' of TensorTensor: value 256 does not fit \(allowed 0\.\.255\)"):
+        tt.place({"num_partitions": 256})
+    with pytest.raises(FieldRangeError, match=r"'in0_dtype'.*value 16 does not fit \(allowed 0\.\.15\)"):
+        tt.place({"in0_dtype": 16})  # a nibble: never spills into in1_dtype
+    with pytest.raises(FieldRangeError, match=r"'out.step0'.*value 32768 does not fit \(allowed -32768\.\.32767\)"):
+        tt.place_slot("out", (0, 32768, 1, 1, 1, 1, 1))
+    with pytest.raises(FieldRangeError, match=r"'inst_word_len'.*value 15 does not fit \(allowed 16\.\.16\)"):
+        tt.place({"inst_word_len": 15})  # a constant accepts only its constant
+    with pytest.raises(TypeError, match="needs an integer"):
+        tt.place({"op": 1.0})
+    with pytest.raises(KeyError):
+        tt.place({"no_such_field": 1})
+
+
+def test_place_puts_a_negative_step_in_twos_complement_within_its_field() -> None:
+    tt = build_formats(DecisionSet()).by_name["TensorTensor"]
+    tup = (0, -1, 1, 1, 1, 1, 1)
+    got = tt.compose(0, {}, {"out": tup, "in0": (0, 1, 1, 1, 1, 1, 1), "in1": (0, 1, 1, 1, 1, 1, 1)})
+    assert tt.decode(got)["out.step0"] == -1 and tt.decode(got)["out.step1"] == 1

@@ -45,3 +45,37 @@ def test_vector(path: Path) -> None:
     got = {n: [bytes(s[i:i + 64]).hex() for i in range(0, len(s), 64)] for n, s in asm.streams.items()}
     want = {n: [h.lower() for h in v] for n, v in expect["streams"].items()}
     assert got == want, case.get("description")
+
+
+def _single_block(case: dict) -> bool:
+    fs = case["kernel"].get("functions", [])
+    return (len(fs) == 1 and len(fs[0].get("blocks", [])) == 1
+            and all(i.get("opcode") != "Loop" for i in fs[0]["blocks"][0].get("instructions", [])))
+
+
+ENCODED = [p for p in VECTORS if "error" not in json.loads(p.read_text())["expect"]]
+
+
+@pytest.mark.parametrize("path", ENCODED, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_vector_on_the_hot_path_first_and_second_time(path: Path) -> None:
+    """GENERATE_ISACODE (``check="off"``) gives the vector's bytes, and so does every instruction the
+    second time over: the first occurrence builds each family's plan from the full codegen, the
+    second goes through the plan's generated builder and the memoised descriptors and sync bands."""
+    case = json.loads(path.read_text())
+    decisions = DecisionSet.parse(case.get("decisions") or [])
+    want = {n: [h.lower() for h in v] for n, v in case["expect"]["streams"].items()}
+    asm = assemble(read_bir(case["kernel"]), target=case.get("target"), decisions=decisions, check="off")
+    got = {n: [bytes(s[i:i + 64]).hex() for i in range(0, len(s), 64)] for n, s in asm.streams.items()}
+    assert got == want
+    if not _single_block(case):
+        return
+    kernel = json.loads(json.dumps(case["kernel"]))
+    block = kernel["functions"][0]["blocks"][0]
+    block["instructions"] = block["instructions"] * 2
+    asm = assemble(read_bir(kernel), target=case.get("target"), decisions=decisions, check="off")
+    got = {n: [bytes(s[i:i + 64]).hex() for i in range(0, len(s), 64)] for n, s in asm.streams.items()}
+    assert got == {n: v * 2 for n, v in want.items()}
+
+
+def test_most_vectors_are_repeated_on_the_hot_path() -> None:
+    assert sum(_single_block(json.loads(p.read_text())) for p in ENCODED) >= 0.8 * len(ENCODED)

@@ -364,11 +364,11 @@ class Format:
                "    return {" + ", ".join(dec_items) + "}"]
         return "\n".join(enc) + "\n\n" + "\n".join(fast) + "\n", "\n".join(dec) + "\n"
 
-    def _range_error(self, name: str, value: Any) -> Exception:
+    def _range_error(self, name: str, value: Any, lo: int | None = None, hi: int | None = None) -> Exception:
         f = self.field_map[name]
         if not isinstance(value, int) or isinstance(value, bool):
             return TypeError(f"{self.name}: field {name!r} needs an integer, got {value!r}")
-        return FieldRangeError(self.name, name, value, f.lo, f.hi)
+        return FieldRangeError(self.name, name, value, f.lo if lo is None else lo, f.hi if hi is None else hi)
 
     # -- codec -------------------------------------------------------------------------------
 
@@ -402,7 +402,7 @@ class Format:
         for name, v in values.items():
             pos, lo, hi, mask = places[name]
             if type(v) is not int or not lo <= v <= hi:
-                raise self._range_error(name, v)
+                raise self._range_error(name, v, lo, hi)
             x |= (v & mask) << pos
         return x
 
