@@ -87,11 +87,11 @@ class _Ctx:
 
     def shared_attrs(self, attrs: dict[str, Any]) -> Any:
         """A read-only view of ``attrs``, one per distinct set of attributes (the many instructions
-        with the same op and flags share it). Values are told apart by type and spelling (1 is
-        not True, -0.0 is not 0.0); attributes with non-scalar values are kept as given."""
+        with the same op and flags share it). Values are told apart by type and sign (1 is not
+        True, -0.0 is not 0.0); attributes with non-scalar values are kept as given."""
         if not all(type(v) in _SCALARS or isinstance(v, enum.Enum) for v in attrs.values()):
             return attrs
-        key = tuple((k, type(v), repr(v)) for k, v in attrs.items())
+        key = tuple((k, type(v), v, math.copysign(1.0, v) if type(v) is float else 0) for k, v in attrs.items())
         hit = self.attrs.get(key)
         if hit is None:
             if len(self.attrs) >= SHARE_LIMIT:
