@@ -3,9 +3,11 @@
 A wire format is declared once, as a list of :class:`Field` objects (name, offset, width, kind,
 enum, confidence tag, decision id). :class:`Format` compiles that list into a precompiled
 ``struct.Struct`` and two generated functions: ``encode`` (field values → 64 bytes, with a range
-check on every field) and ``decode`` (bytes → field values). Nothing else in tongasm knows a byte
-offset: codegen produces field *names*, decode returns field *names*, checks and explain read the
-same declarations.
+check on every field) and ``decode`` (bytes → field values). The encoder's hot path composes a
+bundle from parts placed once (:meth:`Format.place`, :meth:`Format.place_slot`): a bundle is the
+OR of its fields, and each part is range-checked when it is placed. Nothing else in tongasm knows a
+byte offset: codegen produces field *names*, decode returns field *names*, checks and explain read
+the same declarations.
 """
 
 from __future__ import annotations
@@ -225,13 +227,10 @@ class Format:
         self.struct = struct.Struct(self._struct_format())
         self.encode_source, self.decode_source = self._generate()
         ns: dict[str, Any] = {"_pack": self.struct.pack, "_unpack_from": self.struct.unpack_from,
-                              "_err": self._range_error, "_StructError": struct.error, "_merge": self._merge}
+                              "_err": self._range_error, "_StructError": struct.error}
         exec(compile(self.encode_source, f"<tongasm format {name} encode>", "exec"), ns)
         exec(compile(self.decode_source, f"<tongasm format {name} decode>", "exec"), ns)
         self._encode: Callable[[Mapping[str, int]], bytes] = ns["encode"]
-        self._encode_with: Callable[[Mapping[str, int], Mapping[str, tuple[int, ...]]], bytes] = ns["encode_with"]
-        #: encode_with for a bundle with no sync info (the band is zero): fewer lookups on the hot path
-        self.encode_nosync: Callable[[Mapping[str, int], Mapping[str, tuple[int, ...]]], bytes] = ns["encode_nosync"]
         self.slot_fields: dict[str, tuple[str, ...]] = {
             s: tuple(f.name for f in sorted((f for f in self.fields if f.slot == s), key=lambda f: f.offset))
             for s in self.slots}
@@ -324,42 +323,6 @@ class Format:
         fast.append(f"        return _pack({', '.join(fast_args)})")
         fast.append("    except _StructError:")
         fast.append("        return encode_checked(v)")
-        # encode_with: descriptor slots given as tuples (addr, steps..., counts...), the rest by name
-        slot_pos = {s.name: 0 for s in self.slots.values()}
-        withs = ["def encode_with(v, s):", "    g = v.get"]
-        for sname in self.slots:
-            withs.append(f"    s_{_ident(sname)} = s[{sname!r}]")
-        wargs = []
-        for c in self._carriers:
-            terms = []
-            for f in c.fields:
-                if f.slot is not None and not f.is_bitfield:
-                    k = slot_pos[f.slot]
-                    slot_pos[f.slot] = k + 1
-                    terms.append(f"s_{_ident(f.slot)}[{k}]")
-                elif f.is_bitfield:  # struct cannot check a bit field: check it here
-                    default = f.const if f.const is not None else 0
-                    var = f"b_{_ident(f.name)}"
-                    withs.append(f"    {var} = g({f.name!r}, {default})")
-                    withs.append(f"    if not {f.lo} <= {var} <= {f.hi}: return encode_checked(_merge(v, s))")
-                    terms.append(f"({var} << {f.shift})" if f.shift else var)
-                else:
-                    default = f.const if f.const is not None else 0
-                    terms.append(f"g({f.name!r}, {default})")
-            wargs.append(" | ".join(terms))
-        withs.append("    try:")
-        withs.append(f"        return _pack({', '.join(wargs)})")
-        withs.append("    except _StructError:")
-        withs.append("        return encode_checked(_merge(v, s))")
-        fast.append("")
-        fast.extend(withs)
-        # encode_nosync: encode_with for a bundle without sync info (its band is all zero)
-        sync_names = {"wait_mode", "wait_idx", "update_mode", "update_idx", "sync_value"}
-        ns_lines = [ln.replace("def encode_with(v, s):", "def encode_nosync(v, s):") for ln in withs]
-        for name in sync_names:
-            ns_lines = [ln.replace(f"g({name!r}, 0)", "0") for ln in ns_lines]
-        fast.append("")
-        fast.extend(ns_lines)
         dec = ["def decode(buf, off=0):", "    t = _unpack_from(buf, off)",
                "    return {" + ", ".join(dec_items) + "}"]
         return "\n".join(enc) + "\n\n" + "\n".join(fast) + "\n", "\n".join(dec) + "\n"
@@ -379,11 +342,6 @@ class Format:
         value does not fit; nothing is truncated or wrapped.
         """
         return self._encode(values)
-
-    def encode_with(self, values: Mapping[str, int], slots: Mapping[str, tuple[int, ...]]) -> bytes:
-        """Like :meth:`encode`, with each descriptor slot given as one tuple
-        ``(addr, step0..stepN-1, num0..numN-1)`` (the 4+4N order) instead of named fields."""
-        return self._encode_with(values, slots)
 
     # -- composition (the encoder's hot path) -------------------------------------------------
     #
