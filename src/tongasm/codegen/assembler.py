@@ -271,13 +271,15 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
               census: bool, check: str, checks: Any, on_result: Callable[[CodegenResult], None] | None,
               retain: bool = False) -> Assembly:
     tgt = resolve_target(kernel.arch, target)
-    ctx = Context(tgt, decisions)
+    mode = CodeGenMode.GENERATE_ISACODE if check == "off" else CodeGenMode.RUN_ISA_CHECKS
+    lean = mode == CodeGenMode.GENERATE_ISACODE and on_result is None
+    ctx = Context(tgt, decisions, lean=lean)
+    lean = ctx.lean
+    band = ctx.band
     asm = Assembly(tgt, decisions, census=bytearray() if census else None, kernel=kernel)
     log = asm.log
     streams = asm.streams
     cen = asm.census
-    mode = CodeGenMode.GENERATE_ISACODE if check == "off" else CodeGenMode.RUN_ISA_CHECKS
-    lean = mode == CodeGenMode.GENERATE_ISACODE and on_result is None
     l_inst, l_stream = log.inst.append, log.stream.append
     names, bir = log.names, log.bir
     stream_ids = {n: (STREAM_IDS[n], streams.setdefault(n, bytearray())) for n in STREAM_NAMES}
@@ -304,10 +306,16 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                 if route is None:
                     route = routes[(type(inst), inst.engine)] = _route(inst, stream_ids)
                 specs = route[2](inst, ctx)
-                if inst.sync is not None:
-                    specs[0].base |= sync_part(ctx, specs[0].fmt, inst.sync, sp_op=inst.FAMILY == "sp")
                 if len(specs) == 1:
-                    b = specs[0].encode()
+                    b = specs[0]
+                    if type(b) is int:  # a plan's bits (lean context)
+                        if inst.sync is not None:
+                            b |= sync_part(ctx, band, inst.sync, sp_op=inst.FAMILY == "sp")  # type: ignore[arg-type]
+                        b = b.to_bytes(BUNDLE_SIZE, "little")
+                    else:
+                        if inst.sync is not None:
+                            b.base |= sync_part(ctx, b.fmt, inst.sync, sp_op=inst.FAMILY == "sp")
+                        b = b.encode()
                     l_inst(index)
                     l_stream(route[0])
                     stream = route[1]
@@ -315,7 +323,7 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                     if cen is not None:
                         cen += b
                     continue
-                out = [(route[0], route[1], [sp.encode() for sp in specs])]
+                out = [(route[0], route[1], _bytes(specs, inst, ctx))]
             except EncodeError as e:
                 raise e.at(inst.name or None, index, inst.opcode) from None
         else:
@@ -376,10 +384,23 @@ def _routed(inst: Instruction, ctx: Context, routes: dict[tuple[type, Any], Any]
     route = routes.get((type(inst), inst.engine))
     if route is None:
         route = routes[(type(inst), inst.engine)] = _route(inst, stream_ids)
-    specs = route[2](inst, ctx)
-    if inst.sync is not None:
-        specs[0].base |= sync_part(ctx, specs[0].fmt, inst.sync, sp_op=inst.FAMILY == "sp")
-    return route[0], route[1], [sp.encode() for sp in specs]
+    return route[0], route[1], _bytes(route[2](inst, ctx), inst, ctx)
+
+
+def _bytes(specs: list[Any], inst: Instruction, ctx: Context) -> list[bytes]:
+    """The bundles of one instruction's specs (or, in a lean context, plans' bits), its sync band
+    on the first."""
+    out = []
+    for k, sp in enumerate(specs):
+        if type(sp) is int:
+            if k == 0 and inst.sync is not None:
+                sp |= sync_part(ctx, ctx.band, inst.sync, sp_op=inst.FAMILY == "sp")  # type: ignore[arg-type]
+            out.append(sp.to_bytes(BUNDLE_SIZE, "little"))
+        else:
+            if k == 0 and inst.sync is not None:
+                sp.base |= sync_part(ctx, sp.fmt, inst.sync, sp_op=inst.FAMILY == "sp")
+            out.append(sp.encode())
+    return out
 
 
 def _finish(asm: Assembly, check: str) -> Assembly:

@@ -44,12 +44,17 @@ class Context:
     """
 
     __slots__ = ("target", "decisions", "formats", "inner_first", "desc_memo", "op_memo", "plans", "sync_memo",
-                 "builders")
+                 "builders", "lean", "band")
 
-    def __init__(self, target: Target, decisions: DecisionSet) -> None:
+    def __init__(self, target: Target, decisions: DecisionSet, *, lean: bool = False) -> None:
         self.target = target
         self.decisions = decisions
         self.formats: FormatSet = build_formats(decisions)
+        #: the layout whose sync band stands for every layout's (they all place it alike), or None
+        self.band: Format | None = _sync_band(self.formats)
+        #: GENERATE_ISACODE only, bytes wanted and nothing else: a plan yields a bundle's bits (an
+        #: int) instead of a BundleSpec (see Plan)
+        self.lean = lean and self.band is not None
         self.inner_first = decisions["D-6"] == "innermost-first"  # D-6
         self.desc_memo: dict[tuple[Any, ...], tuple[tuple[int, ...], int]] = {}  # see slot_part
         # format → slot → operand object → slot_part result (see _builder)
@@ -66,6 +71,15 @@ class Context:
 
 
 DESC_MEMO_LIMIT = 100_000
+SYNC_FIELDS = ("wait_mode", "wait_idx", "update_mode", "update_idx", "sync_value")
+
+
+def _sync_band(formats: FormatSet) -> Format | None:
+    """A layout with the sync band, if every layout that has one places it alike (SPEC §3.2: one
+    shared header and sync band), so its placement serves them all; else None."""
+    placements = {tuple(f.placement(n) for n in SYNC_FIELDS): f for f in formats
+                  if all(n in f.field_map for n in SYNC_FIELDS)}
+    return next(iter(placements.values())) if len(placements) == 1 else None
 
 
 _NOTHING: dict[str, int] = {}
@@ -389,7 +403,8 @@ def slot_part(op: Operand | None, fmt: Format, s: Slot, ctx: Context) -> tuple[t
 class Plan:
     """A memoised plan of one bundle: its layout, the named values that depend only on what the
     plan was keyed on (placed once, with the layout's constants) and a generated ``build`` that
-    adds the per-instruction part: ``build(*dynamic values, *slot operands) -> BundleSpec``.
+    adds the per-instruction part: ``build(*dynamic values, *slot operands) -> BundleSpec``, or in
+    a lean context the bundle's bits (an int: no spec, no field dicts).
 
     ``info`` carries what a family needs besides (e.g. which operand fills which slot).
     """
@@ -439,7 +454,10 @@ def _builder(ctx: Context, fmt: Format, slots: tuple[str, ...], dynamic: tuple[s
         terms.append(f"((v{i} & {mask}) << {pos})")
     values = "{" + ", ".join(f"{n!r}: v{i}" for i, n in enumerate(dynamic)) + "}"
     descs = "{" + ", ".join(f"{n!r}: s{j}[0]" for j, n in enumerate(slots)) + "}" if slots else "None"
-    lines.append(f"    return BundleSpec(fmt, {values}, {descs}, {' | '.join(terms)}, static, True)")
+    if ctx.lean:
+        lines.append(f"    return {' | '.join(terms)}")
+    else:
+        lines.append(f"    return BundleSpec(fmt, {values}, {descs}, {' | '.join(terms)}, static, True)")
     exec(compile("\n".join(lines) + "\n", f"<tongasm plan builder {fmt.name}>", "exec"), ns)
     hit = ctx.builders[key] = ns["build"]
     return hit
