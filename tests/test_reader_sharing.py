@@ -100,3 +100,23 @@ def test_the_tables_restart_past_their_limit(monkeypatch: pytest.MonkeyPatch) ->
     # and the encoding does not depend on what was shared
     alone = assemble(read_bir(kernel(tt("again", ap(0), ap(1), ap(2)))), check="off").streams["dve"]
     assert bytes(assemble(read_bir(k), check="off").streams["dve"])[-64:] == bytes(alone)
+
+
+def test_read_ir_pickles_and_deep_copies() -> None:
+    import copy
+    import pickle
+
+    k = read_bir(kernel(tt("x", ap(0), ap(64), ap(128)), move("m", -0.0)))
+    for again in (pickle.loads(pickle.dumps(k)), copy.deepcopy(k)):
+        a, m = again.functions[0].blocks[0].instructions
+        assert a.ins[0].offset == 0 and a.attrs["op"].name == "add" and str(m.ins[0].value) == "-0.0"
+        with pytest.raises(TypeError, match="read-only"):
+            a.attrs["op"] = 1  # type: ignore[index]
+        assert bytes(assemble(again, check="off").streams["dve"]) == bytes(assemble(k, check="off").streams["dve"])
+
+
+def test_an_instruction_takes_new_attributes_as_a_new_map() -> None:
+    a, b = insts(kernel(tt("x", ap(0), ap(64), ap(128)), tt("y", ap(0), ap(64), ap(128))))
+    assert a.attrs is b.attrs
+    a.attrs = {**a.attrs, "op": b.attrs["op"].__class__["mult"]}
+    assert a.attrs["op"].name == "mult" and b.attrs["op"].name == "add"

@@ -16,7 +16,6 @@ import json
 import math
 import re
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 from ..errors import BirError, InputError
@@ -28,7 +27,7 @@ from .instructions import (
     enum_text,
 )
 from .operands import (
-    Allocation, APPair, Immediate, MemoryLocation, Operand, OtherOperand, PhysicalAP, Register, RegisterAccess,
+    Allocation, APPair, FrozenMap, Immediate, MemoryLocation, Operand, OtherOperand, PhysicalAP, Register, RegisterAccess,
     RegisterAP, SymbolicAP, SyncInfo, SyncUpdate, SyncWait,
 )
 
@@ -52,7 +51,7 @@ ENGINE_ALIASES: Mapping[str, Engine] = {
 
 #: The ``extra`` of the many operands and instructions that have none: one shared read-only
 #: mapping instead of an empty dict each.
-NO_EXTRA: Any = MappingProxyType({})
+NO_EXTRA: Any = FrozenMap()
 
 
 _SCALARS = frozenset({int, float, str, bool, type(None)})
@@ -96,7 +95,7 @@ class _Ctx:
         if hit is None:
             if len(self.attrs) >= SHARE_LIMIT:
                 self.attrs.clear()
-            hit = self.attrs[key] = MappingProxyType(attrs)
+            hit = self.attrs[key] = FrozenMap(attrs)
         return hit
 
     def shared(self, cls: type[Operand], args: tuple[Any, ...], tag: tuple[Any, ...] = ()) -> Operand:

@@ -13,6 +13,29 @@ from typing import Any, Union
 
 from ..isa.enums import Dtype, MemoryType, UpdateMode, WaitMode
 
+class FrozenMap(dict):  # type: ignore[type-arg]
+    """A dict that refuses changes: the attribute and ``extra`` maps the BIR reader shares between
+    instructions. Reads are a dict's; it pickles and deep-copies as itself. To change an
+    instruction's attributes, give it a new map (``inst.attrs = {**inst.attrs, "op": ...}``)."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("this map is read-only (shared by the BIR reader between instructions); "
+                        "assign a new dict instead")
+
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenMap, (dict(self),))
+
+    def __copy__(self) -> "FrozenMap":
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> "FrozenMap":
+        return self  # immutable, and the reader shares only maps of scalars
+
+
 #: A pair of an access pattern: ``(step, num)``, step in elements.
 APPair = tuple[int, int]
 

@@ -10,13 +10,10 @@ scheduler; tongasm has none, and splitting one Select over two streams would rac
 
 from __future__ import annotations
 
-from types import MappingProxyType
-from typing import Mapping
-
 from ..errors import EncodeError
 from ..isa.enums import AccType, AluOp, Dtype, MemsetMode
 from ..ir.instructions import CopyPredicated, GenericCopy, Instruction, Memset, Select
-from ..ir.operands import Immediate, SyncInfo
+from ..ir.operands import FrozenMap, Immediate, SyncInfo
 from ..numeric import NumericError, bit_pattern
 from .program import ProgramItem
 
@@ -43,8 +40,8 @@ def split_sync(sync: SyncInfo | None) -> tuple[SyncInfo | None, SyncInfo | None]
 _SPLIT: dict[int, tuple[SyncInfo, SyncInfo | None, SyncInfo | None]] = {}
 _SPLIT_LIMIT = 10_000
 #: The attributes of every lowered CopyPredicated (one read-only mapping for all of them).
-_NO_ATTRS: Mapping[str, object] = MappingProxyType({})
-_CP_ATTRS = MappingProxyType({"reverse_pred": False, "op": AluOp.bypass, "acc": AccType.Idle})
+_NO_ATTRS = FrozenMap()
+_CP_ATTRS = FrozenMap({"reverse_pred": False, "op": AluOp.bypass, "acc": AccType.Idle})
 
 
 def lower_select(sel: Select) -> list[Instruction]:
