@@ -56,7 +56,7 @@ NO_EXTRA: Any = FrozenMap()
 
 _SCALARS = frozenset({int, float, str, bool, type(None)})
 
-#: At most this many distinct operands are remembered for sharing (then the tables restart).
+#: At most this many distinct values of each kind are remembered for sharing (then that table restarts).
 SHARE_LIMIT = 100_000
 
 
@@ -67,22 +67,28 @@ class _Ctx:
         self.func = func
         self.locations: dict[str, MemoryLocation] = {}
         self.allocations: dict[str, Allocation] = {}
-        #: access-pattern pair tuples read so far: equal patterns share one (immutable) tuple,
-        #: which keeps a million-instruction kernel compact
+        # what was read so far, for sharing equal immutable values (see shared): access-pattern
+        # pairs, sync infos, operands, attribute maps, operand tuples
         self.aps: dict[tuple[APPair, ...], tuple[APPair, ...]] = {}
         self.syncs: dict[SyncInfo, SyncInfo] = {}
         self.ops: dict[tuple[Any, ...], Operand] = {}
         self.attrs: dict[tuple[Any, ...], Any] = {}
         self.tuples: dict[tuple[Operand, ...], tuple[Operand, ...]] = {}
 
-    def shared_tuple(self, ops: tuple[Operand, ...]) -> tuple[Operand, ...]:
-        """``ops``, or the equal tuple of the same operand objects read before."""
-        hit = self.tuples.get(ops)  # operands hash and compare by identity
+    @staticmethod
+    def intern(table: dict[Any, Any], x: Any) -> Any:
+        """``x``, or the equal immutable value read before (``table`` restarts past SHARE_LIMIT)."""
+        hit = table.get(x)
         if hit is None:
-            if len(self.tuples) >= SHARE_LIMIT:
-                self.tuples.clear()
-            hit = self.tuples[ops] = ops
+            if len(table) >= SHARE_LIMIT:
+                table.clear()
+            hit = table[x] = x
         return hit
+
+    def shared_tuple(self, ops: tuple[Operand, ...]) -> tuple[Operand, ...]:
+        """``ops``, or the equal tuple of the same operand objects read before (operands hash and
+        compare by identity)."""
+        return self.intern(self.tuples, ops)
 
     def shared_attrs(self, attrs: dict[str, Any]) -> Any:
         """A read-only view of ``attrs``, one per distinct set of attributes (the many instructions
@@ -117,8 +123,6 @@ class _Ctx:
         if op is None:
             if len(ops) >= SHARE_LIMIT:
                 ops.clear()
-                self.aps.clear()
-                self.syncs.clear()
             op = ops[key] = cls(*args)
         return op
 
@@ -428,7 +432,7 @@ def _operand(a: Any, path: str, ctx: _Ctx) -> Operand:
     if "ap" not in a:
         raise BirError(f"{kind} operand has no 'ap'", path)
     ap = _ap_pairs(a["ap"], f"{path}.ap")
-    ap = ctx.aps.setdefault(ap, ap)
+    ap = ctx.intern(ctx.aps, ap)
     memsetref = a.get("memsetref")
     if kind == "physical_ap":
         memref = a.get("memref")
@@ -497,7 +501,7 @@ def _sync(s: Any, path: str, ctx: _Ctx) -> SyncInfo:
             value = _int(value, f"{upath}.value", "update 'value'")
         updates.append(SyncUpdate(mode, index, value))
     si = SyncInfo(tuple(waits), tuple(updates))
-    return ctx.syncs.setdefault(si, si)  # equal sync infos share one (frozen) object
+    return ctx.intern(ctx.syncs, si)  # equal sync infos share one (frozen) object
 
 
 # --- writing --------------------------------------------------------------------------------
