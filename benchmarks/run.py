@@ -195,7 +195,7 @@ def bench_encode(n: int) -> None:
     t_floor = best(floor)
     for label, build in (("flat (1 object per instruction)", kernel_ir), ("loop (1000-instr body unrolled)", looped_kernel_ir)):
         k = build(n)
-        t = best(lambda: assemble(k, check="off"), repeat=2)
+        t = best(lambda k=k: assemble(k, check="off"), repeat=2)  # type: ignore[misc]
         report("encode", f"IR -> bytes, {label}", n / t, "instr/s", n / t_floor, "bare struct.pack floor",
                ">=250k/s", n / t >= 250_000)
         del k

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..errors import EncodeError
 from ..isa.enums import (
-    DTYPE_INFO, FLOAT_DTYPES, INTEGER_DTYPES, MEMSET_MODE_INVALID_MSG, PACKED_DTYPES, AccType, AluClass, AluOp, Dtype,
+    DTYPE_INFO, FLOAT_DTYPES, INTEGER_DTYPES, MEMSET_MODE_INVALID_MSG, PACKED_DTYPES, AluClass, AluOp, Dtype,
     Engine, MemoryType, MemsetMode,
 )
 from ..isa.formats import MOVESHAPE_DIMS
