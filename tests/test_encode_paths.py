@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from tongasm.codegen import assemble
+from tongasm.isa.decisions import DecisionSet
 from tongasm.ir import read_bir
 from tongasm.ir.stream_reader import stream_bir
 
@@ -39,11 +40,13 @@ def streams(asm: Any) -> dict[str, bytes]:
     return {n: bytes(s) for n, s in asm.streams.items()}
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_lean_and_checked_paths_write_the_same_streams(seed: int) -> None:
+@pytest.mark.parametrize(("seed", "readings"), [(0, []), (1, []), (2, ["D-2=raw", "D-6=outermost-first"]),
+                                               (3, ["D-4=update-wins", "D-12=bypass-bitvec"])])
+def test_lean_and_checked_paths_write_the_same_streams(seed: int, readings: list[str]) -> None:
     k = KERNELS.kernel_ir(1200, seed=seed)
-    lean = assemble(k, check="off")
-    checked = assemble(k, check="warn")
+    ds = DecisionSet.parse(readings)
+    lean = assemble(k, check="off", decisions=ds)
+    checked = assemble(k, check="warn", decisions=ds)
     assert streams(lean) == streams(checked)
     assert [e.to_json() for e in lean.instructions] == [e.to_json() for e in checked.instructions]
     assert sum(len(s) for s in lean.streams.values()) == 64 * (1200 + 1200 // 16)  # a Select is 2 bundles
