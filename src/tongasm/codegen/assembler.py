@@ -307,15 +307,15 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                     route = routes[(type(inst), inst.engine)] = _route(inst, stream_ids)
                 specs = route[2](inst, ctx)
                 if len(specs) == 1:
-                    b = specs[0]
-                    if type(b) is int:  # a plan's bits (lean context)
+                    sp = specs[0]
+                    if type(sp) is int:  # a plan's bits (lean context)
                         if inst.sync is not None:
-                            b |= sync_part(ctx, band, inst.sync, sp_op=inst.FAMILY == "sp")  # type: ignore[arg-type]
-                        b = b.to_bytes(BUNDLE_SIZE, "little")
+                            sp |= sync_part(ctx, band, inst.sync, sp_op=inst.FAMILY == "sp")  # type: ignore[arg-type]
+                        b = sp.to_bytes(BUNDLE_SIZE, "little")
                     else:
                         if inst.sync is not None:
-                            b.base |= sync_part(ctx, b.fmt, inst.sync, sp_op=inst.FAMILY == "sp")
-                        b = b.encode()
+                            sp.base |= sync_part(ctx, sp.fmt, inst.sync, sp_op=inst.FAMILY == "sp")
+                        b = sp.encode()
                     l_inst(index)
                     l_stream(route[0])
                     stream = route[1]

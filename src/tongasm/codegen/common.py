@@ -77,9 +77,9 @@ SYNC_FIELDS = ("wait_mode", "wait_idx", "update_mode", "update_idx", "sync_value
 def _sync_band(formats: FormatSet) -> Format | None:
     """A layout with the sync band, if every layout that has one places it alike (SPEC §3.2: one
     shared header and sync band), so its placement serves them all; else None."""
-    placements = {tuple(f.placement(n) for n in SYNC_FIELDS): f for f in formats
-                  if all(n in f.field_map for n in SYNC_FIELDS)}
-    return next(iter(placements.values())) if len(placements) == 1 else None
+    placements: dict[tuple[tuple[int, int, int, int], ...], Format] = {
+        tuple(f.placement(n) for n in SYNC_FIELDS): f for f in formats if all(n in f.field_map for n in SYNC_FIELDS)}
+    return list(placements.values())[0] if len(placements) == 1 else None
 
 
 _NOTHING: dict[str, int] = {}

@@ -7,7 +7,7 @@ Each op has an ``*_opcodes`` function (what COLLECT_OPCODES records) and a ``*_b
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from ..errors import EncodeError
 from ..isa.enums import DTYPE_INFO, INT64_DTYPES, AccType, Dtype, MemoryType
@@ -32,7 +32,7 @@ def _imm_bits(value: int | float, d: Dtype, role: str) -> int:
         raise EncodeError(f"{role}: {e}", field=role, value=value, check="imm.value") from None
 
 
-def _operand_counts(inst_name: str, ins: list[Operand], outs: list[Operand], n_in: tuple[int, ...],
+def _operand_counts(inst_name: str, ins: Sequence[Operand], outs: Sequence[Operand], n_in: tuple[int, ...],
                     n_out: tuple[int, ...], shape: str) -> None:
     if len(ins) not in n_in or len(outs) not in n_out:
         raise EncodeError(f"{inst_name} needs {shape}; got {len(ins)} input(s) and {len(outs)} output(s)", check="operands.shape")

@@ -339,7 +339,7 @@ def memset_bundles(inst: Memset, ctx: Context) -> list[BundleSpec]:
     key = ("MS", attrs.get("mode"), type(dst), dst.dtype, getattr(dst, "ap", None), type(constant), constant)
     plan = ctx.plans.get(key)
     if plan is None:
-        spec = _memset_spec(inst, ctx)[0]
+        spec = _memset_spec(inst, ctx)
         ctx.plans[key] = plan_of(ctx, spec, (), ("dst",))
         return [spec]
     return [plan.build(dst)]
@@ -368,7 +368,7 @@ def _memset_spec(inst: Memset, ctx: Context) -> BundleSpec:
         "num_partitions": partitions(dst, "dst"),
         "fill": constant,
     }
-    return [BundleSpec(fmt, vals, {"dst": descriptor(dst, fmt.slots["dst"], ctx)})]  # D-19: TENSOR4D at +0x2C
+    return BundleSpec(fmt, vals, {"dst": descriptor(dst, fmt.slots["dst"], ctx)})  # D-19: TENSOR4D at +0x2C
 
 
 # --- MoveShape (0xB2) ----------------------------------------------------------------------------------

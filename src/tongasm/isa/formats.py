@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable, Mapping
+from typing import Iterable, Iterator, Mapping
 
 from .decisions import DEFAULT_DECISIONS, DecisionSet
 from .descriptors import slot, slot_fields
@@ -356,7 +356,7 @@ class FormatSet:
                 return fmt, vals
         return None
 
-    def __iter__(self) -> Iterable[Format]:  # type: ignore[override]
+    def __iter__(self) -> Iterator[Format]:  # type: ignore[override]
         return iter(self.by_name.values())
 
 
