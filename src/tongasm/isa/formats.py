@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable, Iterator, Mapping
+from typing import Iterator, Mapping
 
 from .decisions import DEFAULT_DECISIONS, DecisionSet
 from .descriptors import slot, slot_fields
