@@ -466,6 +466,11 @@ ki("lint.sr_register_fill", lambda: K(sr(reg("r", "float32"))), lambda: K(sr()),
 ki("lint.ls_offset_r0", lambda: K(load(None, None, reg("z"))), lambda: K(load(None, None, reg("o"))), "offset", "r0")
 ki("lint.ls_reads_as_64bit", lambda: K(load(ap("d", "int32", [[1, 2]]), reg("x"), reg("o"))),
    lambda: K(load(ap("d", "int32", [[1, 2]]), reg("x"), reg("r"))), "offset", "r5")
+ki("lint.var_id_collision",  # "ext" is location 10 and has no tensor_id: variable 10 (D-8)
+   lambda: kernel(load(ap("dup", "int32", [[1, 1]])), allocs=[*ALLOCS, loc("dup", "DRAM", dims=(1, 64), tensor_id=10)],
+                  registers=REGS),
+   lambda: kernel(load(ap("dup", "int32", [[1, 1]])), allocs=[*ALLOCS, loc("dup", "DRAM", dims=(1, 64), tensor_id=99)],
+                  registers=REGS), "var_id", 10)
 ki("lint.select_overlap", lambda: K(inst("Select", [mask(), src(), a(offset=1024)], [src()], engine="DVE")),
    lambda: K(inst("Select", [mask(), src(), a(offset=1024)], [dst()], engine="DVE")), "on_true", "overlaps dst")
 

@@ -10,7 +10,7 @@ from typing import Callable, Iterator
 from ..isa.decisions import DecisionSet
 from ..isa.enums import DTYPE_INFO, AluOp, Dtype
 from ..ir.instructions import (
-    CopyPredicated, Instruction, RegisterAlu, Select, TensorCopy, TensorLoad, TensorSave, TensorTensor,
+    CopyPredicated, Function, Instruction, RegisterAlu, Select, TensorCopy, TensorLoad, TensorSave, TensorTensor,
 )
 from ..ir.operands import Immediate, PhysicalAP, RegisterAccess, RegisterAP, SymbolicAP
 from .registry import Finding, register
@@ -20,21 +20,22 @@ from .registry import Finding, register
 class IrCheck:
     id: str
     types: tuple[type[Instruction], ...]
-    fn: Callable[..., Iterator[Finding]]  # fn(inst) or, with needs_decisions, fn(inst, decisions)
+    fn: Callable[..., Iterator[Finding]]  # fn(inst); fn(inst, decisions); or fn(inst, function)
     stage: str
     needs_decisions: bool = False
+    needs_function: bool = False  # run only when the instruction's function is known
 
 
 IR_CHECKS: list[IrCheck] = []
 
 
 def ir_check(id: str, title: str, source: str, types: tuple[type[Instruction], ...], *, stage: str = "isa",
-             pedantic: bool = False, needs_decisions: bool = False
+             pedantic: bool = False, needs_decisions: bool = False, needs_function: bool = False
              ) -> Callable[[Callable[..., Iterator[Finding]]], Callable[..., Iterator[Finding]]]:
     register(id, title, source, "ir", pedantic=pedantic, stage=stage)
 
     def deco(fn: Callable[..., Iterator[Finding]]) -> Callable[..., Iterator[Finding]]:
-        IR_CHECKS.append(IrCheck(id, types, fn, stage, needs_decisions))
+        IR_CHECKS.append(IrCheck(id, types, fn, stage, needs_decisions, needs_function))
         return fn
 
     return deco
@@ -148,6 +149,25 @@ def _ls_offset_r0(inst: Instruction) -> Iterator[Finding]:
     if reg is not None and reg.lo == 0:
         yield Finding("lint.ls_offset_r0", "offset register r0 is written as id 0, the value that means 'no offset': "
                       "the bundle reads as a load/save without an offset (D-22)", "offset", "r0", "r1..r61")
+
+
+@ir_check("lint.var_id_collision", "a TensorLoad/Save variable id (D-8: tensor_id, else the location's index) that "
+          "another memory location of the function gets too", "D-8", (TensorLoad, TensorSave), stage="lint",
+          needs_function=True)
+def _var_id_collision(inst: Instruction, func: Function) -> Iterator[Finding]:
+    from ..codegen.sp_ops import var_id
+
+    assert isinstance(inst, (TensorLoad, TensorSave))
+    mem = inst.memory
+    loc = mem.location if isinstance(mem, PhysicalAP) else None
+    if loc is None:
+        return
+    vid = var_id(loc)
+    others = [o.name for a in func.allocations for o in a.locations if o is not loc and var_id(o) == vid]
+    if others:
+        yield Finding("lint.var_id_collision", f"memory location {loc.name!r} is variable {vid}, and so is "
+                      f"{', '.join(repr(n) for n in others)} (D-8: tensor_id, else the location's index): the bundle "
+                      "does not say which one it means", "var_id", vid, "a variable id no other location has")
 
 
 @ir_check("lint.select_overlap", "a Select whose dst overlaps its predicate or on_true: the lowering writes dst "

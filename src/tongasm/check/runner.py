@@ -17,7 +17,7 @@ from ..isa.enums import CodeGenMode
 from ..isa.fields import BUNDLE_SIZE, Format
 from ..isa.formats import build_formats
 from ..isa.targets import DEFAULT_TARGET, Target
-from ..ir.instructions import Instruction, Kernel
+from ..ir.instructions import Function, Instruction, Kernel
 from .bundle_checks import BUNDLE_CHECKS, BundleCheck, BundleView
 from .ir_checks import IR_CHECKS
 from .registry import CHECKS, CheckSet, Finding, register
@@ -74,13 +74,18 @@ _MEMO: dict[tuple[Any, ...], tuple[Finding, ...]] = {}
 
 
 def check_instruction(inst: Instruction, checks: CheckSet | None = None,
-                      decisions: DecisionSet = DEFAULT_DECISIONS) -> list[Finding]:
-    """The IR-level findings of one instruction (lint findings come back as warnings)."""
+                      decisions: DecisionSet = DEFAULT_DECISIONS, function: Function | None = None) -> list[Finding]:
+    """The IR-level findings of one instruction (lint findings come back as warnings). The checks
+    that need the instruction's function run only when it is given."""
     cs = checks or CheckSet()
     out: list[Finding] = []
     for c in IR_CHECKS:
         if isinstance(inst, c.types) and cs.wants(CHECKS[c.id]):
-            out.extend(c.fn(inst, decisions) if c.needs_decisions else c.fn(inst))
+            if c.needs_function:
+                if function is not None:
+                    out.extend(c.fn(inst, function))
+            else:
+                out.extend(c.fn(inst, decisions) if c.needs_decisions else c.fn(inst))
     return _lint_as_warnings(out)
 
 

@@ -12,7 +12,7 @@ from typing import Any, Callable, Sequence
 from ..errors import EncodeError
 from ..isa.enums import DTYPE_INFO, INT64_DTYPES, AccType, Dtype, MemoryType
 from ..ir.instructions import RegisterAlu, RegisterMove, TensorLoad, TensorSave
-from ..ir.operands import Immediate, Operand, PhysicalAP, RegisterAccess, RegisterAP
+from ..ir.operands import Immediate, MemoryLocation, Operand, PhysicalAP, RegisterAccess, RegisterAP
 from ..numeric import NumericError, bit_pattern
 from .common import (
     SYMBOLIC_AP_MSG, BundleSpec, Context, plan_of, scalar_key, alu_wire, dtype_of, reg_id, reg_lo, reg_pair, register_of, require,
@@ -70,6 +70,12 @@ def full_key(op: Operand | None) -> tuple[Any, ...]:
         return (*scalar_key(op), op.ap, getattr(op, "offset", None), getattr(op, "reg_ap_offset", None),
                 getattr(op, "is_regloc_offset", None))
     return scalar_key(op)
+
+
+def var_id(loc: MemoryLocation) -> int:
+    """D-8: the variable id of a memory location: its ``tensor_id``, else its 0-based index among
+    the memory locations of its function."""
+    return loc.tensor_id if loc.tensor_id is not None else loc.index
 
 
 def _register_move_bundles(inst: RegisterMove, ctx: Context) -> list[BundleSpec]:
@@ -234,7 +240,7 @@ def _tensor_load_save_bundles(inst: TensorLoad | TensorSave, ctx: Context) -> li
         assert isinstance(mem, PhysicalAP) and mem.location is not None
         loc = mem.location
         # D-8: var_id = tensor_id, else the location's index; var_offset = offset × size, u32.
-        vals["var_id"] = loc.tensor_id if loc.tensor_id is not None else loc.index
+        vals["var_id"] = var_id(loc)
         vals["var_offset"] = mem.offset * DTYPE_INFO[md].size
         return [BundleSpec(fmts["TensorLoadSave.imm"], vals)]
     assert isinstance(mem, RegisterAP) and mem.register is not None
