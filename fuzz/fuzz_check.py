@@ -30,9 +30,9 @@ with _common.instrumented(atheris, __name__):
     from tongasm.check import CHECKS, CheckSet, Finding, check_stream
     from tongasm.decode import DecodeFailure, iter_stream
     from tongasm.errors import TongasmError
-    from tongasm.isa import DECISIONS, GEN2, GEN3, DecisionSet
+    from tongasm.isa import GEN2, GEN3, each_reading
 
-READINGS = [DecisionSet()] + [DecisionSet.of({d.id: c}) for d in DECISIONS.values() for c in d.choices[1:]]
+READINGS = each_reading()
 ENGINES = [None, "pool", "act", "pe", "dma", "dve", "sp"]
 BUNDLE = 64
 

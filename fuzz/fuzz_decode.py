@@ -31,11 +31,11 @@ with _common.instrumented(atheris, __name__):
     from tongasm.decode import DecodeFailure, decode_bundle, iter_stream
     from tongasm.decode.batch import decode_stream
     from tongasm.errors import TongasmError
-    from tongasm.isa import DECISIONS, DecisionSet
+    from tongasm.isa import each_reading
     from tongasm.text import StreamInput, assemble_text, listing
     from tongasm.text.fast import fast_listing
 
-READINGS = [DecisionSet()] + [DecisionSet.of({d.id: c}) for d in DECISIONS.values() for c in d.choices[1:]]
+READINGS = each_reading()
 BUNDLE = 64
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from tongasm.isa import DECISIONS, DecisionSet, build_formats
+from tongasm.isa import build_formats, each_reading
 from tongasm.isa.fields import NONZERO, Format
 
-DECISION_SETS = [DecisionSet()] + [DecisionSet.of({d.id: c}) for d in DECISIONS.values() for c in d.choices[1:]]
+DECISION_SETS = each_reading()
 ALL_FORMATS = [(ds, fmt, op) for ds in DECISION_SETS for fmt in build_formats(ds) for op in fmt.opcodes]
 
 

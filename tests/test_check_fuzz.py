@@ -21,12 +21,12 @@ from tongasm.check import CHECKS, CheckSet, Finding, check_stream
 from tongasm.codegen import assemble
 from tongasm.errors import TongasmError
 from tongasm.ir import read_bir
-from tongasm.isa import DECISIONS, GEN2, GEN3, DecisionSet, build_formats
+from tongasm.isa import GEN2, GEN3, DecisionSet, build_formats, each_reading
 
 from test_checks import BASES
 
 OPCODES = sorted(build_formats(DecisionSet()).by_opcode)
-READINGS = [DecisionSet()] + [DecisionSet.parse([f"{d.id}={c}"]) for d in DECISIONS.values() for c in d.choices[1:]]
+READINGS = each_reading()
 LEGAL = [bytes(next(iter(assemble(read_bir(k()), check="off").streams.values()))) for k, _ in BASES.values()]
 
 SETTINGS = settings(max_examples=300, deadline=None, derandomize=True, database=None,

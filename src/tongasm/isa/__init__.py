@@ -1,7 +1,7 @@
 """The Tonga ISA as data: enums and their wire LUTs, the D-n decisions, the targets, descriptor
 codecs and one declarative table per bundle format."""
 
-from .decisions import DECISIONS, DEFAULT_DECISIONS, Decision, DecisionSet
+from .decisions import DECISIONS, DEFAULT_DECISIONS, Decision, DecisionSet, each_reading
 from .enums import AccType, AluOp, CodeGenMode, Dtype, Engine, MemsetMode, UpdateMode, WaitMode
 from .fields import BUNDLE_SIZE, Conf, Field, Format, Kind
 from .formats import FORMATS, FormatSet, build_formats
@@ -12,5 +12,5 @@ __all__ = [
     "AccType", "AluOp", "BUNDLE_SIZE", "CodeGenMode", "Conf", "DECISIONS", "DEFAULT_DECISIONS",
     "Decision", "DecisionSet", "Dtype", "Engine", "FORMATS", "Field", "Format", "FormatSet", "GEN2",
     "GEN3", "ISA_OPCODE_NAMES", "Kind", "MemsetMode", "OPCODES", "TARGETS", "Target", "UpdateMode",
-    "WaitMode", "build_formats", "get_target", "opcode_name",
+    "WaitMode", "build_formats", "each_reading", "get_target", "opcode_name",
 ]

@@ -176,6 +176,12 @@ class DecisionSet:
         return [f"{d}={c}" for d, c in self.overrides]
 
 
+def each_reading() -> list[DecisionSet]:
+    """The defaults, then every alternative reading on its own: the selections that tests and
+    fuzzers sweep."""
+    return [DecisionSet()] + [DecisionSet.of({d.id: c}) for d in DECISIONS.values() for c in d.choices[1:]]
+
+
 def _did_key(did: str) -> tuple[int, str]:
     num = "".join(ch for ch in did if ch.isdigit())
     return (int(num) if num else 0, did)
