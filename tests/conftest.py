@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import signal
+from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
@@ -59,10 +61,23 @@ def kernel(*insts: dict[str, Any], allocs: list[dict[str, Any]] | None = None,
     return d
 
 
+def hex_streams(asm: Any) -> dict[str, list[str]]:
+    """An assembly's streams, each as a list of 128-char hex bundles."""
+    return {n: [bytes(s[i:i + 64]).hex() for i in range(0, len(s), 64)] for n, s in asm.streams.items()}
+
+
 def streams(k: dict[str, Any], *, target: str | None = None, decisions: tuple[str, ...] = ()) -> dict[str, list[str]]:
     """Assemble a JSON kernel; return each stream as a list of 128-char hex bundles."""
-    asm = assemble(read_bir(k), target=target, decisions=DecisionSet.parse(decisions))
-    return {n: [bytes(s[i:i + 64]).hex() for i in range(0, len(s), 64)] for n, s in asm.streams.items()}
+    return hex_streams(assemble(read_bir(k), target=target, decisions=DecisionSet.parse(decisions)))
+
+
+def load_file(path: Path, name: str) -> Any:
+    """Import a Python file of the checkout by path (benchmarks/, fuzz/: not packages)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def one(k: dict[str, Any], **kw: Any) -> str:

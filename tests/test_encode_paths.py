@@ -10,13 +10,13 @@ kernel is in memory or streamed from its JSON.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from conftest import load_file
 from tongasm.codegen import assemble
 from tongasm.isa.decisions import DecisionSet
 from tongasm.ir import read_bir
@@ -25,15 +25,7 @@ from tongasm.ir.stream_reader import stream_bir
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _kernels_module() -> Any:
-    spec = importlib.util.spec_from_file_location("tongasm_bench_kernels", ROOT / "benchmarks" / "kernels.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-KERNELS = _kernels_module()
+KERNELS = load_file(ROOT / "benchmarks" / "kernels.py", "tongasm_bench_kernels")
 
 
 def streams(asm: Any) -> dict[str, bytes]:

@@ -18,7 +18,6 @@ the same entry points for as long as one likes; the last tests here run each har
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import json
 import random
@@ -32,7 +31,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from conftest import time_limit
+from conftest import load_file, time_limit
 from strategies import format_and_values
 from tongasm.check import check_kernel
 from tongasm.cli import main as cli_main
@@ -42,7 +41,7 @@ from tongasm.decode.batch import decode_stream
 from tongasm.errors import TongasmError
 from tongasm.ir import read_bir
 from tongasm.ir.stream_reader import stream_bir
-from tongasm.isa import DECISIONS, DecisionSet
+from tongasm.isa import DecisionSet, each_reading
 from tongasm.passes import program as program_pass
 from tongasm.text import StreamInput, TextSyntaxError, assemble_file, assemble_text, listing
 from tongasm.text.fast import fast_listing
@@ -51,7 +50,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "vector_add.json"
 VECTORS = sorted((ROOT / "tests" / "golden" / "vectors").glob("**/*.json"))
 LISTINGS = sorted((ROOT / "tests" / "golden" / "listings").glob("**/*.s"))
-READINGS = [DecisionSet()] + [DecisionSet.of({d.id: c}) for d in DECISIONS.values() for c in d.choices[1:]]
+READINGS = each_reading()
 
 SETTINGS = dict(deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
@@ -82,12 +81,7 @@ def outcome(fn: Callable[[], Any], what: str, seconds: float = 10.0) -> tuple[An
 
 def load_harness(name: str) -> Any:
     """Import fuzz/<file>.py by path (not as __main__, so it neither instruments nor starts atheris)."""
-    path = ROOT / "fuzz" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"tongasm_fuzz_{name}", path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_file(ROOT / "fuzz" / f"{name}.py", f"tongasm_fuzz_{name}")
 
 
 def _builder_kernels() -> list[dict[str, Any]]:

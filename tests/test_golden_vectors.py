@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import hex_streams
 from tongasm.codegen import assemble
 from tongasm.errors import TongasmError, ValidationError
 from tongasm.isa.decisions import DecisionSet
@@ -42,7 +43,7 @@ def test_vector(path: Path) -> None:
         assert {f.check for f in vi.value.findings} == set(case["findings"])
         check = "warn"
     asm = assemble(read_bir(case["kernel"]), target=case.get("target"), decisions=decisions, check=check)
-    got = {n: [bytes(s[i:i + 64]).hex() for i in range(0, len(s), 64)] for n, s in asm.streams.items()}
+    got = hex_streams(asm)
     want = {n: [h.lower() for h in v] for n, v in expect["streams"].items()}
     assert got == want, case.get("description")
 
@@ -65,16 +66,14 @@ def test_vector_on_the_hot_path_first_and_second_time(path: Path) -> None:
     decisions = DecisionSet.parse(case.get("decisions") or [])
     want = {n: [h.lower() for h in v] for n, v in case["expect"]["streams"].items()}
     asm = assemble(read_bir(case["kernel"]), target=case.get("target"), decisions=decisions, check="off")
-    got = {n: [bytes(s[i:i + 64]).hex() for i in range(0, len(s), 64)] for n, s in asm.streams.items()}
-    assert got == want
+    assert hex_streams(asm) == want
     if not _single_block(case):
         return
     kernel = json.loads(json.dumps(case["kernel"]))
     block = kernel["functions"][0]["blocks"][0]
     block["instructions"] = block["instructions"] * 2
     asm = assemble(read_bir(kernel), target=case.get("target"), decisions=decisions, check="off")
-    got = {n: [bytes(s[i:i + 64]).hex() for i in range(0, len(s), 64)] for n, s in asm.streams.items()}
-    assert got == {n: v * 2 for n, v in want.items()}
+    assert hex_streams(asm) == {n: v * 2 for n, v in want.items()}
 
 
 def test_most_vectors_are_repeated_on_the_hot_path() -> None:
