@@ -33,8 +33,12 @@ def test_every_layout_and_field_is_documented_with_its_confidence():
 
 
 def test_every_decision_is_listed_with_all_its_readings():
+    """Every wire decision (D-n, R-n, N-n) is in the byte-map document; the simulator's S-n are
+    semantics and are listed by `tongasm decisions` instead."""
     text = DOC.read_text()
     for d in DECISIONS.values():
+        if d.kind == "simulator":
+            continue
         line = next(line for line in text.splitlines() if line.startswith(f"| {d.id} |"))
         for c in d.choices:
             assert f"`{c}`" in line

@@ -669,11 +669,14 @@ def cmd_formats(args: argparse.Namespace) -> int:
 
 def cmd_decisions(args: argparse.Namespace) -> int:
     if args.format == "json":
-        _print_json([{"id": d.id, "subject": d.subject, "default": d.default, "readings": dict(d.readings)}
+        _print_json([{"id": d.id, "kind": d.kind, "subject": d.subject, "default": d.default,
+                      "readings": dict(d.readings), **({"reason": d.reason} if d.reason else {})}
                      for d in DECISIONS.values()])
         return 0
     for d in DECISIONS.values():
         print(f"{d.id:<5} {d.subject}")
+        if d.reason:
+            print(f"        why: {d.reason}")
         for c in d.choices:
             mark = "*" if c == d.default else " "
             print(f"   {mark} {c:<24} {d.readings[c]}")

@@ -13,13 +13,16 @@ from dataclasses import dataclass
 from typing import Callable, Iterator
 
 from ..isa.decisions import DecisionSet
+from ..isa.decisions.spec import (
+    BitvecOpcode, Int32OverrideGen2, PredicateFlags, ScalarImmediateDtype, UpdateModeWire,
+)
 from ..isa.descriptors import (
     ADDR4_ACTIVE, ADDR4_ADDR_MASK, ADDR4_INDIRECT, ADDR4_REGMODE, MAX_REGISTER_ID_ADDR4, PSUM_BASE, PSUM_END,
     PSUM_PARTITION_BYTES, decode_addr4,
 )
 from ..isa.enums import (
-    DTYPE_INFO, ACC_WIRE, ALU_INT_BAND, ALU_WIRE, INT_MASK_WIRE_DTYPES, PSUM_WRITE_WIRE_DTYPES, VALUELESS_UPDATES,
-    WIRE_DTYPE_ALIGN, AccType, AluClass, AluOp, UpdateMode, WaitMode, WAIT_WIRE, UPDATE_LUT,
+    DTYPE_INFO, ACC_WIRE, ALU_FROM_WIRE, ALU_INT_BAND, ALU_WIRE, INT_MASK_WIRE_DTYPES, PSUM_WRITE_WIRE_DTYPES, VALUELESS_UPDATES,
+    WIRE_DTYPE_ALIGN, AccType, AluOp, UpdateMode, WaitMode, WAIT_WIRE,
 )
 from ..isa.fields import BUNDLE_SIZE, Field, Format, Kind, Slot
 from ..isa.formats import ACC_TABLE, ALU_TABLE, WIRE_DTYPE_TABLE, update_table
@@ -190,14 +193,8 @@ def _update_mode(b: BundleView) -> Iterator[Finding]:
 
 
 def _update_mode_of(b: BundleView) -> UpdateMode | None:
-    v = b.fields["update_mode"]
-    if b.decisions["D-2"] == "lut":
-        for m, w in UPDATE_LUT.items():
-            if w == v:
-                return m
-        return None
-    # D-2=raw: the byte is the ordinal, so 0 is evt_set (a value-carrying update) as much as "none"
-    return UpdateMode(v) if v in UpdateMode._value2member_map_ else None
+    # D-2: under the raw reading 0 is evt_set (a value-carrying update) as much as "none"
+    return b.decisions.get(UpdateModeWire).mode(b.fields["update_mode"])
 
 
 @bundle_check("sync.unused", "semaphore indexes and the shared value are zero when no mode uses them", "SPEC §3.2",
@@ -207,7 +204,7 @@ def _sync_unused(b: BundleView) -> Iterator[Finding]:
     if fv["wait_mode"] == 0 and fv["wait_idx"]:
         yield _f("sync.unused", "wait index set without a wait mode", "wait_idx", fv["wait_idx"], "0")
     upd = _update_mode_of(b)
-    if fv["update_mode"] == 0 and fv["update_idx"] and b.decisions["D-2"] == "lut":
+    if fv["update_mode"] == 0 and fv["update_idx"] and b.decisions.get(UpdateModeWire).zero_is_none:
         yield _f("sync.unused", "update index set without an update mode", "update_idx", fv["update_idx"], "0")
     wait_writes = fv["wait_mode"] in (WAIT_WIRE[WaitMode.sem_ge_imm], WAIT_WIRE[WaitMode.sem_ge_reg])
     update_writes = upd is not None and upd not in VALUELESS_UPDATES
@@ -396,7 +393,7 @@ def _tt_class(b: BundleView) -> Iterator[Finding]:
     op, byte = b.opcode, b.fields["op"]
     if op not in (0x41, 0x51) or byte in ALU_INT_BAND or byte not in _CLASS:
         return
-    bitvec = _CLASS[byte] == AluClass.BITVEC or (byte == _BYPASS and b.decisions["D-12"] == "bypass-bitvec")
+    bitvec = b.decisions.get(BitvecOpcode).is_bitvec(ALU_FROM_WIRE[byte], _CLASS[byte])
     if op == 0x51 and not bitvec:
         yield _f("tt.opcode_class", f"{ALU_TABLE.names[byte]} is not a bit-vector op; it belongs on 0x41", "op", byte,
                  "bit-vector ops")
@@ -412,7 +409,7 @@ def _tt_band(b: BundleView) -> Iterator[Finding]:
     fv = b.fields
     int32 = fv["in0_dtype"] == fv["in1_dtype"] == fv["out_dtype"] == _INT32
     gen2 = b.target.name == "gen2"
-    pool_gate = gen2 and b.decisions["D-13"] == "no-engine-gate"
+    pool_gate = gen2 and b.decisions.get(Int32OverrideGen2).gate(False)
     if op in (0x8A, 0x8E):
         want = 0xC4 if op == 0x8A else 0xC5
         if not gen2:
@@ -515,7 +512,7 @@ def _cp_opcode(b: BundleView) -> Iterator[Finding]:
 @bundle_check("cps.imm_dtype", "CopyPredicatedScalar scalar dtype equals the dst dtype (BIR217)", "D-27",
               applies=_named(("CopyPredicatedScalar",)))
 def _cps_dtype(b: BundleView) -> Iterator[Finding]:
-    if b.decisions["D-27"] == "equal" and b.fields["scalar_dtype"] != b.fields["dst_dtype"]:
+    if b.decisions.get(ScalarImmediateDtype).must_equal and b.fields["scalar_dtype"] != b.fields["dst_dtype"]:
         yield _f("cps.imm_dtype", "Immediate value type must match output type", "scalar_dtype",
                  b.fields["scalar_dtype"], f"{b.fields['dst_dtype']} (the dst dtype)")
 
@@ -555,7 +552,7 @@ def _sr_acc(b: BundleView) -> Iterator[Finding]:
 
 @bundle_check("sr.operands", "SelectReduce has a false fill (BIR210)", "SPEC §4.5", applies=_sr, stage="bir")
 def _sr_fill_required(b: BundleView) -> Iterator[Finding]:
-    if b.decisions["D-14"] == "not-reverse-pred" and not b.fields["use_fill"]:
+    if b.decisions.get(PredicateFlags).fill_required and not b.fields["use_fill"]:
         yield _f("sr.operands", "SelectReduce needs an immediate fill (BIR210)", "use_fill", 0, "1")
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterator
 
 from ..isa.decisions import DecisionSet
+from ..isa.decisions.spec import SelectReduceFill, VariableId
 from ..isa.enums import DTYPE_INFO, AluOp, Dtype
 from ..ir.instructions import (
     CopyPredicated, Function, Instruction, RegisterAlu, Select, TensorCopy, TensorLoad, TensorSave, TensorTensor,
@@ -133,7 +134,7 @@ def _sr_operands(inst: Instruction) -> Iterator[Finding]:
           stage="lint", needs_decisions=True)
 def _sr_register_fill(inst: Instruction, decisions: DecisionSet) -> Iterator[Finding]:
     assert isinstance(inst, CopyPredicated)
-    if decisions["D-16"] == "one-byte" and isinstance(inst.fill, (RegisterAccess, RegisterAP)):
+    if decisions.get(SelectReduceFill).one_byte and isinstance(inst.fill, (RegisterAccess, RegisterAP)):
         yield Finding("lint.sr_register_fill", "the fill byte +0x27 carries register id "
                       f"r{inst.fill.register.lo if inst.fill.register else '?'} with no source flag: decoders and "
                       "the simulator read it as an immediate fill (D-16=one-byte)", "fill", "register_access",
@@ -155,8 +156,7 @@ def _ls_offset_r0(inst: Instruction) -> Iterator[Finding]:
           "another memory location of the function gets too", "D-8", (TensorLoad, TensorSave), stage="lint",
           needs_function=True)
 def _var_id_collision(inst: Instruction, func: Function) -> Iterator[Finding]:
-    from ..codegen.sp_ops import var_id
-
+    var_id = VariableId.var_id  # D-8
     assert isinstance(inst, (TensorLoad, TensorSave))
     mem = inst.memory
     loc = mem.location if isinstance(mem, PhysicalAP) else None

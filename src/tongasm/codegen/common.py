@@ -15,12 +15,13 @@ from typing import Any, Callable
 
 from ..errors import EncodeError
 from ..isa.decisions import DecisionSet
+from ..isa.decisions.spec import FreeDimOrder, SharedSyncValue, SyncBandScope, UpdateModeWire
 from ..isa.descriptors import (
     NUM_MAX, NUM_MIN, PSUM_PARTITION_SHIFT, SBUF_PARTITION_SHIFT, STEP_MAX, STEP_MIN, addr4_psum, addr4_register,
     addr4_sbuf,
 )
 from ..isa.enums import (
-    ACC_INVALID_MSG, ACC_WIRE, ALU_INVALID_MSG, ALU_WIRE, DTYPE_INFO, UPDATE_LUT, VALUELESS_UPDATES, WAIT_WIRE,
+    ACC_INVALID_MSG, ACC_WIRE, ALU_INVALID_MSG, ALU_WIRE, DTYPE_INFO, VALUELESS_UPDATES, WAIT_WIRE,
     AccType, AluClass, AluOp, Dtype, Engine, MemoryType, UpdateMode, WaitMode,
 )
 from ..isa.fields import BUNDLE_SIZE, Format, Slot
@@ -55,7 +56,7 @@ class Context:
         #: GENERATE_ISACODE only, bytes wanted and nothing else: a plan yields a bundle's bits (an
         #: int) instead of a BundleSpec (see Plan)
         self.lean = lean and self.band is not None
-        self.inner_first = decisions["D-6"] == "innermost-first"  # D-6
+        self.inner_first = decisions.get(FreeDimOrder).innermost_first  # D-6
         self.desc_memo: dict[tuple[Any, ...], tuple[tuple[int, ...], int]] = {}  # see slot_part
         # format → slot → operand object → slot_part result (see _builder)
         self.op_memo: dict[Format, dict[str, dict[Any, tuple[tuple[int, ...], int]]]] = {}
@@ -218,7 +219,7 @@ def sync_values(ctx: Context, sync: SyncInfo | None, *, sp_op: bool) -> dict[str
     """Field values of the sync band for an instruction's ``sync`` (empty when there is none)."""
     if not sync:
         return {}
-    if ctx.decisions["D-3"] == "sp-only" and not sp_op:
+    if not ctx.decisions.get(SyncBandScope).carries_sync(sp_op):
         raise EncodeError("sync info on a non-SP op has no field under D-3=sp-only", field="sync", check="sync.sp_only")
     if len(sync.waits) > 1:
         raise EncodeError(TOO_MANY_WAITS_MSG, field="sync.wait", value=len(sync.waits), limit="1", check="sync.too_many")
@@ -258,7 +259,7 @@ def sync_values(ctx: Context, sync: SyncInfo | None, *, sp_op: bool) -> dict[str
             raise EncodeError(f"sync update: unknown update mode ordinal {u.mode} (0..5)", field="update_mode",
                               value=u.mode, limit="0..5", check="sync.mode")
         # D-2: the update mode goes through the LUT 11 15 17 13 14 19 (alternative: written raw).
-        vals["update_mode"] = UPDATE_LUT[u.mode] if ctx.decisions["D-2"] == "lut" else int(u.mode)
+        vals["update_mode"] = ctx.decisions.get(UpdateModeWire).wire(u.mode)
         vals["update_idx"] = _sem_index(u.index, "update")
         if u.mode in VALUELESS_UPDATES:
             if u.value not in (None, 0, 1):
@@ -270,7 +271,7 @@ def sync_values(ctx: Context, sync: SyncInfo | None, *, sp_op: bool) -> dict[str
             update_value = _u32(u.value or 0, "sync update value")
     if wait_value is not None and update_value is not None:
         # D-4: both want the shared dword at +0x08.
-        if ctx.decisions["D-4"] == "refuse":
+        if ctx.decisions.get(SharedSyncValue).refuses:
             assert wait_mode is not None
             raise EncodeError(
                 f"sync: a {wait_mode.name} wait and a {sync.updates[0].mode.name} update both need the shared "

@@ -10,9 +10,10 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from ..errors import EncodeError
+from ..isa.decisions.spec import LoadSaveOffset, RegisterAluDtypes, SaveTargetsGen2, VariableId
 from ..isa.enums import DTYPE_INFO, INT64_DTYPES, AccType, Dtype, MemoryType
 from ..ir.instructions import RegisterAlu, RegisterMove, TensorLoad, TensorSave
-from ..ir.operands import Immediate, MemoryLocation, Operand, PhysicalAP, RegisterAccess, RegisterAP
+from ..ir.operands import Immediate, Operand, PhysicalAP, RegisterAccess, RegisterAP
 from ..numeric import NumericError, bit_pattern
 from .common import (
     SYMBOLIC_AP_MSG, BundleSpec, Context, plan_of, scalar_key, alu_wire, dtype_of, reg_id, reg_lo, reg_pair, register_of, require,
@@ -72,10 +73,7 @@ def full_key(op: Operand | None) -> tuple[Any, ...]:
     return scalar_key(op)
 
 
-def var_id(loc: MemoryLocation) -> int:
-    """D-8: the variable id of a memory location: its ``tensor_id``, else its 0-based index among
-    the memory locations of its function."""
-    return loc.tensor_id if loc.tensor_id is not None else loc.index
+var_id = VariableId.var_id  # D-8
 
 
 def _register_move_bundles(inst: RegisterMove, ctx: Context) -> list[BundleSpec]:
@@ -151,7 +149,7 @@ def _register_alu_bundles(inst: RegisterAlu, ctx: Context) -> list[BundleSpec]:
         return [BundleSpec(fmts["RegisterAlu.imm64" if is64 else "RegisterAlu.imm"], vals)]
     register_of(src2, "src2")
     vals.update(operand_mode=0, src2=reg_lo(ctx, src2, "src2"))
-    if ctx.decisions["D-7"] != "by-operand-mode":
+    if ctx.decisions.get(RegisterAluDtypes).register_path_has_dtypes:
         # D-7 alternative: both dtype bytes on the register path too.
         vals.update(src_dtype=DTYPE_INFO[dtype_of(src1, "src1")].wire, dst_dtype=DTYPE_INFO[dtype_of(dst, "dst")].wire)
     return [BundleSpec(fmts["RegisterAlu.reg64" if is64 else "RegisterAlu.reg"], vals)]
@@ -244,7 +242,7 @@ def _tensor_load_save_bundles(inst: TensorLoad | TensorSave, ctx: Context) -> li
         vals["var_offset"] = mem.offset * DTYPE_INFO[md].size
         return [BundleSpec(fmts["TensorLoadSave.imm"], vals)]
     assert isinstance(mem, RegisterAP) and mem.register is not None
-    if ctx.decisions["D-22"] == "offset-at-0x21":
+    if ctx.decisions.get(LoadSaveOffset).offset_register_in_reg_form:
         vals["addr_reg"] = reg_id(ctx, mem.register.lo, "memory address register")
         vals["offset_reg"] = offset_id
     else:
@@ -262,13 +260,10 @@ def _check_save_target(mem: PhysicalAP | RegisterAP, ctx: Context) -> None:
     if MemoryType.PSUM in types:
         raise EncodeError("TensorSave cannot store into PSUM", field="memory", value="PSUM", check="ls.save_psum")
     if ctx.target.arch_level == 20:
-        if ctx.decisions["D-11"] == "sbuf-refused-on-gen2":
-            if MemoryType.SB in types:
-                raise EncodeError("TensorSave into SBUF is refused on gen2 (module version 20): the compiler FATALs on "
-                                  "an SB store there (D-11)", field="memory", value="SB", check="ls.save_target")
-        elif any(t.is_dram for t in types):
-            raise EncodeError("TensorSave into DRAM is refused on gen2 under D-11=only-sbuf-on-gen2", field="memory",
-                              value="DRAM", check="ls.save_target")
+        d11 = ctx.decisions.get(SaveTargetsGen2)
+        why = d11.refusal(types)
+        if why is not None:
+            raise EncodeError(why, field="memory", value=d11.refused_space(), check="ls.save_target")
 
 
 register_move_bundles = _memoised("RegisterMove", _register_move_bundles)

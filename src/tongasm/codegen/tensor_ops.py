@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from ..errors import EncodeError
 from ..isa.enums import (
-    DTYPE_INFO, FLOAT_DTYPES, INTEGER_DTYPES, MEMSET_MODE_INVALID_MSG, PACKED_DTYPES, AluClass, AluOp, Dtype,
+    DTYPE_INFO, FLOAT_DTYPES, INTEGER_DTYPES, MEMSET_MODE_INVALID_MSG, PACKED_DTYPES, AluOp, Dtype,
     Engine, MemoryType, MemsetMode,
 )
+from ..isa.decisions.spec import BitvecOpcode, Int32OverrideGen2, PredicateFlags, ScalarImmediateDtype, SelectReduceFill
 from ..isa.formats import MOVESHAPE_DIMS
 from ..ir.instructions import CopyPredicated, Memset, MoveShape, TensorCopy, TensorTensor
 from ..ir.operands import Immediate, Operand, PhysicalAP, RegisterAccess, RegisterAP, SymbolicAP
@@ -59,15 +60,13 @@ def tensor_tensor_select(inst: TensorTensor, ctx: Context) -> tuple[int, int]:
     dts = [dtype_of(o, r) for o, r in ((inst.in0, "in0"), (inst.in1, "in1"), (inst.out, "out"))]
     all_int32 = all(d == Dtype.int32 for d in dts)
     if ctx.target.name == "gen2":
-        gate = engine == Engine.Pool or ctx.decisions["D-13"] == "no-engine-gate"
+        gate = ctx.decisions.get(Int32OverrideGen2).gate(engine == Engine.Pool)
         if gate and all_int32 and op in GEN2_INT32_OVERRIDE:
             return GEN2_INT32_OVERRIDE[op]
     else:
         if engine == Engine.Pool and all_int32 and op in GEN3_INT32_BAND:
             return 0x41, GEN3_INT32_BAND[op]
-    bitvec = alu_class(op) == AluClass.BITVEC
-    if op == AluOp.bypass and ctx.decisions["D-12"] == "bypass-bitvec":
-        bitvec = True
+    bitvec = ctx.decisions.get(BitvecOpcode).is_bitvec(op, alu_class(op))
     return (0x51 if bitvec else 0x41), wire
 
 
@@ -206,7 +205,7 @@ def _copy_predicated_scalar(inst: CopyPredicated, ctx: Context) -> BundleSpec:
     mask, src, dst = inst.mask, inst.src, inst.dst
     assert isinstance(src, Immediate) and dst is not None
     sd, dd = dtype_of(src, "src"), dtype_of(dst, "dst")
-    if ctx.decisions["D-27"] == "equal":
+    if ctx.decisions.get(ScalarImmediateDtype).must_equal:
         if sd != dd:  # D-27: BIR217
             raise EncodeError(BIR217_MSG, field="src.dtype", value=sd.name, limit=dd.name, check="cps.imm_dtype")
     elif not _same_kind(sd, dd):
@@ -220,7 +219,7 @@ def _copy_predicated_scalar(inst: CopyPredicated, ctx: Context) -> BundleSpec:
                           field="scalar", value=src.value, limit="32 bits", check="imm.value")
     rev = bool(inst.attr("reverse_pred"))
     # D-14: +0x21 = 1 iff reverse_pred is false (1 writes where the predicate is non-zero).
-    polarity = int(not rev) if ctx.decisions["D-14"] == "not-reverse-pred" else int(rev)
+    polarity = ctx.decisions.get(PredicateFlags).polarity(rev)
     vals = {
         "opcode": 0xE8,
         "mask_dtype": DTYPE_INFO[dtype_of(mask, "mask")].wire,  # type: ignore[arg-type]
@@ -238,8 +237,8 @@ def _select_reduce(inst: CopyPredicated, ctx: Context) -> BundleSpec:
     fmt = ctx.formats.by_name["SelectReduce"]
     mask, src, dst, fill = inst.mask, inst.src, inst.dst, inst.fill
     rev = bool(inst.attr("reverse_pred"))
-    d14 = ctx.decisions["D-14"]
-    if rev and d14 == "not-reverse-pred":
+    d14 = ctx.decisions.get(PredicateFlags)
+    if rev and d14.reverse_pred_has_no_field:
         raise EncodeError("SelectReduce: reverse_pred has no known field in the 0xEA bundle (D-14); refused",
                           field="reverse_pred", value=True, check="cp.reverse_pred")
     acc = inst.attr("acc")
@@ -247,7 +246,7 @@ def _select_reduce(inst: CopyPredicated, ctx: Context) -> BundleSpec:
         "opcode": 0xEA,
         "copy_op": 0x00,
         "reduce_op": alu_wire(inst.attr("op")),
-        "use_fill": (int(fill is not None) if d14 == "not-reverse-pred" else int(rev)),  # D-14
+        "use_fill": d14.use_fill(fill is not None, rev),  # D-14
         "mask_dtype": DTYPE_INFO[dtype_of(mask, "mask")].wire,  # type: ignore[arg-type]
         "src_dtype": DTYPE_INFO[dtype_of(src, "src")].wire,  # type: ignore[arg-type]
         "dst_dtype": DTYPE_INFO[dtype_of(dst, "dst")].wire,  # type: ignore[arg-type]
@@ -260,7 +259,7 @@ def _select_reduce(inst: CopyPredicated, ctx: Context) -> BundleSpec:
         descs["src"] = descriptor(src, fmt.slots["src"], ctx)
     if fill is not None:
         vals["fill_dtype"] = DTYPE_INFO[dtype_of(fill, "fill")].wire
-        one_byte = ctx.decisions["D-16"] == "one-byte"
+        one_byte = ctx.decisions.get(SelectReduceFill).one_byte
         if isinstance(fill, Immediate):
             fd = dtype_of(fill, "fill")
             try:

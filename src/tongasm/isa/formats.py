@@ -17,8 +17,12 @@ from functools import lru_cache
 from typing import Iterator, Mapping
 
 from .decisions import DEFAULT_DECISIONS, DecisionSet
+from .decisions.spec import (
+    HeaderWordLength, LoadSaveOffset, MoveShapeCounts, RegisterAluDtypes, SelectReduceFill, SelectReduceSrc,
+    SyncBandScope, UpdateModeWire,
+)
 from .descriptors import slot, slot_fields
-from .enums import ACC_WIRE, ALU_WIRE_NAMES, UPDATE_LUT, WAIT_WIRE, UpdateMode, WireDtype
+from .enums import ACC_WIRE, ALU_WIRE_NAMES, WAIT_WIRE, WireDtype
 from .fields import NONZERO, Conf, EnumTable, Field, Format, Kind, MatchValue, Slot
 from .opcodes import OPCODES, Op
 
@@ -35,14 +39,12 @@ OPCODE_TABLE = EnumTable("opcode", {o.byte: o.mnemonic for o in OPCODES.values()
 
 def update_table(ds: DecisionSet) -> EnumTable:
     """Names of the update-mode byte. D-2: LUT (default) or the raw ordinal."""
-    return _update_table(ds["D-2"])
+    return _update_table(ds.get(UpdateModeWire))
 
 
 @lru_cache(maxsize=None)
-def _update_table(reading: str) -> EnumTable:
-    if reading == "lut":
-        return EnumTable("update mode", {0: "none", **{w: m.name for m, w in UPDATE_LUT.items()}})
-    return EnumTable("update mode", {0: "evt_set (or none)", **{m.value: m.name for m in UpdateMode if m}})
+def _update_table(d2: UpdateModeWire) -> EnumTable:
+    return EnumTable("update mode", d2.names())
 
 
 def _u8(name: str, off: int, conf: Conf, doc: str, **kw: object) -> Field:
@@ -66,7 +68,7 @@ def _reg(name: str, off: int, conf: Conf, doc: str, decision: str | None = None)
 
 def header_fields(ds: DecisionSet, sp_op: bool) -> list[Field]:
     """+0x00..+0x03. D-1: +0x01 is 0x10 on every opcode (alternative: 0 on SP register-lane ops)."""
-    word_len = 0x10 if (ds["D-1"] == "0x10" or not sp_op) else 0x00
+    word_len = ds.get(HeaderWordLength).word_len(sp_op)
     return [
         Field("opcode", 0x00, 1, Kind.ENUM, enum=OPCODE_TABLE, conf=C, doc="opcode"),
         Field("inst_word_len", 0x01, 1, Kind.CONSTANT, const=word_len, conf=C, decision="D-1",
@@ -142,7 +144,8 @@ def _register_alu(ds: DecisionSet) -> list[Variant]:
     imm_off = 0x18
     imm32 = Field("imm", imm_off, 4, conf=C, decision="D-23", doc="immediate, bit pattern in src1's dtype")
     imm64 = Field("imm", imm_off, 8, conf=C, decision="D-23", doc="64-bit immediate")
-    reg_dtypes: tuple[Field, ...] = (count,) if ds["D-7"] == "by-operand-mode" else (src_dtype, dst_dtype)
+    reg_dtypes: tuple[Field, ...] = ((src_dtype, dst_dtype) if ds.get(RegisterAluDtypes).register_path_has_dtypes
+                                     else (count,))
     imm_dtypes = (src_dtype, dst_dtype)
     op = (OPCODES[0xA8],)
     reg_common = (op_f, *reg_dtypes, mode, dst, src1, src2, third)
@@ -176,7 +179,7 @@ def _tensor_load_save(ds: DecisionSet) -> list[Variant]:
         Field("var_id", 0x10, 4, conf=C, decision="D-8", doc="DRAM variable id"),
         Field("var_offset", 0x14, 4, conf=C, decision="D-8", doc="byte offset in the variable"),
     )
-    if ds["D-22"] == "offset-at-0x21":
+    if ds.get(LoadSaveOffset).offset_register_in_reg_form:
         reg_regs: tuple[Field, ...] = (
             _reg("addr_reg", 0x10, C, "register holding the memory address (regref)"),
             _reg("offset_reg", 0x11, D, "offset operand register, 0 if none", "D-22"),
@@ -238,7 +241,7 @@ def _copy_predicated(ds: DecisionSet) -> list[Variant]:
         ),
         (slot("dst", 0x10, 3, dtype="dst_dtype", write=True, conf=H), slot("mask", 0x30, 3, dtype="mask_dtype", conf=H)),
     )
-    if ds["D-16"] == "one-byte":
+    if ds.get(SelectReduceFill).one_byte:
         fill: tuple[Field, ...] = (
             Field("fill", 0x27, 1, conf=D, decision="D-16", doc="fill: register id, or the immediate's low byte"),
         )
@@ -249,7 +252,7 @@ def _copy_predicated(ds: DecisionSet) -> list[Variant]:
         )
     reduce_slots = [slot("dst", 0x18, 2, dtype="dst_dtype", write=True, conf=H),
                     slot("mask", 0x30, 2, dtype="mask_dtype", conf=H)]
-    if ds["D-15"] == "tensor2d-at-0x0c":
+    if ds.get(SelectReduceSrc).encoded:
         reduce_slots.insert(0, slot("src", 0x0C, 2, dtype="src_dtype", conf=D, decision="D-15"))
     reduce = Variant(
         "SelectReduce", (OPCODES[0xEA],),
@@ -304,7 +307,7 @@ MOVESHAPE_DIMS = 4
 def _move_shape(ds: DecisionSet) -> list[Variant]:
     """SPEC §4.9 MoveShape 0xB2: four u32 byte steps and four counts (D-20: u16 or u32)."""
     steps_off, counts_off = 0x20, 0x30
-    count_size = 2 if ds["D-20"] == "u16" else 4
+    count_size = ds.get(MoveShapeCounts).count_size
     body: list[Field] = [
         Field("shape_const", 0x0C, 2, Kind.CONSTANT, const=0x0100, conf=C, doc="constant 0x0100"),
         Field("flag", 0x0E, 1, Kind.CONSTANT, const=1, conf=C, doc="constant 1"),
@@ -333,7 +336,7 @@ class FormatSet:
         for build in _BUILDERS:
             for v in build(decisions):
                 sp_op = all(o.family == "sp" for o in v.opcodes)
-                with_sync = decisions["D-3"] == "all" or sp_op
+                with_sync = decisions.get(SyncBandScope).carries_sync(sp_op)
                 fields = [*header_fields(decisions, sp_op), *(sync_fields(decisions) if with_sync else ()),
                           *v.body]
                 for s in v.slots:

@@ -90,6 +90,8 @@ def formats_markdown(decisions: DecisionSet = DEFAULT_DECISIONS) -> str:
             "the default and `--decision D-n=READING` selects another.", "",
             "| id | subject | readings (default first) |", "|---|---|---|"]
     for d in DECISIONS.values():
+        if d.kind == "simulator":  # the S-n are semantics, not wire formats: `tongasm decisions` lists them
+            continue
         readings = "<br>".join(f"`{c}`: {_cell(d.readings[c])}" for c in d.choices)
         out.append(f"| {d.id} | {_cell(d.subject)} | {readings} |")
     return "\n".join(out) + "\n"

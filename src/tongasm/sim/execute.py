@@ -13,6 +13,7 @@ import numpy as np
 
 from ..decode.bundle import DecodedBundle
 from ..isa.decisions import DecisionSet
+from ..isa.decisions.spec import FreeDimOrder
 from ..isa.descriptors import decode_addr4
 from ..isa.enums import ACC_WIRE, ALU_FROM_WIRE, ALU_INT_BAND, AccType, AluClass, AluOp
 from ..isa.fields import Format
@@ -36,9 +37,7 @@ class Ctx:
         """(view, wire dtype) of a descriptor slot: partitions x free dims outermost first (D-6)."""
         f = self.f
         addr_k, dim_ks, dtype_k = _ap_keys(self.d.fmt, name)
-        outer_first = tuple((f[sk], f[nk]) for sk, nk in dim_ks)
-        if self.ds["D-6"] == "innermost-first":
-            outer_first = outer_first[::-1]
+        outer_first = tuple(self.ds.get(FreeDimOrder).from_slots([(f[sk], f[nk]) for sk, nk in dim_ks]))
         w = f[dtype_k]
         try:
             view = self.m.tensor_view(self.engine, f[addr_k], f["num_partitions"], outer_first, w)

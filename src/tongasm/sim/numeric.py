@@ -3,7 +3,7 @@
 These are the only code the bundle simulator and the IR reference interpreter share. Everything
 is vectorised with numpy and ml_dtypes and keyed by *wire* dtype tags (what a bundle carries;
 the interpreter maps its BIR dtypes through the spec's LUT). Each rule cites its S-n decision
-(:mod:`tongasm.sim.decisions`).
+(:mod:`tongasm.isa.decisions.semantics`).
 """
 
 from __future__ import annotations

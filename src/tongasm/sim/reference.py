@@ -19,7 +19,7 @@ not import codegen, decode, text, check or the bundle simulator (``sim.machine``
   :attr:`ReferenceResult.unmet_waits` (the engines would then run in another order).
 
 What it shares is the numeric kernels (:mod:`tongasm.sim.numeric`), the S-n decisions
-(:mod:`tongasm.sim.decisions`, cited inline), :func:`tongasm.numeric.bit_pattern` for immediates, the
+(:mod:`tongasm.isa.decisions.semantics`, cited inline), :func:`tongasm.numeric.bit_pattern` for immediates, the
 ISA enum tables and the variable metadata of :mod:`tongasm.sim.memory` (so inputs and outputs use
 the same layout as :class:`tongasm.sim.run.RunResult`).
 """
@@ -33,8 +33,11 @@ import numpy as np
 
 from ..errors import TongasmError
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
+from ..isa.decisions.spec import (
+    BitvecOpcode, Int32OverrideGen2, PredicateFlags, SaveTargetsGen2, SelectReduceFill, SharedSyncValue, UpdateModeWire,
+)
 from ..isa.enums import (
-    ALU_WIRE, DTYPE_INFO, ENGINE_STREAM, INT64_DTYPES, PACKED_DTYPES, VALUELESS_UPDATES, AccType, AluClass, AluOp,
+    ALU_WIRE, DTYPE_INFO, ENGINE_STREAM, INT64_DTYPES, PACKED_DTYPES, VALUELESS_UPDATES, AccType, AluOp,
     Dtype, Engine, MemoryType, MemsetMode, UpdateMode, WaitMode,
 )
 from ..isa.targets import DEFAULT_TARGET, TARGETS, Target, get_target
@@ -442,7 +445,7 @@ class _Interpreter:
                     dword = w.value or 0
                 else:
                     dword = w.register.lo
-                if (inst.sync.updates and self.ds["D-4"] == "update-wins"
+                if (inst.sync.updates and not self.ds.get(SharedSyncValue).refuses
                         and inst.sync.updates[0].mode not in VALUELESS_UPDATES):
                     dword = inst.sync.updates[0].value or 0  # ... which D-4=update-wins overwrites
                 need_v = _signed32(dword if w.mode == WaitMode.sem_ge_imm else self.s.reg(engine, dword))
@@ -462,7 +465,7 @@ class _Interpreter:
             if not isinstance(u.mode, UpdateMode):
                 raise InterpretError(f"unknown update mode {u.mode}")
             value = _signed32(u.value or 0)
-            if u.mode == UpdateMode.evt_set and self.ds["D-2"] == "raw" and u.index == 0:
+            if u.mode == UpdateMode.evt_set and not self.ds.get(UpdateModeWire).zero_is_none and u.index == 0:
                 # D-2=raw writes evt_set as mode 0, so "set event 0" is an all-zero update band: it
                 # reads as no update unless the shared dword carries its value (and no sem_ge wait's).
                 sem_wait = any(w.mode in (WaitMode.sem_ge_imm, WaitMode.sem_ge_reg) for w in inst.sync.waits)
@@ -531,15 +534,14 @@ class _Interpreter:
         all_int32 = all(d == Dtype.int32 for d in dts)
         # The GPSIMD int32 forms (D-13 on gen2, D-21 on gen3) compute in integers (S-4).
         if self.s.target.name == "gen2":
-            gate = engine == "pool" or self.ds["D-13"] == "no-engine-gate"
+            gate = self.ds.get(Int32OverrideGen2).gate(engine == "pool")
             gpsimd = gate and all_int32 and op in _GEN2_INT32_OPS
         else:
             gpsimd = engine == "pool" and all_int32 and op in _GEN3_INT32_OPS
         all_int = numeric.is_int(a.w) and numeric.is_int(b.w) and numeric.is_int(o.w)
         int_path = gpsimd or (engine == "pool" and all_int)  # S-4
         # D-12: bypass is arithmetic unless the bit-vector reading is selected.
-        bitvec = not gpsimd and (ALU_WIRE[op][1] == AluClass.BITVEC
-                                 or (op == AluOp.bypass and self.ds["D-12"] == "bypass-bitvec"))
+        bitvec = not gpsimd and self.ds.get(BitvecOpcode).is_bitvec(op, ALU_WIRE[op][1])
         A, B = self.s.read(a), self.s.read(b)
         self.s.write(o, numeric.tensor_tensor(op, A, a.w, B, b.w, o.w, int_path=int_path, bitvec=bitvec))
 
@@ -547,8 +549,7 @@ class _Interpreter:
 
     def polarity_true(self, reverse_pred: bool) -> bool:
         """D-14: whether CopyPredicatedScalar writes where the predicate is non-zero (flag 1)."""
-        flag = (not reverse_pred) if self.ds["D-14"] == "not-reverse-pred" else reverse_pred
-        return bool(flag)
+        return bool(self.ds.get(PredicateFlags).polarity(reverse_pred))
 
     def scalar_value(self, imm: Immediate, w_dst: int, role: str) -> Any:
         """An immediate as one element of the dst wire dtype: its bits in its own dtype, converted (S-10)."""
@@ -603,12 +604,10 @@ class _Interpreter:
         fill_op = inst.fill
         # D-14: the +0x26 flag is "a fill is given" (default) or reverse_pred (alternative); the
         # bundle reads it as use-false-fill either way.
-        if self.ds["D-14"] == "not-reverse-pred":
-            if rev:
-                raise InterpretError("SelectReduce: reverse_pred has no known field (D-14)")
-            use_fill = fill_op is not None
-        else:
-            use_fill = rev
+        d14 = self.ds.get(PredicateFlags)
+        if rev and d14.reverse_pred_has_no_field:
+            raise InterpretError("SelectReduce: reverse_pred has no known field (D-14)")
+        use_fill = bool(d14.use_fill(fill_op is not None, rev))
         D = self.s.read(dst)
         sel = numeric.predicate(self.s.read(mask)).reshape(D.shape)
         S = self.s.read(src).reshape(D.shape)
@@ -635,7 +634,7 @@ class _Interpreter:
         wf = _wire(fill, "fill")
         if isinstance(fill, Immediate):
             bits = _bits(fill.value, _dtype(fill, "fill"), "fill")
-            if self.ds["D-16"] == "one-byte" and bits > 0xFF:
+            if self.ds.get(SelectReduceFill).one_byte and bits > 0xFF:
                 raise InterpretError(f"SelectReduce fill {fill.value!r}: only a one-byte bit pattern survives (D-16)")
             if bits > 0xFFFFFFFF:
                 raise InterpretError(f"SelectReduce fill {fill.value!r} needs more than 32 bits")
@@ -842,10 +841,9 @@ class _Interpreter:
         if MemoryType.PSUM in types:
             raise InterpretError("TensorSave cannot store into PSUM")
         if self.s.target.arch_level == 20:
-            if self.ds["D-11"] == "sbuf-refused-on-gen2" and MemoryType.SB in types:
-                raise InterpretError("TensorSave into SBUF is refused on gen2 (D-11)")
-            if self.ds["D-11"] == "only-sbuf-on-gen2" and any(t.is_dram for t in types):
-                raise InterpretError("TensorSave into DRAM is refused on gen2 (D-11=only-sbuf-on-gen2)")
+            why = self.ds.get(SaveTargetsGen2).refusal(types)
+            if why is not None:
+                raise InterpretError(why)
 
     def _ls_bytes(self, mem: PhysicalAP | RegisterAP, md: Dtype, rel: int, n: int, engine: str) -> np.ndarray:
         """A writable view of the ``n`` bytes a TensorLoad/Save lane touches."""

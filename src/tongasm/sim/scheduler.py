@@ -14,7 +14,8 @@ from typing import Callable
 
 from ..decode.bundle import DecodedBundle, DecodeFailure, iter_stream
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
-from ..isa.enums import UPDATE_LUT, WAIT_WIRE, UpdateMode, WaitMode
+from ..isa.decisions.spec import UpdateModeWire
+from ..isa.enums import WAIT_WIRE, UpdateMode, WaitMode
 from ..isa.formats import build_formats
 from .execute import execute
 from .machine import ENGINES, Machine, SimError
@@ -84,8 +85,8 @@ class Scheduler:
         self.ds = decisions
         self.trace = trace
         self.stats = RunStats()
-        lut = {w: m for m, w in UPDATE_LUT.items()} if decisions["D-2"] == "lut" else {m.value: m for m in UpdateMode}
-        self._update = lut
+        self._d2 = decisions.get(UpdateModeWire)
+        self._update = self._d2.by_wire()
 
     # --- sync -----------------------------------------------------------------------------------
 
@@ -113,7 +114,7 @@ class Scheduler:
         if f.get("wait_mode") == WAIT_WIRE[WaitMode.evt_set_clear]:
             self.m.events[f["wait_idx"]] = False  # the waiter clears the event
         mode = f.get("update_mode", 0)
-        if mode == 0 and self.ds["D-2"] == "lut":
+        if mode == 0 and self._d2.zero_is_none:
             return
         if mode == 0 and f.get("update_idx", 0) == 0:
             # D-2=raw: mode 0 is evt_set, but an all-zero band is no update. The shared dword tells

@@ -15,8 +15,9 @@ from ..check.registry import CheckSet, Finding
 from ..check.runner import check_bundle
 from ..decode.bundle import why_undecodable
 from ..isa.decisions import DECISIONS, DEFAULT_DECISIONS, DecisionSet
+from ..isa.decisions.spec import FreeDimOrder, UpdateModeWire
 from ..isa.descriptors import decode_addr4
-from ..isa.enums import UPDATE_LUT, WAIT_WIRE, UpdateMode, WaitMode
+from ..isa.enums import VALUELESS_UPDATES, WAIT_WIRE, WaitMode
 from ..isa.fields import BUNDLE_SIZE, Conf, Field, Format, Kind
 from ..isa.formats import build_formats
 from ..isa.opcodes import ISA_OPCODE_NAMES, OPCODES, opcode_name
@@ -112,8 +113,7 @@ def _meaning(fmt: Format, f: Field, v: int, fields: dict[str, int], ds: Decision
     if f.slot and (".step" in f.name or ".num" in f.name):
         s = fmt.slots[f.slot]
         i = int(f.name[-1])
-        order = ds["D-6"]
-        which = (f"free dim {i} from the innermost" if order == "innermost-first" else f"free dim {i} from the outermost")
+        which = ds.get(FreeDimOrder).slot_meaning(i)
         if i >= 1 and all(fields[f"{s.name}.{k}{j}"] == 1 for j in range(i, s.ndims) for k in ("step", "num")):
             which = "unused slot ({1,1} fill)"
         what = f"step {v} element{'s' * (abs(v) != 1)}" if ".step" in f.name else f"count {v}"
@@ -131,9 +131,9 @@ def _sync_value_meaning(v: int, fields: dict[str, int], ds: DecisionSet) -> str:
     elif wm == WAIT_WIRE[WaitMode.sem_ge_reg]:
         users.append(f"wait register r{v}")
     um = fields.get("update_mode", 0)
-    lut = {w: m for m, w in UPDATE_LUT.items()} if ds["D-2"] == "lut" else {m.value: m for m in UpdateMode}
-    mode = lut.get(um)
-    if mode is not None and not (um == 0 and ds["D-2"] == "lut") and mode not in (UpdateMode.sem_inc, UpdateMode.sem_dec):
+    d2 = ds.get(UpdateModeWire)
+    mode = d2.mode(um)
+    if mode is not None and not (um == 0 and d2.zero_is_none) and mode not in VALUELESS_UPDATES:
         users.append(f"update value {v}")
     if len(users) > 1:
         return " and ".join(users) + " (one shared dword: D-4)"

@@ -26,8 +26,9 @@ from typing import Callable, Iterable
 
 from ..errors import TongasmError
 from ..isa.decisions import DecisionSet
+from ..isa.decisions.spec import FreeDimOrder, UpdateModeWire
 from ..isa.descriptors import PSUM_BANK_BYTES, addr4_psum, addr4_register, addr4_sbuf, decode_addr4
-from ..isa.enums import UPDATE_LUT, VALUELESS_UPDATES, WAIT_WIRE, UpdateMode, WaitMode, WireDtype
+from ..isa.enums import VALUELESS_UPDATES, WAIT_WIRE, UpdateMode, WaitMode, WireDtype
 from ..isa.fields import BUNDLE_SIZE, NONZERO, EnumTable, Field, Format, Slot
 from ..isa.formats import ACC_TABLE, ALU_TABLE
 
@@ -324,7 +325,7 @@ class ApOp(Operand):
         while slots and slots[-1] == (1, 1):
             slots.pop()
         # D-6: slots hold free dims innermost first; print outermost first.
-        return slots[::-1] if c.decisions["D-6"] == "innermost-first" else slots
+        return c.decisions.get(FreeDimOrder).from_slots(slots)
 
     def render(self, c: Ctx) -> str:
         s = self.slot
@@ -382,7 +383,7 @@ class ApOp(Operand):
         dims = [(int(a), int(b)) for a, b in re.findall(r"\[(-?\d+)x(\d+)\]", m.group("dims") or "")]
         if len(dims) > s.ndims:
             raise ParseError(f"{s.name}: {len(dims)} free dims, but a {s.type_name} holds {s.ndims}", col)
-        slots = dims[::-1] if c.decisions["D-6"] == "innermost-first" else dims
+        slots = c.decisions.get(FreeDimOrder).to_slots(dims)
         slots += [(1, 1)] * (s.ndims - len(slots))
         for i, (st, n) in enumerate(slots):
             _set(c, f"{s.name}.step{i}", st, s.name, col)
@@ -551,13 +552,11 @@ _WAIT_BY_WIRE = {w: m for m, w in WAIT_WIRE.items()}
 
 
 def _update_by_wire(ds: DecisionSet) -> dict[int, UpdateMode]:
-    if ds["D-2"] == "lut":
-        return {w: m for m, w in UPDATE_LUT.items()}
-    return {m.value: m for m in UpdateMode}
+    return ds.get(UpdateModeWire).by_wire()
 
 
 def _update_wire(ds: DecisionSet, m: UpdateMode) -> int:
-    return UPDATE_LUT[m] if ds["D-2"] == "lut" else int(m)
+    return ds.get(UpdateModeWire).wire(m)
 
 
 def render_sync(v: dict[str, int], ds: DecisionSet) -> tuple[str | None, set[str]]:

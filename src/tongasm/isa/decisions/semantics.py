@@ -1,0 +1,205 @@
+"""The S-n decisions of the simulator: what tongasm's simulator and reference interpreter compute
+where the semantic sources (``background/semantics.md``, the real NEFFs) disagree or are silent.
+
+Each is a decision with its reason; the numeric kernels (:mod:`tongasm.sim.numeric`), the bundle
+simulator and the IR reference interpreter follow them and cite their ids where the code depends on
+them. Most have one reading (the behaviour is implemented once); those with alternatives are
+selectable like any D-n.
+"""
+
+from __future__ import annotations
+
+from .base import Decision, Reading
+
+
+class FloatToInt(Decision):
+    id = "S-1"
+    subject = "float → integer conversion"
+    reason = (
+        "semantics §3 item 6: the cast page says truncation (numpy astype); the book says narrowing clamps; "
+        "numpy's wrap/INT_MIN is an x86 artefact, not a device rule"
+    )
+    CHOSEN = Reading("truncate-saturate", "truncate toward zero, saturate to the destination range, NaN → 0")
+
+
+class FloatNarrowing(Decision):
+    id = "S-2"
+    subject = "float → narrower float"
+    reason = (
+        "semantics §3 items 5 and 9: one rounding mode (RNE); the compiler's FP8 config defaults to "
+        "saturation; bf16/fp16 narrowing keeps inf (range_select note)"
+    )
+    CHOSEN = Reading(
+        "rne",
+        "round to nearest even; float8 saturates to its largest finite value, bfloat16/float16 overflow to ±inf; NaN stays NaN",
+    )
+
+
+class WireElementType(Decision):
+    id = "S-3"
+    subject = "which element type a wire dtype computes as"
+    reason = (
+        "the wire tag is all the bundle carries; 0x0E is shared by float8e4 and float8_e4m3fn and the "
+        "runtime's default e4m3 range (emax 8, saturation) matches e4m3fn (semantics §2.3); float32r rounding"
+        " is undocumented (§14)"
+    )
+    CHOSEN = Reading(
+        "e4m3fn",
+        "0x0E → float8_e4m3fn, 0x0D → float8_e3m4, 0x0F → float8_e5m2, 0x03 → uint8, 0x05 → uint16, 0x0B (float32r) → float32",
+    )
+
+
+class TensorTensorPath(Decision):
+    id = "S-4"
+    subject = "TensorTensor arithmetic path"
+    reason = (
+        "semantics §3 items 1 and 8: VectorE/ScalarE do arithmetic in fp32; GpSimd has true integer "
+        "arithmetic that wraps"
+    )
+    CHOSEN = Reading(
+        "fp32-hub",
+        "float32 hub (inputs → fp32, op in fp32, result → dst dtype), except the integer path: the GPSIMD int32 forms (0x8A, 0x8E, band 0xC4..0xC7) and any op on the Pool engine whose in0, in1 and out are all integers compute exactly in integers and wrap to the dst width",
+    )
+
+
+class CompareResults(Decision):
+    id = "S-5"
+    subject = "comparison and logical results"
+    reason = "semantics §4.3"
+    CHOSEN = Reading(
+        "one-zero", "1 where true, 0 where false, written in the dst dtype; logical ops test operands != 0"
+    )
+
+
+class BitvecOps(Decision):
+    id = "S-6"
+    subject = "bit-vector ops and shifts"
+    reason = "semantics §3 item 2; over-wide shifts are undocumented (§14)"
+    CHOSEN = Reading(
+        "raw-bits",
+        "on the raw bits of each input (unsigned, its own width); the result is cut or zero-extended to the dst width; a shift amount >= the width gives 0 (arith right: sign fill)",
+    )
+
+
+class DivisionAndMod(Decision):
+    id = "S-7"
+    subject = "division and mod"
+    reason = "semantics §4.3 and §14: the device value for a zero divisor is undocumented"
+    CHOSEN = Reading(
+        "ieee-truncating",
+        "float: IEEE (x/0 → ±inf or NaN), mod = C fmod; integer: truncating quotient, C remainder (sign of the dividend); integer x/0 and x%0 give 0",
+    )
+
+
+class NanInMaxMin(Decision):
+    id = "S-8"
+    subject = "NaN in max/min"
+    reason = "semantics §14: undocumented for DVE; this matches a plain numpy reference"
+    CHOSEN = Reading("propagate", "NaN propagates (numpy maximum/minimum)")
+
+
+class PowRsqrtAbs(Decision):
+    id = "S-9"
+    subject = "pow, rsqrt, abs"
+    reason = "semantics §4.3: the device uses approximations that are not bit-exact"
+    CHOSEN = Reading("fp32", "pow = numpy power in fp32; rsqrt = 1/sqrt in fp32; abs = |a| (b ignored); bypass = a")
+
+
+class PredicatedWrites(Decision):
+    id = "S-10"
+    subject = "predicated writes"
+    reason = "semantics §5, §8.1, §8.2"
+    CHOSEN = Reading(
+        "nonzero-true",
+        "a predicate element is true iff its bits are non-zero; unwritten lanes keep the dst value; 0x72 copies bits, 0x99 converts through fp32 (S-1/S-2); 0xE8 writes its scalar where the predicate is non-zero when the polarity flag is 1 and where it is zero when the flag is 0 (D-14)",
+    )
+
+
+class SelectReduceSemantics(Decision):
+    id = "S-11"
+    subject = "SelectReduce"
+    reason = (
+        "semantics §8.3 (NKI reading of the false lanes with a fill; the book's merge reading without one); "
+        "the accumulator is engine state, not memory"
+    )
+    CHOSEN = Reading(
+        "nki-fill",
+        "dst = predicate ? src : (fill if the use-fill flag is set, else the old dst); the per-partition max of the resulting row goes to the engine's accumulator: Idle leaves it, Zero resets it to -inf, ZeroAccumulate and LoadAccumulate set it to the row max, AddAccumulate takes max(acc, row max)",
+    )
+
+
+class RandomFill(Decision):
+    id = "S-12"
+    subject = "Memset Random (xorwow)"
+    reason = "semantics §10.2: the draw order, lane mapping and seeding are undocumented"
+    CHOSEN = Reading(
+        "xorwow",
+        "one xorwow state per engine and partition, initialised to Marsaglia's seeds with s0 = 123456789 XOR (seed + partition); one draw per element, in access-pattern order (outermost first) within each partition; the low bits of the 32-bit draw fill the element",
+    )
+
+
+class Registers(Decision):
+    id = "S-13"
+    subject = "registers"
+    reason = "semantics §12.1 and §12.3 (BIR-sim doRegisterAlu<int>/<long>); KLR initialises to 0"
+    CHOSEN = Reading(
+        "int32-wrap",
+        "62 physical 32-bit registers per engine, all 0 at start; RegisterAlu computes in two's complement int32 (int64 for a pair when 64-bit), wrapping, whatever the dtypes say; float bits are not special",
+    )
+
+
+class LoadSaveLanes(Decision):
+    id = "S-14"
+    subject = "TensorLoad / TensorSave"
+    reason = "semantics §12.4: the register path's details are undocumented beyond the encoders"
+    CHOSEN = Reading(
+        "lanes",
+        "the m2d pattern counts lanes of its wire dtype (64-bit data = two int32 lanes, lo first); a 32-bit load reads lane 0 into the data register, a 64-bit load lanes 0 and 1 into lo/hi; save writes the same lanes; an offset register adds its value, in elements, to the start; the IMM form addresses variable var_id at byte var_offset; the REG form's register holds an ADDR4-style SBUF/PSUM address; from bytes, data is 64-bit iff num_elem[0] is even and +0x21 = +0x20 + 1",
+    )
+
+
+class MoveShapeEffect(Decision):
+    id = "S-15"
+    subject = "MoveShape"
+    reason = "SPEC §4.9: a DMA helper"
+    CHOSEN = Reading(
+        "shape-registers", "loads the engine's shape registers (steps, counts, direction); no memory effect"
+    )
+
+
+class Synchronisation(Decision):
+    id = "S-16"
+    subject = "synchronisation"
+    reason = "semantics §12 / sp-and-enums §2.7 (the BIR-sim's needWait / actOn)"
+    CHOSEN = Reading(
+        "in-order-turns",
+        "256 int32 semaphores and 256 event bits, all 0 at start; a bundle's wait is checked before it runs (an evt_set_clear wait consumes the event); its update is applied after it runs; engines take turns one bundle at a time in the order pool, act, pe, dma, dve, sp",
+    )
+
+
+class InitialMemory(Decision):
+    id = "S-17"
+    subject = "initial memory"
+    reason = "the sources do not say; zero makes runs reproducible"
+    CHOSEN = Reading("zero", "SBUF and PSUM start zeroed; inputs are written before the run")
+
+
+class AccumulatorInit(Decision):
+    id = "S-18"
+    subject = "accumulator initial value"
+    reason = "NKI: reset_reduce resets the accumulators to -inf"
+    CHOSEN = Reading("minus-inf", "-inf per engine and partition")
+
+
+class RepeatedWrites(Decision):
+    id = "S-19"
+    subject = "a destination access pattern that reaches one element more than once"
+    reason = (
+        "SPEC §3.4 passes a 0 step through (a broadcast), so a destination can name one element several "
+        "times; the sources do not say which write survives; an engine streaming the pattern in order leaves "
+        "the last"
+    )
+    CHOSEN = Reading(
+        "last-wins",
+        "the last write in access-pattern order wins (free dims outermost first, the innermost fastest); every input is read before the first write",
+    )
