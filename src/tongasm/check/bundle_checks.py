@@ -25,7 +25,7 @@ from ..isa.enums import (
     WIRE_DTYPE_ALIGN, AccType, AluOp, UpdateMode, WaitMode, WAIT_WIRE,
 )
 from ..isa.fields import BUNDLE_SIZE, Field, Format, Kind, Slot
-from ..isa.formats import ACC_TABLE, ALU_TABLE, WIRE_DTYPE_TABLE, update_table
+from ..isa.tables import ACC_TABLE, ALU_TABLE, WIRE_DTYPE_TABLE, update_table
 from ..isa.targets import Target
 from .registry import Finding, register
 
@@ -60,10 +60,19 @@ class BundleCheck:
 BUNDLE_CHECKS: list[BundleCheck] = []
 
 
-def bundle_check(id: str, title: str, source: str, *, applies: Callable[[Format], bool] = lambda f: True,
-                 pedantic: bool = False, stage: str = "isa") -> Callable[[BundleCheckFn], BundleCheckFn]:
-    """Declare a bundle check (id, one-line title, spec source) and the layouts it applies to."""
+def bundle_check(id: str, title: str, source: str, *, applies: Callable[[Format], bool] | None = None,
+                 when: Callable[[Format], bool] | None = None, pedantic: bool = False,
+                 stage: str = "isa") -> Callable[[BundleCheckFn], BundleCheckFn]:
+    """Declare a bundle check (id, one-line title, spec source) and the layouts it applies to.
+
+    A *structural* check gives ``applies`` (a test on the layout's declarations: it has slots, an
+    enum field of some kind...). Otherwise it is a *family* check: it applies to the layouts whose
+    record lists its id in ``checks`` (and, if given, for which ``when`` holds).
+    """
     register(id, title, source, "bundle", pedantic=pedantic, stage=stage)
+    if applies is None:
+        def applies(f: Format) -> bool:
+            return id in f.layout.checks and (when is None or when(f))
 
     def deco(fn: BundleCheckFn) -> BundleCheckFn:
         BUNDLE_CHECKS.append(BundleCheck(id, applies, fn, stage))
@@ -76,10 +85,6 @@ def _f(check: str, message: str, field: str | None = None, value: object = None,
     return Finding(check, message, field, value, allowed)
 
 
-def _named(fmt_names: tuple[str, ...]) -> Callable[[Format], bool]:
-    return lambda f: f.name in fmt_names
-
-
 def _has(field: str) -> Callable[[Format], bool]:
     return lambda f: field in f.field_map
 
@@ -87,7 +92,7 @@ def _has(field: str) -> Callable[[Format], bool]:
 # --- bytes and constants (SPEC §3.1, §3.2) ----------------------------------------------------------
 
 @bundle_check("field.constant", "constant and reserved fields hold their value (inst_word_len 0x10, reserved 0...)",
-              "SPEC §3.2, D-1")
+              "SPEC §3.2, D-1", applies=lambda f: True)
 def _constants(b: BundleView) -> Iterator[Finding]:
     for f in _fields_where(b.fmt, "const"):
         if b.fields[f.name] != f.const:
@@ -96,7 +101,7 @@ def _constants(b: BundleView) -> Iterator[Finding]:
 
 
 @bundle_check("bundle.unexplained", "every non-zero byte belongs to a field of the bundle's layout (unwritten "
-              "bytes are 0x00)", "SPEC §3.1")
+              "bytes are 0x00)", "SPEC §3.1", applies=lambda f: True)
 def _unexplained(b: BundleView) -> Iterator[Finding]:
     mask = _covered(b.fmt)
     if not int.from_bytes(b.raw, "little") & ~int.from_bytes(mask, "little"):
@@ -384,11 +389,10 @@ def _partitions(b: BundleView) -> Iterator[Finding]:
 _CLASS = {wire: cls for _op, (wire, cls) in ALU_WIRE.items()}
 _BYPASS = ALU_WIRE[AluOp.bypass][0]
 _INT32 = 0x08
-_tt = _named(("TensorTensor",))
 
 
 @bundle_check("tt.opcode_class", "0x51 carries a bit-vector ALU op, 0x41 an arithmetic or compare op (bypass on "
-              "0x41)", "SPEC §4.4, D-12", applies=_tt)
+              "0x41)", "SPEC §4.4, D-12")
 def _tt_class(b: BundleView) -> Iterator[Finding]:
     op, byte = b.opcode, b.fields["op"]
     if op not in (0x41, 0x51) or byte in ALU_INT_BAND or byte not in _CLASS:
@@ -403,7 +407,7 @@ def _tt_class(b: BundleView) -> Iterator[Finding]:
 
 
 @bundle_check("tt.int_band", "the GPSIMD int32 forms are coherent: 0x8A/0xC4 and 0x8E/0xC5 on gen2, the 0xC4..0xC7 "
-              "band on 0x41 on gen3, all operands int32, on the Pool engine", "SPEC §4.4, D-13, D-21", applies=_tt)
+              "band on 0x41 on gen3, all operands int32, on the Pool engine", "SPEC §4.4, D-13, D-21")
 def _tt_band(b: BundleView) -> Iterator[Finding]:
     op, byte = b.opcode, b.fields["op"]
     fv = b.fields
@@ -430,7 +434,7 @@ def _tt_band(b: BundleView) -> Iterator[Finding]:
         yield _f("tt.int_band", "the GPSIMD int32 forms run on the Pool engine", "engine", b.stream, "pool")
 
 
-@bundle_check("tt.gpsimd_psum", "GPSIMD (Pool) cannot read PSUM", "SPEC §4.4", applies=_tt)
+@bundle_check("tt.gpsimd_psum", "GPSIMD (Pool) cannot read PSUM", "SPEC §4.4")
 def _tt_psum(b: BundleView) -> Iterator[Finding]:
     if b.stream != "pool":
         return
@@ -445,7 +449,7 @@ _INT_WIRE = {2, 3, 4, 5, 8, 9}
 
 
 @bundle_check("tt.alu_legal", "ALU ops the ISA header allows on TensorTensor 0x41 (no divide/rsqrt; mod only on "
-              "integers)", "semantics dossier §4.2 (ISA header)", applies=_tt, pedantic=True)
+              "integers)", "semantics dossier §4.2 (ISA header)", pedantic=True)
 def _tt_alu_legal(b: BundleView) -> Iterator[Finding]:
     if b.opcode != 0x41:
         return
@@ -471,10 +475,7 @@ def _datapath(b: BundleView) -> Iterator[Finding]:
 
 # --- CopyPredicated family (SPEC §4.5) -------------------------------------------------------------------
 
-_pred = _named(("CopyPredicated", "CopyPredicatedScalar", "SelectReduce"))
-
-
-@bundle_check("cp.mask_dtype", "the predicate mask is an 8/16/32-bit integer", "SPEC §4.5", applies=_pred)
+@bundle_check("cp.mask_dtype", "the predicate mask is an 8/16/32-bit integer", "SPEC §4.5")
 def _mask_dtype(b: BundleView) -> Iterator[Finding]:
     v = b.fields["mask_dtype"]
     if v not in INT_MASK_WIRE_DTYPES:
@@ -492,48 +493,41 @@ def _equal_elements(check: str) -> Callable[[BundleView], Iterator[Finding]]:
     return fn
 
 
-bundle_check("cp.equal_elements", "tensor src, mask and dst have equal element counts", "SPEC §4.5",
-             applies=_pred)(_equal_elements("cp.equal_elements"))
+bundle_check("cp.equal_elements", "tensor src, mask and dst have equal element counts", "SPEC §4.5")(_equal_elements("cp.equal_elements"))
 bundle_check("tt.equal_elements", "TensorTensor in0, in1 and out have equal element counts per partition",
-             "semantics.md §TensorTensor (a 0 step broadcasts; only the counts must agree)",
-             applies=_named(("TensorTensor",)))(_equal_elements("tt.equal_elements"))
+             "semantics.md §TensorTensor (a 0 step broadcasts; only the counts must agree)")(_equal_elements("tt.equal_elements"))
 bundle_check("copy.equal_elements", "TensorCopy src and dst have equal element counts per partition",
-             "semantics.md §TensorCopy", applies=_named(("TensorCopy",)))(_equal_elements("copy.equal_elements"))
+             "semantics.md §TensorCopy")(_equal_elements("copy.equal_elements"))
 
 
-@bundle_check("cp.opcode_dtype", "0x72 copies without a cast: src dtype equals dst dtype (0x99 casts)", "SPEC §4.5",
-              applies=_named(("CopyPredicated",)))
+@bundle_check("cp.opcode_dtype", "0x72 copies without a cast: src dtype equals dst dtype (0x99 casts)", "SPEC §4.5")
 def _cp_opcode(b: BundleView) -> Iterator[Finding]:
     if b.opcode == 0x72 and b.fields["src_dtype"] != b.fields["dst_dtype"]:
         yield _f("cp.opcode_dtype", "CopyPredicated 0x72 with different src and dst dtypes (that is 0x99)",
                  "src_dtype", b.fields["src_dtype"], f"{b.fields['dst_dtype']} (the dst dtype)")
 
 
-@bundle_check("cps.imm_dtype", "CopyPredicatedScalar scalar dtype equals the dst dtype (BIR217)", "D-27",
-              applies=_named(("CopyPredicatedScalar",)))
+@bundle_check("cps.imm_dtype", "CopyPredicatedScalar scalar dtype equals the dst dtype (BIR217)", "D-27")
 def _cps_dtype(b: BundleView) -> Iterator[Finding]:
     if b.decisions.get(ScalarImmediateDtype).must_equal and b.fields["scalar_dtype"] != b.fields["dst_dtype"]:
         yield _f("cps.imm_dtype", "Immediate value type must match output type", "scalar_dtype",
                  b.fields["scalar_dtype"], f"{b.fields['dst_dtype']} (the dst dtype)")
 
 
-@bundle_check("cps.polarity", "the predicate-polarity flag is 0 or 1", "D-14",
-              applies=_named(("CopyPredicatedScalar",)))
+@bundle_check("cps.polarity", "the predicate-polarity flag is 0 or 1", "D-14")
 def _cps_polarity(b: BundleView) -> Iterator[Finding]:
     if b.fields["polarity"] > 1:
         yield _f("cps.polarity", "polarity flag must be 0 or 1", "polarity", b.fields["polarity"], "0, 1")
 
 
-_sr = _named(("SelectReduce",))
-
-
-@bundle_check("sr.flags", "the SelectReduce use-fill flag is 0 or 1", "D-14", applies=_sr)
+@bundle_check("sr.flags", "the SelectReduce use-fill flag is 0 or 1", "D-14")
 def _sr_flags(b: BundleView) -> Iterator[Finding]:
     if b.fields["use_fill"] > 1:
         yield _f("sr.flags", "use-false-fill flag must be 0 or 1", "use_fill", b.fields["use_fill"], "0, 1")
 
 
-@bundle_check("sr.op_max", "SelectReduce reduces with max (BIR207)", "SPEC §4.5", applies=_sr, stage="bir")
+@bundle_check("sr.op_max", "SelectReduce reduces with max (BIR207)", "SPEC §4.5",
+              stage="bir")
 def _sr_op(b: BundleView) -> Iterator[Finding]:
     if b.fields["reduce_op"] != ALU_WIRE[AluOp.max][0]:
         yield _f("sr.op_max", "SelectReduce op must be max (BIR207)", "reduce_op", b.fields["reduce_op"], "max (0x08)")
@@ -543,14 +537,15 @@ _SR_ACC = {ACC_WIRE[a] for a in (AccType.Idle, AccType.ZeroAccumulate, AccType.A
 
 
 @bundle_check("sr.acc", "SelectReduce accumulation is Idle, ZeroAccumulate or AddAccumulate (BIR208)", "SPEC §4.5",
-              applies=_sr, stage="bir")
+              stage="bir")
 def _sr_acc(b: BundleView) -> Iterator[Finding]:
     if b.fields["acc"] not in _SR_ACC:
         yield _f("sr.acc", "SelectReduce accumulation must be Idle, ZeroAccumulate or AddAccumulate (BIR208)", "acc",
                  b.fields["acc"], "0, 3, 2")
 
 
-@bundle_check("sr.operands", "SelectReduce has a false fill (BIR210)", "SPEC §4.5", applies=_sr, stage="bir")
+@bundle_check("sr.operands", "SelectReduce has a false fill (BIR210)", "SPEC §4.5",
+              stage="bir")
 def _sr_fill_required(b: BundleView) -> Iterator[Finding]:
     if b.decisions.get(PredicateFlags).fill_required and not b.fields["use_fill"]:
         yield _f("sr.operands", "SelectReduce needs an immediate fill (BIR210)", "use_fill", 0, "1")
@@ -560,7 +555,7 @@ _SR_BAD_DTYPES = {0x0B, 0x08, 0x09, 0x01, 0x0C}
 
 
 @bundle_check("sr.dtypes", "no float32r/int32/uint32/64-bit SelectReduce operands (BIR213)", "SPEC §4.5",
-              applies=_sr, stage="bir")
+              stage="bir")
 def _sr_dtypes(b: BundleView) -> Iterator[Finding]:
     for name in ("mask_dtype", "src_dtype", "dst_dtype", "fill_dtype"):
         if b.fields[name] in _SR_BAD_DTYPES:
@@ -568,7 +563,7 @@ def _sr_dtypes(b: BundleView) -> Iterator[Finding]:
                      name, b.fields[name])
 
 
-@bundle_check("sr.fill_float32", "the SelectReduce fill immediate is float32 (BIR216)", "SPEC §4.5", applies=_sr,
+@bundle_check("sr.fill_float32", "the SelectReduce fill immediate is float32 (BIR216)", "SPEC §4.5",
               stage="bir")
 def _sr_fill_dtype(b: BundleView) -> Iterator[Finding]:
     if b.fields["use_fill"] and b.fields["fill_dtype"] != 0x0A:
@@ -578,19 +573,14 @@ def _sr_fill_dtype(b: BundleView) -> Iterator[Finding]:
 
 # --- TensorCopy, Memset, MoveShape (SPEC §4.7–§4.9) ------------------------------------------------------
 
-@bundle_check("copy.opcode_dtype", "0x46 copies without a cast: src dtype equals dst dtype", "SPEC §4.7",
-              applies=_named(("TensorCopy",)))
+@bundle_check("copy.opcode_dtype", "0x46 copies without a cast: src dtype equals dst dtype", "SPEC §4.7")
 def _copy_opcode(b: BundleView) -> Iterator[Finding]:
     if b.opcode == 0x46 and b.fields["src_dtype"] != b.fields["dst_dtype"]:
         yield _f("copy.opcode_dtype", "Copy 0x46 with different src and dst dtypes (a cast is 0x47)", "src_dtype",
                  b.fields["src_dtype"], f"{b.fields['dst_dtype']} (the dst dtype)")
 
 
-_ms = _named(("Memset",))
-
-
-@bundle_check("memset.element_count", "the Memset element count equals the product of the dst counts", "SPEC §4.8",
-              applies=_ms)
+@bundle_check("memset.element_count", "the Memset element count equals the product of the dst counts", "SPEC §4.8")
 def _memset_count(b: BundleView) -> Iterator[Finding]:
     want = _elements(b, b.fmt.slots["dst"])
     if b.fields["element_count"] != want:
@@ -598,7 +588,7 @@ def _memset_count(b: BundleView) -> Iterator[Finding]:
                  b.fields["element_count"], str(want))
 
 
-@bundle_check("memset.random_zero", "Memset Random (0x4D) has fill 0", "SPEC §4.8", applies=_ms)
+@bundle_check("memset.random_zero", "Memset Random (0x4D) has fill 0", "SPEC §4.8")
 def _memset_random(b: BundleView) -> Iterator[Finding]:
     if b.opcode == 0x4D and b.fields["fill"]:
         yield _f("memset.random_zero", "Random mode requires fill 0", "fill", b.fields["fill"], "0")
@@ -608,7 +598,7 @@ def _memset_random(b: BundleView) -> Iterator[Finding]:
 _WIRE_MAX_SIZE = {w: max(i.size for i in DTYPE_INFO.values() if i.wire == w) for w in {i.wire for i in DTYPE_INFO.values()}}
 
 
-@bundle_check("memset.fill_width", "the Memset fill value fits the dtype's width", "SPEC §4.8", applies=_ms)
+@bundle_check("memset.fill_width", "the Memset fill value fits the dtype's width", "SPEC §4.8")
 def _memset_fill(b: BundleView) -> Iterator[Finding]:
     fill = b.fields["fill"]
     size = _WIRE_MAX_SIZE.get(b.fields["dtype"])
@@ -617,7 +607,7 @@ def _memset_fill(b: BundleView) -> Iterator[Finding]:
                  f"0..{(1 << (8 * size)) - 1:#x}")
 
 
-@bundle_check("moveshape.counts", "MoveShape counts are non-zero", "SPEC §4.9", applies=_named(("MoveShape",)))
+@bundle_check("moveshape.counts", "MoveShape counts are non-zero", "SPEC §4.9")
 def _moveshape_counts(b: BundleView) -> Iterator[Finding]:
     for i in range(4):
         if b.fields[f"count{i}"] == 0:
@@ -630,7 +620,7 @@ _MOVE32 = {0x0A, 0x09, 0x08}
 
 
 @bundle_check("move.dtype", "RegisterMove dtype: FLOAT32/UINT32/INT32 for a 32-bit move, INT32 for a 64-bit "
-              "move", "SPEC §4.1", applies=lambda f: f.name.startswith("RegisterMove"))
+              "move", "SPEC §4.1")
 def _move_dtype(b: BundleView) -> Iterator[Finding]:
     dt = b.fields["dtype"]
     if b.fields["valid_num"] == 2 and dt != _INT32:
@@ -655,17 +645,14 @@ def _pairs(b: BundleView) -> Iterator[Finding]:
 # field); same rule, enforced at encode level too (the stage stays "isa").
 register("reg.pair", "", "", "encode")
 
-_alu = lambda f: f.name.startswith("RegisterAlu")  # noqa: E731
-
-
-@bundle_check("alu.valid_op", "RegisterAlu ALU byte is one of the SPEC §2.2 table", "SPEC §2.2", applies=_alu)
+@bundle_check("alu.valid_op", "RegisterAlu ALU byte is one of the SPEC §2.2 table", "SPEC §2.2")
 def _alu_op(b: BundleView) -> Iterator[Finding]:
     if b.fields["op"] not in _CLASS:
         yield _f("alu.valid_op", "not an ALU byte of the RegisterAlu table", "op", b.fields["op"], "SPEC §2.2 table")
 
 
 @bundle_check("alu.dtypes", "RegisterAlu: a 32-bit op takes src1 uint32/int32/uint64/int64; a 64-bit op uint64 "
-              "only", "SPEC §4.2", applies=lambda f: _alu(f) and "src_dtype" in f.field_map)
+              "only", "SPEC §4.2", when=lambda f: "src_dtype" in f.field_map)
 def _alu_dtype(b: BundleView) -> Iterator[Finding]:
     dt = b.fields["src_dtype"]
     is64 = "dst_hi" in b.fields
@@ -675,8 +662,7 @@ def _alu_dtype(b: BundleView) -> Iterator[Finding]:
                  "UINT64" if is64 else "UINT32, INT32, UINT64, INT64")
 
 
-@bundle_check("ls.pairs", "TensorLoad/Save element counts are non-zero", "SPEC §4.3",
-              applies=lambda f: f.name.startswith("TensorLoadSave"))
+@bundle_check("ls.pairs", "TensorLoad/Save element counts are non-zero", "SPEC §4.3")
 def _ls_counts(b: BundleView) -> Iterator[Finding]:
     for n in ("num_elem0", "num_elem1"):
         if b.fields[n] == 0:

@@ -13,7 +13,7 @@ from ..isa.enums import (
     Engine, MemoryType, MemsetMode,
 )
 from ..isa.decisions.spec import BitvecOpcode, Int32OverrideGen2, PredicateFlags, ScalarImmediateDtype, SelectReduceFill
-from ..isa.formats import MOVESHAPE_DIMS
+from ..isa.layouts.tensor import MOVESHAPE_DIMS
 from ..ir.instructions import CopyPredicated, Memset, MoveShape, TensorCopy, TensorTensor
 from ..ir.operands import Immediate, Operand, PhysicalAP, RegisterAccess, RegisterAP, SymbolicAP
 from ..numeric import NumericError, bit_pattern

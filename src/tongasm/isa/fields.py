@@ -16,9 +16,12 @@ import enum
 import struct
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from ..errors import FieldRangeError
+
+if TYPE_CHECKING:
+    from .layout import Layout
 
 BUNDLE_SIZE = 64
 #: Per format and slot, at most this many packed descriptor slots are memoised (then the memo restarts).
@@ -222,6 +225,8 @@ class Format:
                 raise ValueError(f"{name}: match on unknown field {m!r}")
         self.slots: dict[str, Slot] = {s.name: s for s in slots}
         self.doc = doc
+        #: the layout record this codec was compiled from (set by :func:`tongasm.isa.formats.compile_layout`)
+        self.layout: Layout = None  # type: ignore[assignment]
         self._check_layout()
         self._carriers = self._build_carriers()
         self.struct = struct.Struct(self._struct_format())

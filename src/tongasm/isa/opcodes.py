@@ -26,32 +26,49 @@ class Op:
     doc: str
 
 
-OPCODES: Mapping[int, Op] = {
+# --- the opcodes tongasm encodes, as named constants (codegen, checks and the simulator use these) ---
+
+MOVE = Op(0xA7, "Move", "RegisterMove", "sp", Conf.C, "register move (32-bit or 64-bit)")
+ALU = Op(0xA8, "AluOp", "RegisterAlu", "sp", Conf.C, "register ALU op")
+PSEUDO_TENSOR_LOAD = Op(0xCE, "PseudoTensorLoad", "TensorLoad", "sp", Conf.C,
+                        "load register(s) from a DRAM variable (IMM form)")
+TENSOR_LOAD = Op(0xAA, "TensorLoad", "TensorLoad", "sp", Conf.C, "load register(s), address in a register (REG form)")
+PSEUDO_TENSOR_STORE = Op(0xCD, "PseudoTensorStore", "TensorSave", "sp", Conf.C,
+                         "store register(s) to a DRAM variable (IMM form)")
+TENSOR_STORE = Op(0xAB, "TensorStore", "TensorSave", "sp", Conf.C, "store register(s), address in a register (REG form)")
+TT_ARITH = Op(0x41, "TensorTensorArithOp", "TensorTensor", "tensor", Conf.C, "elementwise ALU op, arithmetic class")
+TT_BITVEC = Op(0x51, "TensorTensorBitvecOp", "TensorTensor", "tensor", Conf.C, "elementwise ALU op, bit-vector class")
+# 0x8A/0x8E: the TensorTensor page names them; the opcode enum has 0x8A reserved and 0x8E =
+# BatchNormParamLoad2 (contradiction C-16). The spec follows the TensorTensor page.
+TT_INT_ADD = Op(0x8A, "TensorTensorIntAdd", "TensorTensor", "tensor", Conf.I, "GPSIMD int32 add (D-13)")
+TT_INT_MULT = Op(0x8E, "TensorTensorIntMult", "TensorTensor", "tensor", Conf.I, "GPSIMD int32 mult (D-13)")
+COPY_PREDICATED = Op(0x72, "CopyPredicated", "CopyPredicated", "tensor", Conf.C, "predicated copy, same dtype")
+CAST_PREDICATED = Op(0x99, "CastPredicated", "CopyPredicated", "tensor", Conf.C, "predicated copy with cast")
+COPY_PREDICATED_SCALAR = Op(0xE8, "CopyPredicatedScalar", "CopyPredicated", "tensor", Conf.C,
+                            "predicated write of a scalar")
+SELECT_REDUCE = Op(0xEA, "SelectReduce", "CopyPredicated", "tensor", Conf.C, "predicated select with reduction")
+COPY = Op(0x46, "Copy", "TensorCopy", "tensor", Conf.C, "tensor copy, same dtype")
+CAST = Op(0x47, "Cast", "TensorCopy", "tensor", Conf.C, "tensor copy with cast")
+MEMSET = Op(0x49, "Memset", "Memset", "tensor", Conf.C, "fill with a constant")
+RNG = Op(0x4D, "Rng", "Memset", "tensor", Conf.C, "fill with random bits")
+MOVE_SHAPE = Op(0xB2, "MoveShape", "MoveShape", "tensor", Conf.C, "load the DMA shape registers")
+
+#: Every opcode tongasm has a layout for, by byte (the layout modules may add their own with :func:`op`).
+OPCODES: dict[int, Op] = {
     o.byte: o
-    for o in (
-        Op(0xA7, "Move", "RegisterMove", "sp", Conf.C, "register move (32-bit or 64-bit)"),
-        Op(0xA8, "AluOp", "RegisterAlu", "sp", Conf.C, "register ALU op"),
-        Op(0xCE, "PseudoTensorLoad", "TensorLoad", "sp", Conf.C, "load register(s) from a DRAM variable (IMM form)"),
-        Op(0xAA, "TensorLoad", "TensorLoad", "sp", Conf.C, "load register(s), address in a register (REG form)"),
-        Op(0xCD, "PseudoTensorStore", "TensorSave", "sp", Conf.C, "store register(s) to a DRAM variable (IMM form)"),
-        Op(0xAB, "TensorStore", "TensorSave", "sp", Conf.C, "store register(s), address in a register (REG form)"),
-        Op(0x41, "TensorTensorArithOp", "TensorTensor", "tensor", Conf.C, "elementwise ALU op, arithmetic class"),
-        Op(0x51, "TensorTensorBitvecOp", "TensorTensor", "tensor", Conf.C, "elementwise ALU op, bit-vector class"),
-        # 0x8A/0x8E: the TensorTensor page names them; the opcode enum has 0x8A reserved and
-        # 0x8E = BatchNormParamLoad2 (contradiction C-16). The spec follows the TensorTensor page.
-        Op(0x8A, "TensorTensorIntAdd", "TensorTensor", "tensor", Conf.I, "GPSIMD int32 add (D-13)"),
-        Op(0x8E, "TensorTensorIntMult", "TensorTensor", "tensor", Conf.I, "GPSIMD int32 mult (D-13)"),
-        Op(0x72, "CopyPredicated", "CopyPredicated", "tensor", Conf.C, "predicated copy, same dtype"),
-        Op(0x99, "CastPredicated", "CopyPredicated", "tensor", Conf.C, "predicated copy with cast"),
-        Op(0xE8, "CopyPredicatedScalar", "CopyPredicated", "tensor", Conf.C, "predicated write of a scalar"),
-        Op(0xEA, "SelectReduce", "CopyPredicated", "tensor", Conf.C, "predicated select with reduction"),
-        Op(0x46, "Copy", "TensorCopy", "tensor", Conf.C, "tensor copy, same dtype"),
-        Op(0x47, "Cast", "TensorCopy", "tensor", Conf.C, "tensor copy with cast"),
-        Op(0x49, "Memset", "Memset", "tensor", Conf.C, "fill with a constant"),
-        Op(0x4D, "Rng", "Memset", "tensor", Conf.C, "fill with random bits"),
-        Op(0xB2, "MoveShape", "MoveShape", "tensor", Conf.C, "load the DMA shape registers"),
-    )
+    for o in (MOVE, ALU, PSEUDO_TENSOR_LOAD, TENSOR_LOAD, PSEUDO_TENSOR_STORE, TENSOR_STORE, TT_ARITH, TT_BITVEC,
+              TT_INT_ADD, TT_INT_MULT, COPY_PREDICATED, CAST_PREDICATED, COPY_PREDICATED_SCALAR, SELECT_REDUCE,
+              COPY, CAST, MEMSET, RNG, MOVE_SHAPE)
 }
+
+
+def op(byte: int, mnemonic: str, bir: str, family: str, conf: Conf, doc: str) -> Op:
+    """Declare (and register) an opcode tongasm encodes; a byte is declared once."""
+    if byte in OPCODES:
+        raise ValueError(f"opcode {byte:#04x} declared twice ({OPCODES[byte].mnemonic}, {mnemonic})")
+    o = OPCODES[byte] = Op(byte, mnemonic, bir, family, conf, doc)
+    return o
+
 
 MNEMONIC_OPCODE: Mapping[str, int] = {o.mnemonic.lower(): o.byte for o in OPCODES.values()}
 

@@ -59,7 +59,7 @@ def formats_markdown(decisions: DecisionSet = DEFAULT_DECISIONS) -> str:
     """The byte maps of every layout, the confidence legend and the decision readings, as markdown."""
     fs: FormatSet = build_formats(decisions)
     out = ["# tongasm bundle formats", "",
-           "Generated from the wire-format declarations in `src/tongasm/isa/formats.py` by "
+           "Generated from the layout records in `src/tongasm/isa/layouts/` by "
            "`tongasm formats --format markdown` ("
            + ("default decisions" if not decisions.overrides else
               "decisions " + ", ".join(f"{k}={v}" for k, v in decisions.overrides)) + "). Do not edit by hand; "

@@ -17,6 +17,7 @@ from ..isa.decisions.spec import FreeDimOrder
 from ..isa.descriptors import decode_addr4
 from ..isa.enums import ACC_WIRE, ALU_FROM_WIRE, ALU_INT_BAND, AccType, AluClass, AluOp
 from ..isa.fields import Format
+from ..isa.layout import Sem
 from . import numeric
 from .machine import Machine, SimError
 
@@ -320,23 +321,29 @@ def _reg_address_bytes(c: Ctx, rel: int, n: int) -> np.ndarray:
     return buf[start:start + n]
 
 
-HANDLERS: dict[str, Callable[[Ctx], None]] = {
-    "TensorTensor": tensor_tensor,
-    "CopyPredicated": copy_predicated,
-    "CopyPredicatedScalar": copy_predicated_scalar,
-    "SelectReduce": select_reduce,
-    "TensorCopy": tensor_copy,
-    "Memset": memset,
-    "MoveShape": move_shape,
-    "RegisterMove": register_move,
-    "RegisterAlu": register_alu,
-    "TensorLoadSave": tensor_load_save,
+def no_effect(c: Ctx) -> None:
+    """Sem.NONE: the bundle changes nothing but what its sync band does (the scheduler's)."""
+
+
+#: What each kind of bundle does (:class:`~tongasm.isa.layout.Sem`, declared by the layout record).
+HANDLERS: dict[Sem, Callable[[Ctx], None]] = {
+    Sem.NONE: no_effect,
+    Sem.TENSOR_TENSOR: tensor_tensor,
+    Sem.COPY_PREDICATED: copy_predicated,
+    Sem.COPY_PREDICATED_SCALAR: copy_predicated_scalar,
+    Sem.SELECT_REDUCE: select_reduce,
+    Sem.TENSOR_COPY: tensor_copy,
+    Sem.MEMSET: memset,
+    Sem.MOVE_SHAPE: move_shape,
+    Sem.REGISTER_MOVE: register_move,
+    Sem.REGISTER_ALU: register_alu,
+    Sem.TENSOR_LOAD_SAVE: tensor_load_save,
 }
 
 
 def execute(m: Machine, engine: str, d: DecodedBundle, ds: DecisionSet) -> None:
     """Run one decoded bundle on ``engine`` (its sync band is the scheduler's business)."""
-    handler = HANDLERS.get(d.fmt.name.split(".")[0])
+    handler = HANDLERS.get(d.fmt.layout.sem)
     if handler is None:
         raise SimError(f"{engine}+{d.offset:#x}: no semantics for {d.fmt.name}")
     handler(Ctx(m, engine, d, ds))

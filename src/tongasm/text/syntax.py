@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Mapping
 
 from ..errors import TongasmError
 from ..isa.decisions import DecisionSet
@@ -30,7 +30,9 @@ from ..isa.decisions.spec import FreeDimOrder, UpdateModeWire
 from ..isa.descriptors import PSUM_BANK_BYTES, addr4_psum, addr4_register, addr4_sbuf, decode_addr4
 from ..isa.enums import VALUELESS_UPDATES, WAIT_WIRE, UpdateMode, WaitMode, WireDtype
 from ..isa.fields import BUNDLE_SIZE, NONZERO, EnumTable, Field, Format, Slot
-from ..isa.formats import ACC_TABLE, ALU_TABLE
+from ..isa.layout import (
+    ApText, DtypeText, EnumText, ImmText, IntText, M2dText, PairText, RegText, ShapeText, TextOp, VarText,
+)
 
 # --- value spellings ---------------------------------------------------------------------------------
 
@@ -434,107 +436,27 @@ class VarOp(Operand):
 
 
 class ShapeOp(Operand):
-    """MoveShape: ``[STEPxCOUNT]`` x4 outermost first, byte steps (all four dims written)."""
+    """MoveShape: ``[STEPxCOUNT]`` per shape dim, outermost first, byte steps (all dims written)."""
 
-    name = "shape"
-    claims = tuple(f"{k}{i}" for i in range(4) for k in ("step", "count"))
+    def __init__(self, name: str, dims: int) -> None:
+        self.name, self.dims = name, dims
+        self.claims = tuple(f"{k}{i}" for i in range(dims) for k in ("step", "count"))
 
     def render(self, c: Ctx) -> str:
-        return "".join(f"[{c.values[f'step{i}']}x{c.values[f'count{i}']}]" for i in reversed(range(4)))
+        return "".join(f"[{c.values[f'step{i}']}x{c.values[f'count{i}']}]" for i in reversed(range(self.dims)))
 
     def parse(self, text: str, c: Ctx, col: int) -> None:
         dims = re.findall(r"\[(\d+)x(\d+)\]", text)
-        if len(dims) != 4 or "".join(f"[{a}x{b}]" for a, b in dims) != text.strip():
-            raise ParseError("shape: expected four [STEPxCOUNT] dims, outermost first", col)
-        for i, (st, n) in zip(reversed(range(4)), dims):
+        if len(dims) != self.dims or "".join(f"[{a}x{b}]" for a, b in dims) != text.strip():
+            raise ParseError(f"shape: expected {self.dims} [STEPxCOUNT] dims, outermost first", col)
+        for i, (st, n) in zip(reversed(range(self.dims)), dims):
             _set(c, f"step{i}", int(st), "shape", col)
             _set(c, f"count{i}", int(n), "shape", col)
 
 
-@dataclass
-class Template:
-    """The operands of one format, and the defaults the parser assumes for fields left out."""
+class IntOp(Operand):
+    """A plain integer field under its own name (hex when ``hexa``)."""
 
-    operands: list[Operand]
-    derived: dict[str, Callable[[dict[str, int]], int]] = field(default_factory=dict)
-
-    def by_name(self) -> dict[str, Operand]:
-        return {o.name: o for o in self.operands}
-
-
-def _aps(fmt: Format, parts: str) -> list[Operand]:
-    return [ApOp(s, s.name == parts) for s in fmt.slots.values()]
-
-
-def _product(prefix: str, n: int) -> Callable[[dict[str, int]], int]:
-    return lambda v: math.prod(v.get(f"{prefix}.num{i}", 1) for i in range(n))
-
-
-def template_for(fmt: Format) -> Template:
-    """The operand list of a format (declared here once per format family)."""
-    base = fmt.name.split(".")[0]
-    fm = fmt.field_map
-    if base == "TensorTensor":
-        return Template([EnumOp("op", "op", ALU_TABLE), *_aps(fmt, "in0")])
-    if base == "CopyPredicated":
-        return Template(_aps(fmt, "mask"))
-    if base == "CopyPredicatedScalar":
-        return Template([*_aps(fmt, "dst"), ImmOp("scalar", "scalar", "scalar_dtype"),
-                         Operand_int("polarity", "polarity").opt()])
-    if base == "SelectReduce":
-        ops: list[Operand] = [EnumOp("op", "reduce_op", ALU_TABLE), *_aps(fmt, "mask"),
-                              EnumOp("acc", "acc", ACC_TABLE).opt(), Operand_int("use_fill", "use_fill").opt(),
-                              DtypeOp("fill_dtype", "fill_dtype").opt()]
-        if "fill" in fm:
-            ops.append(Operand_int("fill", "fill", hexa=True).opt())
-        else:
-            ops += [Operand_int("fill_source", "fill_source").opt(),
-                    Operand_int("fill_value", "fill_value", hexa=True).opt()]
-        return Template(ops)
-    if base == "TensorCopy":
-        return Template(_aps(fmt, "src"))
-    if base == "Memset":
-        return Template([*_aps(fmt, "dst"), ImmOp("fill", "fill", "dtype", claim_dtype=False)],
-                        {"element_count": _product("dst", fmt.slots["dst"].ndims)})
-    if base == "MoveShape":
-        return Template([Operand_int("is_output", "is_output").opt(), ShapeOp()])
-    if base == "RegisterMove":
-        if fmt.name.endswith(".reg"):
-            return Template([RegOp("dst", "dst"), RegOp("src", "src"), DtypeOp("dtype", "dtype")])
-        if fmt.name.endswith(".imm64"):
-            return Template([PairOp("dst", ["dst"], "dst_hi"), ImmOp("imm", "imm", None, fixed_dtype=12)],
-                            {"dtype": lambda v: 0x08})
-        return Template([RegOp("dst", "dst"), ImmOp("imm", "imm", "dtype")])
-    if base == "RegisterAlu":
-        ops = [EnumOp("op", "op", ALU_TABLE)]
-        derived: dict[str, Callable[[dict[str, int]], int]] = {}
-        if "dst_hi" in fm:
-            ops.append(PairOp("dst", ["dst"], "dst_hi"))
-            derived["dst_lo"] = lambda v: v.get("dst", 0)  # the pair's lo repeats dst
-        else:
-            ops.append(RegOp("dst", "dst"))
-        ops.append(RegOp("src1", "src1"))
-        if "src2" in fm:
-            ops.append(RegOp("src2", "src2"))
-        if "imm" in fm:
-            ops.append(ImmOp("imm", "imm", "src_dtype"))
-            ops.append(DtypeOp("dst_dtype", "dst_dtype"))
-        elif "src_dtype" in fm:  # D-7 alternative: dtype bytes on the register path too
-            ops += [DtypeOp("src_dtype", "src_dtype"), DtypeOp("dst_dtype", "dst_dtype")]
-        return Template(ops, derived)
-    if base == "TensorLoadSave":
-        ops = [RegOp("data", "data_reg"), M2dOp()]
-        if "var_id" in fm:
-            ops.insert(1, VarOp())
-        else:
-            ops.insert(1, RegOp("addr", "addr_reg"))
-            ops.insert(2, RegOp("offset", "offset_reg").opt() if "offset_reg" in fm else RegOp("addr_hi", "addr_reg_hi"))
-        ops.append(RegOp("hi_or_offset", "data_hi_or_offset").opt())
-        return Template(ops)
-    return Template([])
-
-
-class Operand_int(Operand):  # noqa: N801  (a plain integer field under its own name)
     def __init__(self, name: str, fld: str, hexa: bool = False) -> None:
         self.name, self.fld, self.hexa, self.claims = name, fld, hexa, (fld,)
 
@@ -544,6 +466,60 @@ class Operand_int(Operand):  # noqa: N801  (a plain integer field under its own 
 
     def parse(self, text: str, c: Ctx, col: int) -> None:
         _set(c, self.fld, parse_int(text, col), self.name, col)
+
+
+@dataclass
+class Template:
+    """The operands of one format, and the defaults the parser assumes for fields left out."""
+
+    operands: list[Operand]
+    derived: dict[str, Callable[[Mapping[str, int]], int]] = field(default_factory=dict)
+
+    def by_name(self) -> dict[str, Operand]:
+        return {o.name: o for o in self.operands}
+
+
+def operand_of(t: TextOp, fmt: Format) -> Operand:
+    """The implementation of one declared text operand (by its kind, :mod:`tongasm.isa.layout`)."""
+    op: Operand
+    if isinstance(t, RegText):
+        op = RegOp(t.name, t.field)
+    elif isinstance(t, PairText):
+        op = PairOp(t.name, t.lo, t.hi)
+    elif isinstance(t, EnumText):
+        table = fmt.field_map[t.field].enum
+        assert table is not None, f"{fmt.name}: {t.field} is not an enum field"
+        op = EnumOp(t.name, t.field, table)
+    elif isinstance(t, DtypeText):
+        op = DtypeOp(t.name, t.field)
+    elif isinstance(t, ImmText):
+        op = ImmOp(t.name, t.field, t.dtype_field, t.fixed_dtype, t.claim_dtype)
+    elif isinstance(t, ApText):
+        op = ApOp(fmt.slots[t.slot], t.parts)
+    elif isinstance(t, IntText):
+        op = IntOp(t.name, t.field, t.hexa)
+    elif isinstance(t, M2dText):
+        op = M2dOp()
+    elif isinstance(t, VarText):
+        op = VarOp()
+    elif isinstance(t, ShapeText):
+        op = ShapeOp(t.name, t.dims)
+    else:
+        raise TypeError(f"{fmt.name}: no text implementation for {type(t).__name__}")
+    op.optional = t.optional
+    return op
+
+
+_TEMPLATES: dict[Format, Template] = {}
+
+
+def template_for(fmt: Format) -> Template:
+    """The operand list of a format, from its layout record's text template (built once per format)."""
+    tpl = _TEMPLATES.get(fmt)
+    if tpl is None:
+        layout = fmt.layout
+        tpl = _TEMPLATES[fmt] = Template([operand_of(t, fmt) for t in layout.text], dict(layout.implied))
+    return tpl
 
 
 # --- sync clause -------------------------------------------------------------------------------------

@@ -1,0 +1,51 @@
+"""Every bundle layout tongasm knows, as :class:`~tongasm.isa.layout.Layout` records, one module
+per family: :mod:`.sp` (register-lane ops), :mod:`.tensor` (TensorTensor, CopyPredicated,
+TensorCopy, Memset, MoveShape).
+
+Each module lists its *builders*: functions of a :class:`~tongasm.isa.decisions.DecisionSet` that
+return the family's records (a decision may change a layout's fields). :func:`layouts` gives every
+record for a selection, in declaration order; :func:`register` adds a builder (a new family, or a
+test's toy layout) and drops the cached format tables.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterator
+
+from ..decisions import DecisionSet
+from ..layout import Layout
+from . import sp, tensor
+
+Builder = Callable[[DecisionSet], list[Layout]]
+
+_BUILDERS: list[Builder] = [*sp.BUILDERS, *tensor.BUILDERS]
+_listeners: list[Callable[[], None]] = []
+
+
+def layouts(ds: DecisionSet) -> Iterator[Layout]:
+    """Every layout record for a decision selection, in declaration order."""
+    for build in _BUILDERS:
+        yield from build(ds)
+
+
+def register(builder: Builder) -> Callable[[], None]:
+    """Add a family's builder; returns a function that removes it again. Cached tables are dropped."""
+    _BUILDERS.append(builder)
+    _changed()
+
+    def unregister() -> None:
+        if builder in _BUILDERS:
+            _BUILDERS.remove(builder)
+            _changed()
+
+    return unregister
+
+
+def on_change(listener: Callable[[], None]) -> None:
+    """Call ``listener`` whenever the set of layouts changes (caches built from them subscribe)."""
+    _listeners.append(listener)
+
+
+def _changed() -> None:
+    for listener in _listeners:
+        listener()
