@@ -22,8 +22,10 @@ from ..isa.descriptors import (
 )
 from ..isa.enums import (
     DTYPE_INFO, ACC_WIRE, ALU_FROM_WIRE, ALU_INT_BAND, ALU_WIRE, INT_MASK_WIRE_DTYPES, PSUM_WRITE_WIRE_DTYPES, VALUELESS_UPDATES,
-    WIRE_DTYPE_ALIGN, AccType, AluOp, UpdateMode, WaitMode, WAIT_WIRE,
+    WIDE_WIRE_DTYPES, WIRE_DTYPE_ALIGN, AccType, AluOp, UpdateMode, WaitMode, WireDtype, WAIT_WIRE,
 )
+from ..isa.layouts.tensor import INT32_FORMS_GEN2, MOVESHAPE_DIMS
+from ..isa.opcodes import COPY, COPY_PREDICATED, RNG, TT_ARITH, TT_BITVEC
 from ..isa.fields import BUNDLE_SIZE, Field, Format, Kind, Slot
 from ..isa.tables import ACC_TABLE, ALU_TABLE, WIRE_DTYPE_TABLE, update_table
 from ..isa.targets import Target
@@ -388,20 +390,22 @@ def _partitions(b: BundleView) -> Iterator[Finding]:
 
 _CLASS = {wire: cls for _op, (wire, cls) in ALU_WIRE.items()}
 _BYPASS = ALU_WIRE[AluOp.bypass][0]
-_INT32 = 0x08
+_INT32 = WireDtype.INT32
+#: gen2 GPSIMD int32 opcode byte → the ALU band byte it carries (D-13)
+_GEN2_INT32_BYTES = {o.byte: w for o, w in INT32_FORMS_GEN2.values()}
 
 
 @bundle_check("tt.opcode_class", "0x51 carries a bit-vector ALU op, 0x41 an arithmetic or compare op (bypass on "
               "0x41)", "SPEC §4.4, D-12")
 def _tt_class(b: BundleView) -> Iterator[Finding]:
     op, byte = b.opcode, b.fields["op"]
-    if op not in (0x41, 0x51) or byte in ALU_INT_BAND or byte not in _CLASS:
+    if op not in (TT_ARITH.byte, TT_BITVEC.byte) or byte in ALU_INT_BAND or byte not in _CLASS:
         return
     bitvec = b.decisions.get(BitvecOpcode).is_bitvec(ALU_FROM_WIRE[byte], _CLASS[byte])
-    if op == 0x51 and not bitvec:
+    if op == TT_BITVEC.byte and not bitvec:
         yield _f("tt.opcode_class", f"{ALU_TABLE.names[byte]} is not a bit-vector op; it belongs on 0x41", "op", byte,
                  "bit-vector ops")
-    if op == 0x41 and bitvec:
+    if op == TT_ARITH.byte and bitvec:
         yield _f("tt.opcode_class", f"{ALU_TABLE.names[byte]} is a bit-vector op; it belongs on 0x51", "op", byte,
                  "arithmetic and compare ops")
 
@@ -414,15 +418,15 @@ def _tt_band(b: BundleView) -> Iterator[Finding]:
     int32 = fv["in0_dtype"] == fv["in1_dtype"] == fv["out_dtype"] == _INT32
     gen2 = b.target.name == "gen2"
     pool_gate = gen2 and b.decisions.get(Int32OverrideGen2).gate(False)
-    if op in (0x8A, 0x8E):
-        want = 0xC4 if op == 0x8A else 0xC5
+    want = _GEN2_INT32_BYTES.get(op)
+    if want is not None:
         if not gen2:
             yield _f("tt.int_band", f"opcode {op:#04x} is the gen2 GPSIMD form; gen3 keeps 0x41 (D-21)", "opcode", op,
                      "0x41 on gen3")
         if byte != want:
             yield _f("tt.int_band", f"opcode {op:#04x} carries ALU byte {want:#04x}", "op", byte, f"{want:#04x}")
     elif byte in ALU_INT_BAND:
-        if op != 0x41 or gen2:
+        if op != TT_ARITH.byte or gen2:
             yield _f("tt.int_band", "the int32 band byte on 0x41 is the gen3 form (D-21)", "op", byte,
                      "0xC4..0xC7 only on gen3 0x41")
     else:
@@ -445,13 +449,13 @@ def _tt_psum(b: BundleView) -> Iterator[Finding]:
 
 _DIV_LIKE = {ALU_WIRE[AluOp.divide][0], ALU_WIRE[AluOp.rsqrt][0]}
 _MOD = ALU_WIRE[AluOp.mod][0]
-_INT_WIRE = {2, 3, 4, 5, 8, 9}
+_INT_WIRE = INT_MASK_WIRE_DTYPES
 
 
 @bundle_check("tt.alu_legal", "ALU ops the ISA header allows on TensorTensor 0x41 (no divide/rsqrt; mod only on "
               "integers)", "semantics dossier §4.2 (ISA header)", pedantic=True)
 def _tt_alu_legal(b: BundleView) -> Iterator[Finding]:
-    if b.opcode != 0x41:
+    if b.opcode != TT_ARITH.byte:
         return
     byte = b.fields["op"]
     if byte in _DIV_LIKE:
@@ -467,9 +471,9 @@ def _tt_alu_legal(b: BundleView) -> Iterator[Finding]:
 def _datapath(b: BundleView) -> Iterator[Finding]:
     for s in b.fmt.slots.values():
         dt = _slot_dtype(b, s)
-        if dt in (0x01, 0x0C):
+        if dt in WIDE_WIRE_DTYPES:
             yield _f("dtype.datapath", "64-bit dtypes are not datapath dtypes", s.dtype_field, dt)
-        if dt == 0x0B and not s.write:
+        if dt == WireDtype.FLOAT32R and not s.write:
             yield _f("dtype.datapath", "FLOAT32R is allowed only as an output", s.dtype_field, dt)
 
 
@@ -502,7 +506,7 @@ bundle_check("copy.equal_elements", "TensorCopy src and dst have equal element c
 
 @bundle_check("cp.opcode_dtype", "0x72 copies without a cast: src dtype equals dst dtype (0x99 casts)", "SPEC §4.5")
 def _cp_opcode(b: BundleView) -> Iterator[Finding]:
-    if b.opcode == 0x72 and b.fields["src_dtype"] != b.fields["dst_dtype"]:
+    if b.opcode == COPY_PREDICATED.byte and b.fields["src_dtype"] != b.fields["dst_dtype"]:
         yield _f("cp.opcode_dtype", "CopyPredicated 0x72 with different src and dst dtypes (that is 0x99)",
                  "src_dtype", b.fields["src_dtype"], f"{b.fields['dst_dtype']} (the dst dtype)")
 
@@ -551,7 +555,7 @@ def _sr_fill_required(b: BundleView) -> Iterator[Finding]:
         yield _f("sr.operands", "SelectReduce needs an immediate fill (BIR210)", "use_fill", 0, "1")
 
 
-_SR_BAD_DTYPES = {0x0B, 0x08, 0x09, 0x01, 0x0C}
+_SR_BAD_DTYPES = {WireDtype.FLOAT32R, WireDtype.INT32, WireDtype.UINT32, *WIDE_WIRE_DTYPES}
 
 
 @bundle_check("sr.dtypes", "no float32r/int32/uint32/64-bit SelectReduce operands (BIR213)", "SPEC §4.5",
@@ -566,7 +570,7 @@ def _sr_dtypes(b: BundleView) -> Iterator[Finding]:
 @bundle_check("sr.fill_float32", "the SelectReduce fill immediate is float32 (BIR216)", "SPEC §4.5",
               stage="bir")
 def _sr_fill_dtype(b: BundleView) -> Iterator[Finding]:
-    if b.fields["use_fill"] and b.fields["fill_dtype"] != 0x0A:
+    if b.fields["use_fill"] and b.fields["fill_dtype"] != WireDtype.FLOAT32:
         yield _f("sr.fill_float32", "SelectReduce fill must be a float32 immediate (BIR216)", "fill_dtype",
                  b.fields["fill_dtype"], "FLOAT32 (0x0a)")
 
@@ -575,7 +579,7 @@ def _sr_fill_dtype(b: BundleView) -> Iterator[Finding]:
 
 @bundle_check("copy.opcode_dtype", "0x46 copies without a cast: src dtype equals dst dtype", "SPEC §4.7")
 def _copy_opcode(b: BundleView) -> Iterator[Finding]:
-    if b.opcode == 0x46 and b.fields["src_dtype"] != b.fields["dst_dtype"]:
+    if b.opcode == COPY.byte and b.fields["src_dtype"] != b.fields["dst_dtype"]:
         yield _f("copy.opcode_dtype", "Copy 0x46 with different src and dst dtypes (a cast is 0x47)", "src_dtype",
                  b.fields["src_dtype"], f"{b.fields['dst_dtype']} (the dst dtype)")
 
@@ -590,7 +594,7 @@ def _memset_count(b: BundleView) -> Iterator[Finding]:
 
 @bundle_check("memset.random_zero", "Memset Random (0x4D) has fill 0", "SPEC §4.8")
 def _memset_random(b: BundleView) -> Iterator[Finding]:
-    if b.opcode == 0x4D and b.fields["fill"]:
+    if b.opcode == RNG.byte and b.fields["fill"]:
         yield _f("memset.random_zero", "Random mode requires fill 0", "fill", b.fields["fill"], "0")
 
 
@@ -609,14 +613,14 @@ def _memset_fill(b: BundleView) -> Iterator[Finding]:
 
 @bundle_check("moveshape.counts", "MoveShape counts are non-zero", "SPEC §4.9")
 def _moveshape_counts(b: BundleView) -> Iterator[Finding]:
-    for i in range(4):
+    for i in range(MOVESHAPE_DIMS):
         if b.fields[f"count{i}"] == 0:
             yield _f("moveshape.counts", "zero count", f"count{i}", 0, ">= 1")
 
 
 # --- SP register-lane ops (SPEC §4.1–§4.3) -----------------------------------------------------------
 
-_MOVE32 = {0x0A, 0x09, 0x08}
+_MOVE32 = {WireDtype.FLOAT32, WireDtype.UINT32, WireDtype.INT32}
 
 
 @bundle_check("move.dtype", "RegisterMove dtype: FLOAT32/UINT32/INT32 for a 32-bit move, INT32 for a 64-bit "
@@ -656,7 +660,7 @@ def _alu_op(b: BundleView) -> Iterator[Finding]:
 def _alu_dtype(b: BundleView) -> Iterator[Finding]:
     dt = b.fields["src_dtype"]
     is64 = "dst_hi" in b.fields
-    allowed = {0x01} if is64 else {0x09, 0x08, 0x01, 0x0C}
+    allowed = {WireDtype.UINT64} if is64 else {WireDtype.UINT32, WireDtype.INT32, *WIDE_WIRE_DTYPES}
     if dt not in allowed:
         yield _f("alu.dtypes", f"{'64' if is64 else '32'}-bit RegisterAlu src1 dtype not allowed", "src_dtype", dt,
                  "UINT64" if is64 else "UINT32, INT32, UINT64, INT64")

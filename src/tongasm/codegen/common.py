@@ -17,7 +17,7 @@ from ..errors import EncodeError
 from ..isa.decisions import DecisionSet
 from ..isa.decisions.spec import FreeDimOrder, SharedSyncValue, SyncBandScope, UpdateModeWire
 from ..isa.descriptors import (
-    NUM_MAX, NUM_MIN, PSUM_PARTITION_SHIFT, SBUF_PARTITION_SHIFT, STEP_MAX, STEP_MIN, addr4_psum, addr4_register,
+    NUM_MAX, NUM_MIN, PSUM_BANK_BYTES, PSUM_PARTITION_SHIFT, SBUF_PARTITION_SHIFT, STEP_MAX, STEP_MIN, addr4_psum, addr4_register,
     addr4_sbuf,
 )
 from ..isa.enums import (
@@ -344,7 +344,7 @@ def start_address(op: Operand | None, role: str, ctx: Context) -> int:
                               f"(partition 0..127, byte < {1 << SBUF_PARTITION_SHIFT:#x})", field=f"{role}.addr",
                               value=(part, byte), check="addr4.composition")
         return addr4_sbuf(part, byte)
-    byte += loc.bank * 2048
+    byte += loc.bank * PSUM_BANK_BYTES
     if part > 127 or byte >= 1 << PSUM_PARTITION_SHIFT:
         raise EncodeError(f"{role}: PSUM start partition {part} / byte {byte:#x} (bank {loc.bank}) does not fit an "
                           f"ADDR4 word (partition 0..127, byte < {1 << PSUM_PARTITION_SHIFT:#x})",

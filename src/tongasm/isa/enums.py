@@ -111,17 +111,22 @@ class WireDtype(enum.IntEnum):
     FLOAT8_E5M2 = 15
 
 
+W = WireDtype
 #: Wire-tag alignment groups (SPEC §2.1, C): start addresses are aligned to the element size.
 WIRE_DTYPE_ALIGN: Mapping[int, int] = {
-    **{w: 1 for w in (2, 3, 13, 14, 15)},
-    **{w: 2 for w in (4, 5, 6, 7)},
-    **{w: 4 for w in (8, 9, 10, 11)},
-    **{w: 8 for w in (1, 12)},
+    **{w: 1 for w in (W.INT8, W.UINT8, W.FLOAT8_E3, W.FLOAT8_E4M3, W.FLOAT8_E5M2)},
+    **{w: 2 for w in (W.INT16, W.UINT16, W.BFLOAT16, W.FLOAT16)},
+    **{w: 4 for w in (W.INT32, W.UINT32, W.FLOAT32, W.FLOAT32R)},
+    **{w: 8 for w in (W.UINT64, W.INT64)},
 }
 #: A PSUM write needs a 4-byte wire dtype (SPEC §2.1, C; an ISA-validator rule).
-PSUM_WRITE_WIRE_DTYPES = frozenset({8, 9, 10, 11})
+PSUM_WRITE_WIRE_DTYPES = frozenset({W.INT32, W.UINT32, W.FLOAT32, W.FLOAT32R})
 #: Wire dtypes that are 8/16/32-bit integers (the predicate-mask dtypes of SPEC §4.5).
-INT_MASK_WIRE_DTYPES = frozenset({2, 3, 4, 5, 8, 9})
+INT_MASK_WIRE_DTYPES = frozenset({W.INT8, W.UINT8, W.INT16, W.UINT16, W.INT32, W.UINT32})
+#: Wire dtypes that are integers of any width.
+INT_WIRE_DTYPES = frozenset({*INT_MASK_WIRE_DTYPES, W.UINT64, W.INT64})
+#: The 64-bit wire dtypes (not datapath dtypes of the tensor engines).
+WIDE_WIRE_DTYPES = frozenset({W.UINT64, W.INT64})
 
 
 def wire_dtype(d: Dtype) -> int:
@@ -209,8 +214,10 @@ ALU_WIRE: Mapping[AluOp, tuple[int, AluClass]] = {
     AluOp.abs: (0x19, AluClass.ARITH),
 }
 
-#: The GPSIMD int32 band (SPEC §4.4, D-13/D-21): wire byte → name. Only these bytes ≥ 0x20 are produced.
-ALU_INT_BAND: Mapping[int, str] = {0xC4: "add_int", 0xC5: "mult_int", 0xC6: "subtract_int", 0xC7: "divide_int"}
+#: The GPSIMD int32 band (SPEC §4.4, D-13/D-21): op → its byte in the band. Only these bytes ≥ 0x20 are produced.
+INT32_BAND: Mapping[AluOp, int] = {AluOp.add: 0xC4, AluOp.mult: 0xC5, AluOp.subtract: 0xC6, AluOp.divide: 0xC7}
+#: The band by wire byte → name.
+ALU_INT_BAND: Mapping[int, str] = {w: f"{op.name}_int" for op, w in INT32_BAND.items()}
 
 #: Every ALU wire byte a decoder can name: the §2.2 table plus the int32 band.
 ALU_WIRE_NAMES: Mapping[int, str] = {
@@ -220,7 +227,7 @@ ALU_WIRE_NAMES: Mapping[int, str] = {
 #: ALU wire byte → BIR op (inverse of ALU_WIRE; the band maps to its plain op).
 ALU_FROM_WIRE: Mapping[int, AluOp] = {
     **{wire: op for op, (wire, _cls) in ALU_WIRE.items()},
-    0xC4: AluOp.add, 0xC5: AluOp.mult, 0xC6: AluOp.subtract, 0xC7: AluOp.divide,
+    **{w: op for op, w in INT32_BAND.items()},
 }
 
 #: Message the compiler raises for ordinals with no wire byte (C).

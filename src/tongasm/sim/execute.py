@@ -18,10 +18,14 @@ from ..isa.descriptors import decode_addr4
 from ..isa.enums import ACC_WIRE, ALU_FROM_WIRE, ALU_INT_BAND, AccType, AluClass, AluOp
 from ..isa.fields import Format
 from ..isa.layout import Sem
+from ..isa.layouts.tensor import INT32_FORMS_GEN2, MOVESHAPE_DIMS
+from ..isa.opcodes import CAST_PREDICATED, MEMSET, PSEUDO_TENSOR_STORE, TENSOR_STORE, TT_BITVEC
 from . import numeric
 from .machine import Machine, SimError
 
 _ACC_BY_WIRE = {w: a for a, w in ACC_WIRE.items()}
+_GEN2_INT32 = frozenset(o.byte for o, _w in INT32_FORMS_GEN2.values())
+_SAVES = frozenset((PSEUDO_TENSOR_STORE.byte, TENSOR_STORE.byte))
 
 
 class Ctx:
@@ -140,8 +144,8 @@ def tensor_tensor(c: Ctx) -> None:
     _same_count(c, A, B, o)
     # S-4: the integer path for the GPSIMD int32 forms and for all-integer ops on the Pool engine.
     all_int = numeric.is_int(wa) and numeric.is_int(wb) and numeric.is_int(wo)
-    int_path = c.d.opcode in (0x8A, 0x8E) or byte in ALU_INT_BAND or (c.engine == "pool" and all_int)
-    bitvec = numeric.alu_class(op) == AluClass.BITVEC or (op == AluOp.bypass and c.d.opcode == 0x51)
+    int_path = c.d.opcode in _GEN2_INT32 or byte in ALU_INT_BAND or (c.engine == "pool" and all_int)
+    bitvec = numeric.alu_class(op) == AluClass.BITVEC or (op == AluOp.bypass and c.d.opcode == TT_BITVEC.byte)
     if a.shape == b.shape == o.shape and _one_write_each(o):  # S-19: else _store keeps AP order
         numeric.tensor_tensor(op, a, wa, b, wb, wo, int_path=int_path, bitvec=bitvec, out=o)
     else:
@@ -157,7 +161,7 @@ def copy_predicated(c: Ctx) -> None:
     P, S, D = _flat(mask), _flat(src), _flat(dst).copy()
     _same_count(c, P, S, D)
     sel = numeric.predicate(P)
-    new = numeric.convert(S, ws, wd) if c.d.opcode == 0x99 else numeric.bits_to(wd, numeric.bits_view(S).astype(np.uint64))
+    new = numeric.convert(S, ws, wd) if c.d.opcode == CAST_PREDICATED.byte else numeric.bits_to(wd, numeric.bits_view(S).astype(np.uint64))
     D[sel] = new[sel]
     _store(dst, D)
 
@@ -235,7 +239,7 @@ def tensor_copy(c: Ctx) -> None:
 
 def memset(c: Ctx) -> None:
     dst, w = c.ap("dst")
-    if c.d.opcode == 0x49:
+    if c.d.opcode == MEMSET.byte:
         dst[...] = _scalar(c.f["fill"], w)[0]
         return
     count = dst.shape[0]
@@ -251,8 +255,8 @@ def memset(c: Ctx) -> None:
 
 def move_shape(c: Ctx) -> None:
     sh = c.m.engines[c.engine].shape
-    sh.steps = tuple(c.f[f"step{i}"] for i in range(4))
-    sh.counts = tuple(c.f[f"count{i}"] for i in range(4))
+    sh.steps = tuple(c.f[f"step{i}"] for i in range(MOVESHAPE_DIMS))
+    sh.counts = tuple(c.f[f"count{i}"] for i in range(MOVESHAPE_DIMS))
     sh.is_output = bool(c.f["is_output"])
 
 
@@ -287,7 +291,7 @@ def register_alu(c: Ctx) -> None:
 
 def tensor_load_save(c: Ctx) -> None:
     f = c.f
-    save = c.d.opcode in (0xCD, 0xAB)
+    save = c.d.opcode in _SAVES
     lane = numeric.size_of(f["dtype"])
     # S-14: 64-bit data = two lanes into a register pair (num_elem[0] even, hi = lo + 1)
     is64 = f["num_elem0"] >= 2 and f["num_elem0"] % 2 == 0 and f["data_hi_or_offset"] == f["data_reg"] + 1

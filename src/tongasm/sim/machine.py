@@ -14,7 +14,7 @@ from typing import Iterable
 import numpy as np
 
 from ..errors import TongasmError
-from ..isa.descriptors import ADDR4_REGMODE, PSUM_PARTITION_BYTES, Addr4, decode_addr4
+from ..isa.descriptors import ADDR4_REGMODE, PSUM_BANK_BYTES, PSUM_PARTITION_BYTES, Addr4, decode_addr4
 from ..isa.targets import Target
 from . import numeric
 from .memory import MemoryDescription, Variable
@@ -144,7 +144,7 @@ class Machine:
         if v.space == "DRAM":
             return self.dram[v.var_id].reshape(1, -1)
         buf, pstride = self.region("sbuf" if v.space == "SB" else "psum")
-        start = v.addr + (v.bank * 2048 if v.space == "PSUM" else 0)
+        start = v.addr + (v.bank * PSUM_BANK_BYTES if v.space == "PSUM" else 0)
         rows, width = v.dims
         if start + width > pstride or v.partition + rows > len(buf) // pstride:
             raise SimError(f"variable {v.name!r} lies outside {v.space}")

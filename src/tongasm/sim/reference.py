@@ -37,9 +37,11 @@ from ..isa.decisions.spec import (
     BitvecOpcode, Int32OverrideGen2, PredicateFlags, SaveTargetsGen2, SelectReduceFill, SharedSyncValue, UpdateModeWire,
 )
 from ..isa.enums import (
+    INT32_BAND,
     ALU_WIRE, DTYPE_INFO, ENGINE_STREAM, INT64_DTYPES, PACKED_DTYPES, VALUELESS_UPDATES, AccType, AluOp,
     Dtype, Engine, MemoryType, MemsetMode, UpdateMode, WaitMode,
 )
+from ..isa.layouts.tensor import INT32_FORMS_GEN2, MOVESHAPE_DIMS
 from ..isa.targets import DEFAULT_TARGET, TARGETS, Target, get_target
 from ..ir.instructions import (
     CopyPredicated, Instruction, Kernel, Memset, MoveShape, RegisterAlu, RegisterMove, Select, TensorCopy, TensorLoad,
@@ -68,8 +70,8 @@ _PSUM_PARTITION_SHIFT = 15
 _INT32_WIRE = DTYPE_INFO[Dtype.int32].wire
 _NARROW = {Dtype.int64: Dtype.int32, Dtype.uint64: Dtype.uint32}  # a 32-bit ALU's immediate (SPEC §4.2)
 _MOVE_32 = frozenset({Dtype.float32, Dtype.uint32, Dtype.int32})  # SPEC §4.1
-_GEN2_INT32_OPS = frozenset({AluOp.add, AluOp.mult})  # D-13
-_GEN3_INT32_OPS = frozenset({AluOp.add, AluOp.subtract, AluOp.mult, AluOp.divide})  # D-21
+_GEN2_INT32_OPS = frozenset(INT32_FORMS_GEN2)  # D-13
+_GEN3_INT32_OPS = frozenset(INT32_BAND)  # D-21
 
 
 class InterpretError(TongasmError):
@@ -725,13 +727,13 @@ class _Interpreter:
             raise InterpretError(f"MoveShape needs an access pattern, got {getattr(ap, 'kind', ap)}")
         if "indirect_dim" in getattr(ap, "extra", {}):
             raise InterpretError("shape registers do not take an indirect access pattern")
-        if not ap.ap or len(ap.ap) > 5:
-            raise InterpretError(f"MoveShape takes 1..5 access-pattern pairs, got {len(ap.ap)}")
+        if not ap.ap or len(ap.ap) > MOVESHAPE_DIMS + 1:
+            raise InterpretError(f"MoveShape takes 1..{MOVESHAPE_DIMS + 1} access-pattern pairs, got {len(ap.ap)}")
         d = _dtype(ap, "ap")
         size = DTYPE_INFO[d].size
         free = list(ap.ap[1:])[::-1]  # innermost first (SPEC §4.9)
         steps, counts = [], []
-        for i in range(4):
+        for i in range(MOVESHAPE_DIMS):
             if i < len(free):
                 step, num = free[i]
                 if step < 0 or num < 1:

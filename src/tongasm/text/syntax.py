@@ -27,7 +27,7 @@ from typing import Callable, Iterable, Mapping
 from ..errors import TongasmError
 from ..isa.decisions import DecisionSet
 from ..isa.decisions.spec import FreeDimOrder, UpdateModeWire
-from ..isa.descriptors import PSUM_BANK_BYTES, addr4_psum, addr4_register, addr4_sbuf, decode_addr4
+from ..isa.descriptors import PSUM_BANK_BYTES, PSUM_PARTITION_SHIFT, SBUF_PARTITION_SHIFT, addr4_psum, addr4_register, addr4_sbuf, decode_addr4
 from ..isa.enums import VALUELESS_UPDATES, WAIT_WIRE, UpdateMode, WaitMode, WireDtype
 from ..isa.fields import BUNDLE_SIZE, NONZERO, EnumTable, Field, Format, Slot
 from ..isa.layout import (
@@ -366,13 +366,13 @@ class ApOp(Operand):
                 raise ParseError(f"{s.name}: give the start partition, like sb[p0:128]", col)
             p = int(part)
             if base == "sb":
-                if p > 127 or off >= 1 << 18:
+                if p > 127 or off >= 1 << SBUF_PARTITION_SHIFT:
                     raise ParseError(f"{s.name}: SBUF partition {p} / byte {off:#x} do not fit an ADDR4 word", col)
                 word = addr4_sbuf(p, off)
             else:
                 bank = int(m.group("bank"))
                 byte = bank * PSUM_BANK_BYTES + off
-                if p > 127 or byte >= 1 << 15 or off >= PSUM_BANK_BYTES:
+                if p > 127 or byte >= 1 << PSUM_PARTITION_SHIFT or off >= PSUM_BANK_BYTES:
                     raise ParseError(f"{s.name}: PSUM partition {p} / bank {bank} / byte {off:#x} do not fit an "
                                      "ADDR4 word", col)
                 word = addr4_psum(p, byte)

@@ -3,11 +3,15 @@ Memset and MoveShape."""
 
 from __future__ import annotations
 
+from typing import Mapping
+
 from ..decisions import DecisionSet
 from ..decisions.spec import MoveShapeCounts, SelectReduceFill, SelectReduceSrc
 from ..descriptors import slot
+from ..enums import INT32_BAND, AluOp
 from ..fields import Field, Kind, Slot
 from ..layout import Binding, DtypeText, EnumText, ImmText, IntText, Layout, Sem, ShapeText, TextOp, aps
+from ..opcodes import Op
 from ..opcodes import (
     CAST, CAST_PREDICATED, COPY, COPY_PREDICATED, COPY_PREDICATED_SCALAR, MEMSET, MOVE_SHAPE, RNG, SELECT_REDUCE,
     TT_ARITH, TT_BITVEC, TT_INT_ADD, TT_INT_MULT,
@@ -17,6 +21,10 @@ from .common import C, D, H, dtype, nibble, product, u8
 
 #: MoveShape's shape registers: four dims (SPEC §4.9).
 MOVESHAPE_DIMS = 4
+#: D-13 (gen2): on the Pool engine with all operands int32, add and mult take their own opcodes,
+#: with the op's byte from the GPSIMD int32 band at +0x0E.
+INT32_FORMS_GEN2: Mapping[AluOp, tuple[Op, int]] = {
+    AluOp.add: (TT_INT_ADD, INT32_BAND[AluOp.add]), AluOp.mult: (TT_INT_MULT, INT32_BAND[AluOp.mult])}
 
 
 def _roles(slots: tuple[Slot, ...]) -> dict[str, str]:
