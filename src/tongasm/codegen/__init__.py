@@ -1,8 +1,9 @@
-"""Codegen: IR instruction → field values per opcode family, the CodeGenMode fork, streams."""
+"""Codegen: IR instruction → layout and field values per opcode family (a plan), the CodeGenMode
+fork, streams."""
 
 from .assembler import Assembly, assemble, collect_opcodes, program, resolve_target
-from .common import BundleSpec, Context
-from .generator import CodegenResult, generate, stream_of
+from .common import Context
+from .generator import CodegenResult, encode_bits, generate, stream_of
 
-__all__ = ["Assembly", "BundleSpec", "CodegenResult", "Context", "assemble", "collect_opcodes", "generate",
+__all__ = ["Assembly", "CodegenResult", "Context", "assemble", "collect_opcodes", "encode_bits", "generate",
            "program", "resolve_target", "stream_of"]

@@ -29,8 +29,9 @@ from ..ir.instructions import Instruction, Kernel, Select, UnknownInstruction
 from ..ir.stream_reader import StreamedKernel
 from ..passes import ProgramItem, lower_select
 from ..passes.program import Walked, label_of, walk, walk_top
-from .common import BundleSpec, Context, sync_part
-from .generator import CodegenResult, codegen_for, generate, stream_of
+from .common import Context, sync_part
+from .generator import CodegenResult, codegen_for, encoder_of, generate, stream_of
+from .plan import Encoder
 
 STREAM_NAMES = tuple(ENGINE_STREAM.values())
 CENSUS_FILE = "census.bin"
@@ -272,10 +273,8 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
               retain: bool = False) -> Assembly:
     tgt = resolve_target(kernel.arch, target)
     mode = CodeGenMode.GENERATE_ISACODE if check == "off" else CodeGenMode.RUN_ISA_CHECKS
-    lean = mode == CodeGenMode.GENERATE_ISACODE and on_result is None
-    ctx = Context(tgt, decisions, lean=lean)
-    lean = ctx.lean
-    band = ctx.band
+    plain = mode == CodeGenMode.GENERATE_ISACODE and on_result is None  # bytes wanted and nothing else
+    ctx = Context(tgt, decisions)
     asm = Assembly(tgt, decisions, census=bytearray() if census else None, kernel=kernel)
     log = asm.log
     streams = asm.streams
@@ -283,10 +282,13 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
     l_inst, l_stream = log.inst.append, log.stream.append
     names, bir = log.names, log.bir
     stream_ids = {n: (STREAM_IDS[n], streams.setdefault(n, bytearray())) for n in STREAM_NAMES}
-    # (id(BIR instruction), part) → (the instruction, its Routed), for loop iterations; the entry
-    # holds the instruction so its id cannot be reused by another object
-    unrolled: dict[tuple[int, int], tuple[Any, Routed]] = {}
-    routes: dict[tuple[type, Any], tuple[int, bytearray, Callable[..., list[BundleSpec]]]] = {}  # see _route
+    # (id(BIR instruction), part) → (the instruction, its stream id, stream, bundle), for loop
+    # iterations (the same instruction object every iteration); the entry holds the instruction so
+    # its id cannot be reused by another object
+    unrolled: dict[tuple[int, int], tuple[Any, int, bytearray, bytes]] = {}
+    encoder = encoder_of(ctx)
+    # (class, engine, operand counts) → stream id, stream, the class's generated encode function
+    routes: dict[tuple[type, Any, int, int], tuple[int, bytearray, Callable[[Instruction], tuple[Any, int]]]] = {}
     index = -1
     class_ids: dict[type, int] = {}  # IR class → BIR opcode id, for the classes whose opcode is the class's
     for inst, func, it in walked:
@@ -299,58 +301,41 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
         else:
             names.append(inst if retain else inst.name)
             bir.append(bid)
-        if lean and not it and type(inst) is not Select:
-            # the hot path (GENERATE_ISACODE, outside loops, no lowering): _routed() inlined
-            try:
-                route = routes.get((type(inst), inst.engine))
-                if route is None:
-                    route = routes[(type(inst), inst.engine)] = _route(inst, stream_ids)
-                specs = route[2](inst, ctx)
-                if len(specs) == 1:
-                    sp = specs[0]
-                    if type(sp) is int:  # a plan's bits (lean context)
-                        if inst.sync is not None:
-                            sp |= sync_part(ctx, band, inst.sync, sp_op=inst.FAMILY == "sp")  # type: ignore[arg-type]
-                        b = sp.to_bytes(BUNDLE_SIZE, "little")
-                    else:
-                        if inst.sync is not None:
-                            sp.base |= sync_part(ctx, sp.fmt, inst.sync, sp_op=inst.FAMILY == "sp")
-                        b = sp.encode()
-                    l_inst(index)
-                    l_stream(route[0])
-                    stream = route[1]
-                    stream += b
-                    if cen is not None:
-                        cen += b
-                    continue
-                out = [(route[0], route[1], _bytes(specs, inst, ctx))]
-            except EncodeError as e:
-                raise e.at(inst.name or None, index, inst.opcode) from None
-        else:
-            out = []
-            parts = _lower(inst, index) if type(inst) is Select else (inst,)  # type: ignore[arg-type]
-            for part, x in enumerate(parts):
-                hit = unrolled.get((id(inst), part)) if lean and it else None
+        parts = _lower(inst, index) if type(inst) is Select else (inst,)  # type: ignore[arg-type]
+        for part, x in enumerate(parts):
+            if plain:
+                hit = unrolled.get((id(inst), part)) if it else None
                 if hit is not None and hit[0] is inst:
-                    out.append(hit[1])
-                    continue
-                if lean:
+                    _, sid, stream, b = hit
+                else:
                     try:
-                        routed = _routed(x, ctx, routes, stream_ids)
+                        rk = (type(x), x.engine, len(x.ins), len(x.outs))
+                        route = routes.get(rk)
+                        if route is None:
+                            route = routes[rk] = _route(x, stream_ids, encoder)
+                        sid, stream, enc = route
+                        # encode_bits() inlined (the same plan and sync band, one call less)
+                        fmt, bits = enc(x)
+                        if x.sync is not None:
+                            bits |= sync_part(ctx, fmt, x.sync, sp_op=x.FAMILY == "sp")
+                        b = bits.to_bytes(BUNDLE_SIZE, "little")
                     except EncodeError as e:
                         raise e.at(inst.name or None, index, label_of(inst, x)) from None
                     if it:
-                        unrolled[(id(inst), part)] = (inst, routed)
-                    out.append(routed)
-                else:
-                    res = generate(ProgramItem(index, x, func, inst, part, len(parts), it), ctx, mode, checks=checks)
-                    if res.findings:
-                        asm.findings.extend(res.findings)
-                    if on_result is not None:
-                        on_result(res)
-                    out.append((*stream_ids[res.stream], res.bundles))
-        for sid, stream, bundles in out:
-            for b in bundles:
+                        unrolled[(id(inst), part)] = (inst, sid, stream, b)
+                l_inst(index)
+                l_stream(sid)
+                stream += b
+                if cen is not None:
+                    cen += b
+                continue
+            res = generate(ProgramItem(index, x, func, inst, part, len(parts), it), ctx, mode, checks=checks)
+            if res.findings:
+                asm.findings.extend(res.findings)
+            if on_result is not None:
+                on_result(res)
+            sid, stream = stream_ids[res.stream]
+            for b in res.bundles:
                 l_inst(index)
                 l_stream(sid)
                 stream += b
@@ -368,39 +353,12 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
     return _finish(asm, check)
 
 
-def _route(inst: Instruction, stream_ids: dict[str, tuple[int, bytearray]]) -> tuple[int, bytearray, Callable[..., list[BundleSpec]]]:
-    """(stream id, stream, codegen) of an instruction: depends only on its class and engine."""
+def _route(inst: Instruction, stream_ids: dict[str, tuple[int, bytearray]],
+           encoder: Encoder) -> tuple[int, bytearray, Callable[[Instruction], tuple[Any, int]]]:
+    """(stream id, stream, encode function) of an instruction: depends only on its class, engine and
+    operand counts."""
     sid, stream = stream_ids[stream_of(inst)]
-    return sid, stream, codegen_for(inst).bundles
-
-
-Routed = tuple[int, bytearray, list[bytes]]
-
-
-def _routed(inst: Instruction, ctx: Context, routes: dict[tuple[type, Any], Any],
-            stream_ids: dict[str, tuple[int, bytearray]]) -> Routed:
-    """GENERATE_ISACODE of one instruction (the same calls as generate(), without the result
-    object): its stream id, its stream and its bundles."""
-    route = routes.get((type(inst), inst.engine))
-    if route is None:
-        route = routes[(type(inst), inst.engine)] = _route(inst, stream_ids)
-    return route[0], route[1], _bytes(route[2](inst, ctx), inst, ctx)
-
-
-def _bytes(specs: list[Any], inst: Instruction, ctx: Context) -> list[bytes]:
-    """The bundles of one instruction's specs (or, in a lean context, plans' bits), its sync band
-    on the first."""
-    out = []
-    for k, sp in enumerate(specs):
-        if type(sp) is int:
-            if k == 0 and inst.sync is not None:
-                sp |= sync_part(ctx, ctx.band, inst.sync, sp_op=inst.FAMILY == "sp")  # type: ignore[arg-type]
-            out.append(sp.to_bytes(BUNDLE_SIZE, "little"))
-        else:
-            if k == 0 and inst.sync is not None:
-                sp.base |= sync_part(ctx, sp.fmt, inst.sync, sp_op=inst.FAMILY == "sp")
-            out.append(sp.encode())
-    return out
+    return sid, stream, encoder.function(type(inst), len(inst.ins), len(inst.outs), codegen_for(inst))
 
 
 def _finish(asm: Assembly, check: str) -> Assembly:

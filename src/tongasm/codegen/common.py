@@ -8,9 +8,6 @@ gets. Each error message that SPEC quotes is produced verbatim here.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
-from functools import partial
 from typing import Any, Callable
 
 from ..errors import EncodeError
@@ -24,7 +21,7 @@ from ..isa.enums import (
     ACC_INVALID_MSG, ACC_WIRE, ALU_INVALID_MSG, ALU_WIRE, DTYPE_INFO, VALUELESS_UPDATES, WAIT_WIRE,
     AccType, AluClass, AluOp, Dtype, Engine, MemoryType, UpdateMode, WaitMode,
 )
-from ..isa.fields import BUNDLE_SIZE, Format, Slot
+from ..isa.fields import Format, Slot
 from ..isa.formats import FormatSet, build_formats
 from ..isa.targets import Target
 from ..ir.operands import Immediate, Operand, PhysicalAP, Register, RegisterAccess, RegisterAP, SymbolicAP, SyncInfo
@@ -39,30 +36,26 @@ SEMAPHORE_MAX = 255
 class Context:
     """What codegen needs besides the instruction: the target and the decision selection.
 
-    It also carries what the hot path would otherwise recompute per instruction: the format
-    tables, the decisions the packer consults, and a memo of packed descriptors (an access pattern
-    that recurs — the same location, dtype, pairs and offset — is packed once).
+    It also carries what the encode path would otherwise recompute per instruction: the format
+    tables, the decisions the packer consults, the memos of packed descriptors (an access pattern
+    that recurs — the same location, dtype, pairs and offset — is packed once) and of sync bands,
+    and the plans (:class:`tongasm.codegen.plan.Encoder`).
     """
 
-    __slots__ = ("target", "decisions", "formats", "inner_first", "desc_memo", "op_memo", "plans", "sync_memo",
-                 "builders", "lean", "band")
+    __slots__ = ("target", "decisions", "formats", "inner_first", "desc_memo", "op_memo", "sync_memo", "builders",
+                 "encoder")
 
-    def __init__(self, target: Target, decisions: DecisionSet, *, lean: bool = False) -> None:
+    def __init__(self, target: Target, decisions: DecisionSet) -> None:
         self.target = target
         self.decisions = decisions
         self.formats: FormatSet = build_formats(decisions)
-        #: the layout whose sync band stands for every layout's (they all place it alike), or None
-        self.band: Format | None = _sync_band(self.formats)
-        #: GENERATE_ISACODE only, bytes wanted and nothing else: a plan yields a bundle's bits (an
-        #: int) instead of a BundleSpec (see Plan)
-        self.lean = lean and self.band is not None
         self.inner_first = decisions.get(FreeDimOrder).innermost_first  # D-6
         self.desc_memo: dict[tuple[Any, ...], tuple[tuple[int, ...], int]] = {}  # see slot_part
-        # format → slot → operand object → slot_part result (see _builder)
-        self.op_memo: dict[Format, dict[str, dict[Any, tuple[tuple[int, ...], int]]]] = {}
-        self.plans: dict[tuple[Any, ...], Any] = {}  # per-opcode-family memo of dtype/op decisions
+        # format → slot → operand object → the slot's placed bits (see plan._builder)
+        self.op_memo: dict[Format, dict[str, dict[Any, int]]] = {}
         self.sync_memo: dict[tuple[Any, ...], tuple[SyncInfo, int]] = {}  # see sync_part
-        self.builders: dict[tuple[Any, ...], Callable[..., BundleSpec]] = {}  # see Plan
+        self.builders: dict[tuple[Any, ...], Callable[..., int]] = {}  # generated plan builders, per shape
+        self.encoder: Any = None  # the plans (created by the encode path on first use)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Context) and (self.target, self.decisions) == (other.target, other.decisions)
@@ -72,58 +65,6 @@ class Context:
 
 
 DESC_MEMO_LIMIT = 100_000
-SYNC_FIELDS = ("wait_mode", "wait_idx", "update_mode", "update_idx", "sync_value")
-
-
-def _sync_band(formats: FormatSet) -> Format | None:
-    """A layout with the sync band, if every layout that has one places it alike (SPEC §3.2: one
-    shared header and sync band), so its placement serves them all; else None."""
-    placements: dict[tuple[tuple[int, int, int, int], ...], Format] = {
-        tuple(f.placement(n) for n in SYNC_FIELDS): f for f in formats if all(n in f.field_map for n in SYNC_FIELDS)}
-    return list(placements.values())[0] if len(placements) == 1 else None
-
-
-_NOTHING: dict[str, int] = {}
-
-
-@dataclass(slots=True)
-class BundleSpec:
-    """One bundle to build: its layout, its field values and its descriptor slots as
-    ``(addr, steps..., counts...)`` tuples.
-
-    ``base`` holds bits placed already (:meth:`Format.place`); a bundle is the OR of its fields,
-    so placing a field twice is harmless. A spec built from a memoised plan is ``complete``: its
-    ``base`` holds every field (the plan's ``placed`` values, ``values``, the slots and the
-    constants) and encoding is one conversion. Otherwise ``values`` and ``slots`` are placed when
-    the bundle is encoded. ``values`` and ``placed`` never share a name.
-    """
-
-    fmt: Format
-    values: dict[str, int]
-    slots: dict[str, tuple[int, ...]] | None = None
-    base: int = 0
-    placed: dict[str, int] = field(default_factory=lambda: _NOTHING)
-    complete: bool = False
-
-    @property
-    def opcode(self) -> int:
-        v = self.values.get("opcode")
-        return self.placed["opcode"] if v is None else v
-
-    def add(self, values: dict[str, int]) -> None:
-        """Add named field values (the sync band) to the bundle."""
-        self.values.update(values)
-        if self.complete:
-            self.base |= self.fmt.place(values)
-
-    def encode(self) -> bytes:
-        if self.complete:
-            return self.base.to_bytes(BUNDLE_SIZE, "little")
-        return self.fmt.compose(self.base, self.values, self.slots)
-
-    def all_values(self) -> dict[str, int]:
-        """Every field value, slots spelled out as named fields."""
-        return self.fmt._merge({**self.placed, **self.values}, self.slots or {})
 
 
 # --- enums ------------------------------------------------------------------------------------
@@ -401,78 +342,6 @@ def slot_part(op: Operand | None, fmt: Format, s: Slot, ctx: Context) -> tuple[t
     return hit
 
 
-class Plan:
-    """A memoised plan of one bundle: its layout, the named values that depend only on what the
-    plan was keyed on (placed once, with the layout's constants) and a generated ``build`` that
-    adds the per-instruction part: ``build(*dynamic values, *slot operands) -> BundleSpec``, or in
-    a lean context the bundle's bits (an int: no spec, no field dicts).
-
-    ``info`` carries what a family needs besides (e.g. which operand fills which slot).
-    """
-
-    __slots__ = ("fmt", "static", "bits", "build", "info")
-
-    def __init__(self, ctx: Context, fmt: Format, static: dict[str, int], slots: tuple[str, ...] = (),
-                 dynamic: tuple[str, ...] = (), info: Any = None) -> None:
-        self.fmt = fmt
-        self.static = static
-        self.bits = fmt.place(static) | fmt.const_bits
-        self.build: Callable[..., BundleSpec] = partial(_builder(ctx, fmt, slots, dynamic), static, self.bits)
-        self.info = info
-
-
-def plan_of(ctx: Context, spec: BundleSpec, dynamic: tuple[str, ...] = (), slots: tuple[str, ...] = (),
-            info: Any = None) -> Plan:
-    """The plan of a freshly built spec: its values except the ``dynamic`` ones become static."""
-    return Plan(ctx, spec.fmt, {k: v for k, v in spec.values.items() if k not in dynamic}, slots, dynamic, info)
-
-
-def _builder(ctx: Context, fmt: Format, slots: tuple[str, ...], dynamic: tuple[str, ...]) -> Callable[..., BundleSpec]:
-    """The generated ``build(static, bits, *dynamic values, *slot operands)`` of a plan shape.
-
-    Each slot's descriptor is looked up first by the operand object (operands are immutable and
-    the reader shares equal ones), then by what it depends on (:func:`slot_part`). Each dynamic
-    value is range-checked and placed where the format declares it (:meth:`Format.placement`).
-    """
-    key = (fmt, slots, dynamic)
-    hit = ctx.builders.get(key)
-    if hit is not None:
-        return hit
-    memos = ctx.op_memo.setdefault(fmt, {name: {} for name in fmt.slots})
-    ns: dict[str, Any] = {"BundleSpec": BundleSpec, "fmt": fmt, "err": fmt.range_error}
-    vs = [f"v{i}" for i in range(len(dynamic))]
-    os_ = [f"o{j}" for j in range(len(slots))]
-    lines = [f"def build({', '.join(['static', 'bits', *vs, *os_])}):"]
-    terms = ["bits"]
-    for j, name in enumerate(slots):
-        ns[f"m{j}"] = memos[name]
-        ns[f"miss{j}"] = partial(_slot_miss, ctx, fmt, fmt.slots[name], memos[name])
-        lines += [f"    s{j} = m{j}.get(o{j})", f"    if s{j} is None: s{j} = miss{j}(o{j})"]
-        terms.append(f"s{j}[1]")
-    for i, name in enumerate(dynamic):
-        pos, lo, hi, mask = fmt.placement(name)
-        lines.append(f"    if type(v{i}) is not int or not {lo} <= v{i} <= {hi}: raise err({name!r}, v{i})")
-        terms.append(f"((v{i} & {mask}) << {pos})")
-    values = "{" + ", ".join(f"{n!r}: v{i}" for i, n in enumerate(dynamic)) + "}"
-    descs = "{" + ", ".join(f"{n!r}: s{j}[0]" for j, n in enumerate(slots)) + "}" if slots else "None"
-    if ctx.lean:
-        lines.append(f"    return {' | '.join(terms)}")
-    else:
-        lines.append(f"    return BundleSpec(fmt, {values}, {descs}, {' | '.join(terms)}, static, True)")
-    exec(compile("\n".join(lines) + "\n", f"<tongasm plan builder {fmt.name}>", "exec"), ns)
-    hit = ctx.builders[key] = ns["build"]
-    return hit
-
-
-def _slot_miss(ctx: Context, fmt: Format, s: Slot, memo: dict[Any, tuple[tuple[int, ...], int]],
-               op: Operand | None) -> tuple[tuple[int, ...], int]:
-    hit = slot_part(op, fmt, s, ctx)
-    if len(memo) >= DESC_MEMO_LIMIT:
-        memo.clear()
-    memo[op] = hit
-    return hit
-
-
 def pack_descriptor(op: Operand | None, s: Slot, ctx: Context, role: str | None = None) -> dict[str, int]:
     """The same descriptor as named fields (``<slot>.addr``, ``<slot>.step0``...)."""
     t = descriptor(op, s, ctx, role)
@@ -532,23 +401,6 @@ def partitions(op: Operand | None, role: str) -> int:
         raise EncodeError(f"{role}: the access pattern has no pairs; it needs at least the partition pair",
                           field=f"{role}.ap", check="desc.pairs")
     return op.ap[0][1]
-
-
-def scalar_key(op: Operand | None) -> tuple[Any, ...]:
-    """What codegen reads of an operand *besides* its access-pattern geometry: its kind and dtype,
-    an immediate's value (with its type and sign, so -0.0 and 0.0 differ), a register's ids. Plans
-    memoised on this key must take geometry (partitions, descriptors) from the operand itself."""
-    t = type(op)
-    if t is PhysicalAP:
-        return (t, op.dtype, op.location)  # type: ignore[union-attr]
-    if t is Immediate:
-        v = op.value  # type: ignore[union-attr]
-        return (t, op.dtype, type(v), v, math.copysign(1.0, v) if isinstance(v, float) else 0)  # type: ignore[union-attr]
-    if t is RegisterAccess:
-        return (t, op.dtype, op.register)  # type: ignore[union-attr]
-    if t is RegisterAP:
-        return (t, op.dtype, op.register, op.allocation)  # type: ignore[union-attr]
-    return (t, id(op))
 
 
 def require(cond: bool, msg: str, **kw: Any) -> None:

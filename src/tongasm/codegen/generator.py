@@ -12,7 +12,7 @@ Any other mode value fails with the compiler's own message.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from ..errors import EncodeError
 from ..isa.enums import CODEGEN_MODE_MSG, ENGINE_STREAM, CodeGenMode, Engine
@@ -22,32 +22,26 @@ from ..ir.instructions import (
 )
 from ..passes.program import ProgramItem
 from . import sp_ops, tensor_ops
-from .common import BundleSpec, Context, engine_of, sync_values
+from ..isa.fields import BUNDLE_SIZE, Format
+from .common import Context, engine_of, sync_part
+from .plan import Encoder, Family
 
 
-@dataclass(frozen=True)
-class OpCodegen:
-    """The two entry points of one instruction family."""
-
-    opcodes: Callable[[Any, Context], list[int]]
-    bundles: Callable[[Any, Context], list[BundleSpec]]
-
-
-#: IR class → codegen. GenericCopy encodes as TensorCopy (D-17).
-CODEGEN: dict[type[Instruction], OpCodegen] = {
-    RegisterMove: OpCodegen(sp_ops.register_move_opcodes, sp_ops.register_move_bundles),
-    RegisterAlu: OpCodegen(sp_ops.register_alu_opcodes, sp_ops.register_alu_bundles),
-    TensorLoad: OpCodegen(sp_ops.tensor_load_save_opcodes, sp_ops.tensor_load_save_bundles),
-    TensorSave: OpCodegen(sp_ops.tensor_load_save_opcodes, sp_ops.tensor_load_save_bundles),
-    TensorTensor: OpCodegen(tensor_ops.tensor_tensor_opcodes, tensor_ops.tensor_tensor_bundles),
-    CopyPredicated: OpCodegen(tensor_ops.copy_predicated_opcodes, tensor_ops.copy_predicated_bundles),
-    TensorCopy: OpCodegen(tensor_ops.tensor_copy_opcodes, tensor_ops.tensor_copy_bundles),
-    GenericCopy: OpCodegen(tensor_ops.tensor_copy_opcodes, tensor_ops.tensor_copy_bundles),
-    Memset: OpCodegen(tensor_ops.memset_opcodes, tensor_ops.memset_bundles),
-    MoveShape: OpCodegen(tensor_ops.move_shape_opcodes, tensor_ops.move_shape_bundles),
+#: IR class → its family's codegen. GenericCopy encodes as TensorCopy (D-17).
+FAMILIES: dict[type[Instruction], Family] = {
+    RegisterMove: Family("RegisterMove", sp_ops.register_move_select, sp_ops.register_move_opcodes),
+    RegisterAlu: Family("RegisterAlu", sp_ops.register_alu_select, sp_ops.register_alu_opcodes),
+    TensorLoad: Family("TensorLoad", sp_ops.tensor_load_save_select, sp_ops.tensor_load_save_opcodes),
+    TensorSave: Family("TensorSave", sp_ops.tensor_load_save_select, sp_ops.tensor_load_save_opcodes),
+    TensorTensor: Family("TensorTensor", tensor_ops.tensor_tensor_select, tensor_ops.tensor_tensor_opcodes),
+    CopyPredicated: Family("CopyPredicated", tensor_ops.copy_predicated_select, tensor_ops.copy_predicated_opcodes),
+    TensorCopy: Family("TensorCopy", tensor_ops.tensor_copy_select, tensor_ops.tensor_copy_opcodes),
+    GenericCopy: Family("TensorCopy", tensor_ops.tensor_copy_select, tensor_ops.tensor_copy_opcodes),
+    Memset: Family("Memset", tensor_ops.memset_select, tensor_ops.memset_opcodes),
+    MoveShape: Family("MoveShape", tensor_ops.move_shape_select, tensor_ops.move_shape_opcodes),
 }
 
-SUPPORTED = ", ".join(["Select", *(c.OPCODE for c in CODEGEN)])
+SUPPORTED = ", ".join(["Select", *(c.OPCODE for c in FAMILIES)])
 
 
 _STREAMS: dict[tuple[object, str], str] = {}
@@ -73,9 +67,9 @@ def _stream_of(inst: Instruction) -> str:
     return ENGINE_STREAM[engine]
 
 
-def codegen_for(inst: Instruction) -> OpCodegen:
+def codegen_for(inst: Instruction) -> Family:
     """The codegen of an instruction, or the spec's refusal for the ones tongasm does not encode."""
-    cg = CODEGEN.get(type(inst))
+    cg = FAMILIES.get(type(inst))
     if cg is not None:
         return cg
     if isinstance(inst, RefusedInstruction):
@@ -88,15 +82,33 @@ def codegen_for(inst: Instruction) -> OpCodegen:
 
 @dataclass(slots=True)
 class CodegenResult:
-    """What one item produced: its stream, opcodes, (unless collecting) its bundles, and in
-    RUN_ISA_CHECKS mode the findings of the checks on them."""
+    """What one item produced: its stream, opcodes, (unless collecting) its layouts and bundles, and
+    in RUN_ISA_CHECKS mode the findings of the checks on them."""
 
     item: ProgramItem
     stream: str
     opcodes: list[int]
-    specs: list[BundleSpec] = field(default_factory=list)
+    formats: list[Format] = field(default_factory=list)
     bundles: list[bytes] = field(default_factory=list)
     findings: list[Any] = field(default_factory=list)
+
+
+def encoder_of(ctx: Context) -> Encoder:
+    """The context's plans (made on first use)."""
+    enc = ctx.encoder
+    if enc is None:
+        enc = ctx.encoder = Encoder(ctx)
+    return enc  # type: ignore[no-any-return]
+
+
+def encode_bits(inst: Instruction, ctx: Context, family: Family | None = None) -> tuple[Format, int]:
+    """GENERATE_ISACODE of one instruction: its layout and its bundle's bits, sync band included.
+    The one encode path: :func:`generate` and the assembler both come through here."""
+    fmt, bits = encoder_of(ctx).encode(inst, family or codegen_for(inst))
+    sync = inst.sync
+    if sync is not None:
+        bits |= sync_part(ctx, fmt, sync, sp_op=inst.FAMILY == "sp")
+    return fmt, bits
 
 
 def check_mode(mode: Any) -> CodeGenMode:
@@ -112,9 +124,9 @@ def generate(item: ProgramItem, ctx: Context, mode: CodeGenMode | int = CodeGenM
              checks: Any = None) -> CodegenResult:
     """Encode one program item in the given CodeGenMode. Errors carry the instruction's identity.
 
-    In RUN_ISA_CHECKS mode the bundles are built exactly as for GENERATE_ISACODE, decoded back and
-    run through the ISA checks (``checks``: a :class:`tongasm.check.registry.CheckSet`); the
-    result carries the findings. The caller decides whether the bytes are emitted.
+    In RUN_ISA_CHECKS mode the bundle is built exactly as for GENERATE_ISACODE, decoded back and
+    run through the ISA checks (``checks``: a :class:`tongasm.check.registry.CheckSet`); the result
+    carries the findings. The caller decides whether the bytes are emitted.
     """
     if type(mode) is not CodeGenMode:
         mode = check_mode(mode)
@@ -124,15 +136,11 @@ def generate(item: ProgramItem, ctx: Context, mode: CodeGenMode | int = CodeGenM
         cg = codegen_for(inst)
         if mode == CodeGenMode.COLLECT_OPCODES:
             return CodegenResult(item, stream, cg.opcodes(inst, ctx))
-        specs = cg.bundles(inst, ctx)
-        sync = sync_values(ctx, inst.sync, sp_op=inst.FAMILY == "sp") if inst.sync else None
-        if sync:
-            # Every instruction reaching codegen yields one bundle (a Select was split by the
-            # lowering, which put its wait on the first part and its update on the last: D-24).
-            assert len(specs) == 1
-            specs[0].add(sync)
-        bundles = [s.encode() for s in specs]
-        result = CodegenResult(item, stream, [s.opcode for s in specs], specs, bundles)
+        # Every instruction reaching codegen yields one bundle (a Select was split by the lowering,
+        # which put its wait on the first part and its update on the last: D-24).
+        fmt, bits = encode_bits(inst, ctx, cg)
+        raw = bits.to_bytes(BUNDLE_SIZE, "little")
+        result = CodegenResult(item, stream, [raw[0]], [fmt], [raw])
         if mode == CodeGenMode.RUN_ISA_CHECKS:
             result.findings = _run_checks(result, ctx, checks)
         return result
@@ -145,9 +153,9 @@ def _run_checks(result: CodegenResult, ctx: Context, checks: Any) -> list[Any]:
 
     item = result.item
     findings = []
-    for spec, raw in zip(result.specs, result.bundles):
+    for fmt, raw in zip(result.formats, result.bundles):
         # the checks read the bytes (decoded again), exactly as for a raw stream
-        findings.extend(check_bundle(spec.fmt, None, raw, target=ctx.target, decisions=ctx.decisions,
+        findings.extend(check_bundle(fmt, None, raw, target=ctx.target, decisions=ctx.decisions,
                                      stream=result.stream, checks=checks))
     findings.extend(check_instruction(item.inst, checks, ctx.decisions, item.function))
     if item.part == 0 and item.source is not item.inst:  # rules on the instruction before its lowering

@@ -1,13 +1,14 @@
 """Codegen of the SP register-lane ops: RegisterMove, RegisterAlu, TensorLoad, TensorSave (SPEC §4.1–§4.3).
 
-Each op has an ``*_opcodes`` function (what COLLECT_OPCODES records) and a ``*_bundles`` function
-(the field values GENERATE_ISACODE / RUN_ISA_CHECKS encode). Field names are those of
-:mod:`tongasm.isa.formats`; no byte offset appears here.
+Each op has an ``*_opcodes`` function (what COLLECT_OPCODES records) and a ``*_select`` function:
+the layout and the field values GENERATE_ISACODE / RUN_ISA_CHECKS encode (these layouts bind no
+descriptor slot, so every field is part of the plan). Field names are those of the layout records
+(:mod:`tongasm.isa.layouts.sp`); no byte offset appears here.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Sequence
 
 from ..errors import EncodeError
 from ..isa.decisions.spec import LoadSaveOffset, RegisterAluDtypes, SaveTargetsGen2, VariableId
@@ -15,10 +16,13 @@ from ..isa.enums import DTYPE_INFO, INT64_DTYPES, AccType, Dtype, MemoryType
 from ..ir.instructions import RegisterAlu, RegisterMove, TensorLoad, TensorSave
 from ..ir.operands import Immediate, Operand, PhysicalAP, RegisterAccess, RegisterAP
 from ..numeric import NumericError, bit_pattern
+from ..isa.fields import Format
+from ..isa.opcodes import ALU, MOVE, PSEUDO_TENSOR_LOAD, PSEUDO_TENSOR_STORE, TENSOR_LOAD, TENSOR_STORE
 from .common import (
-    SYMBOLIC_AP_MSG, BundleSpec, Context, plan_of, scalar_key, alu_wire, dtype_of, reg_id, reg_lo, reg_pair, register_of, require,
+    SYMBOLIC_AP_MSG, Context, alu_wire, dtype_of, reg_id, reg_lo, reg_pair, register_of, require,
 )
 
+Selection = tuple[Format, dict[str, int]]
 REG_MOVE_DTYPE_MSG = "only support fp32/uint32/int32 for REG MOVE instr"
 REG_MOVE_64_MSG = "64bit REG MOVE instr must have ImmediateValue src"
 MOVE_32_DTYPES = frozenset({Dtype.float32, Dtype.uint32, Dtype.int32})
@@ -42,41 +46,13 @@ def _operand_counts(inst_name: str, ins: Sequence[Operand], outs: Sequence[Opera
 # --- RegisterMove 0xA7 ------------------------------------------------------------------------------
 
 def register_move_opcodes(inst: RegisterMove, ctx: Context) -> list[int]:
-    return [0xA7]
-
-
-def _memoised(tag: str, build: Callable[[Any, Context], list[BundleSpec]]) -> Callable[[Any, Context], list[BundleSpec]]:
-    """An SP op's bundle depends only on what ``full_key`` captures of its operands (register ids,
-    dtypes, immediate values, memory access patterns) and its attributes: memoise the field values."""
-
-    def bundles(inst: Any, ctx: Context) -> list[BundleSpec]:
-        ins = inst.ins
-        key = (tag, type(inst), *inst.attrs.items(), len(ins), *map(full_key, ins), *map(full_key, inst.outs))
-        hit = ctx.plans.get(key)
-        if hit is None:
-            specs = build(inst, ctx)
-            ctx.plans[key] = [plan_of(ctx, sp) for sp in specs]
-            return specs
-        return [hit[0].build()] if len(hit) == 1 else [p.build() for p in hit]
-
-    bundles.__doc__ = build.__doc__
-    return bundles
-
-
-def full_key(op: Operand | None) -> tuple[Any, ...]:
-    """Everything codegen reads of an operand, geometry included."""
-    if type(op) is PhysicalAP:
-        return (PhysicalAP, op.dtype, op.location, op.ap, op.offset)
-    if isinstance(op, (PhysicalAP, RegisterAP)):
-        return (*scalar_key(op), op.ap, getattr(op, "offset", None), getattr(op, "reg_ap_offset", None),
-                getattr(op, "is_regloc_offset", None))
-    return scalar_key(op)
+    return [MOVE.byte]
 
 
 var_id = VariableId.var_id  # D-8
 
 
-def _register_move_bundles(inst: RegisterMove, ctx: Context) -> list[BundleSpec]:
+def register_move_select(inst: RegisterMove, ctx: Context) -> Selection:
     _operand_counts("RegisterMove", inst.ins, inst.outs, (1,), (1,),
                     "ins = [src: register_access or imm_value] and outs = [dst: register_access]")
     dst, src = inst.dst, inst.src
@@ -90,18 +66,18 @@ def _register_move_bundles(inst: RegisterMove, ctx: Context) -> list[BundleSpec]
         if not isinstance(src, Immediate):
             raise EncodeError(REG_MOVE_64_MSG, field="src", check="move.64bit_src")
         lo, hi = reg_pair(ctx, dst, "dst")
-        return [BundleSpec(fmts["RegisterMove.imm64"], {
-            "opcode": 0xA7, "valid_num": 2, "dtype": DTYPE_INFO[Dtype.int32].wire, "src_mode": 1,
+        return fmts["RegisterMove.imm64"], {
+            "opcode": MOVE.byte, "valid_num": 2, "dtype": DTYPE_INFO[Dtype.int32].wire, "src_mode": 1,
             "dst": lo, "dst_hi": hi, "imm": _imm_bits(src.value, Dtype.int64, "imm"),
-        })]
+        }
     if dd not in MOVE_32_DTYPES:
         raise EncodeError(REG_MOVE_DTYPE_MSG, field="dst.dtype", value=dd.name, limit="float32, uint32, int32, int64", check="move.dtype")
-    common = {"opcode": 0xA7, "valid_num": 1, "dtype": DTYPE_INFO[dd].wire, "dst": reg_lo(ctx, dst, "dst")}
+    common = {"opcode": MOVE.byte, "valid_num": 1, "dtype": DTYPE_INFO[dd].wire, "dst": reg_lo(ctx, dst, "dst")}
     if isinstance(src, RegisterAccess):
-        return [BundleSpec(fmts["RegisterMove.reg"], {**common, "src_mode": 0, "src": reg_lo(ctx, src, "src")})]
+        return fmts["RegisterMove.reg"], {**common, "src_mode": 0, "src": reg_lo(ctx, src, "src")}
     if isinstance(src, Immediate):
         # D-23: float values are bit-cast to IEEE bits; ints are two's complement in the dst dtype.
-        return [BundleSpec(fmts["RegisterMove.imm"], {**common, "src_mode": 1, "imm": _imm_bits(src.value, dd, "imm")})]
+        return fmts["RegisterMove.imm"], {**common, "src_mode": 1, "imm": _imm_bits(src.value, dd, "imm")}
     raise EncodeError(f"RegisterMove src must be a register_access or an imm_value, got {getattr(src, 'kind', src)}",
                       field="src", check="operands.shape")
 
@@ -109,10 +85,10 @@ def _register_move_bundles(inst: RegisterMove, ctx: Context) -> list[BundleSpec]
 # --- RegisterAlu 0xA8 --------------------------------------------------------------------------------
 
 def register_alu_opcodes(inst: RegisterAlu, ctx: Context) -> list[int]:
-    return [0xA8]
+    return [ALU.byte]
 
 
-def _register_alu_bundles(inst: RegisterAlu, ctx: Context) -> list[BundleSpec]:
+def register_alu_select(inst: RegisterAlu, ctx: Context) -> Selection:
     _operand_counts("RegisterAlu", inst.ins, inst.outs, (2,), (1,),
                     "ins = [src1: register, src2: register or imm_value] and outs = [dst: register]")
     for key in ("acc", "reduce_cmd"):
@@ -127,7 +103,7 @@ def _register_alu_bundles(inst: RegisterAlu, ctx: Context) -> list[BundleSpec]:
     op = alu_wire(inst.attr("op"))
     is64 = bool(inst.attr("is_64bit"))
     src1, src2, dst = inst.src1, inst.src2, inst.dst
-    vals = {"opcode": 0xA8, "op": op, "dst": reg_lo(ctx, dst, "dst"), "src1": reg_lo(ctx, src1, "src1")}
+    vals = {"opcode": ALU.byte, "op": op, "dst": reg_lo(ctx, dst, "dst"), "src1": reg_lo(ctx, src1, "src1")}
     assert src1 is not None and dst is not None
     if is64:
         vals["dst_lo"], vals["dst_hi"] = reg_pair(ctx, dst, "dst")
@@ -146,18 +122,19 @@ def _register_alu_bundles(inst: RegisterAlu, ctx: Context) -> list[BundleSpec]:
         bits = _imm_bits(src2.value, enc, "imm")
         vals.update(operand_mode=1, src_dtype=DTYPE_INFO[d1].wire, dst_dtype=DTYPE_INFO[dtype_of(dst, "dst")].wire,
                     imm=bits)
-        return [BundleSpec(fmts["RegisterAlu.imm64" if is64 else "RegisterAlu.imm"], vals)]
+        return fmts["RegisterAlu.imm64" if is64 else "RegisterAlu.imm"], vals
     register_of(src2, "src2")
     vals.update(operand_mode=0, src2=reg_lo(ctx, src2, "src2"))
     if ctx.decisions.get(RegisterAluDtypes).register_path_has_dtypes:
         # D-7 alternative: both dtype bytes on the register path too.
         vals.update(src_dtype=DTYPE_INFO[dtype_of(src1, "src1")].wire, dst_dtype=DTYPE_INFO[dtype_of(dst, "dst")].wire)
-    return [BundleSpec(fmts["RegisterAlu.reg64" if is64 else "RegisterAlu.reg"], vals)]
+    return fmts["RegisterAlu.reg64" if is64 else "RegisterAlu.reg"], vals
 
 
 # --- TensorLoad / TensorSave (0xCE/0xAA, 0xCD/0xAB) ------------------------------------------------
 
-_LS_OPCODES = {("load", "imm"): 0xCE, ("load", "reg"): 0xAA, ("save", "imm"): 0xCD, ("save", "reg"): 0xAB}
+_LS_OPCODES = {("load", "imm"): PSEUDO_TENSOR_LOAD.byte, ("load", "reg"): TENSOR_LOAD.byte,
+               ("save", "imm"): PSEUDO_TENSOR_STORE.byte, ("save", "reg"): TENSOR_STORE.byte}
 
 
 def _ls_form(mem: Operand | None) -> str:
@@ -183,7 +160,7 @@ def tensor_load_save_opcodes(inst: TensorLoad | TensorSave, ctx: Context) -> lis
     return [_LS_OPCODES[(kind, _ls_form(inst.memory))]]
 
 
-def _tensor_load_save_bundles(inst: TensorLoad | TensorSave, ctx: Context) -> list[BundleSpec]:
+def tensor_load_save_select(inst: TensorLoad | TensorSave, ctx: Context) -> Selection:
     _ls_counts(inst)
     save = isinstance(inst, TensorSave)
     mem, reg, offset = inst.memory, inst.reg, inst.offset
@@ -240,14 +217,14 @@ def _tensor_load_save_bundles(inst: TensorLoad | TensorSave, ctx: Context) -> li
         # D-8: var_id = tensor_id, else the location's index; var_offset = offset × size, u32.
         vals["var_id"] = var_id(loc)
         vals["var_offset"] = mem.offset * DTYPE_INFO[md].size
-        return [BundleSpec(fmts["TensorLoadSave.imm"], vals)]
+        return fmts["TensorLoadSave.imm"], vals
     assert isinstance(mem, RegisterAP) and mem.register is not None
     if ctx.decisions.get(LoadSaveOffset).offset_register_in_reg_form:
         vals["addr_reg"] = reg_id(ctx, mem.register.lo, "memory address register")
         vals["offset_reg"] = offset_id
     else:
         vals["addr_reg"], vals["addr_reg_hi"] = reg_pair(ctx, mem, "memory address register")
-    return [BundleSpec(fmts["TensorLoadSave.reg"], vals)]
+    return fmts["TensorLoadSave.reg"], vals
 
 
 def _check_save_target(mem: PhysicalAP | RegisterAP, ctx: Context) -> None:
@@ -266,6 +243,3 @@ def _check_save_target(mem: PhysicalAP | RegisterAP, ctx: Context) -> None:
             raise EncodeError(why, field="memory", value=d11.refused_space(), check="ls.save_target")
 
 
-register_move_bundles = _memoised("RegisterMove", _register_move_bundles)
-register_alu_bundles = _memoised("RegisterAlu", _register_alu_bundles)
-tensor_load_save_bundles = _memoised("TensorLoadSave", _tensor_load_save_bundles)

@@ -39,6 +39,8 @@ class Instruction:
     OPCODE: ClassVar[str] = ""
     ATTRS: ClassVar[tuple[Attr, ...]] = ()
     FAMILY: ClassVar[str] = "tensor"  # "sp" register-lane ops go to the sp stream when Unassigned
+    #: operand role → (is an output, index in outs/ins); the role names of the layout bindings
+    ROLES: ClassVar[Mapping[str, tuple[bool, int]]] = {}
 
     name: str = ""
     engine: Engine | int = Engine.Unassigned
@@ -75,6 +77,7 @@ class RegisterMove(Instruction):
 
     OPCODE = "RegisterMove"
     FAMILY = "sp"
+    ROLES = {"src": (False, 0), "dst": (True, 0)}
 
     @property
     def src(self) -> Operand | None:
@@ -92,6 +95,7 @@ class RegisterAlu(Instruction):
 
     OPCODE = "RegisterAlu"
     FAMILY = "sp"
+    ROLES = {"src1": (False, 0), "src2": (False, 1), "dst": (True, 0)}
     ATTRS = (
         Attr("op", AluOp, required=True),
         Attr("is_64bit", bool, False),
@@ -120,6 +124,7 @@ class TensorLoad(Instruction):
 
     OPCODE = "TensorLoad"
     FAMILY = "sp"
+    ROLES = {"memory": (False, 0), "offset": (False, 1), "reg": (True, 0)}
 
     @property
     def memory(self) -> Operand | None:
@@ -141,6 +146,7 @@ class TensorSave(Instruction):
 
     OPCODE = "TensorSave"
     FAMILY = "sp"
+    ROLES = {"reg": (False, 0), "memory": (True, 0), "offset": (True, 1)}
 
     @property
     def memory(self) -> Operand | None:
@@ -161,6 +167,7 @@ class TensorTensor(Instruction):
     __slots__ = ()
 
     OPCODE = "TensorTensor"
+    ROLES = {"in0": (False, 0), "in1": (False, 1), "out": (True, 0)}
     ATTRS = (Attr("op", AluOp, required=True), Attr("acc", AccType, AccType.Idle))
 
     @property
@@ -182,6 +189,7 @@ class CopyPredicated(Instruction):
     __slots__ = ()
 
     OPCODE = "CopyPredicated"
+    ROLES = {"mask": (False, 0), "src": (False, 1), "fill": (False, 2), "dst": (True, 0)}
     ATTRS = (
         Attr("reverse_pred", bool, False),
         Attr("op", AluOp, AluOp.bypass),
@@ -211,6 +219,7 @@ class Select(Instruction):
     __slots__ = ()
 
     OPCODE = "Select"
+    ROLES = {"predicate": (False, 0), "on_true": (False, 1), "on_false": (False, 2), "dst": (True, 0)}
 
     @property
     def predicate(self) -> Operand | None:
@@ -235,6 +244,7 @@ class TensorCopy(Instruction):
     __slots__ = ()
 
     OPCODE = "TensorCopy"
+    ROLES = {"src": (False, 0), "dst": (True, 0)}
 
     @property
     def src(self) -> Operand | None:
@@ -259,6 +269,7 @@ class Memset(Instruction):
     __slots__ = ()
 
     OPCODE = "Memset"
+    ROLES = {"dst": (True, 0)}
     ATTRS = (Attr("mode", MemsetMode, required=True), Attr("constant", int, required=True))
 
     @property

@@ -44,6 +44,19 @@ _NO_ATTRS = FrozenMap()
 _CP_ATTRS = FrozenMap({"reverse_pred": False, "op": AluOp.bypass, "acc": AccType.Idle})
 
 
+def _memset_attrs(constant: int) -> FrozenMap:
+    """The (shared, read-only) attributes of the Memset a scalar on_false lowers to."""
+    hit = _MEMSET_ATTRS.get(constant)
+    if hit is None:
+        if len(_MEMSET_ATTRS) >= _SPLIT_LIMIT:
+            _MEMSET_ATTRS.clear()
+        hit = _MEMSET_ATTRS[constant] = FrozenMap({"mode": MemsetMode.Const, "constant": constant})
+    return hit
+
+
+_MEMSET_ATTRS: dict[int, FrozenMap] = {}  # constant (a bit pattern: always an int) → attributes
+
+
 def lower_select(sel: Select) -> list[Instruction]:
     """The two instructions a Select lowers to (raises EncodeError on malformed operands)."""
     if len(sel.ins) != 3 or len(sel.outs) != 1:
@@ -61,7 +74,7 @@ def lower_select(sel: Select) -> list[Instruction]:
             constant = bit_pattern(on_false.value, dst.dtype)
         except NumericError as e:
             raise EncodeError(f"Select on_false scalar: {e}", field="on_false", value=on_false.value, check="imm.value") from None
-        first = Memset(sel.name, sel.engine, (), (dst,), {"mode": MemsetMode.Const, "constant": constant}, first_sync)
+        first = Memset(sel.name, sel.engine, (), (dst,), _memset_attrs(constant), first_sync)
     else:
         first = GenericCopy(sel.name, sel.engine, (on_false,), (dst,), _NO_ATTRS, first_sync)
     second = CopyPredicated(sel.name, sel.engine, (pred, on_true), (dst,), _CP_ATTRS, last_sync)
