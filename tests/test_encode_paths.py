@@ -1,9 +1,9 @@
 """The encoder's two paths agree byte for byte.
 
-``assemble(check="off")`` runs the lean GENERATE_ISACODE path: plans yield a bundle's bits, sync
-bands are placed once per shared sync object, Selects and loops go through the routed helper.
-``check="warn"`` runs every instruction through ``generate()`` (RUN_ISA_CHECKS): full specs, named
-field values, the sync band added by name. Both must write the same streams, on the benchmark's
+``assemble(check="off")`` runs GENERATE_ISACODE in the assembler's loop (the plan's encode function
+called per (class, engine, operand counts), loop iterations reused); ``check="warn"`` runs every
+instruction through ``generate()`` (RUN_ISA_CHECKS, the bytes decoded again and checked). Both use
+the same plans; they must write the same streams, on the benchmark's
 mixed kernel (every family, five engines, sync, Selects) flat and inside a loop, and whether the
 kernel is in memory or streamed from its JSON.
 """
