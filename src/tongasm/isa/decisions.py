@@ -1,4 +1,4 @@
-"""Every D-n decision of SPEC §6, in one place.
+"""Every D-n decision of SPEC §6 (and the R-n container decisions of the NEFF chapter), in one place.
 
 The public reverse-engineering sources are silent or contradict each other on these points. The
 spec picks one reading for each; a real compiled NEFF could overturn any of them. This module is
@@ -114,6 +114,27 @@ DECISIONS: Mapping[str, Decision] = {
         _d("D-27", "0xE8 immediate dtype",
            ("equal", "the immediate's dtype must equal the dst dtype (BIR217)"),
            ("same-kind", "the immediate's dtype must be of the same kind (int/float) as the dst dtype")),
+        # NEFF container (neff-and-real-opcodes.md §1.3-§1.6): what a repack copies or recomputes.
+        # Read by tongasm.neff's writer; they do not affect any bundle.
+        _d("R-1", "NEFF header hash (0x0AC, 32 bytes) on a repack",
+           ("copy", "copy the input's 32 bytes (its input is unknown: not MD5/SHA of anything in the file)"),
+           ("md5-payload", "MD5 of the payload (everything after the header) in the first 16 bytes, rest zero"),
+           ("zero", "all 32 bytes zero")),
+        _d("R-2", "NEFF header word 0x018 (kelp_version_major)",
+           ("copy", "copy the input's word (2 in both real files; the book's 1 is contradicted)")),
+        _d("R-3", "NEFF header words 0x220 and 0x228 (meaning unknown)",
+           ("copy", "copy both from the input NEFF; no header is written without a template"),
+           ("graph-count", "0x228 = number of graphs in kelf-0.json (inferred); 0x220 copied")),
+        _d("R-4", "NEFF header UUID (0x0CC) on a repack",
+           ("keep", "keep the input's UUID"),
+           ("fresh", "draw a fresh RFC 4122 version-4 UUID")),
+        _d("R-5", "gzip MTIME of a repacked NEFF payload",
+           ("copy", "copy the input's MTIME"),
+           ("now", "the current time")),
+        _d("R-6", "order of the tar members of a NEFF",
+           ("neff-json-last", "byte order of the paths, neff.json moved to the end (both real files)"),
+           ("byte-order", "plain byte order of the paths"),
+           ("input-order", "the input's order; members it did not have follow in byte order")),
     )
 }
 
@@ -148,15 +169,16 @@ class DecisionSet:
 
     @classmethod
     def parse(cls, specs: Iterable[str] | None) -> "DecisionSet":
-        """Build from ``["D-6=outermost-first", ...]`` (the ``--decision`` option)."""
+        """Build from ``["D-6=outermost-first", "R-1=zero", ...]`` (the ``--decision`` option); an id
+        without a prefix (``6=...``) is a D-n."""
         found: dict[str, str] = {}
         for spec in specs or ():
             did, sep, choice = spec.partition("=")
             did = did.strip().upper()
             if not sep or not choice.strip():
                 raise UsageError(f"--decision expects D-n=reading, got {spec!r}")
-            if not did.startswith("D-"):
-                did = "D-" + did.lstrip("D")
+            prefix = did[:1] if did[:1] in _PREFIXES else "D"  # D-n (SPEC), R-n (NEFF chapter), N-n
+            did = f"{prefix}-" + did.lstrip(prefix).lstrip("-")
             found[did] = choice.strip()
         return cls.of(found)
 
@@ -180,6 +202,10 @@ def each_reading() -> list[DecisionSet]:
     """The defaults, then every alternative reading on its own: the selections that tests and
     fuzzers sweep."""
     return [DecisionSet()] + [DecisionSet.of({d.id: c}) for d in DECISIONS.values() for c in d.choices[1:]]
+
+
+#: Decision id prefixes: D-n (SPEC.md), R-n (neff-and-real-opcodes.md), N-n (next-families.md).
+_PREFIXES = ("D", "R", "N")
 
 
 def _did_key(did: str) -> tuple[int, str]:
