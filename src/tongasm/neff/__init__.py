@@ -24,15 +24,61 @@ Layers, each usable alone::
 from __future__ import annotations
 
 from .container import GzipInfo
-from .header import HEADER_FIELDS, HEADER_SIZE, HeaderField, NeffHeader, build_header, header_markdown, parse_header
-from .members import NEFF_TARGETS, DmaQueue, GraphDef, InfoJson, KelfJson, Variable, neff_target
+from .header import (
+    HEADER_FIELDS,
+    HEADER_SIZE,
+    HeaderField,
+    NeffHeader,
+    build_header,
+    header_markdown,
+    parse_header,
+)
+from .members import (
+    NEFF_TARGETS,
+    DmaQueue,
+    GraphDef,
+    InfoJson,
+    KelfJson,
+    Variable,
+    neff_target,
+)
 from .neff import EngineStream, Graph, Neff, read_neff, write_neff
-from .select import NamedStream, NeffSelection, is_neff_spec, parse_selector, resolve_selector
+from .select import (
+    NamedStream,
+    NeffSelection,
+    is_neff_spec,
+    parse_selector,
+    resolve_selector,
+)
 from .unpack import METADATA_FILE, pack_dir, unpack_neff
 
 __all__ = [
-    "DmaQueue", "EngineStream", "Graph", "GraphDef", "GzipInfo", "HEADER_FIELDS", "HEADER_SIZE", "HeaderField",
-    "InfoJson", "KelfJson", "METADATA_FILE", "NEFF_TARGETS", "NamedStream", "Neff", "NeffHeader", "NeffSelection",
-    "Variable", "build_header", "header_markdown", "is_neff_spec", "neff_target", "pack_dir", "parse_header",
-    "parse_selector", "read_neff", "resolve_selector", "unpack_neff", "write_neff",
+    "HEADER_FIELDS",
+    "HEADER_SIZE",
+    "METADATA_FILE",
+    "NEFF_TARGETS",
+    "DmaQueue",
+    "EngineStream",
+    "Graph",
+    "GraphDef",
+    "GzipInfo",
+    "HeaderField",
+    "InfoJson",
+    "KelfJson",
+    "NamedStream",
+    "Neff",
+    "NeffHeader",
+    "NeffSelection",
+    "Variable",
+    "build_header",
+    "header_markdown",
+    "is_neff_spec",
+    "neff_target",
+    "pack_dir",
+    "parse_header",
+    "parse_selector",
+    "read_neff",
+    "resolve_selector",
+    "unpack_neff",
+    "write_neff",
 ]

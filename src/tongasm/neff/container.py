@@ -4,7 +4,7 @@ Reading is strict and never trusts the archive: a bad gzip magic or stream, a tr
 CRC or size that disagrees, a tar header whose checksum is wrong, a member that is not a regular
 file (links, devices, directories, PAX or GNU extension headers) and a member name that could
 leave a destination directory (absolute, ``..``, empty components, NUL, backslash) are each an
-:class:`~tongasm.errors.InputError` naming the member and what is wrong. Nothing is extracted here;
+:class:`~tongasm.errors.NeffError` naming the member and what is wrong. Nothing is extracted here;
 :func:`safe_member_path` is what an unpacker joins a name with.
 
 Writing follows the rules that rebuild both real NEFFs byte for byte: the tar headers of
@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import struct
 import zlib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Iterable, Mapping
 
-from ..errors import InputError
+from .errors import NeffError
 
 BLOCK = 512
 #: tar end-of-archive: two zero blocks, not padded further inside the gzip (§1.5).
@@ -97,7 +97,7 @@ class GzipInfo:
 def gzip_header(mtime: int) -> bytes:
     """The 10-byte gzip header tongasm writes: no name, no extra fields, XFL 4, OS 3 (Unix)."""
     if not 0 <= mtime <= 0xFFFFFFFF:
-        raise InputError(f"gzip MTIME {mtime} does not fit (allowed 0..{0xFFFFFFFF})")
+        raise NeffError(f"gzip MTIME {mtime} does not fit (allowed 0..{0xFFFFFFFF})")
     return GZIP_MAGIC + bytes([GZIP_CM_DEFLATE, 0]) + struct.pack("<I", mtime) + bytes([GZIP_XFL_FASTEST,
                                                                                             GZIP_OS_UNIX])
 
@@ -121,14 +121,14 @@ def read_gzip(payload: bytes | memoryview, *, what: str = "NEFF", base: int = 0)
     """
     p = memoryview(payload)
     if len(p) < 18:
-        raise InputError(f"{what}: truncated: the payload at {base:#x} has {len(p)} bytes, too short for a gzip member")
+        raise NeffError(f"{what}: truncated: the payload at {base:#x} has {len(p)} bytes, too short for a gzip member")
     if bytes(p[:2]) != GZIP_MAGIC:
-        raise InputError(f"{what}: bad gzip magic at {base:#x}: {bytes(p[:2]).hex(' ')} (expected 1f 8b)")
+        raise NeffError(f"{what}: bad gzip magic at {base:#x}: {bytes(p[:2]).hex(' ')} (expected 1f 8b)")
     if p[2] != GZIP_CM_DEFLATE:
-        raise InputError(f"{what}: gzip member at {base:#x}: compression method {p[2]} is not deflate (8)")
+        raise NeffError(f"{what}: gzip member at {base:#x}: compression method {p[2]} is not deflate (8)")
     flg = p[3]
     if flg & 0xE0:
-        raise InputError(f"{what}: gzip member at {base:#x}: reserved flag bits set (FLG = {flg:#04x})")
+        raise NeffError(f"{what}: gzip member at {base:#x}: reserved flag bits set (FLG = {flg:#04x})")
     mtime, xfl, osb = struct.unpack_from("<IBB", p, 4)
     i = 10
     try:
@@ -142,31 +142,31 @@ def read_gzip(payload: bytes | memoryview, *, what: str = "NEFF", base: int = 0)
         if flg & _FHCRC:
             i += 2
     except (struct.error, ValueError):
-        raise InputError(f"{what}: truncated gzip header at {base:#x}") from None
+        raise NeffError(f"{what}: truncated gzip header at {base:#x}") from None
     if i > len(p):
-        raise InputError(f"{what}: truncated gzip header at {base:#x}")
+        raise NeffError(f"{what}: truncated gzip header at {base:#x}")
     d = zlib.decompressobj(DEFLATE_WBITS)
     try:
         tar = d.decompress(p[i:], MAX_TAR_BYTES)
     except zlib.error as e:
-        raise InputError(f"{what}: bad gzip stream at {base + i:#x}: {e}") from None
+        raise NeffError(f"{what}: bad gzip stream at {base + i:#x}: {e}") from None
     if not d.eof:
         if d.unconsumed_tail:
-            raise InputError(f"{what}: the gzip payload inflates to more than {MAX_TAR_BYTES} bytes; refused")
-        raise InputError(f"{what}: truncated gzip stream (the deflate data ends before its last block)")
+            raise NeffError(f"{what}: the gzip payload inflates to more than {MAX_TAR_BYTES} bytes; refused")
+        raise NeffError(f"{what}: truncated gzip stream (the deflate data ends before its last block)")
     rest = d.unused_data
     if len(rest) < 8:
-        raise InputError(f"{what}: truncated gzip member: its 8-byte CRC32/ISIZE trailer is missing")
+        raise NeffError(f"{what}: truncated gzip member: its 8-byte CRC32/ISIZE trailer is missing")
     crc, isize = struct.unpack_from("<II", rest)
     if crc != zlib.crc32(tar):
-        raise InputError(f"{what}: bad gzip stream: CRC32 {crc:#010x} in the trailer, {zlib.crc32(tar):#010x} computed")
+        raise NeffError(f"{what}: bad gzip stream: CRC32 {crc:#010x} in the trailer, {zlib.crc32(tar):#010x} computed")
     if isize != len(tar) & 0xFFFFFFFF:
-        raise InputError(f"{what}: bad gzip stream: ISIZE {isize} in the trailer, {len(tar)} bytes inflated")
+        raise NeffError(f"{what}: bad gzip stream: ISIZE {isize} in the trailer, {len(tar)} bytes inflated")
     pad = rest[8:]
     member_size = len(p) - len(pad)
     if any(pad):
         at = base + member_size + next(k for k, b in enumerate(pad) if b)
-        raise InputError(f"{what}: data after the gzip member at {at:#x} is not zero padding "
+        raise NeffError(f"{what}: data after the gzip member at {at:#x} is not zero padding "
                          "(a second gzip member or trailing garbage)")
     return tar, GzipInfo(bytes(p[:i]), mtime, xfl, osb, member_size, len(pad))
 
@@ -176,7 +176,7 @@ def read_gzip(payload: bytes | memoryview, *, what: str = "NEFF", base: int = 0)
 def _octal(f: TarField, value: int) -> bytes:
     text = f"{value:0{f.digits}o}".encode()
     if len(text) > f.digits:
-        raise InputError(f"tar header field {f.name}: value {value} does not fit in {f.digits} octal digits "
+        raise NeffError(f"tar header field {f.name}: value {value} does not fit in {f.digits} octal digits "
                          f"(allowed 0..{8 ** f.digits - 1})")
     return text + f.term
 
@@ -184,7 +184,7 @@ def _octal(f: TarField, value: int) -> bytes:
 def _text(f: TarField, value: str, member: str) -> bytes:
     b = value.encode()
     if len(b) > f.width or (f.name == "name" and len(b) == f.width):
-        raise InputError(f"tar member {member!r}: {f.name} is {len(b)} bytes; allowed at most "
+        raise NeffError(f"tar member {member!r}: {f.name} is {len(b)} bytes; allowed at most "
                          f"{f.width - (f.name == 'name')} (tongasm writes no long-name extensions)")
     return b + bytes(f.width - len(b))
 
@@ -237,7 +237,7 @@ def _parse_octal(raw: bytes, what: str) -> int:
             raise ValueError
         return int(s, 8)
     except ValueError:
-        raise InputError(f"{what}: not an octal number: {raw!r}") from None
+        raise NeffError(f"{what}: not an octal number: {raw!r}") from None
 
 
 def _cstr(raw: bytes) -> bytes:
@@ -264,7 +264,7 @@ def check_member_name(name: str) -> None:
         elif any(p in ("", ".") for p in parts):
             why = "has an empty or '.' component"
     if why:
-        raise InputError(f"tar member name {name!r} {why}; refused (a NEFF member is a relative path like sg00/PE.bin)")
+        raise NeffError(f"tar member name {name!r} {why}; refused (a NEFF member is a relative path like sg00/PE.bin)")
 
 
 def safe_member_path(dest: Path, name: str) -> Path:
@@ -273,7 +273,7 @@ def safe_member_path(dest: Path, name: str) -> Path:
     root = dest.resolve()
     target = (root / PurePosixPath(name)).resolve()
     if root != target and root not in target.parents:
-        raise InputError(f"tar member {name!r} would be written outside {dest}; refused")
+        raise NeffError(f"tar member {name!r} would be written outside {dest}; refused")
     return target
 
 
@@ -287,13 +287,13 @@ def read_tar(tar: bytes | memoryview, *, what: str = "NEFF") -> tuple[list[tuple
     n = len(t)
     while pos < n:
         if n - pos < BLOCK:
-            raise InputError(f"{what}: truncated tar: {n - pos} bytes left at tar offset {pos:#x}, less than a header")
+            raise NeffError(f"{what}: truncated tar: {n - pos} bytes left at tar offset {pos:#x}, less than a header")
         h = bytes(t[pos:pos + BLOCK])
         if not any(h):
             rest = t[pos:]
             if any(rest):
                 at = pos + next(k for k, b in enumerate(bytes(rest)) if b)
-                raise InputError(f"{what}: data after the tar end-of-archive blocks (tar offset {at:#x})")
+                raise NeffError(f"{what}: data after the tar end-of-archive blocks (tar offset {at:#x})")
             return members, n - pos
         raw_name = _field(h, "name")
         label = raw_name.split(b"\0", 1)[0].decode("utf-8", "backslashreplace") or f"at tar offset {pos:#x}"
@@ -304,33 +304,33 @@ def read_tar(tar: bytes | memoryview, *, what: str = "NEFF") -> tuple[list[tuple
         unsigned = sum(blank)
         signed = unsigned - 2 * sum(b for b in blank if b >= 0x80)
         if stored not in (unsigned, signed):
-            raise InputError(f"{where}: bad tar header checksum: {stored:o} stored, {unsigned:o} computed")
+            raise NeffError(f"{where}: bad tar header checksum: {stored:o} stored, {unsigned:o} computed")
         if _field(h, "magic")[:5] != b"ustar":
-            raise InputError(f"{where}: not a ustar header (magic {_field(h, 'magic')!r})")
+            raise NeffError(f"{where}: not a ustar header (magic {_field(h, 'magic')!r})")
         tf = _field(h, "typeflag").decode("latin-1")
         if tf not in ("0", "\0"):
             kind = _TYPE_NAMES.get(tf, f"of type {tf!r}")
-            raise InputError(f"{where} is {kind}; a NEFF holds regular files only; refused")
+            raise NeffError(f"{where} is {kind}; a NEFF holds regular files only; refused")
         if raw_name.rstrip(b"\0").count(b"\0"):
-            raise InputError(f"{where}: member name contains a NUL byte; refused")
+            raise NeffError(f"{where}: member name contains a NUL byte; refused")
         prefix = _cstr(_field(h, "prefix"))
         try:
             name = (prefix + b"/" if prefix else b"") + _cstr(raw_name)
             text = name.decode("utf-8")
         except UnicodeDecodeError:
-            raise InputError(f"{where}: member name is not UTF-8; refused") from None
+            raise NeffError(f"{where}: member name is not UTF-8; refused") from None
         check_member_name(text)
         if text in seen:
-            raise InputError(f"{what}: tar member {text!r} occurs twice; refused")
+            raise NeffError(f"{what}: tar member {text!r} occurs twice; refused")
         seen.add(text)
         size = _parse_octal(_field(h, "size"), f"{where}: size")
         start = pos + BLOCK
         if start + size > n:
-            raise InputError(f"{what}: truncated tar: member {text!r} declares {size} bytes, only "
+            raise NeffError(f"{what}: truncated tar: member {text!r} declares {size} bytes, only "
                              f"{max(0, n - start)} remain")
         members.append((text, bytes(t[start:start + size])))
         pos = start + size + (-size % BLOCK)
-    raise InputError(f"{what}: truncated tar: no end-of-archive blocks after {len(members)} members")
+    raise NeffError(f"{what}: truncated tar: no end-of-archive blocks after {len(members)} members")
 
 
 def read_payload(payload: bytes | memoryview, *, what: str = "NEFF",

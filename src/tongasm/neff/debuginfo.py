@@ -40,10 +40,11 @@ Instr.7 attributes       V  key/value strings (kernel_file, kernel_line)
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
-from ..errors import InputError
+from .errors import NeffError
 
 #: The schema, declared once: message → ((number, name, type, repeated), ...).
 SCHEMA: Mapping[str, tuple[tuple[int, str, str, bool], ...]] = {
@@ -70,9 +71,13 @@ def message_class(name: str = "DebugInfo") -> Any:
     """The generated protobuf message class of a :data:`SCHEMA` message (built on first use)."""
     if not _CLASSES:
         try:
-            from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+            from google.protobuf import (  # type: ignore[import-untyped]
+                descriptor_pb2,
+                descriptor_pool,
+                message_factory,
+            )
         except ImportError:  # pragma: no cover - a declared dependency
-            raise InputError("decoding NEFF .dbg members needs the 'protobuf' package (pip install protobuf)") from None
+            raise NeffError("decoding NEFF .dbg members needs the 'protobuf' package (pip install protobuf)") from None
         fdp = descriptor_pb2.FileDescriptorProto(name="tongasm_neff_debuginfo.proto", package="tongasm.neff",
                                                  syntax="proto3")
         F = descriptor_pb2.FieldDescriptorProto
@@ -97,12 +102,14 @@ def message_class(name: str = "DebugInfo") -> Any:
 
 def parse_debug_info(data: bytes, path: str = ".dbg") -> Any:
     """Decode one ``.dbg`` member into a ``DebugInfo`` message (unknown fields kept)."""
+    from google.protobuf.message import DecodeError  # type: ignore[import-untyped]
+
     cls = message_class("DebugInfo")
     msg = cls()
     try:
         msg.ParseFromString(bytes(data))
-    except Exception as e:  # protobuf's DecodeError (its class depends on the backend)
-        raise InputError(f"NEFF member {path}: not a debug-info protobuf: {e}") from None
+    except DecodeError as e:
+        raise NeffError(f"NEFF member {path}: not a debug-info protobuf: {e}") from None
     return msg
 
 

@@ -17,16 +17,17 @@ Tags (the chapter's §0.2): ``V`` verified on both real NEFFs, ``I`` inferred, `
 from __future__ import annotations
 
 import struct
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Union
+from typing import Any
 
-from ..errors import InputError
+from .errors import NeffError
 
 HEADER_SIZE = 0x400
 #: ``packaging_version`` values tongasm reads (KLR's ``KLR.NEFF``: 1 = tgz + sha256, 2 = tgz + md5).
 PACKAGING_VERSIONS = (1, 2)
 
-HeaderValue = Union[int, bytes, tuple[int, ...]]
+HeaderValue = int | bytes | tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -60,23 +61,23 @@ class HeaderField:
         """The field's bytes; a value that does not fit is an error naming the field and its limit."""
         if self.kind in ("u32", "u64"):
             if not isinstance(value, int) or isinstance(value, bool):
-                raise InputError(f"NEFF header field {self.name}: expected an integer, got {value!r}")
+                raise NeffError(f"NEFF header field {self.name}: expected an integer, got {value!r}")
             hi = (1 << (8 * self.width)) - 1
             if not 0 <= value <= hi:
-                raise InputError(f"NEFF header field {self.name} (+{self.offset:#05x}, {self.kind}): value {value} "
+                raise NeffError(f"NEFF header field {self.name} (+{self.offset:#05x}, {self.kind}): value {value} "
                                  f"does not fit (allowed 0..{hi})")
             return value.to_bytes(self.width, "little")
         if self.kind == "u8[]":
             if not isinstance(value, (tuple, list)):
-                raise InputError(f"NEFF header field {self.name}: expected a list of bytes, got {value!r}")
+                raise NeffError(f"NEFF header field {self.name}: expected a list of bytes, got {value!r}")
             if len(value) > self.width or any(not isinstance(v, int) or not 0 <= v <= 255 for v in value):
-                raise InputError(f"NEFF header field {self.name} (+{self.offset:#05x}): {len(value)} entries; "
+                raise NeffError(f"NEFF header field {self.name} (+{self.offset:#05x}): {len(value)} entries; "
                                  f"allowed at most {self.width} entries of 0..255")
             return bytes(value) + bytes(self.width - len(value))
         if not isinstance(value, (bytes, bytearray)):
-            raise InputError(f"NEFF header field {self.name}: expected bytes, got {type(value).__name__}")
+            raise NeffError(f"NEFF header field {self.name}: expected bytes, got {type(value).__name__}")
         if len(value) > self.width:
-            raise InputError(f"NEFF header field {self.name} (+{self.offset:#05x}): {len(value)} bytes do not fit "
+            raise NeffError(f"NEFF header field {self.name} (+{self.offset:#05x}): {len(value)} bytes do not fit "
                              f"(allowed at most {self.width})")
         return bytes(value) + bytes(self.width - len(value))
 
@@ -161,7 +162,7 @@ class NeffHeader:
         """A ``cstr`` field's text: up to the first NUL, decoded as UTF-8 (undecodable bytes escaped)."""
         return self.raw(name).split(b"\0", 1)[0].decode("utf-8", "backslashreplace")
 
-    def replace(self, **values: HeaderValue) -> "NeffHeader":
+    def replace(self, **values: HeaderValue) -> NeffHeader:
         unknown = [k for k in values if k not in HEADER_FIELD_MAP]
         if unknown:
             raise KeyError(f"no NEFF header field {', '.join(unknown)}")
@@ -190,9 +191,9 @@ class NeffHeader:
 
 def parse_header(data: bytes | bytearray | memoryview, *, what: str = "NEFF") -> NeffHeader:
     """Parse the first 1024 bytes of a NEFF into a :class:`NeffHeader` (no consistency checks; see
-    :func:`check_header`). Fewer than 1024 bytes is an :class:`InputError`."""
+    :func:`check_header`). Fewer than 1024 bytes is an :class:`NeffError`."""
     if len(data) < HEADER_SIZE:
-        raise InputError(f"{what}: truncated: {len(data)} bytes, shorter than the {HEADER_SIZE}-byte NEFF header")
+        raise NeffError(f"{what}: truncated: {len(data)} bytes, shorter than the {HEADER_SIZE}-byte NEFF header")
     return NeffHeader({f.name: f.decode(data) for f in HEADER_FIELDS})
 
 
@@ -204,7 +205,7 @@ def build_header(values: Mapping[str, HeaderValue]) -> bytes:
             out[f.offset:f.end] = f.encode(values[f.name])
     unknown = set(values) - set(HEADER_FIELD_MAP)
     if unknown:
-        raise InputError(f"no NEFF header field {', '.join(sorted(unknown))}")
+        raise NeffError(f"no NEFF header field {', '.join(sorted(unknown))}")
     return bytes(out)
 
 
@@ -212,15 +213,15 @@ def check_header(h: NeffHeader, file_size: int, *, what: str = "NEFF") -> None:
     """Refuse a header that cannot start a NEFF: unknown packaging version, a header size other
     than 0x400, a data size that disagrees with the file size."""
     if h.number("packaging_version") not in PACKAGING_VERSIONS:
-        raise InputError(f"{what}: not a NEFF: packaging_version (u64 at +0x000) is {h.number('packaging_version')}, "
+        raise NeffError(f"{what}: not a NEFF: packaging_version (u64 at +0x000) is {h.number('packaging_version')}, "
                          f"expected one of {', '.join(map(str, PACKAGING_VERSIONS))}")
     if h.number("header_size") != HEADER_SIZE:
-        raise InputError(f"{what}: not a NEFF: header_size (u64 at +0x008) is {h.number('header_size'):#x}, "
+        raise NeffError(f"{what}: not a NEFF: header_size (u64 at +0x008) is {h.number('header_size'):#x}, "
                          f"expected {HEADER_SIZE:#x}")
     ds = h.number("data_size")
     if ds != file_size - HEADER_SIZE:
         state = "truncated" if ds > file_size - HEADER_SIZE else "sizes disagree"
-        raise InputError(f"{what}: {state}: header data_size (u64 at +0x010) is {ds} bytes but the file has "
+        raise NeffError(f"{what}: {state}: header data_size (u64 at +0x010) is {ds} bytes but the file has "
                          f"{file_size - HEADER_SIZE} bytes after the {HEADER_SIZE}-byte header")
 
 

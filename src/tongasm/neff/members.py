@@ -3,7 +3,7 @@
 Each view is built from the member's bytes and keeps the parsed JSON (``raw``) beside the typed
 fields; the member's bytes themselves stay in :class:`tongasm.neff.Neff`, so nothing is re-serialised
 unless a member is replaced. A member that is not the JSON it should be is an
-:class:`~tongasm.errors.InputError` naming the member and the key.
+:class:`~tongasm.errors.NeffError` naming the member and the key.
 
 Engine files and targets map to tongasm's names here, once:
 
@@ -17,12 +17,13 @@ Engine files and targets map to tongasm's names here, once:
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
-from ..errors import InputError
 from ..isa.enums import ENGINE_STREAM, Engine
 from ..isa.targets import TARGETS, Target
+from .errors import NeffError
 
 #: ``kelf-0.json`` target → tongasm target (§1.10: cayman V, sunda B).
 NEFF_TARGETS: Mapping[str, str] = {"cayman": "gen3", "sunda": "gen2"}
@@ -36,7 +37,7 @@ def neff_target(name: str) -> Target:
     t = NEFF_TARGETS.get(name)
     if t is None:
         what = f" ({OTHER_NEFF_TARGETS[name]})" if name in OTHER_NEFF_TARGETS else ""
-        raise InputError(f"NEFF target {name!r}{what} is not supported; tongasm reads "
+        raise NeffError(f"NEFF target {name!r}{what} is not supported; tongasm reads "
                          + ", ".join(f"{k!r} (= {v})" for k, v in NEFF_TARGETS.items()))
     return TARGETS[t]
 
@@ -53,20 +54,20 @@ def load_json(path: str, data: bytes) -> Any:
     try:
         return json.loads(data)
     except (UnicodeDecodeError, ValueError) as e:
-        raise InputError(f"NEFF member {path}: not valid JSON: {e}") from None
+        raise NeffError(f"NEFF member {path}: not valid JSON: {e}") from None
 
 
 def _get(obj: Any, path: str, key: str, kind: type | tuple[type, ...], default: Any = ...) -> Any:
     if not isinstance(obj, dict):
-        raise InputError(f"NEFF member {path}: expected a JSON object, got {type(obj).__name__}")
+        raise NeffError(f"NEFF member {path}: expected a JSON object, got {type(obj).__name__}")
     if key not in obj:
         if default is not ...:
             return default
-        raise InputError(f"NEFF member {path}: missing key {key!r}")
+        raise NeffError(f"NEFF member {path}: missing key {key!r}")
     v = obj[key]
     if not isinstance(v, kind) or (isinstance(v, bool) and kind is int):
         names = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
-        raise InputError(f"NEFF member {path}: {key!r} should be {names}, got {v!r}")
+        raise NeffError(f"NEFF member {path}: {key!r} should be {names}, got {v!r}")
     return v
 
 
@@ -83,11 +84,11 @@ class InfoJson:
     raw: Mapping[str, Any]
 
     @classmethod
-    def parse(cls, data: bytes, path: str = "info.json") -> "InfoJson":
+    def parse(cls, data: bytes, path: str = "info.json") -> InfoJson:
         j = load_json(path, data)
         per_node = _get(j, path, "num_tpb_per_node", list, [])
         if not all(isinstance(x, int) and not isinstance(x, bool) for x in per_node):
-            raise InputError(f"NEFF member {path}: 'num_tpb_per_node' should be a list of integers")
+            raise NeffError(f"NEFF member {path}: 'num_tpb_per_node' should be a list of integers")
         return cls(_get(j, path, "tool_version", str, ""), _get(j, path, "kelp_version", str, ""),
                    _get(j, path, "name", str, ""), _get(j, path, "num_tpb", int, 0),
                    _get(j, path, "num_tpb_requested", int, 0), tuple(per_node), j)
@@ -120,7 +121,7 @@ class KelfJson:
         return neff_target(self.target_name)
 
     @classmethod
-    def parse(cls, data: bytes, path: str = "kelf-0.json") -> "KelfJson":
+    def parse(cls, data: bytes, path: str = "kelf-0.json") -> KelfJson:
         j = load_json(path, data)
         graphs = []
         for i, g in enumerate(_get(j, path, "graphs", list)):
@@ -186,10 +187,10 @@ class GraphDef:
     raw: Mapping[str, Any]
 
     @classmethod
-    def parse(cls, data: bytes, path: str) -> "GraphDef":
+    def parse(cls, data: bytes, path: str) -> GraphDef:
         j = load_json(path, data)
         if not isinstance(j, dict):
-            raise InputError(f"NEFF member {path}: expected a JSON object")
+            raise NeffError(f"NEFF member {path}: expected a JSON object")
         engines = {}
         for key in j:
             if key.endswith("_instr"):
@@ -208,7 +209,7 @@ class GraphDef:
             where = f"{path} dma_queue {name!r}"
             sems = _get(q, where, "semaphore_set", list, [])
             if not all(isinstance(s, int) for s in sems):
-                raise InputError(f"NEFF member {where}: semaphore_set should be a list of integers")
+                raise NeffError(f"NEFF member {where}: semaphore_set should be a list of integers")
             queues[name] = DmaQueue(name, _get(q, where, "owner", str, ""), _get(q, where, "type", str, ""),
                                     _get(q, where, "num_queues", int, None), tuple(sems), q)
         res = _get(j, path, "runtime_statebuffer_reservation", list, [])
@@ -220,7 +221,7 @@ class GraphDef:
 def _str_list(j: Mapping[str, Any], path: str, key: str) -> list[str]:
     v = j.get(key, [])
     if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
-        raise InputError(f"NEFF member {path}: {key!r} should be a list of strings, got {v!r}")
+        raise NeffError(f"NEFF member {path}: {key!r} should be a list of strings, got {v!r}")
     return v
 
 
@@ -235,7 +236,7 @@ class EngineSidecar:
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def parse(cls, data: bytes, path: str) -> "EngineSidecar":
+    def parse(cls, data: bytes, path: str) -> EngineSidecar:
         j = load_json(path, data)
         extra = {k: v for k, v in j.items() if k not in ("name", "instr", "dma")} if isinstance(j, dict) else {}
         return cls(_get(j, path, "name", str, ""), _get(j, path, "instr", str, ""),

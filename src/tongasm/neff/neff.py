@@ -14,16 +14,25 @@ import hashlib
 import os
 import time
 import uuid as _uuid
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any
 
-from ..errors import InputError, UsageError
+from ..errors import UsageError
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.fields import BUNDLE_SIZE
 from ..isa.targets import Target
-from .container import GzipInfo, build_tar, gzip_member, order_members, pad_payload, read_payload
+from .container import (
+    GzipInfo,
+    build_tar,
+    gzip_member,
+    order_members,
+    pad_payload,
+    read_payload,
+)
+from .errors import NeffError
 from .header import HEADER_SIZE, NeffHeader, check_header, parse_header
 from .members import EngineSidecar, GraphDef, InfoJson, KelfJson, stream_of_engine_file
 
@@ -80,11 +89,11 @@ class Neff:
     # --- reading ---------------------------------------------------------------------------------
 
     @classmethod
-    def from_bytes(cls, data: bytes | memoryview, *, path: str | None = None) -> "Neff":
-        """Parse a whole NEFF file; any defect is an :class:`InputError` naming the file and what is wrong."""
+    def from_bytes(cls, data: bytes | memoryview, *, path: str | None = None) -> Neff:
+        """Parse a whole NEFF file; any defect is an :class:`NeffError` naming the file and what is wrong."""
         what = path or "NEFF"
         if len(data) >= 2 and bytes(data[:2]) == b"\x1f\x8b":
-            raise InputError(f"{what}: starts with gzip magic: a bare gzip'ed tar, not a NEFF (a NEFF starts "
+            raise NeffError(f"{what}: starts with gzip magic: a bare gzip'ed tar, not a NEFF (a NEFF starts "
                              f"with its {HEADER_SIZE}-byte header; the gzip payload follows at {HEADER_SIZE:#x})")
         header = parse_header(data, what=what)
         check_header(header, len(data), what=what)
@@ -92,16 +101,16 @@ class Neff:
         members, gz, tar = read_payload(payload, what=what, base=HEADER_SIZE)
         neff = cls(header, gz, dict(members), path, tar, payload, {n: i for i, (n, _) in enumerate(members)})
         if KELF not in neff.members:
-            raise InputError(f"{what}: no {KELF} member: not a NEFF (members: "
+            raise NeffError(f"{what}: no {KELF} member: not a NEFF (members: "
                              f"{', '.join(list(neff.members)[:8])}{'...' if len(neff.members) > 8 else ''})")
         return neff
 
     @classmethod
-    def read(cls, path: str | os.PathLike[str]) -> "Neff":
+    def read(cls, path: str | os.PathLike[str]) -> Neff:
         try:
             data = Path(path).read_bytes()
         except OSError as e:
-            raise InputError(f"cannot read {path}: {e.strerror or e}") from None
+            raise NeffError(f"cannot read {path}: {e.strerror or e}") from None
         return cls.from_bytes(data, path=str(path))
 
     # --- typed views -----------------------------------------------------------------------------
@@ -110,7 +119,7 @@ class Neff:
         try:
             return self.members[path]
         except KeyError:
-            raise InputError(f"{self.path or 'NEFF'}: no member {path!r}") from None
+            raise NeffError(f"{self.path or 'NEFF'}: no member {path!r}") from None
 
     @cached_property
     def kelf(self) -> KelfJson:
@@ -137,7 +146,7 @@ class Neff:
                 stem = files.instr.rpartition(".")[0]
                 name = stream_of_engine_file(stem) or tok
                 if name in streams:
-                    raise InputError(f"{ref.definition}: two engines map to stream {name!r}")
+                    raise NeffError(f"{ref.definition}: two engines map to stream {name!r}")
                 streams[name] = EngineStream(ref.name, name, tok, member,
                                              ref.directory + files.sidecar if files.sidecar else None,
                                              tuple(ref.directory + f for f in files.dbg),
@@ -148,7 +157,7 @@ class Neff:
     def graph(self, name: str) -> Graph:
         g = self.graphs.get(name)
         if g is None:
-            raise InputError(f"{self.path or 'NEFF'}: no graph {name!r}; graphs: {', '.join(self.graphs)}")
+            raise NeffError(f"{self.path or 'NEFF'}: no graph {name!r}; graphs: {', '.join(self.graphs)}")
         return g
 
     def streams(self) -> Iterator[EngineStream]:
@@ -186,10 +195,10 @@ class Neff:
     def replace_member(self, path: str, data: bytes) -> None:
         """Replace one member's bytes. An engine stream must be a whole number of 64-byte bundles."""
         if path not in self.members:
-            raise InputError(f"{self.path or 'NEFF'}: no member {path!r} to replace")
+            raise NeffError(f"{self.path or 'NEFF'}: no member {path!r} to replace")
         s = self._instr_members().get(path)
         if s is not None and len(data) % BUNDLE_SIZE:
-            raise InputError(f"replacement for {path} has {len(data)} bytes, not a whole number of {BUNDLE_SIZE}-byte "
+            raise NeffError(f"replacement for {path} has {len(data)} bytes, not a whole number of {BUNDLE_SIZE}-byte "
                              f"bundles ({len(data) // BUNDLE_SIZE} bundles and {len(data) % BUNDLE_SIZE} extra bytes)")
         self.members[path] = bytes(data)
         for cached in ("kelf", "info", "graphs"):
@@ -200,7 +209,7 @@ class Neff:
         g = self.graph(graph)
         s = g.streams.get(stream)
         if s is None:
-            raise InputError(f"{self.path or 'NEFF'}: graph {graph} has no stream {stream!r}; streams: "
+            raise NeffError(f"{self.path or 'NEFF'}: graph {graph} has no stream {stream!r}; streams: "
                              f"{', '.join(g.streams)}")
         self.replace_member(s.member, data)
 
@@ -251,7 +260,7 @@ class Neff:
 
 
 def read_neff(path: str | os.PathLike[str]) -> Neff:
-    """Read and check a NEFF file (:class:`InputError` on any defect)."""
+    """Read and check a NEFF file (:class:`NeffError` on any defect)."""
     return Neff.read(path)
 
 

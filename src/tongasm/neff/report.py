@@ -12,11 +12,11 @@ import datetime as _dt
 from collections import Counter
 from typing import Any
 
-from ..errors import InputError
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.fields import BUNDLE_SIZE
 from ..isa.formats import build_formats
 from ..isa.opcodes import opcode_name
+from .errors import NeffError
 from .header import HEADER_SIZE
 from .neff import Neff
 
@@ -35,7 +35,7 @@ def neff_report(neff: Neff, decisions: DecisionSet = DEFAULT_DECISIONS, *, size:
     info = neff.info
     try:
         target: str | None = neff.target.name
-    except InputError as e:
+    except NeffError as e:
         target = None
         notes.append(str(e))
     graphs = []
@@ -76,7 +76,7 @@ def neff_report(neff: Neff, decisions: DecisionSet = DEFAULT_DECISIONS, *, size:
         "target": target, "kelf_target": neff.kelf.target_name, "kelf_version": neff.kelf.version,
         "tool_version": info.tool_version if info else None, "kelp_version": info.kelp_version if info else None,
         "name": h.text("name"), "graphs": graphs,
-        "gzip": {"mtime": mtime, "mtime_utc": _dt.datetime.fromtimestamp(mtime, _dt.timezone.utc).isoformat(),
+        "gzip": {"mtime": mtime, "mtime_utc": _dt.datetime.fromtimestamp(mtime, _dt.UTC).isoformat(),
                  "xfl": neff.gzip.xfl, "os": neff.gzip.os, "member_size": neff.gzip.member_size,
                  "padding": neff.gzip.padding},
         "members": [{"path": n, "size": len(b)} for n, b in neff.members.items()],
@@ -99,9 +99,10 @@ def _val(v: Any) -> str:
 
 def render_report(r: dict[str, Any]) -> str:
     """The text form of :func:`neff_report`."""
-    out = [f"{r['file']}: {r['size']} bytes, NEFF target {r['kelf_target']!r} = "
-           f"{r['target'] or 'not supported'}, tool {r['tool_version']}, {len(r['graphs'])} graphs, "
-           f"{len(r['members'])} members"]
+    head = (f"{r['file']}: {r['size']} bytes, NEFF target {r['kelf_target']!r} = "
+            f"{r['target'] or 'not supported'}, tool {r['tool_version']}, {len(r['graphs'])} graphs, "
+            f"{len(r['members'])} members")
+    out = [head]
     for g in r["graphs"]:
         out.append(f"\ngraph {g['name']} ({g['definition']}, version {g['version']})")
         for s in g["streams"]:

@@ -21,9 +21,9 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import InputError
 from ..isa.fields import BUNDLE_SIZE
 from ..isa.targets import Target
+from .errors import NeffError
 from .header import HEADER_FIELD_MAP, HEADER_SIZE, PACKAGING_VERSIONS
 from .neff import EngineStream, Neff
 
@@ -97,10 +97,10 @@ def parse_selector(spec: str) -> Selector | None:
         return Selector(path)
     s = _SEL.match(rest[1:]) if rest.startswith(":") else None
     if s is None:
-        raise InputError(f"bad NEFF selector {spec!r}: expected FILE.neff, FILE.neff:sg00, FILE.neff:sg00/pe, "
+        raise NeffError(f"bad NEFF selector {spec!r}: expected FILE.neff, FILE.neff:sg00, FILE.neff:sg00/pe, "
                          "FILE.neff:sg00/pe:INDEX or FILE.neff:sg00/pe@OFFSET")
     if (s.group("index") or s.group("offset")) and not s.group("stream"):
-        raise InputError(f"bad NEFF selector {spec!r}: a bundle index or offset needs a stream (FILE.neff:sg00/pe:3)")
+        raise NeffError(f"bad NEFF selector {spec!r}: a bundle index or offset needs a stream (FILE.neff:sg00/pe:3)")
     off = s.group("offset")
     return Selector(path, s.group("graph"), s.group("stream"),
                     int(s.group("index")) if s.group("index") else None,
@@ -111,7 +111,7 @@ def is_neff_spec(spec: str) -> bool:
     """Does a command-line argument name a NEFF (with or without a selector)?"""
     try:
         return parse_selector(spec) is not None
-    except InputError:
+    except NeffError:
         return True  # a malformed selector is still meant for a NEFF: resolving it reports the error
 
 
@@ -122,7 +122,7 @@ def _pick_stream(neff: Neff, graph: str, name: str) -> EngineStream:
     for s in g.streams.values():
         if s.engine_file.lower() == name.lower() or s.token == name:
             return s
-    raise InputError(f"{neff.path or 'NEFF'}: graph {graph} has no stream {name!r}; streams: "
+    raise NeffError(f"{neff.path or 'NEFF'}: graph {graph} has no stream {name!r}; streams: "
                      + ", ".join(f"{s.stream} ({s.engine_file})" for s in g.streams.values()))
 
 
@@ -131,7 +131,7 @@ def resolve_selector(spec: str | Selector, *, neff: Neff | None = None, names: b
     BIR instruction name of every bundle). A bundle index/offset is checked against the stream."""
     sel = parse_selector(spec) if isinstance(spec, str) else spec
     if sel is None:
-        raise InputError(f"{spec!r} does not name a NEFF file")
+        raise NeffError(f"{spec!r} does not name a NEFF file")
     neff = neff or Neff.read(sel.path)
     target = neff.target  # refuses an unknown target, naming it
     if sel.graph is None:
@@ -144,7 +144,7 @@ def resolve_selector(spec: str | Selector, *, neff: Neff | None = None, names: b
     for s in picked:
         data = neff.stream_data(s)
         if len(data) % BUNDLE_SIZE:
-            raise InputError(f"{neff.path or 'NEFF'}: {s.member} has {len(data)} bytes, not a whole number of "
+            raise NeffError(f"{neff.path or 'NEFF'}: {s.member} has {len(data)} bytes, not a whole number of "
                              f"{BUNDLE_SIZE}-byte bundles")
         out.append(NamedStream(s.name, s.graph, s.stream, s.member, data, target,
                                neff.bir_names(s) if names else None))
@@ -152,6 +152,6 @@ def resolve_selector(spec: str | Selector, *, neff: Neff | None = None, names: b
     if off is not None:
         n = len(out[0].data)
         if off % BUNDLE_SIZE or off + BUNDLE_SIZE > n:
-            raise InputError(f"{sel.path}:{sel.graph}/{sel.stream} has {n // BUNDLE_SIZE} bundles; no bundle at "
+            raise NeffError(f"{sel.path}:{sel.graph}/{sel.stream} has {n // BUNDLE_SIZE} bundles; no bundle at "
                              f"byte offset {off:#x}")
     return NeffSelection(neff, sel, out)

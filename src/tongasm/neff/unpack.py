@@ -18,12 +18,13 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
-from ..errors import InputError
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from .container import GzipInfo, check_member_name, safe_member_path
+from .errors import NeffError
 from .header import HEADER_SIZE, parse_header
 from .neff import Neff
 
@@ -52,10 +53,10 @@ def unpack_neff(neff: Neff, out_dir: str | os.PathLike[str]) -> list[Path]:
     end: on any error nothing is left behind.
     """
     if METADATA_FILE in neff.members:
-        raise InputError(f"{neff.path or 'NEFF'} has a member named {METADATA_FILE}; cannot unpack beside it")
+        raise NeffError(f"{neff.path or 'NEFF'} has a member named {METADATA_FILE}; cannot unpack beside it")
     out = Path(out_dir)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise InputError(f"output directory {out} exists and is not empty; unpack needs a new or empty directory")
+        raise NeffError(f"output directory {out} exists and is not empty; unpack needs a new or empty directory")
     files = dict(neff.members)
     files[METADATA_FILE] = (json.dumps(metadata(neff), indent=1) + "\n").encode()
     parent = out.parent if str(out.parent) else Path(".")
@@ -63,7 +64,7 @@ def unpack_neff(neff: Neff, out_dir: str | os.PathLike[str]) -> list[Path]:
         parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=parent))
     except OSError as e:
-        raise InputError(f"cannot create output directory {out}: {e.strerror or e}") from None
+        raise NeffError(f"cannot create output directory {out}: {e.strerror or e}") from None
     try:
         for name, data in files.items():
             p = safe_member_path(tmp, name)  # refuses names that would leave the directory
@@ -75,7 +76,7 @@ def unpack_neff(neff: Neff, out_dir: str | os.PathLike[str]) -> list[Path]:
             out.rmdir()  # empty (checked above)
         os.rename(tmp, out)
     except OSError as e:
-        raise InputError(f"cannot write {out}: {e.strerror or e}") from None
+        raise NeffError(f"cannot write {out}: {e.strerror or e}") from None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return [out / n for n in files]
@@ -92,14 +93,14 @@ def _load_metadata(d: Path) -> dict[str, Any]:
     try:
         meta = json.loads(p.read_text())
     except OSError as e:
-        raise InputError(f"cannot read {p}: {e.strerror or e} (is {d} a directory written by 'tongasm neff "
+        raise NeffError(f"cannot read {p}: {e.strerror or e} (is {d} a directory written by 'tongasm neff "
                          f"unpack'?)") from None
     except ValueError as e:
-        raise InputError(f"{p}: not valid JSON: {e}") from None
+        raise NeffError(f"{p}: not valid JSON: {e}") from None
     if not isinstance(meta, dict) or meta.get("format") != METADATA_FORMAT:
-        raise InputError(f"{p}: not a tongasm NEFF unpack metadata file (format {METADATA_FORMAT!r})")
+        raise NeffError(f"{p}: not a tongasm NEFF unpack metadata file (format {METADATA_FORMAT!r})")
     if meta.get("version") != METADATA_VERSION:
-        raise InputError(f"{p}: metadata version {meta.get('version')!r}; this tongasm reads {METADATA_VERSION}")
+        raise NeffError(f"{p}: metadata version {meta.get('version')!r}; this tongasm reads {METADATA_VERSION}")
     return meta
 
 
@@ -116,28 +117,28 @@ def load_dir(in_dir: str | os.PathLike[str]) -> Neff:
         gzip = GzipInfo(bytes.fromhex(gz["header"]), int(gz["mtime"]), int(gz["xfl"]), int(gz["os"]),
                         int(gz["member_size"]), int(gz["padding"]))
     except (KeyError, TypeError, ValueError) as e:
-        raise InputError(f"{where}: malformed metadata ({type(e).__name__}: {e})") from None
+        raise NeffError(f"{where}: malformed metadata ({type(e).__name__}: {e})") from None
     if len(header_bytes) != HEADER_SIZE:
-        raise InputError(f"{where}: the header is {len(header_bytes)} bytes, not {HEADER_SIZE}")
+        raise NeffError(f"{where}: the header is {len(header_bytes)} bytes, not {HEADER_SIZE}")
     members: dict[str, bytes] = {}
     for name in names:
         if not isinstance(name, str):
-            raise InputError(f"{where}: member path {name!r} is not a string")
+            raise NeffError(f"{where}: member path {name!r} is not a string")
         check_member_name(name)
         p = safe_member_path(d, name)
         try:
             members[name] = p.read_bytes()
         except OSError as e:
-            raise InputError(f"member {name} listed in {METADATA_FILE} cannot be read from {d}: "
+            raise NeffError(f"member {name} listed in {METADATA_FILE} cannot be read from {d}: "
                              f"{e.strerror or e}") from None
     extra = sorted(str(p.relative_to(d)) for p in d.rglob("*") if p.is_file() and p.name != METADATA_FILE
                    and str(p.relative_to(d)).replace(os.sep, "/") not in members)
     if extra:
-        raise InputError(f"{d} has files that are not members of the NEFF: {', '.join(extra[:10])}"
+        raise NeffError(f"{d} has files that are not members of the NEFF: {', '.join(extra[:10])}"
                          f"{' ...' if len(extra) > 10 else ''}; remove them (pack adds no new members)")
     neff = Neff(parse_header(header_bytes), gzip, members, str(d), None, None, {n: i for i, n in enumerate(names)})
     if "kelf-0.json" not in members:
-        raise InputError(f"{d}: no kelf-0.json member: not an unpacked NEFF")
+        raise NeffError(f"{d}: no kelf-0.json member: not an unpacked NEFF")
     return neff
 
 
@@ -147,22 +148,22 @@ def replace_from_asm_dir(neff: Neff, asm_dir: str | os.PathLike[str]) -> list[st
     NEFF is refused."""
     d = Path(asm_dir)
     if not d.is_dir():
-        raise InputError(f"{d} is not a directory (expected the output of 'tongasm asm')")
+        raise NeffError(f"{d} is not a directory (expected the output of 'tongasm asm')")
     known = {s.name: s for s in neff.streams()}
     done = []
     for p in sorted(d.glob("*.bin")):
         s = known.get(p.stem)
         if s is None:
-            raise InputError(f"{p}: names no stream of the NEFF (expected one of {', '.join(known)}; the listing's "
+            raise NeffError(f"{p}: names no stream of the NEFF (expected one of {', '.join(known)}; the listing's "
                              ".stream names come from 'tongasm disasm FILE.neff')")
         try:
             data = p.read_bytes()
         except OSError as e:
-            raise InputError(f"cannot read {p}: {e.strerror or e}") from None
+            raise NeffError(f"cannot read {p}: {e.strerror or e}") from None
         neff.replace_member(s.member, data)
         done.append(s.member)
     if not done:
-        raise InputError(f"{d} has no <graph>.<stream>.bin files (e.g. sg00.pe.bin)")
+        raise NeffError(f"{d} has no <graph>.<stream>.bin files (e.g. sg00.pe.bin)")
     return done
 
 
