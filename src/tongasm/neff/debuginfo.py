@@ -92,7 +92,7 @@ def message_class(name: str = "DebugInfo") -> Any:
                 else:
                     fd.type = scalar[ftype]
         pool = descriptor_pool.DescriptorPool()
-        pool.Add(fdp)
+        pool.AddSerializedFile(fdp.SerializeToString())
         for msg in SCHEMA:
             desc = pool.FindMessageTypeByName(f"tongasm.neff.{msg}")
             get = getattr(message_factory, "GetMessageClass", None)
