@@ -577,3 +577,16 @@ def test_header_declaration_names_every_known_field() -> None:
         assert HEADER_FIELD_MAP[name].decision == dec, name
     assert HEADER_FIELD_MAP["data_size"].offset == 0x10 and HEADER_FIELD_MAP["uuid"].offset == 0xCC
     assert struct.calcsize("<Q") == HEADER_FIELD_MAP["unknown_0x228"].width
+
+
+def test_neff_json_entries_and_signature(small_neff: Neff, large_neff: Neff) -> None:
+    # §1.7: x, y inputs and one output0 per core; shapes of the programs of §0.1
+    g = small_neff.graph_json
+    assert g is not None
+    assert [(e.name, e.shape, e.dtype) for e in g.entries] == [
+        ("x", (128, 256), "float16"), ("y", (256, 128), "float16"),
+        ("output0", (128, 128), "float16"), ("output0", (128, 128), "float16")]
+    assert {k: v["id"] for k, v in g.inputs.items()} == {"x": 0, "y": 1}
+    assert g.nodes[2]["attrs"]["kelf"] == "kelf-0.json"
+    gl = large_neff.graph_json
+    assert gl is not None and gl.entries[1].shape == (32768, 65536)

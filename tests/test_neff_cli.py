@@ -199,3 +199,17 @@ def test_neff_header_command_and_decisions_list(capsys: pytest.CaptureFixture[st
     for did in ("R-1", "R-2", "R-3", "R-4", "R-5", "R-6"):
         assert f"\n{did} " in out
     assert run("neff", "pack", "x", "-o", "y.neff", "-D", "R-9=copy") == 2
+
+
+def test_repack_with_asm_streams(tmp_path: Path) -> None:
+    src = small()
+    assert run("neff", "repack", src, "-o", tmp_path / "same.neff", "-q") == 0
+    assert (tmp_path / "same.neff").read_bytes() == src.read_bytes()
+    assert run("disasm", f"{src}:sg01/pe", "-o", tmp_path / "pe.s") == 0
+    assert run("asm", tmp_path / "pe.s", "-o", tmp_path / "A", "-q") == 0
+    assert run("neff", "repack", src, "--streams", tmp_path / "A", "-o", tmp_path / "r.neff", "-q",
+               "-D", "R-1=zero") == 0
+    r = read_neff(tmp_path / "r.neff")
+    assert r.members == read_neff(src).members and r.header.raw("hash") == bytes(16)
+    assert run("neff", "repack", src, "--replace", "sg00/PE.bin=/nonexistent", "-o", tmp_path / "x.neff") == 1
+    assert not (tmp_path / "x.neff").exists()

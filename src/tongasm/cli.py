@@ -193,6 +193,7 @@ def _add_neff_parser(sub: Any) -> None:
     n = sub.add_parser("neff", help="inspect, unpack and pack NEFF files (the compiler's output)",
                        description="NEFF files: 'info' shows what one holds, 'unpack' writes its members to a "
                                    "directory, 'pack' builds the NEFF back (identical when nothing changed), "
+                                   "'repack' rewrites one with replaced streams, "
                                    "'header' prints the header byte map. The stream commands (disasm, decode, "
                                    "check, explain) take FILE.neff[:sg00[/pe]] directly.")
     nsub = n.add_subparsers(dest="neff_command", metavar="NEFF_COMMAND", parser_class=_Parser)
@@ -229,6 +230,18 @@ def _add_neff_parser(sub: Any) -> None:
     _add_quiet(pk)
     _add_decisions(pk)
     pk.set_defaults(func=cmd_neff_pack)
+    rp = nsub.add_parser("repack", help="rewrite a NEFF with replaced streams or members",
+                         description="Read FILE.neff, replace engine streams (--streams ASMDIR: the "
+                                     "<graph>.<stream>.bin files of 'tongasm asm') and members (--replace), and "
+                                     "write OUT.neff under the R-1..R-6 readings; unchanged, the output is identical.")
+    rp.add_argument("neff", metavar="FILE.neff")
+    rp.add_argument("-o", "--output", metavar="OUT.neff", required=True, help="the NEFF to write (atomically)")
+    rp.add_argument("--streams", metavar="ASMDIR", help="replace engine streams by <graph>.<stream>.bin files")
+    rp.add_argument("--replace", action="append", default=[], metavar="MEMBER=FILE",
+                    help="replace one member by a file's bytes (repeatable), e.g. sg00/PE.bin=new.bin")
+    _add_quiet(rp)
+    _add_decisions(rp)
+    rp.set_defaults(func=cmd_neff_repack)
     h = nsub.add_parser("header", help="print the NEFF header byte map (from the declaration)",
                         description="The 1024-byte header, field by field, from tongasm.neff.header.HEADER_FIELDS. "
                                     "--format markdown is docs/neff-header.md.")
@@ -876,11 +889,9 @@ def cmd_neff_unpack(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_neff_pack(args: argparse.Namespace) -> int:
-    from .neff import pack_dir
-
+def _replacements(specs: Sequence[str]) -> dict[str, bytes]:
     replace: dict[str, bytes] = {}
-    for spec in args.replace:
+    for spec in specs:
         member, eq, file = spec.partition("=")
         if not eq or not member or not file:
             raise UsageError(f"--replace expects MEMBER=FILE (e.g. sg00/PE.bin=new.bin), got {spec!r}")
@@ -888,10 +899,28 @@ def cmd_neff_pack(args: argparse.Namespace) -> int:
             replace[member] = Path(file).read_bytes()
         except OSError as e:
             raise InputError(f"cannot read {file}: {e.strerror or e}") from None
-    neff = pack_dir(args.dir, args.output, decisions=_decisions(args), streams=args.streams, replace=replace)
+    return replace
+
+
+def cmd_neff_pack(args: argparse.Namespace) -> int:
+    from .neff import pack_dir
+
+    neff = pack_dir(args.dir, args.output, decisions=_decisions(args), streams=args.streams,
+                    replace=_replacements(args.replace))
     if not args.quiet:
         size = Path(args.output).stat().st_size
         print(f"packed {args.dir}: {_plural(len(neff.members), 'member')} -> {args.output} ({size} bytes)")
+    return 0
+
+
+def cmd_neff_repack(args: argparse.Namespace) -> int:
+    from .neff.unpack import repack_neff
+
+    neff = repack_neff(args.neff, args.output, decisions=_decisions(args), streams=args.streams,
+                       replace=_replacements(args.replace))
+    if not args.quiet:
+        size = Path(args.output).stat().st_size
+        print(f"repacked {args.neff}: {_plural(len(neff.members), 'member')} -> {args.output} ({size} bytes)")
     return 0
 
 

@@ -39,6 +39,8 @@ from .members import (
     GraphDef,
     InfoJson,
     KelfJson,
+    NeffJson,
+    TensorEntry,
     Variable,
     neff_target,
 )
@@ -68,7 +70,9 @@ __all__ = [
     "NamedStream",
     "Neff",
     "NeffHeader",
+    "NeffJson",
     "NeffSelection",
+    "TensorEntry",
     "Variable",
     "build_header",
     "header_markdown",

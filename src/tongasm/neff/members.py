@@ -241,3 +241,49 @@ class EngineSidecar:
         extra = {k: v for k, v in j.items() if k not in ("name", "instr", "dma")} if isinstance(j, dict) else {}
         return cls(_get(j, path, "name", str, ""), _get(j, path, "instr", str, ""),
                    tuple(_get(j, path, "dma", list, [])), extra)
+
+
+@dataclass(frozen=True)
+class TensorEntry:
+    """One data entry of ``neff.json`` (a node output): name, shape, dtype, storage id."""
+
+    name: str
+    node: str  # the node producing it (an input node, or the kelf call)
+    shape: tuple[int, ...] | None
+    dtype: str | None
+    storage_id: int | None
+
+
+@dataclass(frozen=True)
+class NeffJson:
+    """``neff.json``: the TVM-style graph around the kelf call (§1.7): its nodes, the data entries
+    (inputs and outputs, with shapes and dtypes) and the input signature."""
+
+    nodes: tuple[Mapping[str, Any], ...]
+    entries: tuple[TensorEntry, ...]
+    inputs: Mapping[str, Mapping[str, Any]]  # metadata.signatures.default.inputs: name → {id, dtype, shape}
+    raw: Mapping[str, Any]
+
+    @classmethod
+    def parse(cls, data: bytes, path: str = "neff.json") -> NeffJson:
+        j = load_json(path, data)
+        nodes = _get(j, path, "nodes", list)
+        attrs = _get(j, path, "attrs", dict, {})
+
+        def column(key: str) -> list[Any]:
+            v = attrs.get(key)
+            return v[1] if isinstance(v, list) and len(v) == 2 and isinstance(v[1], list) else []
+
+        shapes, dtypes, storage = column("shape"), column("dltype"), column("storage_id")
+        entries: list[TensorEntry] = []
+        for i, n in enumerate(nodes):
+            where = f"{path} nodes[{i}]"
+            for out in _get(n, where, "output_names", list, [_get(n, where, "name", str)]):
+                k = len(entries)
+                shape = shapes[k] if k < len(shapes) and isinstance(shapes[k], list) else None
+                entries.append(TensorEntry(str(out), _get(n, where, "name", str), tuple(shape) if shape else None,
+                                           dtypes[k] if k < len(dtypes) else None,
+                                           storage[k] if k < len(storage) else None))
+        sig = j.get("metadata", {}).get("signatures", {}).get("default", {}) if isinstance(j, dict) else {}
+        inputs = sig.get("inputs", {}) if isinstance(sig, dict) else {}
+        return cls(tuple(nodes), tuple(entries), inputs if isinstance(inputs, dict) else {}, j)

@@ -20,7 +20,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ..errors import UsageError
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.fields import BUNDLE_SIZE
 from ..isa.targets import Target
@@ -34,10 +33,18 @@ from .container import (
 )
 from .errors import NeffError
 from .header import HEADER_SIZE, NeffHeader, check_header, parse_header
-from .members import EngineSidecar, GraphDef, InfoJson, KelfJson, stream_of_engine_file
+from .members import (
+    EngineSidecar,
+    GraphDef,
+    InfoJson,
+    KelfJson,
+    NeffJson,
+    stream_of_engine_file,
+)
 
 KELF = "kelf-0.json"
 INFO = "info.json"
+GRAPH_JSON = "neff.json"
 
 
 @dataclass(frozen=True)
@@ -129,6 +136,11 @@ class Neff:
     def info(self) -> InfoJson | None:
         return InfoJson.parse(self.members[INFO], INFO) if INFO in self.members else None
 
+    @cached_property
+    def graph_json(self) -> NeffJson | None:
+        """``neff.json``: the data entries (inputs, outputs) with shapes and dtypes."""
+        return NeffJson.parse(self.members[GRAPH_JSON], GRAPH_JSON) if GRAPH_JSON in self.members else None
+
     @property
     def target(self) -> Target:
         """The tongasm target (``cayman`` → gen3, ``sunda`` → gen2; others refused, naming them)."""
@@ -201,7 +213,7 @@ class Neff:
             raise NeffError(f"replacement for {path} has {len(data)} bytes, not a whole number of {BUNDLE_SIZE}-byte "
                              f"bundles ({len(data) // BUNDLE_SIZE} bundles and {len(data) % BUNDLE_SIZE} extra bytes)")
         self.members[path] = bytes(data)
-        for cached in ("kelf", "info", "graphs"):
+        for cached in ("kelf", "info", "graphs", "graph_json"):
             self.__dict__.pop(cached, None)
 
     def replace_stream(self, graph: str, stream: str, data: bytes) -> None:
@@ -270,10 +282,3 @@ def write_neff(neff: Neff, path: str | os.PathLike[str], decisions: DecisionSet 
 
     data = neff.to_bytes(decisions)
     atomic_write(Path(path), data)
-
-
-def require_template(neff: Neff | None) -> Neff:
-    """R-3: a NEFF header is only written from a template (the words 0x220/0x228 are not understood)."""
-    if neff is None:
-        raise UsageError("unknown header words 0x220/0x228 (R-3): a NEFF is only written from a template NEFF")
-    return neff

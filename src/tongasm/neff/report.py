@@ -76,6 +76,8 @@ def neff_report(neff: Neff, decisions: DecisionSet = DEFAULT_DECISIONS, *, size:
         "target": target, "kelf_target": neff.kelf.target_name, "kelf_version": neff.kelf.version,
         "tool_version": info.tool_version if info else None, "kelp_version": info.kelp_version if info else None,
         "name": h.text("name"), "graphs": graphs,
+        "tensors": [{"name": e.name, "node": e.node, "shape": list(e.shape) if e.shape else None, "dtype": e.dtype}
+                    for e in (neff.graph_json.entries if neff.graph_json else ())],
         "gzip": {"mtime": mtime, "mtime_utc": _dt.datetime.fromtimestamp(mtime, _dt.UTC).isoformat(),
                  "xfl": neff.gzip.xfl, "os": neff.gzip.os, "member_size": neff.gzip.member_size,
                  "padding": neff.gzip.padding},
@@ -123,6 +125,9 @@ def render_report(r: dict[str, Any]) -> str:
                        f"semaphores {rng}")
         out.append(f"  runtime: {g['runtime_event_count']} events, {g['runtime_semaphore_count']} semaphores; "
                    f"SBUF reservations {g['runtime_statebuffer_reservation']}; features {g['neff_features']}")
+    if r["tensors"]:
+        out.append("\ntensors (neff.json): " + ", ".join(
+            f"{t['name']} {t['dtype']} {t['shape']}" for t in r["tensors"]))
     gz = r["gzip"]
     out.append(f"\npayload: gzip member {gz['member_size']} bytes + {gz['padding']} zero bytes; "
                f"MTIME {gz['mtime']:#x} ({gz['mtime_utc']}), XFL {gz['xfl']}, OS {gz['os']}")

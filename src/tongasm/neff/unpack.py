@@ -181,3 +181,19 @@ def pack_dir(in_dir: str | os.PathLike[str], out: str | os.PathLike[str], *,
         neff.replace_member(name, data)
     write_neff(neff, out, decisions)
     return neff
+
+
+def repack_neff(src: str | os.PathLike[str], out: str | os.PathLike[str], *,
+                decisions: DecisionSet = DEFAULT_DECISIONS, streams: str | os.PathLike[str] | None = None,
+                replace: Mapping[str, bytes] | None = None) -> Neff:
+    """Read the NEFF ``src``, replace streams (from an ``asm`` output directory) and members, and write
+    ``out`` atomically (§1.12's repack, without an unpacked directory)."""
+    from .neff import read_neff, write_neff
+
+    neff = read_neff(src)
+    if streams is not None:
+        replace_from_asm_dir(neff, streams)
+    for name, data in (replace or {}).items():
+        neff.replace_member(name, data)
+    write_neff(neff, out, decisions)
+    return neff
