@@ -590,3 +590,74 @@ def test_neff_json_entries_and_signature(small_neff: Neff, large_neff: Neff) -> 
     assert g.nodes[2]["attrs"]["kelf"] == "kelf-0.json"
     gl = large_neff.graph_json
     assert gl is not None and gl.entries[1].shape == (32768, 65536)
+
+
+def _exercise(data: bytes) -> None:
+    from tongasm.neff.report import neff_report
+
+    n = Neff.from_bytes(data)
+    neff_report(n)
+    for s in n.streams():
+        n.bir_names(s)
+    n.to_bytes()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_mutated_neffs_fail_only_with_neff_errors(small_neff: Neff, seed: int) -> None:
+    """Bounded fuzz: random bytes changed in the file, in the tar (recompressed) or in one JSON/.dbg
+    member (rebuilt) never raise anything but a NeffError."""
+    import random
+
+    rng = random.Random(seed)
+    good = small().read_bytes()
+    tar = small_neff.source_tar
+    assert tar is not None
+    for _ in range(60):
+        mode = rng.randrange(3)
+        if mode == 0:
+            b = bytearray(good)
+            for _ in range(rng.randrange(1, 8)):
+                b[rng.randrange(len(b))] = rng.randrange(256)
+            data = bytes(b)
+        elif mode == 1:
+            t = bytearray(tar)
+            for _ in range(rng.randrange(1, 8)):
+                t[rng.randrange(len(t))] = rng.randrange(256)
+            data = neff_of_tar(bytes(t))
+        else:
+            ms = dict(small_neff.members)
+            k = rng.choice(sorted(m for m in ms if m.endswith((".json", ".dbg"))))
+            v = bytearray(ms[k])
+            for _ in range(rng.randrange(1, 5)):
+                v[rng.randrange(len(v))] = rng.randrange(256)
+            ms[k] = bytes(v)
+            data = neff_of_members(list(ms.items()))
+        try:
+            _exercise(data)
+        except NeffError:
+            pass
+
+
+@pytest.mark.parametrize("member,text", [
+    ("kelf-0.json", b'{"graphs": [{"name": "sg00"}], "target": "cayman"}'),
+    ("kelf-0.json", b'{"graphs": [{"name": "sg00", "definition": "sg09/def.json"}], "target": "cayman"}'),
+    ("kelf-0.json", b'[1, 2]'),
+    ("sg00/def.json", b'{"pe_instr": 5}'),
+    ("sg00/def.json", b'{"pe_instr": "PE.bin", "var": {"x": 5}}'),
+    ("sg00/def.json", b'{"dma_queue": {"q": {"semaphore_set": ["a"]}}}'),
+    ("sg00/def.json", b'{"pe_instr": "PE.bin", "pe_dbg": "x.dbg"}'),
+    ("sg00/def.json", b'{"pe_instr": "Nope.bin"}'),
+    ("info.json", b'{"num_tpb_per_node": [true]}'),
+    ("neff.json", b'{"nodes": [{"op": "null"}]}'),
+    ("sg00/debug_info_asm_PE.dbg", b"\x1a\x05\x1a\x03\xff\xff"),
+])
+def test_json_and_dbg_members_of_the_wrong_shape_are_neff_errors(small_neff: Neff, member: str, text: bytes) -> None:
+    ms = dict(small_neff.members, **{member: text})
+    with pytest.raises(NeffError):
+        _exercise(neff_of_members(list(ms.items())))
+
+
+def test_odd_but_valid_neff_json_metadata_is_tolerated(small_neff: Neff) -> None:
+    ms = dict(small_neff.members, **{"neff.json": b'{"nodes": [], "metadata": [1]}'})
+    n = Neff.from_bytes(neff_of_members(list(ms.items())))
+    assert n.graph_json is not None and n.graph_json.inputs == {} and n.graph_json.entries == ()

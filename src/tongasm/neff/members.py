@@ -284,6 +284,8 @@ class NeffJson:
                 entries.append(TensorEntry(str(out), _get(n, where, "name", str), tuple(shape) if shape else None,
                                            dtypes[k] if k < len(dtypes) else None,
                                            storage[k] if k < len(storage) else None))
-        sig = j.get("metadata", {}).get("signatures", {}).get("default", {}) if isinstance(j, dict) else {}
-        inputs = sig.get("inputs", {}) if isinstance(sig, dict) else {}
-        return cls(tuple(nodes), tuple(entries), inputs if isinstance(inputs, dict) else {}, j)
+        sig: Any = j
+        for key in ("metadata", "signatures", "default", "inputs"):  # absent or not an object: no signature
+            sig = sig.get(key, {}) if isinstance(sig, dict) else {}
+        inputs = {k: v for k, v in sig.items() if isinstance(v, dict)} if isinstance(sig, dict) else {}
+        return cls(tuple(nodes), tuple(entries), inputs, j)
