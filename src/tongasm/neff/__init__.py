@@ -9,14 +9,15 @@ Layers, each usable alone::
     debuginfo.py  the .dbg protobufs: BIR instruction name of every bundle (protobuf, imported lazily)
     neff.py       Neff: members in archive order, typed views, to_bytes() under R-1..R-6
     select.py     FILE.neff[:sg00[/pe]][:INDEX|@OFFSET] selectors -> named streams with target and names
-    unpack.py     unpack to a directory and pack back (byte-identical when nothing changed)
+    unpack.py     unpack to a directory and pack back (byte-identical when nothing changed); repack
+    errors.py     NeffError: an unusable NEFF (exit code 2)
     report.py     the `tongasm neff info` report
 
     from tongasm.neff import read_neff, write_neff
     neff = read_neff("matmul_small.neff")
     neff.target                                   # GEN3 (kelf-0.json "cayman")
     s = neff.graph("sg00").streams["pe"]          # EngineStream: member sg00/PE.bin
-    neff.stream_data(s); neff.bir_names(s)        # bytes; ["", None, "I-87-0-wait-0", ...]
+    neff.stream_data(s); neff.bir_names(s)        # bytes; [None, None, "I-87-0-wait-0", ...]
     neff.replace_stream("sg00", "pe", new_bytes)  # a multiple of 64 bytes
     write_neff(neff, "out.neff")                  # data_size recomputed; R-1..R-6 from a DecisionSet
 """
@@ -24,6 +25,7 @@ Layers, each usable alone::
 from __future__ import annotations
 
 from .container import GzipInfo
+from .errors import NeffError
 from .header import (
     HEADER_FIELDS,
     HEADER_SIZE,
@@ -52,7 +54,7 @@ from .select import (
     parse_selector,
     resolve_selector,
 )
-from .unpack import METADATA_FILE, pack_dir, unpack_neff
+from .unpack import METADATA_FILE, load_dir, pack_dir, repack_neff, unpack_neff
 
 __all__ = [
     "HEADER_FIELDS",
@@ -69,6 +71,7 @@ __all__ = [
     "KelfJson",
     "NamedStream",
     "Neff",
+    "NeffError",
     "NeffHeader",
     "NeffJson",
     "NeffSelection",
@@ -77,11 +80,13 @@ __all__ = [
     "build_header",
     "header_markdown",
     "is_neff_spec",
+    "load_dir",
     "neff_target",
     "pack_dir",
     "parse_header",
     "parse_selector",
     "read_neff",
+    "repack_neff",
     "resolve_selector",
     "unpack_neff",
     "write_neff",
