@@ -71,13 +71,16 @@ def build_parser() -> argparse.ArgumentParser:
     _add_format(a)
     a.set_defaults(func=cmd_assemble)
 
-    c = sub.add_parser("check", help="validate kernels (BIR JSON) or raw bundle streams (.bin)",
+    c = sub.add_parser("check", help="validate kernels (BIR JSON), raw bundle streams (.bin) or NEFFs",
                        description="Run every named ISA check. KERNEL.json is checked instruction by instruction "
-                                   "(RUN_ISA_CHECKS); FILE.bin is decoded and checked bundle by bundle. Exit 0 when "
+                                   "(RUN_ISA_CHECKS); FILE.bin is decoded and checked bundle by bundle; FILE.neff "
+                                   "checks every engine stream of every graph (or FILE.neff:sg00, FILE.neff:sg00/pe) "
+                                   "with the NEFF's target, and bundles of ISA opcodes tongasm has no layout for "
+                                   "yet are counted as bundle.unmodelled warnings, not errors. Exit 0 when "
                                    "clean, 1 when any check fails, 2 for unusable input.")
-    c.add_argument("inputs", nargs="+", metavar="KERNEL.json|FILE.bin")
+    c.add_argument("inputs", nargs="+", metavar="KERNEL.json|FILE.bin|FILE.neff[:sg00[/pe]]")
     c.add_argument("--target", choices=sorted(TARGETS),
-                   help="target (kernels: overrides the arch; streams: default gen2)")
+                   help="target (kernels: overrides the arch; streams: default gen2; a NEFF names its own)")
     c.add_argument("--engine", choices=["pool", "act", "pe", "dma", "dve", "sp"],
                    help="engine of a raw stream (default: from the file name, e.g. pool.bin)")
     c.add_argument("--pedantic", action="store_true", help="also run the dossier-only checks (see 'tongasm checks')")
@@ -100,18 +103,26 @@ def build_parser() -> argparse.ArgumentParser:
     o.set_defaults(func=cmd_opcodes)
 
     d = sub.add_parser("decode", help="decode a bundle stream into fields",
-                       description="Print every bundle's offset, opcode, mnemonic and decoded fields.")
-    d.add_argument("file", metavar="FILE.bin")
+                       description="Print every bundle's offset, opcode, mnemonic and decoded fields. A NEFF "
+                                   "(FILE.neff, FILE.neff:sg00 or FILE.neff:sg00/pe) decodes each engine stream, "
+                                   "with the BIR instruction of each bundle; bundles of ISA opcodes tongasm has no "
+                                   "layout for yet are listed by name and do not fail the command.")
+    d.add_argument("file", metavar="FILE.bin|FILE.neff[:sg00[/pe]]")
     _add_decisions(d)
     _add_format(d)
     d.set_defaults(func=cmd_decode)
 
     dis = sub.add_parser("disasm", help="disassemble bundle streams into the text listing",
                          description="One bundle per line: offset, bytes, mnemonic and operands. The listing "
-                                     "assembles back with 'tongasm asm' (bytes -> text -> bytes is the identity).")
-    dis.add_argument("files", nargs="+", metavar="FILE.bin")
+                                     "assembles back with 'tongasm asm' (bytes -> text -> bytes is the identity). "
+                                     "FILE.neff lists every engine stream of every graph (FILE.neff:sg00/pe one) as "
+                                     ".stream sg00.pe, each bundle ending with its BIR instruction ('; I-87-0'); "
+                                     "'tongasm asm' then writes sg00.pe.bin, which 'tongasm neff pack --streams' "
+                                     "puts back into the NEFF.")
+    dis.add_argument("files", nargs="+", metavar="FILE.bin|FILE.neff[:sg00[/pe]]")
     dis.add_argument("--bytes", action="store_true", help="show all 64 bytes of each bundle (default: the first 16)")
-    dis.add_argument("--target", choices=sorted(TARGETS), default="gen2", help="target written in .target")
+    dis.add_argument("--target", choices=sorted(TARGETS),
+                     help="target written in .target (default: the NEFF's, else gen2)")
     dis.add_argument("-o", "--output", metavar="FILE.s", help="write the listing to a file (atomically)")
     dis.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     _add_decisions(dis)
@@ -130,9 +141,11 @@ def build_parser() -> argparse.ArgumentParser:
     ex = sub.add_parser("explain", help="explain every byte of one bundle",
                         description="Explain one bundle field by field (offset, width, raw value, meaning, "
                                     "confidence C/H/I/D, decision) and flag bytes no field explains. BUNDLE is 128 "
-                                    "hex digits, FILE.bin:INDEX (bundle index) or FILE.bin@OFFSET (byte offset).")
+                                    "hex digits, FILE.bin:INDEX (bundle index), FILE.bin@OFFSET (byte offset), "
+                                    "FILE.neff:sg00/pe:INDEX or FILE.neff:sg00/pe@OFFSET (target and engine from "
+                                    "the NEFF).")
     ex.add_argument("bundle", metavar="BUNDLE")
-    ex.add_argument("--target", choices=sorted(TARGETS), default="gen2", help="target (default gen2)")
+    ex.add_argument("--target", choices=sorted(TARGETS), help="target (default: the NEFF's, else gen2)")
     ex.add_argument("--engine", choices=["pool", "act", "pe", "dma", "dve", "sp"],
                     help="engine of the bundle (default: from the file name)")
     _add_decisions(ex)
@@ -168,10 +181,73 @@ def build_parser() -> argparse.ArgumentParser:
     _add_decisions(fm)
     fm.set_defaults(func=cmd_formats)
 
-    ds = sub.add_parser("decisions", help="list the spec decisions (D-n) and their selectable readings")
+    _add_neff_parser(sub)
+
+    ds = sub.add_parser("decisions", help="list the spec decisions (D-n, R-n) and their selectable readings")
     _add_format(ds)
     ds.set_defaults(func=cmd_decisions)
     return p
+
+
+def _add_neff_parser(sub: Any) -> None:
+    n = sub.add_parser("neff", help="inspect, unpack and pack NEFF files (the compiler's output)",
+                       description="NEFF files: 'info' shows what one holds, 'unpack' writes its members to a "
+                                   "directory, 'pack' builds the NEFF back (identical when nothing changed), "
+                                   "'repack' rewrites one with replaced streams, "
+                                   "'header' prints the header byte map. The stream commands (disasm, decode, "
+                                   "check, explain) take FILE.neff[:sg00[/pe]] directly.")
+    nsub = n.add_subparsers(dest="neff_command", metavar="NEFF_COMMAND", parser_class=_Parser)
+    nsub.required = True
+    i = nsub.add_parser("info", help="target, graphs, engine streams (opcode census), variables, DMA queues, header",
+                        description="Print what a NEFF holds: target and tool version, each graph's engine streams "
+                                    "with bundle counts and an opcode census (* = no tongasm layout yet), its "
+                                    "var table, DMA queues and runtime reservations, and every header field "
+                                    "(offset, value, evidence tag, decision).")
+    i.add_argument("neff", metavar="FILE.neff")
+    _add_decisions(i)
+    _add_format(i)
+    i.set_defaults(func=cmd_neff_info)
+    u = nsub.add_parser("unpack", help="write every member of a NEFF under DIR, plus tongasm-neff.json",
+                        description="Write every member as a file under DIR (a new or empty directory) and "
+                                    "tongasm-neff.json (header bytes, gzip MTIME, member order), from which 'tongasm "
+                                    "neff pack DIR' rebuilds the identical NEFF. Member names that could leave DIR "
+                                    "are refused; nothing is written on an error.")
+    u.add_argument("neff", metavar="FILE.neff")
+    u.add_argument("-o", "--output", metavar="DIR", required=True, help="output directory (new or empty)")
+    _add_quiet(u)
+    u.set_defaults(func=cmd_neff_unpack)
+    pk = nsub.add_parser("pack", help="build a NEFF from an unpacked directory (identical when unchanged)",
+                         description="Build FILE.neff from DIR (written by 'tongasm neff unpack'). --streams ASMDIR "
+                                     "takes the <graph>.<stream>.bin files 'tongasm asm' writes for a NEFF listing "
+                                     "(e.g. sg00.pe.bin) and puts each into its engine member (sg00/PE.bin). The "
+                                     "header is the input's with data_size recomputed; -D R-1..R-6 select what else "
+                                     "is copied or recomputed (see 'tongasm decisions').")
+    pk.add_argument("dir", metavar="DIR")
+    pk.add_argument("-o", "--output", metavar="FILE.neff", required=True, help="the NEFF to write (atomically)")
+    pk.add_argument("--streams", metavar="ASMDIR", help="replace engine streams by <graph>.<stream>.bin files")
+    pk.add_argument("--replace", action="append", default=[], metavar="MEMBER=FILE",
+                    help="replace one member by a file's bytes (repeatable), e.g. sg00/PE.bin=new.bin")
+    _add_quiet(pk)
+    _add_decisions(pk)
+    pk.set_defaults(func=cmd_neff_pack)
+    rp = nsub.add_parser("repack", help="rewrite a NEFF with replaced streams or members",
+                         description="Read FILE.neff, replace engine streams (--streams ASMDIR: the "
+                                     "<graph>.<stream>.bin files of 'tongasm asm') and members (--replace), and "
+                                     "write OUT.neff under the R-1..R-6 readings; unchanged, the output is identical.")
+    rp.add_argument("neff", metavar="FILE.neff")
+    rp.add_argument("-o", "--output", metavar="OUT.neff", required=True, help="the NEFF to write (atomically)")
+    rp.add_argument("--streams", metavar="ASMDIR", help="replace engine streams by <graph>.<stream>.bin files")
+    rp.add_argument("--replace", action="append", default=[], metavar="MEMBER=FILE",
+                    help="replace one member by a file's bytes (repeatable), e.g. sg00/PE.bin=new.bin")
+    _add_quiet(rp)
+    _add_decisions(rp)
+    rp.set_defaults(func=cmd_neff_repack)
+    h = nsub.add_parser("header", help="print the NEFF header byte map (from the declaration)",
+                        description="The 1024-byte header, field by field, from tongasm.neff.header.HEADER_FIELDS. "
+                                    "--format markdown is docs/neff-header.md.")
+    h.add_argument("--format", choices=("text", "markdown", "json"), default="text",
+                   help="output format (default: text)")
+    h.set_defaults(func=cmd_neff_header)
 
 
 def _decisions(args: argparse.Namespace) -> DecisionSet:
@@ -284,7 +360,10 @@ def _format_value(name: str, value: int, enum_name: str | None) -> str:
 
 def cmd_decode(args: argparse.Namespace) -> int:
     from .decode import DecodeFailure, iter_stream
+    from .neff.select import is_neff_spec
 
+    if is_neff_spec(args.file):
+        return _decode_neff(args)
     data = _read_stream(args.file)
     _check_length(args.file, data)
     decoded = iter_stream(data, decisions=_decisions(args))  # one bundle at a time: bounded memory
@@ -302,25 +381,99 @@ def cmd_decode(args: argparse.Namespace) -> int:
         for d in decoded:
             if isinstance(d, DecodeFailure):
                 failures.append(d)
-                print(f"{d.offset:#08x}  {d.raw[0]:#04x}  ??  {d.reason}")
-                continue
-            parts = []
-            for f in d.fmt.fields:
-                if f.name == "opcode":
-                    continue
-                v = d.fields[f.name]
-                parts.append(_format_value(f.name, v, f.enum.name_of(v) if f.enum else None))
-            print(f"{d.offset:#08x}  {d.opcode:#04x}  {d.mnemonic}  [{d.fmt.name}]")
-            line = "    "
-            for p in parts:
-                if len(line) + len(p) > 100:
-                    print(line.rstrip())
-                    line = "    "
-                line += p + " "
-            print(line.rstrip())
+            _print_decoded(d)
     for f in failures:
         sys.stderr.write(f"tongasm: error: {args.file}: {DecodeError(f.reason, f.offset)}\n")
     return 1 if failures else 0
+
+
+def _print_decoded(d: Any, bir: str | None = None) -> None:
+    """One bundle of ``tongasm decode``: offset, opcode, mnemonic, layout (and BIR name), then its fields."""
+    from .decode import DecodeFailure
+
+    tail = f"  ; {bir}" if bir else ""
+    if isinstance(d, DecodeFailure):
+        print(f"{d.offset:#08x}  {d.raw[0]:#04x}  ??  {d.reason}{tail}")
+        return
+    parts = []
+    for f in d.fmt.fields:
+        if f.name == "opcode":
+            continue
+        v = d.fields[f.name]
+        parts.append(_format_value(f.name, v, f.enum.name_of(v) if f.enum else None))
+    print(f"{d.offset:#08x}  {d.opcode:#04x}  {d.mnemonic}  [{d.fmt.name}]{tail}")
+    line = "    "
+    for p in parts:
+        if len(line) + len(p) > 100:
+            print(line.rstrip())
+            line = "    "
+        line += p + " "
+    print(line.rstrip())
+
+
+def _unmodelled(d: Any) -> bool:
+    """A bundle of a live ISA opcode tongasm has no layout for yet (listed by name in a NEFF, not a failure)."""
+    from .decode import DecodeFailure
+    from .isa.formats import build_formats
+    from .isa.opcodes import ISA_OPCODE_NAMES
+
+    return isinstance(d, DecodeFailure) and d.raw[0] in ISA_OPCODE_NAMES and not build_formats().variants(d.raw[0])
+
+
+def _neff_target(sel: Any, args: argparse.Namespace) -> Any:
+    """The NEFF's target; a --target that disagrees is a usage error."""
+    t = sel.target
+    if getattr(args, "target", None) and args.target != t.name:
+        raise UsageError(f"{sel.selector.path} is a {t.name} NEFF (kelf-0.json target {sel.neff.kelf.target_name!r}); "
+                         f"--target {args.target} disagrees")
+    return t
+
+
+def _decode_neff(args: argparse.Namespace) -> int:
+    from .decode import DecodeFailure, iter_stream
+    from .neff.select import resolve_selector
+
+    sel = resolve_selector(args.file)
+    decisions = _decisions(args)
+    failures: list[tuple[str, Any]] = []
+    skipped: dict[int, int] = {}
+    out: list[dict[str, Any]] = []
+    for ns in sel.streams:
+        names = ns.bir_names or []
+        if args.format == "json":
+            rows = []
+        else:
+            print(f"== {ns.name} ({ns.member}): {_plural(len(ns.data) // BUNDLE_SIZE, 'bundle')}")
+        for i, d in enumerate(iter_stream(ns.data, decisions=decisions)):
+            bir = names[i] if i < len(names) else None
+            if _unmodelled(d):
+                skipped[d.raw[0]] = skipped.get(d.raw[0], 0) + 1
+            elif isinstance(d, DecodeFailure):
+                failures.append((ns.name, d))
+            if args.format == "json":
+                row = d.to_json()
+                if isinstance(d, DecodeFailure):
+                    row["name"] = _opcode_name(d.raw[0])
+                rows.append(dict(row, bir=bir))
+            else:
+                _print_decoded(d, bir)
+        if args.format == "json":
+            out.append({"stream": ns.name, "member": ns.member, "target": ns.target.name, "bundles": rows})
+    if args.format == "json":
+        _print_json({"neff": sel.selector.path, "streams": out})
+    if skipped and not getattr(args, "quiet", False):
+        sys.stderr.write(f"tongasm: note: {sum(skipped.values())} bundles of opcodes tongasm has no layout for yet "
+                         "listed undecoded: " + ", ".join(f"{op:#04x} {_opcode_name(op)} x{n}"
+                                                          for op, n in sorted(skipped.items())) + "\n")
+    for name, f in failures:
+        sys.stderr.write(f"tongasm: error: {sel.selector.path}:{name}: {DecodeError(f.reason, f.offset)}\n")
+    return 1 if failures else 0
+
+
+def _opcode_name(op: int) -> str:
+    from .isa.opcodes import opcode_name
+
+    return opcode_name(op)
 
 
 def _plural(n: int, word: str) -> str:
@@ -348,9 +501,22 @@ def cmd_check(args: argparse.Namespace) -> int:
     if unknown:
         raise UsageError(f"unknown check id(s) {', '.join(unknown)}; 'tongasm checks' lists them")
     checks = CheckSet(pedantic=args.pedantic, disabled=frozenset(args.disable))
-    reports = []
+    reports: list[dict[str, Any]] = []
+    from .neff.select import is_neff_spec, resolve_selector
+
     with _bar(args, "check") as bar:
         for path in args.inputs:
+            if is_neff_spec(path):  # every selected engine stream, with the NEFF's target
+                sel = resolve_selector(path, names=False)
+                target = _neff_target(sel, args)
+                for ns in sel.streams:
+                    label = f"{sel.selector.path}:{ns.graph}/{ns.stream}"
+                    bar.phase(f"check {ns.name}", len(ns.data) // BUNDLE_SIZE, unit="bundles")
+                    findings = check_stream(ns.data, name=label, target=target, decisions=decisions, checks=checks,
+                                            stream=ns.stream, progress=bar.hook, unmodelled="note")
+                    reports.append({"input": label, "kind": "neff", "bundles": len(ns.data) // BUNDLE_SIZE,
+                                    "findings": findings})
+                continue
             # a stream is mapped, not read; a file named neither .json nor .bin is sniffed from its bytes
             stream = None if path.endswith(".json") else _read_stream(path, UsageError)
             if stream is None or _is_kernel(path, bytes(stream[:64])):
@@ -386,7 +552,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     else:
         for r in reports:
             for f in r["findings"]:
-                print(f.line() if r["kind"] == "kernel" else f.line().replace(f"{Path(r['input']).name}+", f"{r['input']}+", 1))
+                print(f.line() if r["kind"] != "stream" else f.line().replace(f"{Path(r['input']).name}+", f"{r['input']}+", 1))
         for r in reports if not args.quiet else ():
             what = (_plural(r["instructions"], "instruction") + ", " if r["kind"] == "kernel" else "") + \
                 _plural(r["bundles"], "bundle")
@@ -444,13 +610,25 @@ DISASM_CHUNK = 1 << 15
 
 def cmd_disasm(args: argparse.Namespace) -> int:
     from .isa.targets import get_target
+    from .neff.select import is_neff_spec, resolve_selector
     from .text.listing import StreamInput
 
     decisions = _decisions(args)
-    inputs = [StreamInput(_stream_name(p), _read_stream(p)) for p in args.files]
-    for p, s in zip(args.files, inputs):
-        _check_length(p, s.data)  # before any output
-    target = get_target(args.target)
+    inputs: list[StreamInput] = []
+    neff_targets: dict[str, str] = {}
+    for p in args.files:
+        if is_neff_spec(p):  # .stream sg00.pe, each bundle with its BIR instruction
+            sel = resolve_selector(p)
+            neff_targets[sel.selector.path] = _neff_target(sel, args).name
+            inputs += [StreamInput(ns.name, ns.data, ns.bir_names) for ns in sel.streams]
+        else:
+            data = _read_stream(p)
+            _check_length(p, data)  # before any output
+            inputs.append(StreamInput(_stream_name(p), data))
+    if len(set(neff_targets.values())) > 1:
+        raise UsageError("the NEFFs have different targets (" + ", ".join(f"{k}: {v}" for k, v in neff_targets.items())
+                         + "); one listing has one .target")
+    target = get_target(args.target or next(iter(neff_targets.values()), "gen2"))
     total = sum(len(s.data) for s in inputs) // BUNDLE_SIZE
     with _bar(args, "disasm", total, unit="bundles", to_stdout=not args.output) as bar:
         if args.format == "json":
@@ -486,7 +664,9 @@ def _listing_pieces(inputs: Sequence[Any], decisions: DecisionSet, target: Any, 
         yield f".stream {s.name}\n"
         data = s.data
         for a in range(0, len(data), step):
-            lines = stream_lines(data[a:a + step], decisions=decisions, full_bytes=full_bytes, base=a)
+            names = s.bir_names[a // BUNDLE_SIZE:(a + step) // BUNDLE_SIZE] if s.bir_names is not None else None
+            lines = stream_lines(data[a:a + step], decisions=decisions, full_bytes=full_bytes, base=a,
+                                 bir_names=names)
             drop_pages(data, a, a + step)  # a mapped stream: this piece's pages are not needed again
             done += len(lines)
             bar.update(done)
@@ -503,7 +683,8 @@ def _listing_json_text(inputs: Sequence[Any], decisions: DecisionSet, target: An
     for s in inputs:
         entry: dict[str, Any] | None = None
         for a in range(0, max(len(s.data), 1), step):
-            part = listing_json([StreamInput(s.name, s.data[a:a + step])], decisions=decisions,
+            names = s.bir_names[a // BUNDLE_SIZE:(a + step) // BUNDLE_SIZE] if s.bir_names is not None else None
+            part = listing_json([StreamInput(s.name, s.data[a:a + step], names)], decisions=decisions,
                                 target=target)["streams"][0]
             if a:
                 for row in part["bundles"]:
@@ -559,14 +740,31 @@ def _bundle_arg(spec: str) -> tuple[bytes, str | None]:
 
 def cmd_explain(args: argparse.Namespace) -> int:
     from .isa.targets import get_target
+    from .neff.select import is_neff_spec, resolve_selector
     from .text.explain import explain_bundle, render_text
 
-    raw, stem = _bundle_arg(args.bundle)
-    engine = args.engine or (stem if stem in ("pool", "act", "pe", "dma", "dve", "sp") else None)
-    ex = explain_bundle(raw, decisions=_decisions(args), target=get_target(args.target), stream=engine)
-    if args.format == "json":
-        _print_json(ex.to_json())
+    where: dict[str, Any] | None = None
+    if is_neff_spec(args.bundle):  # FILE.neff:sg00/pe:INDEX or @OFFSET: target and engine from the NEFF
+        sel = resolve_selector(args.bundle)
+        off = sel.selector.bundle_offset
+        if off is None:
+            raise UsageError(f"explain needs one bundle: {sel.selector.path}:GRAPH/STREAM:INDEX or "
+                             f"{sel.selector.path}:GRAPH/STREAM@OFFSET, e.g. {sel.selector.path}:sg00/pe:3")
+        ns = sel.streams[0]
+        raw, engine, target = ns.data[off:off + BUNDLE_SIZE], args.engine or ns.stream, _neff_target(sel, args)
+        where = {"neff": sel.selector.path, "stream": ns.name, "member": ns.member, "index": off // BUNDLE_SIZE,
+                 "offset": off, "bir": ns.bir_names[off // BUNDLE_SIZE] if ns.bir_names else None}
     else:
+        raw, stem = _bundle_arg(args.bundle)
+        engine = args.engine or (stem if stem in ("pool", "act", "pe", "dma", "dve", "sp") else None)
+        target = get_target(args.target or "gen2")
+    ex = explain_bundle(raw, decisions=_decisions(args), target=target, stream=engine)
+    if args.format == "json":
+        _print_json(dict(ex.to_json(), **({"where": where} if where else {})))
+    else:
+        if where:
+            print(f"{where['neff']}: {where['stream']} ({where['member']}) bundle {where['index']} at "
+                  f"{where['offset']:#x}" + (f", BIR instruction {where['bir']}" if where["bir"] else ""))
         print(render_text(ex))
     return 0
 
@@ -664,6 +862,79 @@ def cmd_formats(args: argparse.Namespace) -> int:
             print(f"  +{r['offset']:#04x}  {r['width']:<10} {r['name']:<18} {r['kind']:<14} {r['conf']}  {dec:<6} "
                   f"{r['doc']}")
         print()
+    return 0
+
+
+def cmd_neff_info(args: argparse.Namespace) -> int:
+    from .neff import read_neff
+    from .neff.report import neff_report, render_report
+
+    neff = read_neff(args.neff)
+    report = neff_report(neff, _decisions(args))
+    if args.format == "json":
+        _print_json(report)
+    else:
+        print(render_report(report))
+    return 0
+
+
+def cmd_neff_unpack(args: argparse.Namespace) -> int:
+    from .neff import read_neff, unpack_neff
+
+    neff = read_neff(args.neff)
+    unpack_neff(neff, args.output)
+    if not args.quiet:
+        print(f"unpacked {args.neff}: {_plural(len(neff.members), 'member')} -> {args.output}/ "
+              f"(+ tongasm-neff.json; 'tongasm neff pack {args.output} -o FILE.neff' builds it back)")
+    return 0
+
+
+def _replacements(specs: Sequence[str]) -> dict[str, bytes]:
+    replace: dict[str, bytes] = {}
+    for spec in specs:
+        member, eq, file = spec.partition("=")
+        if not eq or not member or not file:
+            raise UsageError(f"--replace expects MEMBER=FILE (e.g. sg00/PE.bin=new.bin), got {spec!r}")
+        try:
+            replace[member] = Path(file).read_bytes()
+        except OSError as e:
+            raise InputError(f"cannot read {file}: {e.strerror or e}") from None
+    return replace
+
+
+def cmd_neff_pack(args: argparse.Namespace) -> int:
+    from .neff import pack_dir
+
+    neff = pack_dir(args.dir, args.output, decisions=_decisions(args), streams=args.streams,
+                    replace=_replacements(args.replace))
+    if not args.quiet:
+        size = Path(args.output).stat().st_size
+        print(f"packed {args.dir}: {_plural(len(neff.members), 'member')} -> {args.output} ({size} bytes)")
+    return 0
+
+
+def cmd_neff_repack(args: argparse.Namespace) -> int:
+    from .neff.unpack import repack_neff
+
+    neff = repack_neff(args.neff, args.output, decisions=_decisions(args), streams=args.streams,
+                       replace=_replacements(args.replace))
+    if not args.quiet:
+        size = Path(args.output).stat().st_size
+        print(f"repacked {args.neff}: {_plural(len(neff.members), 'member')} -> {args.output} ({size} bytes)")
+    return 0
+
+
+def cmd_neff_header(args: argparse.Namespace) -> int:
+    from .neff.header import HEADER_FIELDS, header_markdown
+
+    if args.format == "markdown":
+        sys.stdout.write(header_markdown())
+    elif args.format == "json":
+        _print_json([{"offset": f.offset, "width": f.width, "name": f.name, "kind": f.kind, "tag": f.tag,
+                      "decision": f.decision, "rule": f.rule, "doc": f.doc} for f in HEADER_FIELDS])
+    else:
+        for f in HEADER_FIELDS:
+            print(f"+{f.offset:#05x} {f.width:>4}  {f.name:<20} {f.kind:<6} {f.tag:<4} {f.decision or '':<4} {f.doc}")
     return 0
 
 

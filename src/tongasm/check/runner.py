@@ -26,6 +26,8 @@ register("stream.length", "a stream is a whole number of 64-byte bundles", "SPEC
 register("bundle.opcode", "the opcode byte is one tongasm has a layout for", "SPEC §4", "stream")
 register("bundle.layout", "the bytes match one layout of their opcode (valid_num, src_mode, operand_mode...)",
          "SPEC §4", "stream")
+register("bundle.unmodelled", "bundles of a live ISA opcode tongasm has no layout for yet: not checked "
+         "(counted per opcode; real NEFFs)", "SPEC §4", "stream", stage="lint")
 
 _PER_FORMAT: dict[tuple[Format, bool, frozenset[str]], list[BundleCheck]] = {}
 
@@ -166,11 +168,18 @@ def _from_error(e: EncodeError, bundle: int | None = None) -> Finding:
 def check_stream(data: bytes | bytearray | memoryview, *, name: str | None = None, target: Target = DEFAULT_TARGET,
                  decisions: DecisionSet = DEFAULT_DECISIONS, checks: CheckSet | None = None,
                  stream: str | None = None,
-                 progress: Callable[[int, int | None], None] | None = None) -> list[Finding]:
+                 progress: Callable[[int, int | None], None] | None = None,
+                 unmodelled: str = "error") -> list[Finding]:
     """Check a raw bundle stream. ``name`` labels findings; ``stream`` is the engine when known.
 
     ``progress(bundles_done, bundles)`` is called every 4096 bundles when given.
+    ``unmodelled="note"`` (real compiler output, e.g. a NEFF): a bundle of a live ISA opcode tongasm
+    has no layout for is not an error but counted, one ``bundle.unmodelled`` warning per opcode;
+    an opcode the ISA does not have stays a ``bundle.opcode`` error. The default reports every such
+    bundle as ``bundle.opcode``.
     """
+    if unmodelled not in ("error", "note"):
+        raise ValueError(f"unmodelled must be 'error' or 'note', not {unmodelled!r}")
     fs = build_formats(decisions)
     label = name or stream or "stream"
     out: list[Finding] = []
@@ -181,12 +190,17 @@ def check_stream(data: bytes | bytearray | memoryview, *, name: str | None = Non
                            f"a multiple of {BUNDLE_SIZE}", stream=label, offset=n - n % BUNDLE_SIZE))
     mv = memoryview(data)
     from ..decode.bundle import why_undecodable
+    from ..isa.opcodes import ISA_OPCODE_NAMES
 
+    skipped: dict[int, list[int]] = {}  # opcode → [count, first offset] (unmodelled="note")
     for off in range(0, n - n % BUNDLE_SIZE, BUNDLE_SIZE):
         if progress is not None and not off & 0x3FFFF:
             progress(off // BUNDLE_SIZE, n // BUNDLE_SIZE)
         raw = bytes(mv[off:off + BUNDLE_SIZE])
         sel = fs.select(raw[0], raw)
+        if sel is None and unmodelled == "note" and raw[0] in ISA_OPCODE_NAMES and not fs.variants(raw[0]):
+            skipped.setdefault(raw[0], [0, off])[0] += 1
+            continue
         if sel is None:
             cid = "bundle.layout" if fs.variants(raw[0]) else "bundle.opcode"
             out.append(Finding(cid, why_undecodable(raw, fs), "opcode", raw[0], stream=label, offset=off))
@@ -195,6 +209,13 @@ def check_stream(data: bytes | bytearray | memoryview, *, name: str | None = Non
         for f in check_bundle(fmt, fields, raw, target=target, decisions=decisions, stream=stream, checks=checks):
             f.stream, f.offset = label, off
             out.append(f)
+    cs = checks or CheckSet()
+    if "bundle.unmodelled" not in cs.disabled:
+        for op, (count, first) in sorted(skipped.items()):
+            out.append(Finding("bundle.unmodelled", f"{count} bundle{'s' * (count != 1)} of opcode {op:#04x} "
+                               f"({ISA_OPCODE_NAMES[op]}) not checked: tongasm has no layout for this ISA opcode "
+                               "yet (the first is at this offset)", "opcode", op, severity="warning",
+                               stream=label, offset=first))
     return out
 
 

@@ -10,7 +10,7 @@ output identical to the reference listing.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -20,7 +20,7 @@ from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.fields import BUNDLE_SIZE, Format
 from ..isa.formats import FormatSet, build_formats
 from ..isa.targets import DEFAULT_TARGET, Target
-from .listing import HEAD_BYTES, StreamInput, header_lines
+from .listing import HEAD_BYTES, StreamInput, bir_comment, header_lines
 from .syntax import (
     ApOp, Ctx, ImmOp, Operand, Template, default_value, generic_text, patch_text, render_sync, template_for,
 )
@@ -243,12 +243,22 @@ def stream_bodies(data: bytes | bytearray | memoryview | np.ndarray, *, decision
 
 
 def stream_lines(data: bytes | bytearray | memoryview | np.ndarray, *, decisions: DecisionSet = DEFAULT_DECISIONS,
-                 full_bytes: bool = False, base: int = 0) -> list[str]:
+                 full_bytes: bool = False, base: int = 0,
+                 bir_names: Sequence[str | None] | None = None) -> list[str]:
     """The listing lines of one stream (offset, bytes column, instruction), fast path.
 
     ``base`` is the byte offset of ``data`` in its stream (a multiple of 64), for listing a large
     stream chunk by chunk: the lines are those the whole stream would have at that offset.
+    ``bir_names`` (one per bundle of ``data``) ends each line with its BIR instruction's name.
     """
+    lines = _stream_lines(data, decisions, full_bytes, base)
+    if bir_names is not None:
+        lines = [ln + bir_comment(nm) for ln, nm in zip(lines, bir_names)] + lines[len(bir_names):]
+    return lines
+
+
+def _stream_lines(data: bytes | bytearray | memoryview | np.ndarray, decisions: DecisionSet, full_bytes: bool,
+                  base: int) -> list[str]:
     if base % BUNDLE_SIZE:
         raise ValueError(f"base must be a multiple of {BUNDLE_SIZE}, not {base}")
     first = base // BUNDLE_SIZE
@@ -317,7 +327,9 @@ def fast_listing(streams: Iterable[StreamInput], *, decisions: DecisionSet = DEF
             check_stream_length(arr.size)
         step = CHUNK * BUNDLE_SIZE
         for start in range(0, arr.size, step):
-            yield from stream_lines(arr[start:start + step], decisions=decisions, full_bytes=full_bytes, base=start)
+            names = s.bir_names[start // BUNDLE_SIZE:(start + step) // BUNDLE_SIZE] if s.bir_names is not None else None
+            yield from stream_lines(arr[start:start + step], decisions=decisions, full_bytes=full_bytes, base=start,
+                                    bir_names=names)
 
 
 CHUNK = 16384  # bundles listed at a time by fast_listing

@@ -14,7 +14,7 @@ by the golden listings in tests/golden/listings.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Sequence
 
 from ..decode.bundle import DecodedBundle, DecodeFailure, iter_stream
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
@@ -55,10 +55,22 @@ def line_of(d: DecodedBundle | DecodeFailure, fs: FormatSet, decisions: Decision
 
 @dataclass
 class StreamInput:
-    """A stream to list: its name (the engine, e.g. ``dve``) and its bytes."""
+    """A stream to list: its name (the engine, e.g. ``dve``; ``sg00.pe`` for a NEFF's), its bytes and,
+    when known (a NEFF's ``.dbg`` members), the BIR instruction each bundle came from."""
 
     name: str
     data: bytes | bytearray | memoryview
+    bir_names: Sequence[str | None] | None = None  # one per bundle; None entries print nothing
+
+
+def bir_comment(name: str | None) -> str:
+    """The end-of-line comment naming a bundle's BIR instruction (``  ; I-87-0``), or ``""``. The
+    assembler ignores it, so a listing with names still assembles to the same bytes."""
+    return f"  ; {name}" if name else ""
+
+
+def _name_at(s: StreamInput, i: int) -> str | None:
+    return s.bir_names[i] if s.bir_names is not None and i < len(s.bir_names) else None
 
 
 def header_lines(target: Target, decisions: DecisionSet) -> list[str]:
@@ -74,8 +86,8 @@ def listing(streams: Iterable[StreamInput], *, decisions: DecisionSet = DEFAULT_
     yield from header_lines(target, decisions)
     for s in streams:
         yield f".stream {s.name}"
-        for d in iter_stream(s.data, formats=fs):
-            yield line_of(d, fs, decisions, full_bytes)
+        for i, d in enumerate(iter_stream(s.data, formats=fs)):
+            yield line_of(d, fs, decisions, full_bytes) + bir_comment(_name_at(s, i))
 
 
 def listing_json(streams: Iterable[StreamInput], *, decisions: DecisionSet = DEFAULT_DECISIONS,
@@ -85,12 +97,14 @@ def listing_json(streams: Iterable[StreamInput], *, decisions: DecisionSet = DEF
     out: dict[str, Any] = {"target": target.name, "decisions": decisions.describe(), "streams": []}
     for s in streams:
         rows = []
-        for d in iter_stream(s.data, formats=fs):
+        for i, d in enumerate(iter_stream(s.data, formats=fs)):
             if isinstance(d, DecodeFailure):
                 rows.append({"offset": d.offset, "bytes": d.raw.hex(), "error": d.reason})
             else:
                 rows.append({"offset": d.offset, "bytes": d.raw.hex(), "opcode": d.opcode,
                              "mnemonic": mnemonic_of(d, fs), "format": d.fmt.name,
                              "text": instruction_text(d, fs, decisions), "fields": d.fields})
+            if s.bir_names is not None:
+                rows[-1]["bir"] = _name_at(s, i)
         out["streams"].append({"stream": s.name, "bundles": rows})
     return out

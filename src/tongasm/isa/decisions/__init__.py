@@ -9,10 +9,10 @@ the bound decisions (``ds.get(FreeDimOrder)``). Nothing outside this package com
 
 from __future__ import annotations
 
-from . import semantics, spec  # noqa: F401  (importing them registers their decisions)
+from . import real, semantics, spec  # noqa: F401  (importing them registers their decisions)
 from .base import DECISIONS, KINDS, Decision, DecisionInfo, DecisionSet, Reading, each_reading
 
 DEFAULT_DECISIONS = DecisionSet()
 
 __all__ = ["DECISIONS", "DEFAULT_DECISIONS", "KINDS", "Decision", "DecisionInfo", "DecisionSet", "Reading",
-           "each_reading", "semantics", "spec"]
+           "each_reading", "real", "semantics", "spec"]

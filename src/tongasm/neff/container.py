@@ -1,0 +1,349 @@
+"""The NEFF payload: one gzip member holding a ustar tar, zero-padded (neff-and-real-opcodes.md §1.4-§1.5).
+
+Reading is strict and never trusts the archive: a bad gzip magic or stream, a truncated member, a
+CRC or size that disagrees, a tar header whose checksum is wrong, a member that is not a regular
+file (links, devices, directories, PAX or GNU extension headers) and a member name that could
+leave a destination directory (absolute, ``..``, empty components, NUL, backslash) are each an
+:class:`~tongasm.errors.NeffError` naming the member and what is wrong. Nothing is extracted here;
+:func:`safe_member_path` is what an unpacker joins a name with.
+
+Writing follows the rules that rebuild both real NEFFs byte for byte: the tar headers of
+:data:`TAR_FIELDS` with the exact per-member bytes of §1.5, the archive's two zero end blocks, then a
+hand-written gzip header (``1f 8b 08 00 MTIME 04 03``: Python's :mod:`gzip` writes OS byte 0xFF, the
+files have 3 = Unix), a raw zlib deflate stream (level 1, memLevel 8, wbits -15), the CRC32/ISIZE
+trailer and zero padding to a multiple of 10 240 bytes (libarchive's output blocking).
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from .errors import NeffError
+
+BLOCK = 512
+#: tar end-of-archive: two zero blocks, not padded further inside the gzip (§1.5).
+TAR_END = 2 * BLOCK
+#: the payload (gzip member + zero padding) is a multiple of this (§1.4).
+PAYLOAD_BLOCKING = 10240
+#: refuse to inflate a payload to more than this (a NEFF's tar is megabytes; a bomb is not a NEFF).
+MAX_TAR_BYTES = 1 << 34
+
+GZIP_MAGIC = b"\x1f\x8b"
+GZIP_CM_DEFLATE = 8
+GZIP_XFL_FASTEST = 4  # what zlib level 1 sets (§1.4: "04 03")
+GZIP_OS_UNIX = 3
+DEFLATE_LEVEL, DEFLATE_MEMLEVEL, DEFLATE_WBITS = 1, 8, -15
+_FHCRC, _FEXTRA, _FNAME, _FCOMMENT = 0x02, 0x04, 0x08, 0x10
+
+
+@dataclass(frozen=True)
+class TarField:
+    """One field of a ustar member header: where it is, how it is written, and tongasm's value."""
+
+    offset: int
+    width: int
+    name: str
+    kind: str  # "str" NUL-padded text, "octal" digits + terminator, "chksum", "raw"
+    digits: int  # octal digits (kind "octal"/"chksum")
+    term: bytes  # octal terminator after the digits
+    value: object  # what tongasm writes for every member (None: per member)
+
+
+#: A ustar member header, exactly as both real NEFFs write it (§1.5, V on every member).
+TAR_FIELDS: tuple[TarField, ...] = (
+    TarField(0, 100, "name", "str", 0, b"", None),
+    TarField(100, 8, "mode", "octal", 6, b" \0", 0o664),
+    TarField(108, 8, "uid", "octal", 6, b" \0", 1000),
+    TarField(116, 8, "gid", "octal", 6, b" \0", 1000),
+    TarField(124, 12, "size", "octal", 11, b" ", None),
+    TarField(136, 12, "mtime", "octal", 11, b" ", 0),
+    TarField(148, 8, "chksum", "chksum", 6, b"\0 ", None),
+    TarField(156, 1, "typeflag", "str", 0, b"", "0"),
+    TarField(157, 100, "linkname", "str", 0, b"", ""),
+    TarField(257, 6, "magic", "str", 0, b"", "ustar"),
+    TarField(263, 2, "version", "raw", 0, b"", b"00"),
+    TarField(265, 32, "uname", "str", 0, b"", "nobody"),
+    TarField(297, 32, "gname", "str", 0, b"", "nobody"),
+    TarField(329, 8, "devmajor", "octal", 6, b" \0", 0),
+    TarField(337, 8, "devminor", "octal", 6, b" \0", 0),
+    TarField(345, 155, "prefix", "str", 0, b"", ""),
+    TarField(500, 12, "pad", "raw", 0, b"", bytes(12)),
+)
+_TF = {f.name: f for f in TAR_FIELDS}
+
+_TYPE_NAMES = {"1": "a hard link", "2": "a symbolic link", "3": "a character device", "4": "a block device",
+               "5": "a directory", "6": "a FIFO", "7": "a contiguous file", "x": "a PAX extended header",
+               "g": "a PAX global header", "L": "a GNU long-name header", "K": "a GNU long-link header"}
+
+
+@dataclass(frozen=True)
+class GzipInfo:
+    """What the payload's gzip wrapper says, beyond the tar it holds."""
+
+    header: bytes  # the gzip header as read (10 bytes for the real files)
+    mtime: int
+    xfl: int
+    os: int
+    member_size: int  # bytes of the gzip member (header + deflate + trailer)
+    padding: int  # zero bytes after the member
+
+
+# --- gzip ---------------------------------------------------------------------------------------
+
+def gzip_header(mtime: int) -> bytes:
+    """The 10-byte gzip header tongasm writes: no name, no extra fields, XFL 4, OS 3 (Unix)."""
+    if not 0 <= mtime <= 0xFFFFFFFF:
+        raise NeffError(f"gzip MTIME {mtime} does not fit (allowed 0..{0xFFFFFFFF})")
+    return GZIP_MAGIC + bytes([GZIP_CM_DEFLATE, 0]) + struct.pack("<I", mtime) + bytes([GZIP_XFL_FASTEST,
+                                                                                            GZIP_OS_UNIX])
+
+
+def gzip_member(data: bytes, mtime: int) -> bytes:
+    """One gzip member of ``data`` as neuronx-cc writes it (reproduces both real payloads with zlib 1.2.13)."""
+    c = zlib.compressobj(DEFLATE_LEVEL, zlib.DEFLATED, DEFLATE_WBITS, DEFLATE_MEMLEVEL)
+    body = c.compress(data) + c.flush()
+    return gzip_header(mtime) + body + struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF)
+
+
+def pad_payload(member: bytes) -> bytes:
+    """The gzip member followed by zeros up to a multiple of :data:`PAYLOAD_BLOCKING`."""
+    return member + bytes(-len(member) % PAYLOAD_BLOCKING)
+
+
+def read_gzip(payload: bytes | memoryview, *, what: str = "NEFF", base: int = 0) -> tuple[bytes, GzipInfo]:
+    """Inflate the payload's gzip member; returns the tar bytes and the wrapper's facts.
+
+    ``base`` is the payload's offset in the file (for messages).
+    """
+    p = memoryview(payload)
+    if len(p) < 18:
+        raise NeffError(f"{what}: truncated: the payload at {base:#x} has {len(p)} bytes, too short for a gzip member")
+    if bytes(p[:2]) != GZIP_MAGIC:
+        raise NeffError(f"{what}: bad gzip magic at {base:#x}: {bytes(p[:2]).hex(' ')} (expected 1f 8b)")
+    if p[2] != GZIP_CM_DEFLATE:
+        raise NeffError(f"{what}: gzip member at {base:#x}: compression method {p[2]} is not deflate (8)")
+    flg = p[3]
+    if flg & 0xE0:
+        raise NeffError(f"{what}: gzip member at {base:#x}: reserved flag bits set (FLG = {flg:#04x})")
+    mtime, xfl, osb = struct.unpack_from("<IBB", p, 4)
+    i = 10
+    try:
+        if flg & _FEXTRA:
+            (xlen,) = struct.unpack_from("<H", p, i)
+            i += 2 + xlen
+        for bit in (_FNAME, _FCOMMENT):
+            if flg & bit:
+                end = bytes(p[i:]).index(b"\0")
+                i += end + 1
+        if flg & _FHCRC:
+            i += 2
+    except (struct.error, ValueError):
+        raise NeffError(f"{what}: truncated gzip header at {base:#x}") from None
+    if i > len(p):
+        raise NeffError(f"{what}: truncated gzip header at {base:#x}")
+    d = zlib.decompressobj(DEFLATE_WBITS)
+    try:
+        tar = d.decompress(p[i:], MAX_TAR_BYTES)
+    except zlib.error as e:
+        raise NeffError(f"{what}: bad gzip stream at {base + i:#x}: {e}") from None
+    if not d.eof:
+        if d.unconsumed_tail:
+            raise NeffError(f"{what}: the gzip payload inflates to more than {MAX_TAR_BYTES} bytes; refused")
+        raise NeffError(f"{what}: truncated gzip stream (the deflate data ends before its last block)")
+    rest = d.unused_data
+    if len(rest) < 8:
+        raise NeffError(f"{what}: truncated gzip member: its 8-byte CRC32/ISIZE trailer is missing")
+    crc, isize = struct.unpack_from("<II", rest)
+    if crc != zlib.crc32(tar):
+        raise NeffError(f"{what}: bad gzip stream: CRC32 {crc:#010x} in the trailer, {zlib.crc32(tar):#010x} computed")
+    if isize != len(tar) & 0xFFFFFFFF:
+        raise NeffError(f"{what}: bad gzip stream: ISIZE {isize} in the trailer, {len(tar)} bytes inflated")
+    pad = rest[8:]
+    member_size = len(p) - len(pad)
+    if any(pad):
+        at = base + member_size + next(k for k, b in enumerate(pad) if b)
+        raise NeffError(f"{what}: data after the gzip member at {at:#x} is not zero padding "
+                         "(a second gzip member or trailing garbage)")
+    return tar, GzipInfo(bytes(p[:i]), mtime, xfl, osb, member_size, len(pad))
+
+
+# --- tar ----------------------------------------------------------------------------------------
+
+def _octal(f: TarField, value: int) -> bytes:
+    text = f"{value:0{f.digits}o}".encode()
+    if len(text) > f.digits:
+        raise NeffError(f"tar header field {f.name}: value {value} does not fit in {f.digits} octal digits "
+                         f"(allowed 0..{8 ** f.digits - 1})")
+    return text + f.term
+
+
+def _text(f: TarField, value: str, member: str) -> bytes:
+    b = value.encode()
+    if len(b) > f.width or (f.name == "name" and len(b) == f.width):
+        raise NeffError(f"tar member {member!r}: {f.name} is {len(b)} bytes; allowed at most "
+                         f"{f.width - (f.name == 'name')} (tongasm writes no long-name extensions)")
+    return b + bytes(f.width - len(b))
+
+
+def tar_header(name: str, size: int) -> bytes:
+    """The 512-byte ustar header of one member, exactly as §1.5 gives it."""
+    check_member_name(name)
+    h = bytearray(BLOCK)
+    for f in TAR_FIELDS:
+        v: object = {"name": name, "size": size}.get(f.name, f.value)
+        if f.kind == "octal":
+            assert isinstance(v, int)
+            b = _octal(f, v)
+        elif f.kind == "str":
+            assert isinstance(v, str)
+            b = _text(f, v, name)
+        elif f.kind == "raw":
+            assert isinstance(v, bytes)
+            b = v
+        else:  # the checksum: computed below with the field as 8 spaces
+            b = b" " * f.width
+        h[f.offset:f.offset + f.width] = b
+    ck = _TF["chksum"]
+    h[ck.offset:ck.offset + ck.width] = f"{sum(h):0{ck.digits}o}".encode() + ck.term
+    return bytes(h)
+
+
+def build_tar(members: Iterable[tuple[str, bytes]]) -> bytes:
+    """A ustar archive of ``members`` in the given order: headers, data padded to 512, two zero blocks."""
+    parts: list[bytes] = []
+    for name, data in members:
+        parts.append(tar_header(name, len(data)))
+        parts.append(bytes(data))
+        parts.append(bytes(-len(data) % BLOCK))
+    parts.append(bytes(TAR_END))
+    return b"".join(parts)
+
+
+def _field(h: bytes, name: str) -> bytes:
+    f = _TF[name]
+    return h[f.offset:f.offset + f.width]
+
+
+def _parse_octal(raw: bytes, what: str) -> int:
+    s = raw.replace(b"\0", b" ").strip()
+    if not s:
+        return 0
+    try:
+        if not all(0x30 <= c <= 0x37 for c in s):
+            raise ValueError
+        return int(s, 8)
+    except ValueError:
+        raise NeffError(f"{what}: not an octal number: {raw!r}") from None
+
+
+def _cstr(raw: bytes) -> bytes:
+    return raw.split(b"\0", 1)[0]
+
+
+def check_member_name(name: str) -> None:
+    """Refuse a member name that is not a plain relative path inside the archive's root."""
+    why = None
+    if not name:
+        why = "is empty"
+    elif "\0" in name:
+        why = "contains a NUL byte"
+    elif "\\" in name:
+        why = "contains a backslash"
+    elif name.startswith("/"):
+        why = "is an absolute path"
+    elif len(name) > 1 and name[1] == ":":
+        why = "starts with a drive letter"
+    else:
+        parts = name.split("/")
+        if ".." in parts:
+            why = "contains a '..' component"
+        elif any(p in ("", ".") for p in parts):
+            why = "has an empty or '.' component"
+    if why:
+        raise NeffError(f"tar member name {name!r} {why}; refused (a NEFF member is a relative path like sg00/PE.bin)")
+
+
+def safe_member_path(dest: Path, name: str) -> Path:
+    """``dest / name`` for a checked member name, verified to stay inside ``dest`` (symlinks resolved)."""
+    check_member_name(name)
+    root = dest.resolve()
+    target = (root / PurePosixPath(name)).resolve()
+    if root != target and root not in target.parents:
+        raise NeffError(f"tar member {name!r} would be written outside {dest}; refused")
+    return target
+
+
+def read_tar(tar: bytes | memoryview, *, what: str = "NEFF") -> tuple[list[tuple[str, bytes]], int]:
+    """The members of a ustar archive, in archive order, and the number of zero bytes after the last
+    one. Every header is checked (magic, checksum, type, name, size within the archive)."""
+    t = memoryview(tar)
+    members: list[tuple[str, bytes]] = []
+    seen: set[str] = set()
+    pos = 0
+    n = len(t)
+    while pos < n:
+        if n - pos < BLOCK:
+            raise NeffError(f"{what}: truncated tar: {n - pos} bytes left at tar offset {pos:#x}, less than a header")
+        h = bytes(t[pos:pos + BLOCK])
+        if not any(h):
+            rest = t[pos:]
+            if any(rest):
+                at = pos + next(k for k, b in enumerate(bytes(rest)) if b)
+                raise NeffError(f"{what}: data after the tar end-of-archive blocks (tar offset {at:#x})")
+            return members, n - pos
+        raw_name = _field(h, "name")
+        label = raw_name.split(b"\0", 1)[0].decode("utf-8", "backslashreplace") or f"at tar offset {pos:#x}"
+        where = f"{what}: tar member {label!r}"
+        stored = _parse_octal(_field(h, "chksum"), f"{where}: chksum")
+        ck = _TF["chksum"]
+        blank = h[:ck.offset] + b" " * ck.width + h[ck.offset + ck.width:]
+        unsigned = sum(blank)
+        signed = unsigned - 2 * sum(b for b in blank if b >= 0x80)
+        if stored not in (unsigned, signed):
+            raise NeffError(f"{where}: bad tar header checksum: {stored:o} stored, {unsigned:o} computed")
+        if _field(h, "magic")[:5] != b"ustar":
+            raise NeffError(f"{where}: not a ustar header (magic {_field(h, 'magic')!r})")
+        tf = _field(h, "typeflag").decode("latin-1")
+        if tf not in ("0", "\0"):
+            kind = _TYPE_NAMES.get(tf, f"of type {tf!r}")
+            raise NeffError(f"{where} is {kind}; a NEFF holds regular files only; refused")
+        if raw_name.rstrip(b"\0").count(b"\0"):
+            raise NeffError(f"{where}: member name contains a NUL byte; refused")
+        prefix = _cstr(_field(h, "prefix"))
+        try:
+            name = (prefix + b"/" if prefix else b"") + _cstr(raw_name)
+            text = name.decode("utf-8")
+        except UnicodeDecodeError:
+            raise NeffError(f"{where}: member name is not UTF-8; refused") from None
+        check_member_name(text)
+        if text in seen:
+            raise NeffError(f"{what}: tar member {text!r} occurs twice; refused")
+        seen.add(text)
+        size = _parse_octal(_field(h, "size"), f"{where}: size")
+        start = pos + BLOCK
+        if start + size > n:
+            raise NeffError(f"{what}: truncated tar: member {text!r} declares {size} bytes, only "
+                             f"{max(0, n - start)} remain")
+        members.append((text, bytes(t[start:start + size])))
+        pos = start + size + (-size % BLOCK)
+    raise NeffError(f"{what}: truncated tar: no end-of-archive blocks after {len(members)} members")
+
+
+def read_payload(payload: bytes | memoryview, *, what: str = "NEFF",
+                 base: int = 0) -> tuple[list[tuple[str, bytes]], GzipInfo, bytes]:
+    """Members (in archive order), gzip facts and the tar bytes of a NEFF payload."""
+    tar, gz = read_gzip(payload, what=what, base=base)
+    members, _end = read_tar(tar, what=what)
+    return members, gz, tar
+
+
+def build_payload(members: Iterable[tuple[str, bytes]], mtime: int) -> tuple[bytes, bytes]:
+    """The payload (gzip member + padding) of ``members`` in order, and the tar it compresses."""
+    tar = build_tar(members)
+    return pad_payload(gzip_member(tar, mtime)), tar
+
+

@@ -1,0 +1,282 @@
+"""A NEFF in memory: header, payload facts and members, with typed views and a writer.
+
+:class:`Neff` keeps every member's bytes in archive order, so an unmodified NEFF writes back byte
+for byte, and parses the JSON and debug-info members on demand into the typed views of
+:mod:`tongasm.neff.members` and :mod:`tongasm.neff.debuginfo`. :meth:`Neff.to_bytes` writes a NEFF
+under the R-1..R-6 readings of a :class:`~tongasm.isa.decisions.DecisionSet` (§1.12): copy the
+header, recompute ``data_size`` and the ``info.json`` mirrors, apply R-1 (hash), R-3 (0x220/0x228),
+R-4 (UUID), R-5 (gzip MTIME) and R-6 (member order).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
+from ..isa.decisions.real import GzipMtime, HeaderHash, HeaderUuid, MemberOrder, UnknownHeaderWords
+from ..isa.fields import BUNDLE_SIZE
+from ..isa.targets import Target
+from .container import (
+    GzipInfo,
+    build_tar,
+    gzip_member,
+    pad_payload,
+    read_payload,
+)
+from .errors import NeffError
+from .header import HEADER_SIZE, NeffHeader, check_header, parse_header
+from .members import (
+    EngineSidecar,
+    GraphDef,
+    InfoJson,
+    KelfJson,
+    NeffJson,
+    stream_of_engine_file,
+)
+
+KELF = "kelf-0.json"
+INFO = "info.json"
+GRAPH_JSON = "neff.json"
+
+
+@dataclass(frozen=True)
+class EngineStream:
+    """One engine's instruction stream in a graph: tongasm stream name and the members behind it."""
+
+    graph: str
+    stream: str  # tongasm stream name: pe, pool, act, dve, sp
+    token: str  # def.json token (equal to ``stream`` in both real NEFFs)
+    member: str  # sg00/PE.bin
+    sidecar: str | None  # sg00/PE.json
+    dbg: tuple[str, ...]  # backend .dbg members
+    asm_dbg: tuple[str, ...]  # asm .dbg members (one entry per bundle)
+
+    @property
+    def name(self) -> str:
+        """The ``.stream`` name of this stream in a listing: ``sg00.pe`` (``asm`` writes ``sg00.pe.bin``)."""
+        return f"{self.graph}.{self.stream}"
+
+    @property
+    def engine_file(self) -> str:
+        """The engine's file stem (``PE``, ``Activation``...)."""
+        return self.member.rpartition("/")[2].rpartition(".")[0]
+
+
+@dataclass(frozen=True)
+class Graph:
+    """One graph (one physical core's program) of a NEFF."""
+
+    name: str
+    directory: str  # "sg00/"
+    definition: GraphDef
+    streams: Mapping[str, EngineStream]  # tongasm stream name → stream
+
+
+@dataclass
+class Neff:
+    """A NEFF's header, payload facts and members (in archive order)."""
+
+    header: NeffHeader
+    gzip: GzipInfo
+    members: dict[str, bytes]
+    path: str | None = None
+    #: what was read, for writing an unchanged payload back as it was (None when built, e.g. by pack)
+    source_tar: bytes | None = field(default=None, repr=False)
+    source_payload: bytes | None = field(default=None, repr=False)
+    input_order: dict[str, int] = field(default_factory=dict, repr=False)
+
+    # --- reading ---------------------------------------------------------------------------------
+
+    @classmethod
+    def from_bytes(cls, data: bytes | memoryview, *, path: str | None = None) -> Neff:
+        """Parse a whole NEFF file; any defect is an :class:`NeffError` naming the file and what is wrong."""
+        what = path or "NEFF"
+        if len(data) >= 2 and bytes(data[:2]) == b"\x1f\x8b":
+            raise NeffError(f"{what}: starts with gzip magic: a bare gzip'ed tar, not a NEFF (a NEFF starts "
+                             f"with its {HEADER_SIZE}-byte header; the gzip payload follows at {HEADER_SIZE:#x})")
+        header = parse_header(data, what=what)
+        check_header(header, len(data), what=what)
+        payload = bytes(data[HEADER_SIZE:])
+        members, gz, tar = read_payload(payload, what=what, base=HEADER_SIZE)
+        neff = cls(header, gz, dict(members), path, tar, payload, {n: i for i, (n, _) in enumerate(members)})
+        if KELF not in neff.members:
+            raise NeffError(f"{what}: no {KELF} member: not a NEFF (members: "
+                             f"{', '.join(list(neff.members)[:8])}{'...' if len(neff.members) > 8 else ''})")
+        return neff
+
+    @classmethod
+    def read(cls, path: str | os.PathLike[str]) -> Neff:
+        try:
+            data = Path(path).read_bytes()
+        except OSError as e:
+            raise NeffError(f"cannot read {path}: {e.strerror or e}") from None
+        return cls.from_bytes(data, path=str(path))
+
+    # --- typed views -----------------------------------------------------------------------------
+
+    def member(self, path: str) -> bytes:
+        try:
+            return self.members[path]
+        except KeyError:
+            raise NeffError(f"{self.path or 'NEFF'}: no member {path!r}") from None
+
+    @cached_property
+    def kelf(self) -> KelfJson:
+        return KelfJson.parse(self.member(KELF), KELF)
+
+    @cached_property
+    def info(self) -> InfoJson | None:
+        return InfoJson.parse(self.members[INFO], INFO) if INFO in self.members else None
+
+    @cached_property
+    def graph_json(self) -> NeffJson | None:
+        """``neff.json``: the data entries (inputs, outputs) with shapes and dtypes."""
+        return NeffJson.parse(self.members[GRAPH_JSON], GRAPH_JSON) if GRAPH_JSON in self.members else None
+
+    @property
+    def target(self) -> Target:
+        """The tongasm target (``cayman`` → gen3, ``sunda`` → gen2; others refused, naming them)."""
+        return self.kelf.target
+
+    @cached_property
+    def graphs(self) -> dict[str, Graph]:
+        """Graph name → :class:`Graph`, in ``kelf-0.json`` order."""
+        out = {}
+        for ref in self.kelf.graphs:
+            d = GraphDef.parse(self.member(ref.definition), ref.definition)
+            streams: dict[str, EngineStream] = {}
+            for tok, files in d.engines.items():
+                member = ref.directory + files.instr
+                stem = files.instr.rpartition(".")[0]
+                name = stream_of_engine_file(stem) or tok
+                if name in streams:
+                    raise NeffError(f"{ref.definition}: two engines map to stream {name!r}")
+                streams[name] = EngineStream(ref.name, name, tok, member,
+                                             ref.directory + files.sidecar if files.sidecar else None,
+                                             tuple(ref.directory + f for f in files.dbg),
+                                             tuple(ref.directory + f for f in files.asm_dbg))
+            out[ref.name] = Graph(ref.name, ref.directory, d, streams)
+        return out
+
+    def graph(self, name: str) -> Graph:
+        g = self.graphs.get(name)
+        if g is None:
+            raise NeffError(f"{self.path or 'NEFF'}: no graph {name!r}; graphs: {', '.join(self.graphs)}")
+        return g
+
+    def streams(self) -> Iterator[EngineStream]:
+        """Every engine stream of every graph, graphs in ``kelf-0.json`` order, streams in ``def.json`` order."""
+        for g in self.graphs.values():
+            yield from g.streams.values()
+
+    def stream_data(self, s: EngineStream) -> bytes:
+        return self.member(s.member)
+
+    def sidecar(self, s: EngineStream) -> EngineSidecar | None:
+        return EngineSidecar.parse(self.member(s.sidecar), s.sidecar) if s.sidecar and s.sidecar in self.members \
+            else None
+
+    def bir_names(self, s: EngineStream) -> list[str | None] | None:
+        """The BIR instruction name of every bundle of ``s`` from its ``.dbg`` members (None where the
+        entry is empty); None when the NEFF has no asm debug info for the stream or it does not have
+        one entry per bundle."""
+        from .debuginfo import backend_instructions, bundle_names
+
+        asm = [p for p in s.asm_dbg if p in self.members]
+        if not asm:
+            return None
+        backends = [backend_instructions(self.members[p], p) for p in s.dbg if p in self.members]
+        names = bundle_names(self.members[asm[0]], backends, asm[0])
+        if len(names) != len(self.stream_data(s)) // BUNDLE_SIZE:
+            return None
+        return names
+
+    # --- changing --------------------------------------------------------------------------------
+
+    def _instr_members(self) -> dict[str, EngineStream]:
+        return {s.member: s for s in self.streams()}
+
+    def replace_member(self, path: str, data: bytes) -> None:
+        """Replace one member's bytes. An engine stream must be a whole number of 64-byte bundles."""
+        if path not in self.members:
+            raise NeffError(f"{self.path or 'NEFF'}: no member {path!r} to replace")
+        s = self._instr_members().get(path)
+        if s is not None and len(data) % BUNDLE_SIZE:
+            raise NeffError(f"replacement for {path} has {len(data)} bytes, not a whole number of {BUNDLE_SIZE}-byte "
+                             f"bundles ({len(data) // BUNDLE_SIZE} bundles and {len(data) % BUNDLE_SIZE} extra bytes)")
+        self.members[path] = bytes(data)
+        for cached in ("kelf", "info", "graphs", "graph_json"):
+            self.__dict__.pop(cached, None)
+
+    def replace_stream(self, graph: str, stream: str, data: bytes) -> None:
+        """Replace a graph's engine stream, named the tongasm way (``sg00``, ``pe``)."""
+        g = self.graph(graph)
+        s = g.streams.get(stream)
+        if s is None:
+            raise NeffError(f"{self.path or 'NEFF'}: graph {graph} has no stream {stream!r}; streams: "
+                             f"{', '.join(g.streams)}")
+        self.replace_member(s.member, data)
+
+    # --- writing ---------------------------------------------------------------------------------
+
+    def payload(self, decisions: DecisionSet = DEFAULT_DECISIONS, *, reuse: bool = True) -> bytes:
+        """The payload under R-5 (gzip MTIME) and R-6 (member order).
+
+        With ``reuse`` an unchanged archive (the same tar bytes and MTIME as read) is written as the
+        gzip member that was read, so the output is identical whatever deflate implementation this
+        Python has; without it the member is compressed afresh (identical with zlib 1.2.13).
+        """
+        order = decisions.get(MemberOrder).order(self.members, self.input_order)
+        tar = build_tar((n, self.members[n]) for n in order)
+        mtime = decisions.get(GzipMtime).mtime(self.gzip.mtime)
+        if reuse and self.source_payload is not None and tar == self.source_tar and mtime == self.gzip.mtime:
+            return self.source_payload
+        return pad_payload(gzip_member(tar, mtime))
+
+    def build_header(self, payload: bytes, decisions: DecisionSet = DEFAULT_DECISIONS) -> NeffHeader:
+        """The header for ``payload``: the input's, with data_size and the info.json mirrors
+        recomputed and R-1/R-3/R-4 applied (R-2: kelp_version_major copied)."""
+        v: dict[str, Any] = {"data_size": len(payload)}
+        info = self.info
+        if info is not None:
+            name = info.name.encode()
+            if info.raw.get("name") is not None:
+                v["name"] = name
+            for key, hname in (("num_tpb", "num_tpb"), ("num_tpb_requested", "requested_tpb_count")):
+                if key in info.raw:
+                    v[hname] = getattr(info, key)
+            if "num_tpb_per_node" in info.raw:
+                v["tpb_per_node"] = info.num_tpb_per_node
+        digest = decisions.get(HeaderHash).digest(payload)
+        if digest is not None:
+            v["hash"], v["hash_rest"] = digest
+        word = decisions.get(UnknownHeaderWords).word_0x228(len(self.kelf.graphs))
+        if word is not None:
+            v["unknown_0x228"] = word
+        fresh = decisions.get(HeaderUuid).uuid()
+        if fresh is not None:
+            v["uuid"] = fresh
+        return self.header.replace(**v)
+
+    def to_bytes(self, decisions: DecisionSet = DEFAULT_DECISIONS, *, reuse: bool = True) -> bytes:
+        """The NEFF file: header + payload (see :meth:`payload` and :meth:`build_header`)."""
+        payload = self.payload(decisions, reuse=reuse)
+        return self.build_header(payload, decisions).to_bytes() + payload
+
+
+def read_neff(path: str | os.PathLike[str]) -> Neff:
+    """Read and check a NEFF file (:class:`NeffError` on any defect)."""
+    return Neff.read(path)
+
+
+def write_neff(neff: Neff, path: str | os.PathLike[str], decisions: DecisionSet = DEFAULT_DECISIONS) -> None:
+    """Write ``neff`` to ``path`` atomically (nothing is left behind on an error)."""
+    from ..util import atomic_write
+
+    data = neff.to_bytes(decisions)
+    atomic_write(Path(path), data)

@@ -1,0 +1,199 @@
+"""``tongasm neff unpack`` / ``pack``: a NEFF as a directory of files and back.
+
+``unpack`` writes every member as a file under DIR (its member path, checked not to leave DIR) and
+one metadata file, :data:`METADATA_FILE`, holding what the members do not: the 1024 header bytes, the
+gzip header and MTIME, the member order and each member's size and SHA-256. ``pack`` reads the
+metadata and the members back and writes the NEFF with :meth:`tongasm.neff.Neff.to_bytes` under the
+R-1..R-6 readings: unchanged files give the identical NEFF; a replaced stream gives a valid one with
+``data_size`` recomputed. ``pack --streams ASMDIR`` takes the ``<graph>.<stream>.bin`` files that
+``tongasm asm`` writes for a NEFF listing (``.stream sg00.pe``) and puts each into its graph's engine
+member (``sg00/PE.bin``), so the edit loop is: ``disasm F.neff -o f.s``, edit, ``asm f.s -o A``,
+``neff pack DIR --streams A -o G.neff``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
+from .container import GzipInfo, check_member_name, safe_member_path
+from .errors import NeffError
+from .header import HEADER_SIZE, parse_header
+from .neff import Neff
+
+METADATA_FILE = "tongasm-neff.json"
+METADATA_FORMAT = "tongasm-neff-unpack"
+METADATA_VERSION = 1
+
+
+def metadata(neff: Neff) -> dict[str, Any]:
+    """The metadata file's content for ``neff``."""
+    return {
+        "format": METADATA_FORMAT, "version": METADATA_VERSION, "source": neff.path,
+        "header": neff.header.to_bytes().hex(),
+        "header_fields": {r["name"]: r["value"] for r in neff.header.rows()},  # for people; "header" is used
+        "gzip": {"header": neff.gzip.header.hex(), "mtime": neff.gzip.mtime, "xfl": neff.gzip.xfl,
+                 "os": neff.gzip.os, "member_size": neff.gzip.member_size, "padding": neff.gzip.padding},
+        "members": [{"path": n, "size": len(d), "sha256": hashlib.sha256(d).hexdigest()}
+                    for n, d in neff.members.items()],
+    }
+
+
+def unpack_neff(neff: Neff, out_dir: str | os.PathLike[str]) -> list[Path]:
+    """Write every member and :data:`METADATA_FILE` under ``out_dir``, a new or empty directory.
+
+    Everything is written into a temporary directory beside ``out_dir`` and renamed into place at the
+    end: on any error nothing is left behind.
+    """
+    if METADATA_FILE in neff.members:
+        raise NeffError(f"{neff.path or 'NEFF'} has a member named {METADATA_FILE}; cannot unpack beside it")
+    out = Path(out_dir)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise NeffError(f"output directory {out} exists and is not empty; unpack needs a new or empty directory")
+    files = dict(neff.members)
+    files[METADATA_FILE] = (json.dumps(metadata(neff), indent=1) + "\n").encode()
+    parent = out.parent if str(out.parent) else Path(".")
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=parent))
+    except OSError as e:
+        raise NeffError(f"cannot create output directory {out}: {e.strerror or e}") from None
+    try:
+        for name, data in files.items():
+            p = safe_member_path(tmp, name)  # refuses names that would leave the directory
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_bytes(data)
+        for d in [tmp, *(p for p in tmp.rglob("*") if p.is_dir())]:
+            os.chmod(d, 0o777 & ~_umask())
+        if out.exists():
+            out.rmdir()  # empty (checked above)
+        os.rename(tmp, out)
+    except OSError as e:
+        raise NeffError(f"cannot write {out}: {e.strerror or e}") from None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return [out / n for n in files]
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _load_metadata(d: Path) -> dict[str, Any]:
+    p = d / METADATA_FILE
+    try:
+        meta = json.loads(p.read_text())
+    except OSError as e:
+        raise NeffError(f"cannot read {p}: {e.strerror or e} (is {d} a directory written by 'tongasm neff "
+                         f"unpack'?)") from None
+    except ValueError as e:
+        raise NeffError(f"{p}: not valid JSON: {e}") from None
+    if not isinstance(meta, dict) or meta.get("format") != METADATA_FORMAT:
+        raise NeffError(f"{p}: not a tongasm NEFF unpack metadata file (format {METADATA_FORMAT!r})")
+    if meta.get("version") != METADATA_VERSION:
+        raise NeffError(f"{p}: metadata version {meta.get('version')!r}; this tongasm reads {METADATA_VERSION}")
+    return meta
+
+
+def load_dir(in_dir: str | os.PathLike[str]) -> Neff:
+    """A :class:`Neff` from an unpacked directory (members in the recorded order; files the metadata
+    does not list are refused, so an editor's backup file does not slip into the archive)."""
+    d = Path(in_dir)
+    meta = _load_metadata(d)
+    where = d / METADATA_FILE
+    try:
+        header_bytes = bytes.fromhex(meta["header"])
+        gz = meta["gzip"]
+        names = [m["path"] for m in meta["members"]]
+        gzip = GzipInfo(bytes.fromhex(gz["header"]), int(gz["mtime"]), int(gz["xfl"]), int(gz["os"]),
+                        int(gz["member_size"]), int(gz["padding"]))
+    except (KeyError, TypeError, ValueError) as e:
+        raise NeffError(f"{where}: malformed metadata ({type(e).__name__}: {e})") from None
+    if len(header_bytes) != HEADER_SIZE:
+        raise NeffError(f"{where}: the header is {len(header_bytes)} bytes, not {HEADER_SIZE}")
+    members: dict[str, bytes] = {}
+    for name in names:
+        if not isinstance(name, str):
+            raise NeffError(f"{where}: member path {name!r} is not a string")
+        check_member_name(name)
+        p = safe_member_path(d, name)
+        try:
+            members[name] = p.read_bytes()
+        except OSError as e:
+            raise NeffError(f"member {name} listed in {METADATA_FILE} cannot be read from {d}: "
+                             f"{e.strerror or e}") from None
+    extra = sorted(str(p.relative_to(d)) for p in d.rglob("*") if p.is_file() and p.name != METADATA_FILE
+                   and str(p.relative_to(d)).replace(os.sep, "/") not in members)
+    if extra:
+        raise NeffError(f"{d} has files that are not members of the NEFF: {', '.join(extra[:10])}"
+                         f"{' ...' if len(extra) > 10 else ''}; remove them (pack adds no new members)")
+    neff = Neff(parse_header(header_bytes), gzip, members, str(d), None, None, {n: i for i, n in enumerate(names)})
+    if "kelf-0.json" not in members:
+        raise NeffError(f"{d}: no kelf-0.json member: not an unpacked NEFF")
+    return neff
+
+
+def replace_from_asm_dir(neff: Neff, asm_dir: str | os.PathLike[str]) -> list[str]:
+    """Put each ``<graph>.<stream>.bin`` of ``asm_dir`` (what ``tongasm asm`` writes for a NEFF listing)
+    into its graph's engine member; returns the members replaced. A .bin that names no stream of the
+    NEFF is refused."""
+    d = Path(asm_dir)
+    if not d.is_dir():
+        raise NeffError(f"{d} is not a directory (expected the output of 'tongasm asm')")
+    known = {s.name: s for s in neff.streams()}
+    done = []
+    for p in sorted(d.glob("*.bin")):
+        s = known.get(p.stem)
+        if s is None:
+            raise NeffError(f"{p}: names no stream of the NEFF (expected one of {', '.join(known)}; the listing's "
+                             ".stream names come from 'tongasm disasm FILE.neff')")
+        try:
+            data = p.read_bytes()
+        except OSError as e:
+            raise NeffError(f"cannot read {p}: {e.strerror or e}") from None
+        neff.replace_member(s.member, data)
+        done.append(s.member)
+    if not done:
+        raise NeffError(f"{d} has no <graph>.<stream>.bin files (e.g. sg00.pe.bin)")
+    return done
+
+
+def pack_dir(in_dir: str | os.PathLike[str], out: str | os.PathLike[str], *,
+             decisions: DecisionSet = DEFAULT_DECISIONS, streams: str | os.PathLike[str] | None = None,
+             replace: Mapping[str, bytes] | None = None) -> Neff:
+    """Pack an unpacked directory (optionally with streams from an ``asm`` output directory and
+    member replacements) into the NEFF ``out``, atomically. Returns the packed :class:`Neff`."""
+    from .neff import write_neff
+
+    neff = load_dir(in_dir)
+    if streams is not None:
+        replace_from_asm_dir(neff, streams)
+    for name, data in (replace or {}).items():
+        neff.replace_member(name, data)
+    write_neff(neff, out, decisions)
+    return neff
+
+
+def repack_neff(src: str | os.PathLike[str], out: str | os.PathLike[str], *,
+                decisions: DecisionSet = DEFAULT_DECISIONS, streams: str | os.PathLike[str] | None = None,
+                replace: Mapping[str, bytes] | None = None) -> Neff:
+    """Read the NEFF ``src``, replace streams (from an ``asm`` output directory) and members, and write
+    ``out`` atomically (§1.12's repack, without an unpacked directory)."""
+    from .neff import read_neff, write_neff
+
+    neff = read_neff(src)
+    if streams is not None:
+        replace_from_asm_dir(neff, streams)
+    for name, data in (replace or {}).items():
+        neff.replace_member(name, data)
+    write_neff(neff, out, decisions)
+    return neff
