@@ -73,6 +73,37 @@ def var_text(n, g, b, off):
     return f"var_id {v} = {name} (type {x['type']})"
 
 
+ENG_OF_SEM = {4: "Activation", 5: "PE", 6: "DVE"}
+
+
+def producer(n, g, sem, value):
+    """Which bundle makes sem[sem] reach value: the value-th completion (engine semaphores) or the
+    (value/16)-th DMA signalling it (queue semaphores)."""
+    if value <= 0:
+        return ""
+    if sem in ENG_OF_SEM:
+        e = ENG_OF_SEM[sem]
+        k = 0
+        s = stream(n, g, e)
+        for i in range(len(s) // 64):
+            b = s[64 * i:64 * i + 64]
+            if b[6] == 0x13 and b[7] == sem:
+                k += 1
+                if k == value:
+                    return f"; reached by completion #{value} = {e}[{i}] (opcode {b[0]:#04x}, {bir_names(n, g, e)[i]})"
+        return "; UNREACHABLE"
+    k = 0
+    for e in ("SP", "Pool", "Activation"):
+        s = stream(n, g, e)
+        for i in range(len(s) // 64):
+            b = s[64 * i:64 * i + 64]
+            if b[0] == 0xD4 and b[0x0D] == sem:
+                k += b[0x0E]
+                if k >= value:
+                    return f"; reached when DMA {e}[{i}] ({bir_names(n, g, e)[i]}) completes"
+    return "; UNREACHABLE"
+
+
 def reading(f: F, val: int, b: bytes, src) -> str:
     n, g, e, i = src
     nm = f.name
@@ -108,7 +139,7 @@ def reading(f: F, val: int, b: bytes, src) -> str:
             return "zero (no second wait)"
         s = b[5] if nm == "sync_value" else b[0x21]
         extra = f" = {val // 16} completed DMA(s) on that queue semaphore" if s >= 8 else ""
-        return f"threshold {val}{extra}"
+        return f"threshold {val}{extra}{producer(n, g, s, val)}"
     if nm == "update_value":
         return "zero (no update)"
     if nm.endswith(".addr") and f.kind == "addr4":

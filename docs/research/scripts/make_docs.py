@@ -48,7 +48,8 @@ def table(op: int) -> str:
             "| off | width | field | kind | conf | decision | values seen (count) | meaning |",
             "|---|---|---|---|---|---|---|---|"]
     for f in fields:
-        rows.append(f"| +0x{f.off:02X} | {f.width} | `{f.name}` | {f.kind} | {f.conf} | {f.decision} | {seen(op, f)} | {f.meaning} |")
+        cells = [f"+0x{f.off:02X}", f.width, f"`{f.name}`", f.kind, f.conf, f.decision, seen(op, f), f.meaning]
+        rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(rows)
 
 
