@@ -17,13 +17,14 @@ from typing import Any
 from ..errors import EncodeError
 from ..isa.enums import CODEGEN_MODE_MSG, ENGINE_STREAM, CodeGenMode, Engine
 from ..ir.instructions import (
-    CopyPredicated, GenericCopy, Instruction, Memset, MoveShape, RefusedInstruction, RegisterAlu, RegisterMove, Select,
+    CopyPredicated, DeclaredInstruction, GenericCopy, Instruction, Memset, MoveShape, RefusedInstruction, RegisterAlu, RegisterMove, Select,
     TensorCopy, TensorLoad, TensorSave, TensorTensor, UnknownInstruction,
 )
 from ..passes.program import ProgramItem
 from . import sp_ops, tensor_ops
 from ..isa.fields import BUNDLE_SIZE, Format
 from .common import Context, engine_of, sync_part
+from .declared import declared_family
 from .plan import Encoder, Family
 
 
@@ -72,6 +73,8 @@ def codegen_for(inst: Instruction) -> Family:
     cg = FAMILIES.get(type(inst))
     if cg is not None:
         return cg
+    if isinstance(inst, DeclaredInstruction):
+        return declared_family(type(inst))
     if isinstance(inst, RefusedInstruction):
         raise EncodeError(inst.REASON, field="opcode", value=inst.opcode, check="opcode.supported")
     if isinstance(inst, Select):  # only reached if a Select was not lowered

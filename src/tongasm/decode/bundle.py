@@ -15,7 +15,7 @@ from ..errors import DecodeError
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.fields import BUNDLE_SIZE, Format
 from ..isa.formats import FormatSet, build_formats
-from ..isa.opcodes import ISA_OPCODE_NAMES, OPCODES, opcode_name
+from ..isa.opcodes import ISA_OPCODE_NAMES, opcode_name
 
 
 @dataclass
@@ -62,7 +62,7 @@ def why_undecodable(raw: bytes | memoryview, formats: FormatSet) -> str:
     if not formats.variants(op):
         if op in ISA_OPCODE_NAMES:
             return (f"opcode {op:#04x} ({ISA_OPCODE_NAMES[op]}) is an ISA opcode tongasm has no layout for "
-                    f"(tongasm decodes {', '.join(f'{o:#04x}' for o in sorted(OPCODES))})")
+                    f"(tongasm decodes {', '.join(f'{o:#04x}' for o in sorted(formats.ops))})")
         return f"unknown opcode {op:#04x} (not a live opcode of the ISA)"
     names = []
     for fmt in formats.variants(op):

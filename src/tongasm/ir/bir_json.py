@@ -23,7 +23,7 @@ from ..isa.enums import (
     AccType, AluOp, Dtype, Engine, MemoryType, MemsetMode, UpdateMode, WaitMode, enum_by_name_or_ordinal,
 )
 from .instructions import (
-    INSTRUCTION_CLASSES, Attr, Block, Function, Instruction, Kernel, Loop, LoopAxis, UnknownInstruction,
+    Attr, Block, Function, Instruction, Kernel, Loop, LoopAxis, UnknownInstruction, instruction_class,
     enum_text,
 )
 from .operands import (
@@ -325,7 +325,7 @@ def _instruction(d: Any, path: str, ctx: _Ctx) -> Instruction | Loop:
     if not isinstance(name, str):
         raise BirError(f"instruction 'name' must be a string, got {name!r}", path)
     where = f"{path} ({opcode} {name!r})" if name else f"{path} ({opcode})"
-    cls = INSTRUCTION_CLASSES.get(opcode)
+    cls = instruction_class(opcode)
     engine = _enum(Engine, d.get("engine", "Unassigned"), f"{where}.engine", "engine", ENGINE_ALIASES)
     ins = ctx.shared_tuple(tuple(_operand(a, f"{where}.ins[{i}]", ctx)
                                  for i, a in enumerate(_list(d.get("ins", []), f"{where}.ins", "'ins'"))))

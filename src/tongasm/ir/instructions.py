@@ -13,7 +13,10 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterator, Mapping, Sequence
 
+from ..isa.decisions import DEFAULT_DECISIONS
 from ..isa.enums import AccType, AluOp, Engine, MemsetMode
+from ..isa.layout import BirForm
+from ..isa.layouts import layouts, on_change
 from .operands import Allocation, MemoryLocation, Operand, Register, SyncInfo
 
 
@@ -334,12 +337,58 @@ class UnknownInstruction(Instruction):
         return self.raw_opcode
 
 
-#: BIR ``opcode`` string → IR class.
+#: BIR ``opcode`` string → IR class (the hand-written ones; see :func:`instruction_class`).
 INSTRUCTION_CLASSES: dict[str, type[Instruction]] = {
     c.OPCODE: c
     for c in (RegisterMove, RegisterAlu, TensorLoad, TensorSave, TensorTensor, CopyPredicated, Select,
               TensorCopy, GenericCopy, Memset, MoveShape, Load, Save, TensorDequantize)
 }
+
+
+class DeclaredInstruction(Instruction):
+    """An instruction whose BIR form a layout record declares (:class:`tongasm.isa.layout.BirForm`):
+    its class is made from the record, so a new opcode needs no IR code."""
+
+    __slots__ = ()
+
+    FORM: ClassVar[BirForm]
+    LAYOUT: ClassVar[str] = ""  # the name of the layout record it encodes as
+
+
+def declared_class(form: BirForm, layout: str) -> type[Instruction]:
+    """The IR class of a declared BIR form: its opcode, attributes, family and operand roles (each
+    also a property, ``inst.dst``)."""
+    roles: dict[str, tuple[bool, int]] = {}
+    for out, names in ((False, form.ins), (True, form.outs)):
+        for k, role in enumerate(names):
+            roles[role.rstrip("?")] = (out, k)
+    ns: dict[str, Any] = {
+        "__slots__": (), "__doc__": f"BIR {form.opcode} (declared by the layout record {layout}).",
+        "OPCODE": form.opcode, "FAMILY": form.family, "ROLES": roles, "FORM": form, "LAYOUT": layout,
+        "ATTRS": tuple(Attr(a.key, a.type, a.default, a.required) for a in form.attrs),
+    }
+    for role, (out, k) in roles.items():
+        ns[role] = property(lambda self, out=out, k=k: self._out(k) if out else self._in(k))
+    return type(form.opcode, (DeclaredInstruction,), ns)
+
+
+_DECLARED: dict[str, type[Instruction]] = {}
+
+
+def instruction_class(opcode: str) -> type[Instruction] | None:
+    """The IR class of a BIR opcode: a hand-written one, else one declared by a layout record."""
+    cls = INSTRUCTION_CLASSES.get(opcode)
+    if cls is not None:
+        return cls
+    if not _DECLARED:
+        for layout in layouts(DEFAULT_DECISIONS):
+            if layout.bir is not None and layout.bir.opcode not in INSTRUCTION_CLASSES:
+                _DECLARED.setdefault(layout.bir.opcode, declared_class(layout.bir, layout.name))
+        _DECLARED.setdefault("", Instruction)  # built (even when nothing is declared)
+    return _DECLARED.get(opcode) if opcode else None
+
+
+on_change(_DECLARED.clear)
 
 
 @dataclass(frozen=True)

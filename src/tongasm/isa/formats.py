@@ -17,16 +17,19 @@ from . import layouts as _layouts
 from .decisions import DEFAULT_DECISIONS, DecisionSet
 from .decisions.spec import SyncBandScope
 from .descriptors import slot_fields
-from .fields import Field, Format
+from .fields import EnumTable, Field, Format
 from .layout import Layout
 from .layouts.common import header_fields, sync_fields
+from .opcodes import Op
+from .tables import opcode_table
 
 
-def compile_layout(layout: Layout, decisions: DecisionSet) -> Format:
-    """The codec of one layout record (header, sync band, body and slot fields)."""
+def compile_layout(layout: Layout, decisions: DecisionSet, opcodes: EnumTable) -> Format:
+    """The codec of one layout record (header, sync band, body and slot fields); ``opcodes`` names
+    the opcode bytes of every layout."""
     sp_op = layout.family == "sp"
     with_sync = decisions.get(SyncBandScope).carries_sync(sp_op)
-    fields: list[Field] = [*header_fields(decisions, sp_op), *(sync_fields(decisions) if with_sync else ()),
+    fields: list[Field] = [*header_fields(decisions, sp_op, opcodes), *(sync_fields(decisions) if with_sync else ()),
                            *layout.body]
     for s in layout.slots:
         fields.extend(slot_fields(s))
@@ -39,14 +42,22 @@ def compile_layout(layout: Layout, decisions: DecisionSet) -> Format:
 class FormatSet:
     """All bundle formats for one decision selection, indexed by opcode and by name."""
 
-    def __init__(self, decisions: DecisionSet) -> None:
+    def __init__(self, decisions: DecisionSet, builders: tuple[_layouts.Builder, ...] | None = None) -> None:
         self.decisions = decisions
         self.by_name: dict[str, Format] = {}
         self.by_opcode: dict[int, list[Format]] = {}
-        for layout in _layouts.layouts(decisions):
+        records = list(_layouts.layouts(decisions, builders))
+        #: every opcode with a layout, by byte
+        self.ops: dict[int, Op] = {}
+        for layout in records:
+            for o in layout.opcodes:
+                if self.ops.setdefault(o.byte, o) is not o:
+                    raise ValueError(f"opcode {o.byte:#04x} declared twice ({self.ops[o.byte].mnemonic}, {o.mnemonic})")
+        names = opcode_table(self.ops.values())
+        for layout in records:
             if layout.name in self.by_name:
                 raise ValueError(f"layout {layout.name!r} declared twice")
-            fmt = compile_layout(layout, decisions)
+            fmt = compile_layout(layout, decisions, names)
             self.by_name[layout.name] = fmt
             for o in layout.opcodes:
                 self.by_opcode.setdefault(o.byte, []).append(fmt)
@@ -67,13 +78,15 @@ class FormatSet:
         return iter(self.by_name.values())
 
 
-@lru_cache(maxsize=64)
 def build_formats(decisions: DecisionSet = DEFAULT_DECISIONS) -> FormatSet:
-    """The formats for a decision selection (cached: one build per selection)."""
-    return FormatSet(decisions)
+    """The formats for a decision selection (cached: one build per selection and set of registered
+    layout builders, so the same selection always gives the same format objects)."""
+    return _build(decisions, _layouts.builders())
 
 
-_layouts.on_change(build_formats.cache_clear)
+@lru_cache(maxsize=64)
+def _build(decisions: DecisionSet, builders: tuple[_layouts.Builder, ...]) -> FormatSet:
+    return FormatSet(decisions, builders)
 
 
 def __getattr__(name: str) -> FormatSet:

@@ -171,12 +171,15 @@ class Binding:
 
 @dataclass(frozen=True)
 class BirAttr:
-    """A BIR attribute of a declaratively encoded instruction and the field it fills."""
+    """A BIR attribute of a declaratively encoded instruction and the field it fills.
+
+    ``type`` is ``int``, ``bool`` or an enum class (read by name or ordinal); ``wire`` maps the BIR
+    value to the field's value (default: the int itself, or the enum's ordinal)."""
 
     key: str
     field: str
-    enum: type[enum.IntEnum] | None = None  # resolved by name or ordinal; the wire value comes from ``wire``
-    wire: Mapping[Any, int] | None = None  # BIR value → field value (default: the enum's ordinal / the int)
+    type: type = int
+    wire: Mapping[Any, int] | None = None
     default: Any = None
     required: bool = False
 

@@ -70,7 +70,6 @@ def op(byte: int, mnemonic: str, bir: str, family: str, conf: Conf, doc: str) ->
     return o
 
 
-MNEMONIC_OPCODE: Mapping[str, int] = {o.mnemonic.lower(): o.byte for o in OPCODES.values()}
 
 #: The ISA opcode enum (wire-format dossier §1.8, C): every live opcode byte and its name.
 ISA_OPCODE_NAMES: Mapping[int, str] = {

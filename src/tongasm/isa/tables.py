@@ -7,12 +7,13 @@ Decoders, checks, explain and the text form read these; they are built from the 
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Iterable
 
 from .decisions import DecisionSet
 from .decisions.spec import UpdateModeWire
 from .enums import ACC_WIRE, ALU_WIRE_NAMES, WAIT_WIRE, WireDtype
 from .fields import EnumTable
-from .opcodes import OPCODES
+from .opcodes import Op
 
 WIRE_DTYPE_TABLE = EnumTable("wire dtype", {w.value: w.name for w in WireDtype})
 ALU_TABLE = EnumTable("ALU op", ALU_WIRE_NAMES)
@@ -20,9 +21,9 @@ ACC_TABLE = EnumTable("accumulation", {w: a.name for a, w in ACC_WIRE.items()})
 WAIT_TABLE = EnumTable("wait mode", {0: "none", **{w: m.name for m, w in WAIT_WIRE.items()}})
 
 
-def opcode_table() -> EnumTable:
-    """Names of the opcode bytes tongasm has a layout for (its mnemonics)."""
-    return EnumTable("opcode", {o.byte: o.mnemonic for o in OPCODES.values()})
+def opcode_table(ops: Iterable[Op]) -> EnumTable:
+    """Names of the opcode bytes tongasm has a layout for (their mnemonics)."""
+    return EnumTable("opcode", {o.byte: o.mnemonic for o in ops})
 
 
 def update_table(ds: DecisionSet) -> EnumTable:

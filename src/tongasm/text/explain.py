@@ -20,7 +20,7 @@ from ..isa.descriptors import decode_addr4
 from ..isa.enums import VALUELESS_UPDATES, WAIT_WIRE, WaitMode
 from ..isa.fields import BUNDLE_SIZE, Conf, Field, Format, Kind
 from ..isa.formats import build_formats
-from ..isa.opcodes import ISA_OPCODE_NAMES, OPCODES, opcode_name
+from ..isa.opcodes import ISA_OPCODE_NAMES, opcode_name
 from ..isa.targets import DEFAULT_TARGET, Target
 from .listing import mnemonic_of
 from .syntax import ImmOp, template_for, value_text
@@ -82,7 +82,7 @@ def _width(f: Field) -> str:
 def _meaning(fmt: Format, f: Field, v: int, fields: dict[str, int], ds: DecisionSet, target: Target,
              imm_dtypes: dict[str, str | int]) -> str:
     if f.name == "opcode":
-        op = OPCODES.get(v)
+        op = build_formats(ds).ops.get(v)
         text = f"{fmt.opcodes.get(v, opcode_name(v))}: {op.doc}" if op else opcode_name(v)
         isa = ISA_OPCODE_NAMES.get(v)
         if op and isa and isa.split(" ")[0] != op.mnemonic:

@@ -22,9 +22,15 @@ _BUILDERS: list[Builder] = [*sp.BUILDERS, *tensor.BUILDERS]
 _listeners: list[Callable[[], None]] = []
 
 
-def layouts(ds: DecisionSet) -> Iterator[Layout]:
-    """Every layout record for a decision selection, in declaration order."""
-    for build in _BUILDERS:
+def builders() -> tuple[Builder, ...]:
+    """The registered builders, in declaration order (a cache key for what is built from them)."""
+    return tuple(_BUILDERS)
+
+
+def layouts(ds: DecisionSet, among: tuple[Builder, ...] | None = None) -> Iterator[Layout]:
+    """Every layout record for a decision selection, in declaration order (of the given builders,
+    by default the registered ones)."""
+    for build in builders() if among is None else among:
         yield from build(ds)
 
 

@@ -7,8 +7,8 @@ from typing import Any, Callable, Mapping
 
 from ..decisions import DecisionSet
 from ..decisions.spec import HeaderWordLength
-from ..fields import Conf, Field, Kind
-from ..tables import WAIT_TABLE, WIRE_DTYPE_TABLE, opcode_table, update_table
+from ..fields import Conf, EnumTable, Field, Kind
+from ..tables import WAIT_TABLE, WIRE_DTYPE_TABLE, update_table
 
 C, H, I, D = Conf.C, Conf.H, Conf.I, Conf.D  # noqa: E741
 
@@ -40,10 +40,11 @@ def reserved(name: str, off: int, size: int, conf: Conf = C, doc: str = "reserve
     return Field(name, off, size, Kind.CONSTANT, const=0, conf=conf, doc=doc)
 
 
-def header_fields(ds: DecisionSet, sp_op: bool) -> list[Field]:
-    """+0x00..+0x03. D-1: +0x01 is 0x10 on every opcode (alternative: 0 on SP register-lane ops)."""
+def header_fields(ds: DecisionSet, sp_op: bool, opcodes: EnumTable) -> list[Field]:
+    """+0x00..+0x03 (``opcodes``: the names of every opcode byte with a layout). D-1: +0x01 is 0x10
+    on every opcode (alternative: 0 on SP register-lane ops)."""
     return [
-        Field("opcode", 0x00, 1, Kind.ENUM, enum=opcode_table(), conf=C, doc="opcode"),
+        Field("opcode", 0x00, 1, Kind.ENUM, enum=opcodes, conf=C, doc="opcode"),
         Field("inst_word_len", 0x01, 1, Kind.CONSTANT, const=ds.get(HeaderWordLength).word_len(sp_op), conf=C,
               decision="D-1", doc="instruction length in dwords (16 = 64 bytes)"),
         Field("reserved_02", 0x02, 2, Kind.CONSTANT, const=0, conf=C, doc="reserved"),
