@@ -24,8 +24,10 @@ demo: $(VENV)/.installed
 	$(BIN)/tongasm disasm $(OUT)/vector_add/*.bin
 	$(BIN)/python examples/demo.py
 
-## test: set up with the test extras and run the whole suite
+## test: set up with the test extras, lint (ruff), type-check (mypy) and run the whole suite
 test: $(VENV)/.installed-test
+	$(BIN)/ruff check src tests benchmarks fuzz
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 ## bench: run the ratio benchmarks (not part of the test suite)

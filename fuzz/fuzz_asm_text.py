@@ -18,7 +18,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import _common  # noqa: E402  (puts src/ on sys.path)
+import _common
 
 try:
     import atheris
@@ -30,7 +30,7 @@ with _common.instrumented(atheris, __name__):
     from tongasm.text import StreamInput, TextSyntaxError, assemble_text, listing
 
 
-def TestOneInput(data: bytes) -> None:  # noqa: N802  (the atheris/libFuzzer name)
+def TestOneInput(data: bytes) -> None:
     if len(data) > _common.MAX_INPUT:
         return
     text = data.decode("utf-8", "replace")

@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import _common  # noqa: E402  (puts src/ on sys.path)
+import _common
 
 try:
     import atheris
@@ -52,7 +52,7 @@ def _streams(read) -> dict[str, bytes] | None:  # type: ignore[no-untyped-def]
     return {n: bytes(s) for n, s in asm.streams.items()}
 
 
-def TestOneInput(data: bytes) -> None:  # noqa: N802  (the atheris/libFuzzer name)
+def TestOneInput(data: bytes) -> None:
     if len(data) > _common.MAX_INPUT:
         return
     with _common.capped_unrolling():

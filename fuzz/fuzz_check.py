@@ -19,7 +19,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import _common  # noqa: E402  (puts src/ on sys.path)
+import _common
 
 try:
     import atheris
@@ -37,7 +37,7 @@ ENGINES = [None, "pool", "act", "pe", "dma", "dve", "sp"]
 BUNDLE = 64
 
 
-def TestOneInput(data: bytes) -> None:  # noqa: N802  (the atheris/libFuzzer name)
+def TestOneInput(data: bytes) -> None:
     if len(data) > _common.MAX_INPUT:
         return
     sel = data[0] if data else 0

@@ -20,7 +20,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import _common  # noqa: E402  (puts src/ on sys.path)
+import _common
 
 try:
     import atheris
@@ -39,7 +39,7 @@ READINGS = each_reading()
 BUNDLE = 64
 
 
-def TestOneInput(data: bytes) -> None:  # noqa: N802  (the atheris/libFuzzer name)
+def TestOneInput(data: bytes) -> None:
     if len(data) > _common.MAX_INPUT:
         return
     ds = READINGS[(data[0] & 0x7F) % len(READINGS)] if data else READINGS[0]

@@ -21,7 +21,7 @@ from tongasm.isa import DecisionSet, build_formats
 from tongasm.isa.descriptors import slot
 from tongasm.isa.enums import ALU_WIRE, AluOp
 from tongasm.isa.fields import Conf, Field, Kind
-from tongasm.isa.layout import ApText, Binding, BirAttr, BirForm, EnumText, IntText, Layout, Sem, aps
+from tongasm.isa.layout import Binding, BirAttr, BirForm, EnumText, IntText, Layout, Sem, aps
 from tongasm.isa.layouts import register
 from tongasm.isa.layouts.common import dtype, u8
 from tongasm.isa.opcodes import Op
@@ -165,3 +165,20 @@ def test_nothing_of_the_toy_is_left_behind(toy: None) -> None:
 def test_without_the_toy_its_opcode_is_unknown() -> None:
     assert "ToyScale" not in build_formats().by_name
     assert 0xF3 not in build_formats().ops
+
+
+def test_every_semantics_kind_has_a_simulator_handler() -> None:
+    from tongasm.sim.execute import HANDLERS
+
+    assert set(HANDLERS) == set(Sem)
+    for fmt in build_formats():
+        assert fmt.layout.sem in HANDLERS, fmt.name
+
+
+def test_every_family_check_a_record_lists_exists() -> None:
+    from tongasm.check.bundle_checks import BUNDLE_CHECKS
+
+    known = {c.id for c in BUNDLE_CHECKS}
+    for fmt in build_formats():
+        missing = set(fmt.layout.checks) - known
+        assert not missing, (fmt.name, missing)

@@ -36,7 +36,11 @@ _EXPORTS = {
     "TongasmError": "tongasm.errors",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = ["DEFAULT_DECISIONS", "DecisionSet", "FORMATS", "GEN2", "GEN3", "KernelBuilder", "StreamColumns",
+    "StreamInput", "TongasmError", "assemble", "assemble_text", "check_bundle", "check_kernel",
+    "check_stream", "collect_opcodes", "decode_bundle", "decode_stream", "explain_bundle", "iter_stream",
+    "kernel_from_json", "kernel_to_json", "listing", "read_bir", "run_kernel", "run_streams", "stream_bir",
+    "write_bir"]
 
 
 def __getattr__(name: str) -> Any:

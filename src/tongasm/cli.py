@@ -17,7 +17,8 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
+from collections.abc import Callable, Iterator, Sequence
 
 from . import __version__
 from .errors import DecodeError, InputError, TongasmError, UsageError
@@ -782,7 +783,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         fs = build_formats(decisions)
 
-        def trace(engine, d, n):  # type: ignore[no-untyped-def]
+        def trace(engine, d, n):
             sys.stderr.write(f"[{n:>6}] {engine:>4}+{d.offset:#07x}  {instruction_text(d, fs, decisions)}\n")
 
     kernel = None

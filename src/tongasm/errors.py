@@ -66,7 +66,7 @@ class EncodeError(TongasmError):
         self.inst_opcode: str | None = None
         super().__init__(detail)
 
-    def at(self, name: str | None, index: int | None, opcode: str | None) -> "EncodeError":
+    def at(self, name: str | None, index: int | None, opcode: str | None) -> EncodeError:
         """Attach the instruction this error belongs to (first attachment wins)."""
         if self.inst_name is None and self.inst_index is None:
             self.inst_name, self.inst_index, self.inst_opcode = name, index, opcode
@@ -118,7 +118,7 @@ class ValidationError(TongasmError):
     ``findings`` holds every :class:`tongasm.check.registry.Finding` (all of them, not just the first).
     """
 
-    def __init__(self, findings: list, what: str = "the kernel") -> None:  # type: ignore[type-arg]
+    def __init__(self, findings: list, what: str = "the kernel") -> None:
         self.findings = findings
         lines = "\n  ".join(f.line() for f in findings[:50])
         more = f"\n  ... and {len(findings) - 50} more" if len(findings) > 50 else ""

@@ -8,7 +8,7 @@ not fit instead of wrapping them.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import cache
 
 import ml_dtypes
 import numpy as np
@@ -20,7 +20,7 @@ class NumericError(ValueError):
     """A value that cannot be represented in the requested dtype."""
 
 
-@lru_cache(maxsize=None)
+@cache
 def numpy_dtype(d: Dtype) -> np.dtype:
     """The numpy (or ml_dtypes) dtype of a BIR dtype; packed types have none."""
     name = DTYPE_INFO[d].numpy_name

@@ -25,7 +25,8 @@ import io
 import os
 import sys
 import time
-from typing import Callable, TextIO
+from typing import TextIO
+from collections.abc import Callable
 
 #: Library progress callbacks: ``hook(done, total)``; ``total`` is None when the callee does not know it.
 ProgressHook = Callable[[int, int | None], None]
@@ -99,7 +100,7 @@ class NullProgress:
     def __call__(self, done: int, total: int | None = None) -> None:
         pass
 
-    def __enter__(self) -> "NullProgress":
+    def __enter__(self) -> NullProgress:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -270,7 +271,7 @@ class Progress(NullProgress):
                 pass
             self._shown = 0
 
-    def __enter__(self) -> "Progress":
+    def __enter__(self) -> Progress:
         return self
 
 

@@ -17,11 +17,12 @@ import shutil
 import stat
 import tempfile
 from pathlib import Path
-from typing import BinaryIO, Callable, Iterable, Mapping, Union
+from typing import BinaryIO
+from collections.abc import Callable, Iterable, Mapping
 
 from .errors import InputError
 
-Content = Union[bytes, bytearray, memoryview, Callable[[BinaryIO], None]]
+Content = bytes | bytearray | memoryview | Callable[[BinaryIO], None]
 
 
 def read_buffer(path: str | os.PathLike[str]) -> memoryview | bytes:
@@ -160,7 +161,7 @@ class paused_gc:
     still frees everything as usual; the collector resumes afterwards.
     """
 
-    def __enter__(self) -> "paused_gc":
+    def __enter__(self) -> paused_gc:
         import gc
 
         self.was_enabled = gc.isenabled()

@@ -5,7 +5,7 @@ when a kernel is checked or assembled, after its bundles are built."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from ..isa.decisions import DecisionSet
 from ..isa.decisions.spec import SelectReduceFill, VariableId

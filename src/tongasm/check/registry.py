@@ -26,7 +26,8 @@ asked for (``--pedantic``), so that a kernel the spec calls legal passes without
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any
+from collections.abc import Callable, Iterator, Mapping
 
 
 @dataclass(frozen=True)

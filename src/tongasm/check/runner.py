@@ -9,7 +9,8 @@ as findings too. Nothing here raises for a rule violation; only unusable input r
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from ..errors import EncodeError, TongasmError
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet

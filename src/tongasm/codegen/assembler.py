@@ -14,12 +14,13 @@ import os
 from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Iterable, Iterator
+from typing import Any, BinaryIO
+from collections.abc import Callable, Iterable, Iterator
 
 from .. import __version__
 from ..check.runner import stage_of
 from ..errors import EncodeError, InputError, ValidationError
-from ..util import paused_gc, write_output_dir
+from ..util import Content, paused_gc, write_output_dir
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.enums import ENGINE_STREAM, CodeGenMode
 from ..isa.fields import BUNDLE_SIZE
@@ -180,7 +181,7 @@ class Assembly:
         Stale ``<engine>.bin`` files from an earlier run that this assembly did not produce are
         removed, so the directory always matches the manifest.
         """
-        files: dict[str, bytes | Callable[[BinaryIO], None]] = {f"{n}.bin": d for n, d in self.streams.items()}
+        files: dict[str, Content] = {f"{n}.bin": d for n, d in self.streams.items()}
         if self.census is not None:
             files[CENSUS_FILE] = self.census
         if self.kernel is not None:
@@ -301,7 +302,7 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
         else:
             names.append(inst if retain else inst.name)
             bir.append(bid)
-        parts = _lower(inst, index) if type(inst) is Select else (inst,)  # type: ignore[arg-type]
+        parts = _lower(inst, index) if type(inst) is Select else (inst,)
         for part, x in enumerate(parts):
             if plain:
                 hit = unrolled.get((id(inst), part)) if it else None

@@ -8,7 +8,8 @@ gets. Each error message that SPEC quotes is produced verbatim here.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from ..errors import EncodeError
 from ..isa.decisions import DecisionSet
@@ -69,8 +70,10 @@ DESC_MEMO_LIMIT = 100_000
 
 # --- enums ------------------------------------------------------------------------------------
 
-def dtype_of(op: Operand, role: str) -> Dtype:
+def dtype_of(op: Operand | None, role: str) -> Dtype:
     """The operand's BIR dtype; an out-of-range ordinal is refused here (the compiler asserts ≤ 0x13)."""
+    if op is None:
+        raise EncodeError(f"the {role} operand is missing", field=role, check="operands.shape")
     d = op.dtype
     if isinstance(d, Dtype):
         return d
@@ -78,12 +81,12 @@ def dtype_of(op: Operand, role: str) -> Dtype:
                       field=f"{role}.dtype", value=d, limit="0..19", check="enum.dtype")
 
 
-def wire(op: Operand, role: str) -> int:
+def wire(op: Operand | None, role: str) -> int:
     """Wire tag of the operand's dtype (SPEC §2.1 LUT)."""
     return DTYPE_INFO[dtype_of(op, role)].wire
 
 
-def dtype_size(op: Operand, role: str) -> int:
+def dtype_size(op: Operand | None, role: str) -> int:
     return DTYPE_INFO[dtype_of(op, role)].size
 
 
@@ -215,7 +218,7 @@ def sync_values(ctx: Context, sync: SyncInfo | None, *, sp_op: bool) -> dict[str
         if ctx.decisions.get(SharedSyncValue).refuses:
             assert wait_mode is not None
             raise EncodeError(
-                f"sync: a {wait_mode.name} wait and a {sync.updates[0].mode.name} update both need the shared "
+                f"sync: a {wait_mode.name} wait and a {getattr(sync.updates[0].mode, 'name', sync.updates[0].mode)} update both need the shared "
                 "value dword at +0x08 (D-4); put the update on a later instruction, or use sem_inc/sem_dec",
                 field="sync_value", check="sync.d4_conflict")
         vals["sync_value"] = update_value

@@ -10,7 +10,7 @@ value and the limit.
 from __future__ import annotations
 
 import enum
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from ..errors import EncodeError
@@ -62,12 +62,12 @@ def _wire(opcode: str, key: str, field: str, v: Any, wire: Any) -> int:
             raise EncodeError(f"{opcode} {key} {getattr(v, 'name', v)!r} has no wire value (known: {known})",
                               field=field, value=getattr(v, "name", v), limit=known, check="enum.attribute")
         return int(wire[v])
-    if isinstance(v, (bool, enum.Enum)) or type(v) is int:
+    if isinstance(v, (bool, enum.IntEnum)) or type(v) is int:
         return int(v)
     raise EncodeError(f"{opcode} {key} must be an integer, got {v!r}", field=field, value=v, check="field.range")
 
 
-@lru_cache(maxsize=None)
+@cache
 def declared_family(cls: type[DeclaredInstruction]) -> Family:
     """The codegen of a declared instruction class."""
-    return Family(cls.FORM.opcode, declared_select, declared_opcodes)  # type: ignore[arg-type]
+    return Family(cls.FORM.opcode, declared_select, declared_opcodes)

@@ -74,7 +74,7 @@ def codegen_for(inst: Instruction) -> Family:
     if cg is not None:
         return cg
     if isinstance(inst, DeclaredInstruction):
-        return declared_family(type(inst))
+        return declared_family(type(inst))  # type: ignore[arg-type]
     if isinstance(inst, RefusedInstruction):
         raise EncodeError(inst.REASON, field="opcode", value=inst.opcode, check="opcode.supported")
     if isinstance(inst, Select):  # only reached if a Select was not lowered
@@ -101,7 +101,7 @@ def encoder_of(ctx: Context) -> Encoder:
     enc = ctx.encoder
     if enc is None:
         enc = ctx.encoder = Encoder(ctx)
-    return enc  # type: ignore[no-any-return]
+    return enc
 
 
 def encode_bits(inst: Instruction, ctx: Context, family: Family | None = None) -> tuple[Format, int]:

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
+from collections.abc import Callable, Mapping
 
 from ..errors import EncodeError
 from ..isa.fields import Format
@@ -178,7 +179,7 @@ def _builder(ctx: Context, fmt: Format, binding: Binding,
     key = (fmt, tuple(roles.items()))  # the binding is the layout's (fmt.layout.binding)
     cache = ctx.builders.get(key)
     if cache is not None:
-        return cache  # type: ignore[no-any-return]
+        return cache
     memos = ctx.op_memo.setdefault(fmt, {name: {} for name in fmt.slots})
     ns: dict[str, Any] = {"err": fmt.range_error, "partitions": partitions, "EncodeError": EncodeError}
     lines = ["def build(inst, bits):", "    i = inst.ins", "    o = inst.outs"]

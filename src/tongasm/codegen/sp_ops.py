@@ -8,7 +8,7 @@ descriptor slot, so every field is part of the plan). Field names are those of t
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..errors import EncodeError
 from ..isa.decisions.spec import LoadSaveOffset, RegisterAluDtypes, SaveTargetsGen2, VariableId
@@ -107,9 +107,9 @@ def register_alu_select(inst: RegisterAlu, ctx: Context) -> Selection:
     assert src1 is not None and dst is not None
     if is64:
         vals["dst_lo"], vals["dst_hi"] = reg_pair(ctx, dst, "dst")
-        for role, op in (("src1", src1), ("src2", src2)):
-            if isinstance(op, (RegisterAccess, RegisterAP)) and op.register is not None:
-                lo, hi = op.register.pair()
+        for role, operand in (("src1", src1), ("src2", src2)):
+            if isinstance(operand, (RegisterAccess, RegisterAP)) and operand.register is not None:
+                lo, hi = operand.register.pair()
                 if hi != lo + 1:  # only the low id has a field: the engine reads r{lo} and r{lo+1}
                     raise EncodeError(f"{role}: a 64-bit source is read from r{lo} and r{lo + 1} (only the low id is "
                                       f"encoded); the declared pair [{lo}, {hi}] cannot be encoded",

@@ -91,7 +91,7 @@ def tensor_tensor_select(inst: TensorTensor, ctx: Context) -> Selection:
     in0, in1, out = inst.in0, inst.in1, inst.out
     if ctx.target.name == "gen3":
         for o, r in ((in0, "in0"), (in1, "in1"), (out, "out")):
-            d = dtype_of(o, r)  # type: ignore[arg-type]
+            d = dtype_of(o, r)
             if d in PACKED_DTYPES:
                 # D-26: the CoreV3 TensorTensor dtype mapper rejects the packed dtypes.
                 raise EncodeError(f"{r}: packed dtype {d.name} is not accepted by TensorTensor on gen3 (D-26)",
@@ -240,7 +240,7 @@ def _select_reduce(inst: CopyPredicated, ctx: Context) -> Selection:
 def tensor_copy_opcodes(inst: TensorCopy, ctx: Context) -> list[int]:
     _counts(inst.opcode, inst, (1,), (1,), "ins = [src] and outs = [dst]")
     # Copy, or Cast when the raw BIR dtypes differ (C).
-    same = dtype_of(inst.src, "src") == dtype_of(inst.dst, "dst")  # type: ignore[arg-type]
+    same = dtype_of(inst.src, "src") == dtype_of(inst.dst, "dst")
     return [(COPY if same else CAST).byte]
 
 
@@ -265,7 +265,7 @@ def memset_select(inst: Memset, ctx: Context) -> Selection:
     dst = inst.dst
     require(is_tensor(dst), f"Memset dst must be an access pattern, got {getattr(dst, 'kind', dst)}", field="dst",
             check="operands.shape")
-    d = dtype_of(dst, "dst")  # type: ignore[arg-type]
+    d = dtype_of(dst, "dst")
     constant = inst.attrs.get("constant", 0)
     size = DTYPE_INFO[d].size
     limit = 0xFFFFFFFF if size >= 4 else (1 << (8 * size)) - 1

@@ -15,7 +15,7 @@ field declarations as the scalar codec. Nothing is decoded bundle by bundle in P
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -29,7 +29,7 @@ _NP = {(1, False): "u1", (2, False): "<u2", (4, False): "<u4", (8, False): "<u8"
        (1, True): "i1", (2, True): "<i2", (4, True): "<i4", (8, True): "<i8"}
 
 
-@lru_cache(maxsize=None)
+@cache
 def record_dtype(fmt: Format) -> np.dtype:
     """A structured dtype over the 64-byte record with one member per carrier of the layout."""
     names, formats, offsets, seen = [], [], [], set()
@@ -170,7 +170,7 @@ def decode_stream(buffer: Any, *, decisions: DecisionSet = DEFAULT_DECISIONS) ->
         cuts = np.searchsorted(pos, np.arange(0, n + CHUNK, CHUNK))
         plans.append((fmt, full, pos, out, cuts))
         cols.groups[name] = LayoutGroup(fmt, pos, out)
-    for c in range(0, (n + CHUNK - 1) // CHUNK):
+    for c in range((n + CHUNK - 1) // CHUNK):
         for fmt, full, pos, out, cuts in plans:
             a, b = int(cuts[c]), int(cuts[c + 1])
             if a == b:

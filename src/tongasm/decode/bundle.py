@@ -9,7 +9,8 @@ reported with :class:`~tongasm.errors.DecodeError`; :func:`iter_stream` yields a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterator, Union
+from typing import Any
+from collections.abc import Iterator
 
 from ..errors import DecodeError
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
@@ -53,7 +54,7 @@ class DecodeFailure:
         return {"offset": self.offset, "opcode": self.opcode, "error": self.reason, "bytes": self.raw.hex()}
 
 
-Decoded = Union[DecodedBundle, DecodeFailure]
+Decoded = DecodedBundle | DecodeFailure
 
 
 def why_undecodable(raw: bytes | memoryview, formats: FormatSet) -> str:

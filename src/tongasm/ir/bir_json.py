@@ -16,7 +16,8 @@ import json
 import math
 import re
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
+from collections.abc import Callable, Mapping
 
 from ..errors import BirError, InputError
 from ..isa.enums import (
@@ -170,7 +171,7 @@ def _enum(cls: type[enum.IntEnum], v: Any, path: str, what: str,
 
 
 def _dtype(v: Any, path: str) -> Dtype | int:
-    return _enum(Dtype, v, path, "dtype", DTYPE_ALIASES)  # type: ignore[no-any-return]
+    return _enum(Dtype, v, path, "dtype", DTYPE_ALIASES)
 
 
 def _number(v: Any, path: str) -> int | float:
@@ -359,7 +360,8 @@ def _attr(a: Attr, v: Any, path: str) -> Any:
         if not isinstance(v, str):
             raise BirError(f"{a.key!r} must be a string, got {v!r}", path)
         return v
-    what = {AluOp: "ALU op", AccType: "accumulation type", MemsetMode: "Memset mode"}.get(a.type, a.key)
+    whats: dict[type, str] = {AluOp: "ALU op", AccType: "accumulation type", MemsetMode: "Memset mode"}
+    what = whats.get(a.type, a.key)
     return _enum(a.type, v, path, what)
 
 
@@ -642,11 +644,10 @@ def _sync_json(s: SyncInfo) -> dict[str, Any]:
         return d
 
     out: dict[str, Any] = {}
-    for key, items, fn in (("wait", s.waits, wait), ("update", s.updates, update)):
-        if len(items) == 1:
-            out[key] = fn(items[0])  # type: ignore[operator]
-        elif items:
-            out[key] = [fn(x) for x in items]  # type: ignore[operator]
+    if s.waits:
+        out["wait"] = wait(s.waits[0]) if len(s.waits) == 1 else [wait(x) for x in s.waits]
+    if s.updates:
+        out["update"] = update(s.updates[0]) if len(s.updates) == 1 else [update(x) for x in s.updates]
     return out
 
 

@@ -19,7 +19,8 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from ..errors import UsageError
 from ..isa.enums import AccType, AluOp, Dtype, Engine, MemoryType, MemsetMode, UpdateMode, WaitMode, dtype_size
@@ -56,7 +57,7 @@ def _enum(cls: type[enum.IntEnum], v: EnumArg, aliases: dict[str, Any] | None = 
 
 
 def dtype(v: EnumArg) -> Dtype:
-    return _enum(Dtype, v, dict(DTYPE_ALIASES))  # type: ignore[no-any-return]
+    return _enum(Dtype, v, dict(DTYPE_ALIASES))
 
 
 @dataclass(eq=False)

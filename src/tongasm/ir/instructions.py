@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterator, Mapping, Sequence
+from typing import Any, ClassVar
+from collections.abc import Callable
+from collections.abc import Iterator, Mapping, Sequence
 
 from ..isa.decisions import DEFAULT_DECISIONS
 from ..isa.enums import AccType, AluOp, Engine, MemsetMode
@@ -368,8 +370,14 @@ def declared_class(form: BirForm, layout: str) -> type[Instruction]:
         "ATTRS": tuple(Attr(a.key, a.type, a.default, a.required) for a in form.attrs),
     }
     for role, (out, k) in roles.items():
-        ns[role] = property(lambda self, out=out, k=k: self._out(k) if out else self._in(k))
+        ns[role] = property(_role_getter(out, k))
     return type(form.opcode, (DeclaredInstruction,), ns)
+
+
+def _role_getter(out: bool, k: int) -> Callable[[Instruction], Operand | None]:
+    def get(self: Instruction) -> Operand | None:
+        return self._out(k) if out else self._in(k)
+    return get
 
 
 _DECLARED: dict[str, type[Instruction]] = {}
@@ -407,7 +415,7 @@ class Loop:
     """A BIR ``Loop`` (``opcode: "Loop"``): an axis and nested blocks."""
 
     axis: LoopAxis
-    blocks: list["Block"] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
 
     OPCODE: ClassVar[str] = "Loop"

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 from ..isa.enums import Dtype, MemoryType, UpdateMode, WaitMode
 
-class FrozenMap(dict):  # type: ignore[type-arg]
+class FrozenMap(dict):
     """A dict that refuses changes: the attribute and ``extra`` maps the BIR reader shares between
     instructions. Reads are a dict's; it pickles and deep-copies as itself. To change an
     instruction's attributes, give it a new map (``inst.attrs = {**inst.attrs, "op": ...}``)."""
@@ -24,15 +24,15 @@ class FrozenMap(dict):  # type: ignore[type-arg]
         raise TypeError("this map is read-only (shared by the BIR reader between instructions); "
                         "assign a new dict instead")
 
-    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse  # type: ignore[assignment]
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (FrozenMap, (dict(self),))
 
-    def __copy__(self) -> "FrozenMap":
+    def __copy__(self) -> FrozenMap:
         return self
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> "FrozenMap":
+    def __deepcopy__(self, memo: dict[int, Any]) -> FrozenMap:
         return self  # immutable, and the reader shares only maps of scalars
 
 
@@ -57,7 +57,7 @@ class MemoryLocation:
     dims: tuple[int, ...] | None = None
     tensor_id: int | None = None
     index: int = 0
-    allocation: "Allocation | None" = field(default=None, repr=False)
+    allocation: Allocation | None = field(default=None, repr=False)
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
     given: frozenset[str] | None = field(default=None, repr=False)  # keys the JSON spelled out
 
@@ -195,12 +195,12 @@ class OtherOperand(Operand):
     raw: dict[str, Any]
     dtype: Dtype | int = -1
 
-    @property  # type: ignore[override]
-    def kind(self) -> str:
+    @property
+    def kind(self) -> str:  # type: ignore[override]
         return str(self.raw.get("kind"))
 
 
-AnyAP = Union[PhysicalAP, RegisterAP, SymbolicAP]
+AnyAP = PhysicalAP | RegisterAP | SymbolicAP
 
 
 @dataclass(frozen=True)

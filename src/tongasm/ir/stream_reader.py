@@ -15,7 +15,8 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 from ..errors import BirError, InputError
 from .bir_json import _Ctx, _function, _instruction, _list, _obj

@@ -116,7 +116,7 @@ class Addr4:
             return f"SBUF partition {self.partition} byte {self.byte:#x}{flags}"
         if self.space == "psum":
             return (f"PSUM partition {self.partition} bank {self.bank} byte "
-                    f"{self.byte % PSUM_BANK_BYTES:#x}{flags}")
+                    f"{(self.byte or 0) % PSUM_BANK_BYTES:#x}{flags}")
         return f"invalid address word {self.word:#010x}"
 
 

@@ -11,7 +11,7 @@ each is a *variant* with a ``match`` rule; variants are tried in declaration ord
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Iterator
+from collections.abc import Iterator
 
 from . import layouts as _layouts
 from .decisions import DEFAULT_DECISIONS, DecisionSet

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
+from collections.abc import Callable, Mapping, Sequence
 
 from .fields import Field, MatchValue, Slot
 from .opcodes import Op
@@ -52,7 +53,7 @@ class TextOp:
     name: str
     optional: bool = False
 
-    def opt(self) -> "TextOp":
+    def opt(self) -> TextOp:
         return replace(self, optional=True)
 
 

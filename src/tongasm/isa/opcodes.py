@@ -9,7 +9,7 @@ decoder can name an opcode even when tongasm has no layout for it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from collections.abc import Mapping
 
 from .fields import Conf
 

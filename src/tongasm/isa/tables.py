@@ -6,8 +6,8 @@ Decoders, checks, explain and the text form read these; they are built from the 
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Iterable
+from functools import cache
+from collections.abc import Iterable
 
 from .decisions import DecisionSet
 from .decisions.spec import UpdateModeWire
@@ -31,6 +31,6 @@ def update_table(ds: DecisionSet) -> EnumTable:
     return _update_table(ds.get(UpdateModeWire))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _update_table(d2: UpdateModeWire) -> EnumTable:
     return EnumTable("update mode", d2.names())

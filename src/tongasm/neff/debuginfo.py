@@ -71,7 +71,7 @@ def message_class(name: str = "DebugInfo") -> Any:
     """The generated protobuf message class of a :data:`SCHEMA` message (built on first use)."""
     if not _CLASSES:
         try:
-            from google.protobuf import (  # type: ignore[import-untyped]
+            from google.protobuf import (
                 descriptor_pb2,
                 descriptor_pool,
                 message_factory,
@@ -102,7 +102,7 @@ def message_class(name: str = "DebugInfo") -> Any:
 
 def parse_debug_info(data: bytes, path: str = ".dbg") -> Any:
     """Decode one ``.dbg`` member into a ``DebugInfo`` message (unknown fields kept)."""
-    from google.protobuf.message import DecodeError  # type: ignore[import-untyped]
+    from google.protobuf.message import DecodeError
 
     cls = message_class("DebugInfo")
     msg = cls()

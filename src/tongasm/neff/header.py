@@ -181,9 +181,9 @@ class NeffHeader:
             elif f.kind == "cstr":
                 shown = self.text(f.name)
             elif f.kind == "u8[]":
-                shown = list(v)  # type: ignore[arg-type]
+                shown = list(v)
             else:
-                shown = bytes(v).hex()  # type: ignore[arg-type]
+                shown = bytes(v).hex()
             out.append({"name": f.name, "offset": f.offset, "width": f.width, "kind": f.kind, "value": shown,
                         "tag": f.tag, "decision": f.decision, "rule": f.rule, "doc": f.doc})
         return out

@@ -9,7 +9,7 @@ variable (a symbolic access pattern) is refused later by codegen with the spec's
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from ..errors import BirError
 from ..ir.instructions import Block, Function, Instruction, Kernel, Loop

@@ -6,8 +6,8 @@ the numeric kernels and writes the result back. The S-n decisions it relies on a
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Callable
+from functools import lru_cache, cache
+from collections.abc import Callable
 
 import numpy as np
 
@@ -57,7 +57,7 @@ class Ctx:
         return a.partition or 0
 
 
-@lru_cache(maxsize=None)
+@cache
 def _ap_keys(fmt: Format, name: str) -> tuple[str, tuple[tuple[str, str], ...], str]:
     """The field names of descriptor slot ``name`` in ``fmt``: address, (step, num) per dim, dtype."""
     s = fmt.slots[name]
@@ -68,7 +68,7 @@ def _ap_keys(fmt: Format, name: str) -> tuple[str, tuple[tuple[str, str], ...], 
 def _disjoint(a: np.ndarray, b: np.ndarray) -> bool:
     """True when two views provably share no byte (then a copy may go straight from one to the other)."""
     try:
-        return not np.shares_memory(a, b, max_work=10_000)
+        return not np.shares_memory(a, b, max_work=10_000)  # type: ignore[arg-type]
     except np.exceptions.TooHardError:
         return False
 

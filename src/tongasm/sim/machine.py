@@ -9,7 +9,7 @@ gather. Addresses come from the decoded ADDR4 word exactly as the spec lays it o
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 

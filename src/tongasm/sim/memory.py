@@ -76,7 +76,7 @@ class MemoryDescription:
         return {"target": self.target, "variables": [asdict(v) for v in self.variables]}
 
     @classmethod
-    def from_json(cls, data: Any, path: str = "memory description") -> "MemoryDescription":
+    def from_json(cls, data: Any, path: str = "memory description") -> MemoryDescription:
         try:
             if "memory" in data and "variables" not in data:  # accept a manifest carrying one
                 data = data["memory"]
@@ -93,7 +93,7 @@ class MemoryDescription:
             raise InputError(f"{path}: not a memory description ({e})") from None
 
     @classmethod
-    def load(cls, path: str | Path) -> "MemoryDescription":
+    def load(cls, path: str | Path) -> MemoryDescription:
         try:
             data = json.loads(Path(path).read_text())
         except (OSError, json.JSONDecodeError) as e:

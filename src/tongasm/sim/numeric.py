@@ -8,7 +8,7 @@ the interpreter maps its BIR dtypes through the spec's LUT). Each rule cites its
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import ml_dtypes
 import numpy as np
@@ -30,7 +30,7 @@ class NumericError(ValueError):
     """A value or dtype the kernels cannot handle (e.g. an unknown wire dtype)."""
 
 
-@lru_cache(maxsize=None)
+@cache
 def element_type(w: int) -> np.dtype:
     """S-3: the numpy element type a wire dtype computes as."""
     t = _WIRE_NP.get(w)
@@ -238,7 +238,7 @@ def _tensor_tensor(op: AluOp, a: np.ndarray, wa: int, b: np.ndarray, wb: int, w_
                    bitvec: bool | None) -> np.ndarray:
     if bitvec is None:
         bitvec = alu_class(op) == AluClass.BITVEC
-    if bitvec:  # noqa: SIM102
+    if bitvec:
         return bits_to(w_out, _bitvec_op(op, a, wa, b, wb))
     if int_path and is_int(wa) and is_int(wb) and is_int(w_out):
         ia, ib = as_int64(a), as_int64(b)
@@ -303,7 +303,7 @@ def register_alu(op: AluOp, a: int, b: int, bits: int = 32) -> int:
     elif op == AluOp.min:
         r = min(sa, sb)
     elif op in _BOOL_OPS:
-        r = int(bool(_bool_op(op, np.int64(sa), np.int64(sb))))
+        r = int(bool(_bool_op(op, np.asarray(sa, np.int64), np.asarray(sb, np.int64))))
     elif op == AluOp.abs:
         r = abs(sa)
     elif op == AluOp.pow:

@@ -27,7 +27,8 @@ the same layout as :class:`tongasm.sim.run.RunResult`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
+from collections.abc import Callable, Mapping
 
 import numpy as np
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
@@ -62,7 +63,7 @@ def load_inputs(machine: Machine, memory: MemoryDescription, inputs: Mapping[str
         machine.write_variable(memory.by_name(name), np.asarray(arr))
 
 
-def run_streams(streams: Mapping[str, bytes], memory: MemoryDescription, inputs: Mapping[str, np.ndarray] = {},
+def run_streams(streams: Mapping[str, bytes | bytearray | memoryview], memory: MemoryDescription, inputs: Mapping[str, np.ndarray] = {},
                 *, target: Target | str | None = None, decisions: DecisionSet = DEFAULT_DECISIONS, seed: int = 0,
                 trace: Callable[[str, DecodedBundle, int], None] | None = None,
                 progress: Callable[[int, int | None], None] | None = None) -> RunResult:
@@ -73,7 +74,7 @@ def run_streams(streams: Mapping[str, bytes], memory: MemoryDescription, inputs:
     tgt = get_target(target or memory.target)
     m = Machine(tgt, memory, seed=seed)
     load_inputs(m, memory, inputs)
-    sched = Scheduler(m, load_streams(dict(streams), decisions), decisions, trace, progress=progress)
+    sched = Scheduler(m, load_streams(streams, decisions), decisions, trace, progress=progress)
     stats = sched.run()
     return RunResult(m, memory, stats)
 

@@ -10,7 +10,7 @@ waiting, the run stops with a report of who waits for what.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from collections.abc import Callable, Mapping
 
 from ..decode.bundle import DecodedBundle, DecodeFailure, iter_stream
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
@@ -55,7 +55,7 @@ def _signed32(v: int) -> int:
     return v - (1 << 32) if v >> 31 else v
 
 
-def load_streams(streams: dict[str, bytes], decisions: DecisionSet = DEFAULT_DECISIONS) -> list[Stream]:
+def load_streams(streams: Mapping[str, bytes | bytearray | memoryview], decisions: DecisionSet = DEFAULT_DECISIONS) -> list[Stream]:
     """Decode each engine's stream; an undecodable bundle cannot run."""
     fs = build_formats(decisions)
     out = []

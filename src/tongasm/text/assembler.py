@@ -85,7 +85,7 @@ def assemble_text(text: str, *, path: str = "<text>", decisions: DecisionSet | N
         if not line.strip():
             continue
 
-        def err(msg: str, col: int) -> TextSyntaxError:
+        def err(msg: str, col: int, lineno: int = lineno, raw_line: str = raw_line) -> TextSyntaxError:
             return TextSyntaxError(path, lineno, col, msg, raw_line)
 
         stripped = line.lstrip()

@@ -10,7 +10,7 @@ output identical to the reference listing.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -88,13 +88,13 @@ class FastTemplate:
         flag = np.zeros(n, dtype=bool)
         for f, _i in self.leftover:
             if f.name in self.tpl.derived:  # on Python ints: a product of dims must not wrap like numpy's
-                d = self.tpl.derived[f.name](_ExactColumns(columns))
+                d = self.tpl.derived[f.name](_ExactColumns(columns))  # type: ignore[arg-type]
             else:
                 d = default_value(self.fmt, f, {}, self.tpl)
             flag |= columns[f.name] != d
         return flag
 
-    def operand_columns(self, lists: "_Columns", rows: np.ndarray) -> list[list[str]]:
+    def operand_columns(self, lists: _Columns, rows: np.ndarray) -> list[list[str]]:
         """Per operand, the text of every row of a group (", name=value" or ""), memoised.
 
         A one-field operand is keyed on its value; a wider one on the bytes its fields occupy (as a
@@ -108,7 +108,7 @@ class FastTemplate:
                 keys = np.ascontiguousarray(rows[:, spans]).view(f"S{len(spans)}").ravel().tolist()
             if len(memo) >= CACHE_LIMIT:
                 memo.clear()
-            col = list(map(memo.get, keys))
+            col: list[str | None] = list(map(memo.get, keys))
             if None in col:
                 for k, key in enumerate(keys):
                     if col[k] is None:
@@ -118,7 +118,7 @@ class FastTemplate:
                             t = memo[key] = render(values if len(values) > 1 else values[0])
                         col[k] = t
             out.append(col)
-        return out
+        return out  # type: ignore[return-value]  # no None is left
 
     def leftover_text(self, row: tuple[int, ...]) -> str:
         """", field=value" for each left-over field of a row that differs from its default."""
@@ -126,12 +126,12 @@ class FastTemplate:
         return "".join(", " + generic_text(f, row[i]) for f, i in self.leftover
                        if row[i] != default_value(self.fmt, f, fields, self.tpl))
 
-    def sync_column(self, lists: "_Columns", rows: np.ndarray) -> list[str]:
+    def sync_column(self, lists: _Columns, rows: np.ndarray) -> list[str]:
         """The sync band of every row (", wait ... / upd ..." or ""), memoised on its bytes."""
         if not self.has_sync:
             return []
         keys = np.ascontiguousarray(rows[:, self.sync_spans]).view(f"S{len(self.sync_spans)}").ravel().tolist()
-        col = list(map(self.sync_memo.get, keys))
+        col: list[str | None] = list(map(self.sync_memo.get, keys))
         if None in col:
             pos = [self.pos[n] for n in _SYNC]
             for k, key in enumerate(keys):
@@ -144,7 +144,7 @@ class FastTemplate:
                         items += [text] if text else []
                         t = self.sync_memo[key] = "".join(", " + i for i in items)
                     col[k] = t
-        return col
+        return col  # type: ignore[return-value]  # no None is left
 
 
 class _ExactColumns:

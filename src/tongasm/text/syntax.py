@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from ..errors import TongasmError
 from ..isa.decisions import DecisionSet
@@ -196,7 +196,7 @@ class Operand:
     claims: tuple[str, ...] = ()
     optional: bool = False  # left out of the text when every field it claims has its default value
 
-    def opt(self) -> "Operand":
+    def opt(self) -> Operand:
         self.optional = True
         return self
 
@@ -560,16 +560,16 @@ def render_sync(v: dict[str, int], ds: DecisionSet) -> tuple[str | None, set[str
     if um == 0 and ui == 0:
         claimed |= {"update_mode", "update_idx"}
     elif um in ubw:
-        mode = ubw[um]
+        umode = ubw[um]
         claimed |= {"update_mode", "update_idx"}
         sym = {UpdateMode.sem_add_imm: "+=", UpdateMode.sem_sub_imm: "-=", UpdateMode.sem_wr_imm: "="}
-        if mode in VALUELESS_UPDATES:
-            parts.append(f"upd sem{ui}{'++' if mode == UpdateMode.sem_inc else '--'}")
-        elif mode == UpdateMode.evt_set:
+        if umode in VALUELESS_UPDATES:
+            parts.append(f"upd sem{ui}{'++' if umode == UpdateMode.sem_inc else '--'}")
+        elif umode == UpdateMode.evt_set:
             parts.append(f"upd evt{ui}" + (f"={value}" if value else ""))
             value_claimed = True
         else:
-            parts.append(f"upd sem{ui}{sym[mode]}{value}")
+            parts.append(f"upd sem{ui}{sym[umode]}{value}")
             value_claimed = True
     if value_claimed or value == 0:
         claimed.add("sync_value")

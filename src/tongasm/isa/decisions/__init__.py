@@ -9,7 +9,7 @@ the bound decisions (``ds.get(FreeDimOrder)``). Nothing outside this package com
 
 from __future__ import annotations
 
-from . import real, semantics, spec  # noqa: F401  (importing them registers their decisions)
+from . import real, semantics, spec
 from .base import DECISIONS, KINDS, Decision, DecisionInfo, DecisionSet, Reading, each_reading
 
 DEFAULT_DECISIONS = DecisionSet()

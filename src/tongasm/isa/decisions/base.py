@@ -19,7 +19,8 @@ never a silent ``False``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterable, Iterator, Mapping, TypeVar
+from typing import Any, ClassVar, TypeVar
+from collections.abc import Iterable, Iterator, Mapping
 
 from ...errors import UsageError
 
@@ -81,7 +82,7 @@ class Decision:
         return self.reading is self.readings[0]
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.reading is self.reading  # type: ignore[attr-defined]
+        return type(other) is type(self) and other.reading is self.reading
 
     def __hash__(self) -> int:
         return hash((type(self), self.reading.name))
@@ -182,6 +183,8 @@ class DecisionSet:
     """
 
     overrides: tuple[tuple[str, str], ...] = field(default=())
+    #: decision id → the decision bound to its selected reading (made in __post_init__)
+    _bound: dict[str, Decision] = field(init=False, repr=False, compare=False, hash=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         chosen = {did: info.cls.readings[0] for did, info in _REGISTRY.items()}
@@ -195,18 +198,18 @@ class DecisionSet:
     def get(self, cls: type[D]) -> D:
         """The decision ``cls`` bound to the reading this set selects."""
         try:
-            return self._bound[cls.id]  # type: ignore[attr-defined, no-any-return]
+            return self._bound[cls.id]  # type: ignore[return-value]
         except KeyError:  # declared after this set was made: its default
             return cls(cls.readings[0])
 
     def __getitem__(self, did: str) -> str:
-        return self._bound[did].reading.name  # type: ignore[attr-defined, no-any-return]
+        return self._bound[did].reading.name
 
     def is_default(self, did: str) -> bool:
-        return self._bound[did].is_default  # type: ignore[attr-defined, no-any-return]
+        return self._bound[did].is_default
 
     @classmethod
-    def parse(cls, specs: Iterable[str] | None) -> "DecisionSet":
+    def parse(cls, specs: Iterable[str] | None) -> DecisionSet:
         """Build from ``["D-6=outermost-first", "R-7=a", ...]`` (the ``--decision`` option).
 
         Ids may be written ``D-6``, ``d6`` or ``6`` (a bare number is a D-n); the same decision given
@@ -225,7 +228,7 @@ class DecisionSet:
         return cls.of(found)
 
     @classmethod
-    def of(cls, choices: Mapping[str, str]) -> "DecisionSet":
+    def of(cls, choices: Mapping[str, str]) -> DecisionSet:
         """Build from a mapping; entries equal to the default are dropped (canonical form)."""
         items = []
         for did, choice in sorted(choices.items(), key=lambda kv: _did_key(kv[0])):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import time
 import uuid as _uuid
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from .base import Decision, Reading
 

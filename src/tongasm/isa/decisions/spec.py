@@ -8,7 +8,8 @@ it cites the same id.
 
 from __future__ import annotations
 
-from typing import Iterable, Protocol, Sequence, TypeVar
+from typing import Protocol, TypeVar
+from collections.abc import Iterable, Sequence
 
 from ..enums import UPDATE_LUT, AluClass, AluOp, MemoryType, UpdateMode
 from .base import Decision, Reading

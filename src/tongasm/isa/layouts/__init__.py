@@ -10,7 +10,7 @@ test's toy layout) and drops the cached format tables.
 
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from ..decisions import DecisionSet
 from ..layout import Layout

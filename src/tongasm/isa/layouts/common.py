@@ -3,7 +3,8 @@ declare the common kinds of fields."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from typing import Any
+from collections.abc import Callable, Mapping
 
 from ..decisions import DecisionSet
 from ..decisions.spec import HeaderWordLength

@@ -3,7 +3,7 @@ Memset and MoveShape."""
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from ..decisions import DecisionSet
 from ..decisions.spec import MoveShapeCounts, SelectReduceFill, SelectReduceSrc
