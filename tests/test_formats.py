@@ -101,10 +101,11 @@ def test_slots_follow_the_4_plus_4n_rule() -> None:
 
 
 def test_descriptor_slots_where_the_spec_puts_them() -> None:
+    """SPEC §3.4/§4, with R-7 (TensorTensor: +0x10 is an input, by the real NEFFs) and R-8."""
     fs = build_formats(DecisionSet()).by_name
     where = {
-        "TensorTensor": {"out": (0x10, 3), "in0": (0x20, 3), "in1": (0x30, 3)},
-        "CopyPredicated": {"dst": (0x10, 3), "src": (0x20, 3), "mask": (0x30, 3)},
+        "TensorTensor": {"out": (0x30, 3), "in0": (0x10, 3), "in1": (0x20, 3)},
+        "CopyPredicated": {"dst": (0x30, 3), "src": (0x20, 3), "mask": (0x10, 3)},
         "CopyPredicatedScalar": {"dst": (0x10, 3), "mask": (0x30, 3)},
         "SelectReduce": {"src": (0x0C, 2), "dst": (0x18, 2), "mask": (0x30, 2)},
         "TensorCopy": {"src": (0x0C, 4), "dst": (0x2C, 4)},
@@ -113,6 +114,30 @@ def test_descriptor_slots_where_the_spec_puts_them() -> None:
     for name, slots in where.items():
         got = {s.name: (s.offset, s.ndims) for s in fs[name].slots.values()}
         assert got == slots, name
+
+
+@pytest.mark.parametrize("reading, want", [
+    ("in0-in1-out", {"in0": 0x10, "in1": 0x20, "out": 0x30}),
+    ("in0-out-in1", {"in0": 0x10, "out": 0x20, "in1": 0x30}),
+    ("in1-in0-out", {"in1": 0x10, "in0": 0x20, "out": 0x30}),
+    ("out-in0-in1", {"out": 0x10, "in0": 0x20, "in1": 0x30}),
+])
+def test_r7_readings_place_the_tensortensor_slots(reading: str, want: dict[str, int]) -> None:
+    fmt = build_formats(DecisionSet.parse([f"R-7={reading}"])).by_name["TensorTensor"]
+    assert {s.name: s.offset for s in fmt.slots.values()} == want
+    # the low nibble and the partition count belong to the input at +0x10
+    first = "in1" if reading == "in1-in0-out" else "in0"
+    assert fmt.field_map[f"{first}_dtype"].shift == 0 and f"({first})" in fmt.field_map["num_partitions"].doc
+
+
+@pytest.mark.parametrize("reading, want", [
+    ("mask-src-dst", {"mask": 0x10, "src": 0x20, "dst": 0x30}),
+    ("dst-src-mask", {"dst": 0x10, "src": 0x20, "mask": 0x30}),
+    ("src-mask-dst", {"src": 0x10, "mask": 0x20, "dst": 0x30}),
+])
+def test_r8_readings_place_the_copy_predicated_slots(reading: str, want: dict[str, int]) -> None:
+    fmt = build_formats(DecisionSet.parse([f"R-8={reading}"])).by_name["CopyPredicated"]
+    assert {s.name: s.offset for s in fmt.slots.values()} == want
 
 
 def test_decisions_parse_and_reject_unknown() -> None:

@@ -36,12 +36,13 @@ def test_tensor_tensor_add_float32():
         "0a"    # +0x0D out dtype
         "04"    # +0x0E ALU add
         "80"    # +0x0F num_partitions 128 (in0's partition pair)
-        # out: offset 1024 elements x 4 B = 4096 B; dims[1] = 65536 → partition 0, byte 0x1000 (D-5)
-        + t3("00100000")
+        # R-7: in0 +0x10, in1 +0x20, out +0x30 (the real NEFFs fix +0x10 as an input)
         # in0: offset 0 → ADDR4 0
         + t3("00000000")
         # in1: offset 512 x 4 = 0x800
         + t3("00080000")
+        # out: offset 1024 elements x 4 B = 4096 B; dims[1] = 65536 → partition 0, byte 0x1000 (D-5)
+        + t3("00100000")
     )
 
 
@@ -93,8 +94,8 @@ def test_descriptor_zero_and_negative_steps():
     z = ap("a", "float32", [[0, 128], [0, 512]])         # broadcast: step 0 passes through, no flag
     n = ap("a", "float32", [[512, 128], [-1, 512]], offset=511)  # reverse walk: step -1 = 0xFFFF
     got = one(tt("add", z, n, z))
-    assert got[0x10 * 2:0x20 * 2] == sp("00000000" "0000 0100 0100" "0002 0100 0100")
-    assert got[0x30 * 2:0x40 * 2] == sp("fc070000" "ffff 0100 0100" "0002 0100 0100")  # in1: 511 x 4 = 0x7FC
+    assert got[0x30 * 2:0x40 * 2] == sp("00000000" "0000 0100 0100" "0002 0100 0100")  # out at +0x30 (R-7)
+    assert got[0x20 * 2:0x30 * 2] == sp("fc070000" "ffff 0100 0100" "0002 0100 0100")  # in1: 511 x 4 = 0x7FC
 
 
 def test_addr4_sbuf_offset_crosses_partitions():
@@ -112,7 +113,7 @@ def test_addr4_psum_bank_and_offset():
     p = ap("ps", "float32", [[512, 64], [1, 64]], offset=1540)
     a = ap("a", "float32", [[512, 64], [1, 64]])
     got = one(tt("add", a, a, p))
-    assert got[0x10 * 2:0x14 * 2] == "10910102"
+    assert got[0x30 * 2:0x34 * 2] == "10910102"  # out at +0x30 (R-7)
 
 
 def test_addr4_register_mode():
@@ -172,9 +173,9 @@ def test_copy_predicated_same_dtype_0x72():
         "0a"     # +0x0D dst dtype
         "00"     # +0x0E no ALU byte on this band
         "80"     # +0x0F num_partitions of the mask
-        + t3("00400000")   # +0x10 dst
+        + t3("00800000")   # +0x10 mask (R-8)
         + t3("00000000")   # +0x20 src
-        + t3("00800000")   # +0x30 mask
+        + t3("00400000")   # +0x30 dst
     )
 
 

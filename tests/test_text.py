@@ -90,8 +90,9 @@ def test_hand_written_text_assembles_to_the_golden_bytes():
     """.replace(",\n", ", in1=sb[p0:128]+0x800[1x512].float32, upd sem3++\n")
     prog = assemble_text(src)
     # the bundle of tests/test_golden_tensor.py::test_tensor_tensor_add_float32 with an update sem_inc 3
-    expect = ("41100000" "00001303" "00000000" "aa0a0480" "00100000" "010001000100" "000201000100"
-              "00000000" "010001000100" "000201000100" "00080000" "010001000100" "000201000100")
+    # (R-7: in0 +0x10, in1 +0x20, out +0x30)
+    expect = ("41100000" "00001303" "00000000" "aa0a0480" "00000000" "010001000100" "000201000100"
+              "00080000" "010001000100" "000201000100" "00100000" "010001000100" "000201000100")
     assert bytes(prog.streams["dve"]).hex() == expect
 
 

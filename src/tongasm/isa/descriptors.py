@@ -35,13 +35,15 @@ def num_offset(ndims: int, i: int) -> int:
 
 
 def slot(name: str, offset: int, ndims: int, *, dtype: str, write: bool = False, conf: Conf = Conf.C,
-         decision: str | None = None, doc: str = "") -> Slot:
+         decision: str | None = None, doc: str = "", role_decision: str | None = None) -> Slot:
     """Declare a descriptor slot of ``ndims`` free dims at ``offset`` of the bundle.
 
     ``dtype`` names the field that holds the operand's wire dtype; ``write`` marks the operand the
-    op writes (a PSUM write needs a 4-byte dtype, reads do not).
+    op writes (a PSUM write needs a 4-byte dtype, reads do not). ``decision`` tags the slot's fields
+    (by default D-5 for the address, D-6 for the dims); ``role_decision`` names the decision that
+    says which operand the slot holds.
     """
-    return Slot(name, offset, ndims, TENSOR_TYPES[ndims], conf, decision, doc, dtype, write)
+    return Slot(name, offset, ndims, TENSOR_TYPES[ndims], conf, decision, doc, dtype, write, role_decision)
 
 
 def slot_fields(s: Slot) -> list[Field]:

@@ -36,10 +36,12 @@ class Conf(str, enum.Enum):
     H = "H"  # cross-referenced from validator / LUT tables
     I = "I"  # inferred  # noqa: E741
     D = "D"  # a decision made by the spec
+    V = "V"  # verified on the real compiled NEFFs (every bundle of the population agrees)
 
     @property
     def meaning(self) -> str:
         return {
+            "V": "verified: seen in every real compiled bundle of the population (../shared/groundtruth)",
             "C": "confirmed: store or compare read byte-exact from the compiler",
             "H": "high: cross-referenced from validator/LUT tables",
             "I": "inferred",
@@ -149,6 +151,8 @@ class Slot:
     doc: str
     dtype_field: str | None = None  # the field holding this operand's wire dtype
     write: bool = False  # True for the operand the op writes (its role for the checks)
+    #: the decision that says which operand this slot holds (R-7 for TensorTensor...), if any
+    role_decision: str | None = None
 
     @property
     def size(self) -> int:

@@ -49,7 +49,8 @@ def formats_json(decisions: DecisionSet = DEFAULT_DECISIONS) -> list[dict[str, A
     fs = build_formats(decisions)
     return [{"name": fmt.name, "opcodes": {f"{o:#04x}": m for o, m in fmt.opcodes.items()}, "doc": fmt.doc,
              "match": _match(fmt), "slots": [{"name": s.name, "offset": s.offset, "type": s.type_name,
-                                              "ndims": s.ndims, "conf": s.conf.value, "decision": s.decision}
+                                              "ndims": s.ndims, "conf": s.conf.value, "decision": s.decision,
+                                              "role_decision": s.role_decision}
                                              for s in fmt.slots.values()],
              "fields": [{**r, "bits": list(r["bits"])} for r in format_rows(fmt)]}
             for fmt in fs.by_name.values()]
@@ -79,7 +80,7 @@ def formats_markdown(decisions: DecisionSet = DEFAULT_DECISIONS) -> str:
         if fmt.slots:
             out += ["", "| slot | offset | descriptor | conf | decision |", "|---|---|---|---|---|"]
             out += [f"| {s.name} | `+{s.offset:#04x}` | {s.type_name} ({s.size} bytes) | {s.conf.value} | "
-                    f"{s.decision or ''} |" for s in fmt.slots.values()]
+                    f"{', '.join(d for d in (s.role_decision, s.decision) if d)} |" for s in fmt.slots.values()]
         out += ["", "| offset | width | field | kind | values | conf | decision | meaning |",
                 "|---|---|---|---|---|---|---|---|"]
         for r in format_rows(fmt):

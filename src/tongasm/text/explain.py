@@ -99,7 +99,8 @@ def _meaning(fmt: Format, f: Field, v: int, fields: dict[str, int], ds: Decision
         s = fmt.slots[f.slot] if f.slot else None
         a = decode_addr4(v)
         role = " (written)" if s and s.write else ""
-        return f"{s.type_name if s else ''} {a.describe()}{role}".strip()
+        which = f"; this slot holds {s.name} by {s.role_decision}={ds[s.role_decision]}" if s and s.role_decision else ""
+        return f"{s.type_name if s else ''} {a.describe()}{role}{which}".strip()
     if f.kind is Kind.REGISTER:
         extra = f" !! beyond the usable 0..{target.registers - 1}" if v >= target.registers else ""
         return f"r{v}: {f.doc}{extra}"

@@ -11,7 +11,7 @@ from ..decisions.spec import HeaderWordLength
 from ..fields import Conf, EnumTable, Field, Kind
 from ..tables import WAIT_TABLE, WIRE_DTYPE_TABLE, update_table
 
-C, H, I, D = Conf.C, Conf.H, Conf.I, Conf.D  # noqa: E741
+C, H, I, D, V = Conf.C, Conf.H, Conf.I, Conf.D, Conf.V  # noqa: E741
 
 #: The field names of the shared sync band.
 SYNC_FIELDS = ("wait_mode", "wait_idx", "update_mode", "update_idx", "sync_value")

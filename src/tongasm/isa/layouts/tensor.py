@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..decisions import DecisionSet
+from ..decisions.real import CopyPredicatedSlots, TensorTensorSlots
 from ..decisions.spec import MoveShapeCounts, SelectReduceFill, SelectReduceSrc
 from ..descriptors import slot
 from ..enums import INT32_BAND, AluOp
@@ -17,7 +18,7 @@ from ..opcodes import (
     TT_ARITH, TT_BITVEC, TT_INT_ADD, TT_INT_MULT,
 )
 from ..tables import ACC_TABLE, ALU_TABLE
-from .common import C, D, H, dtype, nibble, product, u8
+from .common import C, D, H, V, dtype, nibble, product, u8
 
 #: MoveShape's shape registers: four dims (SPEC §4.9).
 MOVESHAPE_DIMS = 4
@@ -33,29 +34,38 @@ def _roles(slots: tuple[Slot, ...]) -> dict[str, str]:
 
 
 def tensor_tensor(ds: DecisionSet) -> list[Layout]:
-    """SPEC §4.4 TensorTensor, Family B: three TENSOR3D slots at +0x10/+0x20/+0x30."""
+    """SPEC §4.4 TensorTensor, Family B: three TENSOR3D slots at +0x10/+0x20/+0x30, which operand
+    where by R-7 (the real bytes fix +0x10 as an input)."""
+    r7 = ds.get(TensorTensorSlots)
+    at = r7.offsets()
+    first = r7.first_input  # its dtype is the low nibble, its partition count +0x0F
+    second = "in1" if first == "in0" else "in0"
     body = (
-        nibble("in0_dtype", 0x0C, False, C, "wire(in0 dtype)"),
-        nibble("in1_dtype", 0x0C, True, C, "wire(in1 dtype)"),
-        dtype("out_dtype", 0x0D, C, "wire(out dtype)"),
+        nibble(f"{first}_dtype", 0x0C, False, C, f"wire({first} dtype)"),
+        nibble(f"{second}_dtype", 0x0C, True, C, f"wire({second} dtype)"),
+        dtype("out_dtype", 0x0D, V, "wire(out dtype)"),
         Field("op", 0x0E, 1, Kind.ENUM, enum=ALU_TABLE, conf=C, decision="D-13",
               doc="ALU op (or the GPSIMD int32 band)"),
-        u8("num_partitions", 0x0F, H, "active partitions (in0)"),
+        u8("num_partitions", 0x0F, V, f"active partitions ({first})"),
     )
-    slots = (slot("out", 0x10, 3, dtype="out_dtype", write=True), slot("in0", 0x20, 3, dtype="in0_dtype"),
-             slot("in1", 0x30, 3, dtype="in1_dtype"))
+    # the record's slot order is the listing's operand order (out first, as the other families)
+    slots = (slot("out", at["out"], 3, dtype="out_dtype", write=True, role_decision="R-7"),
+             slot("in0", at["in0"], 3, dtype="in0_dtype", role_decision="R-7"),
+             slot("in1", at["in1"], 3, dtype="in1_dtype", role_decision="R-7"))
     return [Layout(
         "TensorTensor", (TT_ARITH, TT_BITVEC, TT_INT_ADD, TT_INT_MULT), body, Sem.TENSOR_TENSOR,
-        (EnumText(name="op", field="op"), *aps(slots, "in0")), slots,
-        binding=Binding(_roles(slots), "in0", dtypes={"in0_dtype": "in0", "in1_dtype": "in1", "out_dtype": "out"}),
+        (EnumText(name="op", field="op"), *aps(slots, first)), slots,
+        binding=Binding(_roles(slots), first, dtypes={"in0_dtype": "in0", "in1_dtype": "in1", "out_dtype": "out"}),
         checks=("tt.opcode_class", "tt.int_band", "tt.gpsimd_psum", "tt.alu_legal", "tt.equal_elements"),
     )]
 
 
 def copy_predicated(ds: DecisionSet) -> list[Layout]:
     """SPEC §4.5 the CopyPredicated family (0x72/0x99, 0xE8, 0xEA)."""
-    cp_slots = (slot("dst", 0x10, 3, dtype="dst_dtype", write=True, conf=H), slot("src", 0x20, 3, dtype="src_dtype", conf=H),
-                slot("mask", 0x30, 3, dtype="mask_dtype", conf=H))
+    at = ds.get(CopyPredicatedSlots).offsets()  # R-8: no real bundle; the book's order is doubtful
+    cp_slots = (slot("dst", at["dst"], 3, dtype="dst_dtype", write=True, conf=H, role_decision="R-8"),
+                slot("src", at["src"], 3, dtype="src_dtype", conf=H, role_decision="R-8"),
+                slot("mask", at["mask"], 3, dtype="mask_dtype", conf=H, role_decision="R-8"))
     tt_band = Layout(
         "CopyPredicated", (COPY_PREDICATED, CAST_PREDICATED),
         (
