@@ -30,6 +30,8 @@ TT_ADD = inst("TensorTensor", [ap("a", "int32", F32)] * 2, [ap("a", "int32", F32
 def test_every_decision_has_a_test_here():
     names = {n for n in globals() if n.startswith("test_d")}
     for did in DECISIONS:
+        if not did.startswith("D-"):  # R-n, N-n and S-n are pinned in their own test files
+            continue
         num = did.split("-")[1]
         assert any(n.startswith(f"test_d{num}_") for n in names), f"no test for {did}"
 

@@ -1,6 +1,7 @@
 """The ISA validator: named checks with stable ids, findings, and the runners for kernels and raw
 streams (``tongasm check``, and the RUN_ISA_CHECKS mode of codegen)."""
 
+from . import family_checks  # noqa: F401  (the next families' checks register themselves)
 from .registry import CHECKS, UNCHECKED, Check, CheckSet, Finding, all_checks
 from .runner import KernelReport, check_bundle, check_instruction, check_kernel, check_stream
 

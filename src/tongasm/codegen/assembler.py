@@ -358,7 +358,7 @@ def _route(inst: Instruction, stream_ids: dict[str, tuple[int, bytearray]],
            encoder: Encoder) -> tuple[int, bytearray, Callable[[Instruction], tuple[Any, int]]]:
     """(stream id, stream, encode function) of an instruction: depends only on its class, engine and
     operand counts."""
-    sid, stream = stream_ids[stream_of(inst)]
+    sid, stream = stream_ids[stream_of(inst, encoder.ctx.decisions)]
     return sid, stream, encoder.function(type(inst), len(inst.ins), len(inst.outs), codegen_for(inst))
 
 

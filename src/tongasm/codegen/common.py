@@ -360,7 +360,7 @@ def _descriptor(op: Operand | None, s: Slot, ctx: Context, role: str) -> tuple[i
     addr = start_address(op, role, ctx)
     assert isinstance(op, (PhysicalAP, RegisterAP))
     pairs = check_pairs(op, role)
-    free = [p for p in pairs[1:] if p[1] != 1]
+    free = [p for p in pairs[1:] if p[1] != 1 or s.keep_degenerate]
     if len(free) > s.ndims:
         raise EncodeError(f"Illegal ISA memory access dimension {len(free)}, which must be in range of "
                           f"[1, {s.ndims}]D tensor for ISA mem pattern", field=f"{role}.ap", value=len(free),

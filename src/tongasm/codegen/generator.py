@@ -15,13 +15,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import EncodeError
+from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
+from ..isa.decisions.families import DefaultStream
 from ..isa.enums import CODEGEN_MODE_MSG, ENGINE_STREAM, CodeGenMode, Engine
 from ..ir.instructions import (
     CopyPredicated, DeclaredInstruction, GenericCopy, Instruction, Memset, MoveShape, RefusedInstruction, RegisterAlu, RegisterMove, Select,
     TensorCopy, TensorLoad, TensorSave, TensorTensor, UnknownInstruction,
 )
 from ..passes.program import ProgramItem
-from . import sp_ops, tensor_ops
+from . import family_ops, sp_ops, tensor_ops
 from ..isa.fields import BUNDLE_SIZE, Format
 from .common import Context, engine_of, sync_part
 from .declared import declared_family
@@ -42,29 +44,33 @@ FAMILIES: dict[type[Instruction], Family] = {
     MoveShape: Family("MoveShape", tensor_ops.move_shape_select, tensor_ops.move_shape_opcodes),
 }
 
+# --- the next families (next-families.md; codegen in .family_ops) ---
+FAMILIES.update(family_ops.FAMILIES)
+
 SUPPORTED = ", ".join(["Select", *(c.OPCODE for c in FAMILIES)])
 
 
-_STREAMS: dict[tuple[object, str], str] = {}
+_STREAMS: dict[tuple[object, str, DecisionSet], str] = {}
 
 
-def stream_of(inst: Instruction) -> str:
-    """The output stream of an instruction (SPEC §5): its engine's, or by family when Unassigned."""
-    key = (inst.engine, inst.FAMILY)
+def stream_of(inst: Instruction, decisions: DecisionSet = DEFAULT_DECISIONS) -> str:
+    """The output stream of an instruction (SPEC §5): its engine's, or by family when Unassigned
+    (N-16: the Activation family goes to act, the Pool-only ops to pool)."""
+    key = (inst.engine, inst.FAMILY, decisions)
     hit = _STREAMS.get(key)
     if hit is None:
-        hit = _STREAMS[key] = _stream_of(inst)
+        hit = _STREAMS[key] = _stream_of(inst, decisions)
     return hit
 
 
-def _stream_of(inst: Instruction) -> str:
+def _stream_of(inst: Instruction, decisions: DecisionSet) -> str:
     engine = engine_of(inst.engine)
     if engine == Engine.ALL:
         # D-25: an instruction must run on one engine.
         raise EncodeError("engine ALL is refused: an instruction is encoded into one engine's stream (D-25)",
                           field="engine", value="ALL", check="engine.all")
     if engine == Engine.Unassigned:
-        return "sp" if inst.FAMILY == "sp" else "dve"
+        return decisions.get(DefaultStream).stream(inst.FAMILY)  # SPEC §5, N-16
     return ENGINE_STREAM[engine]
 
 
@@ -135,7 +141,7 @@ def generate(item: ProgramItem, ctx: Context, mode: CodeGenMode | int = CodeGenM
         mode = check_mode(mode)
     inst = item.inst
     try:
-        stream = stream_of(inst)
+        stream = stream_of(inst, ctx.decisions)
         cg = codegen_for(inst)
         if mode == CodeGenMode.COLLECT_OPCODES:
             return CodegenResult(item, stream, cg.opcodes(inst, ctx))

@@ -465,3 +465,7 @@ def enum_text(value: Any) -> Any:
     if isinstance(value, enum.Enum):
         return value.name
     return value
+
+
+# --- the next families (next-families.md): their IR classes register themselves in INSTRUCTION_CLASSES ---
+from . import family_instructions as _family_instructions  # noqa: E402,F401

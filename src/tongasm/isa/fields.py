@@ -153,6 +153,8 @@ class Slot:
     write: bool = False  # True for the operand the op writes (its role for the checks)
     #: the decision that says which operand this slot holds (R-7 for TensorTensor...), if any
     role_decision: str | None = None
+    #: pack the access pattern's num == 1 free pairs too (N-13 no-dropping, N-24): D-6 drops them otherwise
+    keep_degenerate: bool = False
 
     @property
     def size(self) -> int:

@@ -41,6 +41,14 @@ class Sem(enum.Enum):
     REGISTER_MOVE = "move a register or an immediate into a register (pair)"
     REGISTER_ALU = "register ALU op"
     TENSOR_LOAD_SAVE = "load registers from memory or store them"
+    # --- the next families (next-families.md; handlers in tongasm.sim.execute_families) ---
+    TENSOR_REDUCE = "fold the innermost free dims of a tensor with an ALU op"
+    RECIPROCAL = "elementwise reciprocal in fp32"
+    ACTIVATE = "activation function of in*scale + bias, with the accumulator"
+    READ_ACCUMULATOR = "write an engine's accumulator to a [P,1] tensor"
+    TENSOR_SCALAR = "two ALU ops of a tensor with per-partition scalars (or a fused reduce)"
+    BN_STATS = "per-partition count, mean and M2 of the even and odd elements"
+    BN_AGGREGATE = "merge (count, mean, M2) triples into mean and variance"
 
 
 # --- text templates (declared here as data; tongasm.text.syntax implements each kind) ------------------
@@ -134,6 +142,21 @@ class ShapeText(TextOp):
 
     name: str = "shape"
     dims: int = 4
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScalarText(TextOp):
+    """A scalar operand of the next families (chapter §1.3, IMM_SRC): a kind byte (its codes are
+    N-2) and a value word. Written ``1.5:float32`` (an immediate), ``r5`` (a register) or
+    ``ptr(0x00008000)`` (a pointer: the raw value word, whose format is N-6), each followed by
+    ``:dtype`` when the layout has a dtype field for it; with no value word on the wire (N-5) just
+    ``imm``, ``reg`` or ``ptr``. ``fixed_dtype``: the wire dtype an immediate is read in when the
+    bundle has no field for it."""
+
+    kind: str
+    value: str | None = None
+    dtype_field: str | None = None
+    fixed_dtype: int | None = None
 
 
 def aps(slots: Sequence[Slot], parts: str | None) -> list[TextOp]:

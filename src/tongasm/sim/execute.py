@@ -345,6 +345,12 @@ HANDLERS: dict[Sem, Callable[[Ctx], None]] = {
 }
 
 
+# --- the next families (next-families.md): their handlers live in .execute_families ---
+from .execute_families import FAMILY_HANDLERS  # noqa: E402
+
+HANDLERS.update(FAMILY_HANDLERS)
+
+
 def execute(m: Machine, engine: str, d: DecodedBundle, ds: DecisionSet) -> None:
     """Run one decoded bundle on ``engine`` (its sync band is the scheduler's business)."""
     handler = HANDLERS.get(d.fmt.layout.sem)

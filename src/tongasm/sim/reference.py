@@ -34,6 +34,7 @@ import numpy as np
 
 from ..errors import TongasmError
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
+from ..isa.decisions.families import DefaultStream
 from ..isa.decisions.spec import (
     BitvecOpcode, Int32OverrideGen2, PredicateFlags, SaveTargetsGen2, SelectReduceFill, SharedSyncValue, UpdateModeWire,
 )
@@ -423,15 +424,14 @@ class _Interpreter:
 
     # --- engines and sync (S-16) ------------------------------------------------------------------
 
-    @staticmethod
-    def engine_of(inst: Instruction) -> str:
+    def engine_of(self, inst: Instruction) -> str:
         e = inst.engine
         if not isinstance(e, Engine):
             raise InterpretError(f"unknown engine ordinal {e}")
         if e == Engine.ALL:
             raise InterpretError("engine ALL: an instruction runs on one engine (D-25)")
-        if e == Engine.Unassigned:  # SPEC §5: an Unassigned SP op runs on sp, any other on dve
-            return "sp" if inst.FAMILY == "sp" else "dve"
+        if e == Engine.Unassigned:  # SPEC §5: an Unassigned SP op runs on sp, any other on dve (N-16 refines it)
+            return self.ds.get(DefaultStream).stream(inst.FAMILY)
         return ENGINE_STREAM[e]
 
     def check_wait(self, inst: Instruction, engine: str, where: str) -> None:

@@ -31,7 +31,8 @@ from ..isa.descriptors import PSUM_BANK_BYTES, PSUM_PARTITION_SHIFT, SBUF_PARTIT
 from ..isa.enums import VALUELESS_UPDATES, WAIT_WIRE, UpdateMode, WaitMode, WireDtype
 from ..isa.fields import BUNDLE_SIZE, NONZERO, EnumTable, Field, Format, Slot
 from ..isa.layout import (
-    ApText, DtypeText, EnumText, ImmText, IntText, M2dText, PairText, RegText, ShapeText, TextOp, VarText,
+    ApText, DtypeText, EnumText, ImmText, IntText, M2dText, PairText, RegText, ScalarText, ShapeText, TextOp,
+    VarText,
 )
 
 # --- value spellings ---------------------------------------------------------------------------------
@@ -468,6 +469,82 @@ class IntOp(Operand):
         _set(c, self.fld, parse_int(text, col), self.name, col)
 
 
+class ScalarOp(Operand):
+    """A scalar operand of the next families (:class:`~tongasm.isa.layout.ScalarText`): kind byte
+    (codes: N-2), value word and dtype. ``1.5:float32``, ``r5``, ``ptr(0x00008000)``; ``imm``,
+    ``reg``, ``ptr`` when the layout has no value word (N-5); ``:dtype`` follows a register or a
+    pointer when the layout has a dtype field for the operand."""
+
+    def __init__(self, name: str, kind: str, value: str | None, dtype_fld: str | None, fixed: int | None) -> None:
+        self.name, self.kind, self.value, self.dt, self.fixed = name, kind, value, dtype_fld, fixed
+        self.claims = (kind,) + ((value,) if value else ()) + ((dtype_fld,) if dtype_fld else ())
+
+    def _codes(self, c: Ctx) -> Mapping[object, int]:
+        from ..isa.decisions.families import ScalarKindCodes
+
+        return c.decisions.get(ScalarKindCodes).codes()
+
+    def render(self, c: Ctx) -> str | None:
+        codes = {v: k for k, v in self._codes(c).items()}
+        kind = codes.get(c.values[self.kind])
+        if kind is None:
+            return None  # an unknown code: the fields are written as field=value
+        w = c.values[self.dt] if self.dt else self.fixed
+        suffix = f":{dtype_text(w)}" if self.dt else ""
+        name = getattr(kind, "value", "")
+        if self.value is None:
+            return {"immediate": "imm", "register": "reg", "pointer": "ptr"}[name] + suffix
+        v = c.values[self.value]
+        if name == "immediate":
+            return value_text(v, w or 0, 32) if w else None
+        if name == "register":
+            return f"r{v}{suffix}"
+        return f"ptr({v:#010x}){suffix}"
+
+    _RE = re.compile(r"^(?:(?P<bare>imm|reg|ptr)|ptr\((?P<ptr>0[xX][0-9a-fA-F]+|\d+)\)|[rR](?P<reg>\d+))"
+                     r"(?::(?P<dt>[A-Za-z0-9_()]+))?$")
+
+    def parse(self, text: str, c: Ctx, col: int) -> None:
+        from ..isa.family_tables import ScalarKind
+
+        codes = self._codes(c)
+        t = text.strip()
+        m = self._RE.match(t)
+        if m is None:  # an immediate: value:dtype
+            bits, w = parse_value(t, 32, col)
+            if self.value is None:
+                raise ParseError(f"{self.name}: this layout has no value word for the scalar; write imm, reg or ptr",
+                                 col)
+            if self.dt:
+                _set(c, self.dt, w, self.name, col)
+            elif self.fixed is not None and w != self.fixed:
+                raise ParseError(f"{self.name}: an immediate here is {dtype_text(self.fixed)}", col)
+            _set(c, self.kind, codes[ScalarKind.IMMEDIATE], self.name, col)
+            _set(c, self.value, bits, self.name, col)
+            return
+        if m.group("dt"):
+            if not self.dt:
+                raise ParseError(f"{self.name}: no dtype field for this scalar; leave out the :dtype", col)
+            _set(c, self.dt, parse_dtype(m.group("dt"), col), self.name, col)
+        elif self.dt and m.group("bare") != "imm":
+            raise ParseError(f"{self.name}: give the scalar's dtype, like r5:float32 or ptr(0x8000):float32", col)
+        bare = m.group("bare")
+        if bare is not None:
+            if self.value is not None:
+                raise ParseError(f"{self.name}: give the scalar's value (1.0:float32, r5, ptr(0x8000))", col)
+            kind = {"imm": ScalarKind.IMMEDIATE, "reg": ScalarKind.REGISTER, "ptr": ScalarKind.POINTER}[bare]
+            _set(c, self.kind, codes[kind], self.name, col)
+            return
+        if self.value is None:
+            raise ParseError(f"{self.name}: this layout has no value word for the scalar; write imm, reg or ptr", col)
+        if m.group("reg") is not None:
+            _set(c, self.kind, codes[ScalarKind.REGISTER], self.name, col)
+            _set(c, self.value, int(m.group("reg")), self.name, col)
+        else:
+            _set(c, self.kind, codes[ScalarKind.POINTER], self.name, col)
+            _set(c, self.value, parse_int(m.group("ptr"), col), self.name, col)
+
+
 @dataclass
 class Template:
     """The operands of one format, and the defaults the parser assumes for fields left out."""
@@ -504,6 +581,8 @@ def operand_of(t: TextOp, fmt: Format) -> Operand:
         op = VarOp()
     elif isinstance(t, ShapeText):
         op = ShapeOp(t.name, t.dims)
+    elif isinstance(t, ScalarText):
+        op = ScalarOp(t.name, t.kind, t.value, t.dtype_field, t.fixed_dtype)
     else:
         raise TypeError(f"{fmt.name}: no text implementation for {type(t).__name__}")
     op.optional = t.optional

@@ -1,0 +1,142 @@
+"""What the next families' bundles do (``next-families.md``), read from their decoded fields.
+
+One handler per :class:`~tongasm.isa.layout.Sem` kind; :mod:`tongasm.sim.execute` merges
+:data:`FAMILY_HANDLERS` into its table. Like every handler, these read only the bundle (never the
+IR): operands through :meth:`Ctx.ap`, scalars through the kind byte and value word (N-2, N-6, S-35),
+the accumulators from the executing engine's state. The numeric kernels are
+:mod:`tongasm.sim.family_numeric` (shared with the IR reference interpreter).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..isa.decisions.families import PointerWord, ScalarKindCodes
+from ..isa.decisions.spec import FreeDimOrder
+from ..isa.descriptors import decode_addr4
+from ..isa.enums import ACC_WIRE, AccType, AluClass, AluOp
+from ..isa.family_opcodes import (
+    ACT_READ_ACC, DVE_READ_ACC, TR_BITVEC, TR_T_ARITH, TR_T_BITVEC, TS_BITVEC, TS_CACHE_REDUCE, TS_PTR_BITVEC,
+    TS_TRANSPOSE, BN_STATS_T, CROSS_BITVEC,
+)
+from ..isa.family_tables import ACT_FUNC_FROM_WIRE, ActFunc, ScalarKind
+from ..isa.layout import Sem
+from . import family_numeric as fn
+from . import numeric
+from .execute import Ctx, _alu, _flat, _store
+from .machine import SimError
+
+_ACC_BY_WIRE = {w: a for a, w in ACC_WIRE.items()}
+_F32 = 10
+_BITVEC_TR = frozenset({TR_BITVEC.byte, TR_T_BITVEC.byte, CROSS_BITVEC.byte})
+_NOT_SIMULATED = {TR_T_ARITH.byte: "apply_transpose (0x83)", TR_T_BITVEC.byte: "apply_transpose (0x84)",
+                  TS_TRANSPOSE.byte: "apply_transpose (0x93)", BN_STATS_T.byte: "apply_transpose (0x82)"}
+
+
+def _refuse_transposed(c: Ctx) -> None:
+    what = _NOT_SIMULATED.get(c.d.opcode)
+    if what is not None:
+        raise SimError(f"{c.where()}: {what} is encoded but not simulated: the book says only that the input is "
+                       "'FP32-cast and 32-lane partition-transposed' (chapter §5.1)")
+
+
+def _acc_cmd(c: Ctx, field: str) -> AccType:
+    acc = _ACC_BY_WIRE.get(c.f[field])
+    if acc is None:
+        raise SimError(f"{c.where()}: unknown accumulation byte {c.f[field]:#04x}")
+    return acc
+
+
+def _lanes(c: Ctx, slot: str, count: int) -> slice:
+    p0 = c.start_partition(slot)
+    return slice(p0, p0 + count)
+
+
+# --- scalar operands (chapter §1.3, S-35) -------------------------------------------------------------------
+
+def scalar_column(c: Ctx, kind_field: str, value_field: str | None, data_slot: str, w: int | None,
+                  count: int) -> tuple[np.ndarray, int]:
+    """A scalar operand as a [count, 1] column of its element type and its wire dtype: an immediate
+    (the value word's bits in dtype ``w``), a register (its 32 bits in dtype ``w``) or a pointer (the
+    [P,1] elements it addresses, N-6; in dtype ``w``). ``w`` None: float32."""
+    wd = _F32 if w is None else w
+    kind = c.ds.get(ScalarKindCodes).kind(c.f[kind_field])
+    if kind is None:
+        raise SimError(f"{c.where()}: unknown scalar kind {c.f[kind_field]} at {kind_field} (N-2)")
+    if value_field is None:
+        if kind is ScalarKind.IMMEDIATE:  # N-5=reserved-zero: the neutral value the encoder insisted on
+            return np.full((count, 1), 1.0, dtype=numeric.element_type(wd)), wd
+        raise SimError(f"{c.where()}: a {kind.value} scalar with no value word (N-5)")
+    word = c.f[value_field]
+    if kind is ScalarKind.IMMEDIATE:
+        return np.full((count, 1), _bits(word, wd), dtype=numeric.element_type(wd)), wd
+    if kind is ScalarKind.REGISTER:
+        return np.full((count, 1), _bits(c.m.reg(c.engine, word), wd), dtype=numeric.element_type(wd)), wd
+    if c.ds.get(PointerWord).has_address:
+        address = word
+    else:  # N-6=byte-offset: the data's start partition and space (N-34), the byte from the word
+        a = decode_addr4(c.f[f"{data_slot}.addr"])
+        if a.space == "register":
+            a = decode_addr4(c.m.reg(c.engine, a.register or 0))
+        address = (a.word & ~0x3FFFF) | word if a.space == "sbuf" else 0x2000000 + ((a.partition or 0) << 15) + word
+    try:
+        view = c.m.tensor_view(c.engine, address, count, (), wd)
+    except (SimError, numeric.NumericError) as e:
+        raise SimError(f"{c.where()} {value_field}: {e}") from None
+    return np.array(view).reshape(count, 1), wd
+
+
+def _bits(bits: int, w: int) -> np.generic:
+    size = numeric.size_of(w)
+    u = np.array([bits & ((1 << (8 * size)) - 1)], dtype={1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[size])
+    return u.view(numeric.element_type(w))[0]
+
+
+# --- TensorReduce (S-28) -----------------------------------------------------------------------------------
+
+def tensor_reduce(c: Ctx) -> None:
+    _refuse_transposed(c)
+    src, ws = c.ap("src")
+    dst, wd = c.ap("dst")
+    r = c.f["axis"] - 1  # the number of innermost free dims reduced (N-13)
+    dims = list(src.shape[1:])
+    if not c.ds.get(FreeDimOrder).innermost_first:  # D-6 outermost-first: the {1,1} fills trail
+        while len(dims) > r and dims[-1] == 1:
+            dims.pop()
+    if not 1 <= r <= len(dims):
+        raise SimError(f"{c.where()}: axis byte {c.f['axis']} reduces {r} dims; the src descriptor has {len(dims)}")
+    P = src.shape[0]
+    x = np.ascontiguousarray(src).reshape(P, -1, int(np.prod(dims[len(dims) - r:])))
+    op = _alu(c, c.f["op"])
+    bitvec = c.d.opcode in _BITVEC_TR
+    if x.shape[1] * P != dst.size:
+        raise SimError(f"{c.where()}: dst has {dst.size} elements; the reduce leaves {x.shape[1] * P}")
+    if bitvec:
+        out = numeric.bits_to(wd, fn.fold(op, x, bitvec=True, w=ws))
+    else:
+        acc = fn.fold(op, x, w=ws)
+        if c.f["negate"]:
+            acc = -acc
+        out = numeric.from_fp32(acc, wd)
+    _store(dst, out)
+
+
+# --- Reciprocal (S-30) --------------------------------------------------------------------------------------
+
+def reciprocal(c: Ctx) -> None:
+    src, ws = c.ap("src")
+    dst, wd = c.ap("dst")
+    if src.size != dst.size:
+        raise SimError(f"{c.where()}: operands have different element counts ({src.size}, {dst.size})")
+    _store(dst, fn.reciprocal(_flat(np.ascontiguousarray(src)), ws, wd))
+
+
+FAMILY_HANDLERS: dict[Sem, Callable[[Ctx], None]] = {
+    Sem.TENSOR_REDUCE: tensor_reduce,
+    Sem.RECIPROCAL: reciprocal,
+}
+
+__all__ = ["FAMILY_HANDLERS", "ActFunc", "AluClass", "AluOp", "ACT_FUNC_FROM_WIRE", "ACT_READ_ACC", "DVE_READ_ACC",
+           "TS_BITVEC", "TS_CACHE_REDUCE", "TS_PTR_BITVEC"]

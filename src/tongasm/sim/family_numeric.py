@@ -1,0 +1,216 @@
+"""Numeric kernels of the next families: activation functions, folds, the accumulator commands,
+TensorScalar's two ops, reciprocal and the batch-norm statistics.
+
+Like :mod:`tongasm.sim.numeric`, this is code the bundle simulator and the IR reference interpreter
+share (and the only such code of these families): both call these kernels with values they found
+their own way (the simulator from the decoded bundle, the interpreter from the BIR instruction).
+Everything computes in float32 with numpy; each rule cites its S-n decision
+(:mod:`tongasm.isa.decisions.semantics`) or N-n decision.
+
+Activation functions are the mathematical functions of ``next-families.md`` §2.1, *not* the
+hardware's piecewise-polynomial (PWP) approximations: by default (S-21) each is evaluated on float32
+values with float32 arithmetic (numpy's float32 ufuncs; erf through C's double ``erf`` rounded to
+float32), so a result may differ from the device by the PWP error and from the exact function by a
+few float32 ulps.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+
+import numpy as np
+
+from ..isa.decisions import DecisionSet
+from ..isa.decisions.semantics import ActivationEvaluation, ActivationPrescale
+from ..isa.enums import AccType, AluOp
+from ..isa.family_tables import REDUCE_IDENTITY, ActFunc
+from . import numeric
+
+F32 = np.float32
+_WIRE_F32 = 10
+
+# --- activation functions (chapter §2.1, S-21) -----------------------------------------------------------
+
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def _erf_t(v: np.ndarray) -> np.ndarray:
+    return _erf(v.astype(np.float64)).astype(v.dtype)
+
+
+def _softplus(v: np.ndarray, T: type) -> np.ndarray:
+    return np.log1p(np.exp(-np.abs(v))) + np.maximum(v, T(0))
+
+
+def _sigmoid(v: np.ndarray, T: type) -> np.ndarray:
+    return T(1) / (np.exp(-v) + T(1))
+
+
+#: Closed forms of chapter §2.1 (the research table's ``maths_fp32`` column, Derivative_silu
+#: corrected), each written once for values of dtype ``T`` (float32 or float64): constants are cast
+#: to ``T`` so every step rounds in ``T``.
+ACT_FORMULAS: Mapping[ActFunc, Callable[[np.ndarray, float, type], np.ndarray]] = {
+    ActFunc.Identity: lambda v, al, T: v,
+    ActFunc.Copy: lambda v, al, T: v,
+    ActFunc.Square: lambda v, al, T: v * v,
+    ActFunc.Relu: lambda v, al, T: np.maximum(v, T(0)),
+    ActFunc.Lrelu: lambda v, al, T: np.where(v <= 0, v * T(0.01), v),
+    ActFunc.Prelu: lambda v, al, T: np.where(v <= 0, v * T(al), v),
+    ActFunc.Sigmoid: lambda v, al, T: _sigmoid(v, T),
+    ActFunc.Tanh: lambda v, al, T: np.tanh(v),
+    ActFunc.Exp: lambda v, al, T: np.exp(v),
+    ActFunc.Softplus: lambda v, al, T: _softplus(v, T),
+    ActFunc.Sqrt: lambda v, al, T: np.sqrt(v),
+    ActFunc.Rsqrt: lambda v, al, T: T(1) / np.sqrt(v),
+    ActFunc.Ln: lambda v, al, T: np.log(v),
+    ActFunc.Erf: lambda v, al, T: _erf_t(v),
+    ActFunc.Sin: lambda v, al, T: np.sin(v),
+    ActFunc.Arctan: lambda v, al, T: np.arctan(v),
+    ActFunc.Sign: lambda v, al, T: np.sign(v),
+    ActFunc.Gelu: lambda v, al, T: T(0.5) * v * (_erf_t(v / T(math.sqrt(2.0))) + T(1)),
+    ActFunc.Mish: lambda v, al, T: v * np.tanh(_softplus(v, T)),
+    ActFunc.Gelu_apprx_tanh: lambda v, al, T: T(0.5) * v * (
+        np.tanh((T(0.044715) * v * v * v + v) * T(0.7978845608028654)) + T(1)),
+    ActFunc.Gelu_apprx_sigmoid: lambda v, al, T: v * _sigmoid(T(1.702) * v, T),
+    ActFunc.Derivative_Gelu_apprx_sigmoid: lambda v, al, T: _dgelu_sigmoid(T(1.702) * v, T),
+    ActFunc.Derivative_Gelu: lambda v, al, T: (T(0.5) * (_erf_t(v * T(0.7071067811865476)) + T(1))
+                                               + v * T(0.3989423) * np.exp(-(v * v) / T(2))),
+    ActFunc.Derivative_Erf: lambda v, al, T: T(1.1283792) * np.exp(-(v * v)),
+    ActFunc.Abs: lambda v, al, T: np.abs(v),
+    ActFunc.Reciprocal: lambda v, al, T: T(1) / v,
+    ActFunc.Abs_reciprocal_sqrt: lambda v, al, T: T(1) / np.sqrt(np.abs(v)),
+    ActFunc.Silu: lambda v, al, T: v / (np.exp(-v) + T(1)),
+    ActFunc.Derivative_silu: lambda v, al, T: _dsilu(v, T),
+    ActFunc.Is_finite: lambda v, al, T: np.isfinite(v).astype(T),
+}
+
+
+def _dgelu_sigmoid(u: np.ndarray, T: type) -> np.ndarray:
+    e = np.exp(u)
+    return (u + e + T(1)) * e / ((e + T(1)) * (e + T(1)))
+
+
+def _dsilu(v: np.ndarray, T: type) -> np.ndarray:
+    e = np.exp(v)
+    return e * (v + e + T(1)) / ((e + T(1)) * (e + T(1)))
+
+
+def activation_value(func: ActFunc, v: np.ndarray, alpha: float, ds: DecisionSet) -> np.ndarray:
+    """``F(v; alpha)`` as float32 (S-21: in float32 arithmetic, or evaluated in float64 and rounded
+    once)."""
+    T = ds.get(ActivationEvaluation).dtype
+    with np.errstate(all="ignore"):
+        return np.asarray(ACT_FORMULAS[func](v.astype(T), alpha, T), dtype=T).astype(F32)
+
+
+def prescale(x: np.ndarray, scale: np.ndarray | float, bias: np.ndarray | float, ds: DecisionSet) -> np.ndarray:
+    """S-20: ``v = x*scale + bias`` in float32, two roundings (multiply, then add), or one (fused)."""
+    with np.errstate(all="ignore"):
+        if ds.get(ActivationPrescale).fused:  # one rounding: the exact product-sum fits float64's 53 bits
+            return (x.astype(np.float64) * np.asarray(scale, np.float64) + np.asarray(bias, np.float64)).astype(F32)
+        return ((x.astype(F32) * np.asarray(scale, F32)).astype(F32) + np.asarray(bias, F32)).astype(F32)
+
+
+# --- folds and the accumulators (S-22, S-28, N-30) -----------------------------------------------------------
+
+def fold(op: AluOp, x: np.ndarray, *, bitvec: bool = False, w: int = _WIRE_F32) -> np.ndarray:
+    """A sequential left-to-right fold of the last axis of ``x`` with ``op`` (S-22, S-28): float32
+    values, or raw bits of wire dtype ``w`` for a bit-vector op (S-6). Returns float32 (raw bits as
+    uint64 for bit-vector ops)."""
+    n = x.shape[-1]
+    if bitvec:
+        acc = np.ascontiguousarray(x[..., 0])
+        for j in range(1, n):
+            acc = numeric.tensor_tensor(op, acc, w, np.ascontiguousarray(x[..., j]), w, w, bitvec=True)
+        return numeric.bits_view(np.ascontiguousarray(acc)).astype(np.uint64)
+    xf = numeric.to_fp32(x, w)
+    acc = np.array(xf[..., 0], dtype=F32)
+    for j in range(1, n):
+        acc = numeric.tensor_tensor(op, acc, _WIRE_F32, np.ascontiguousarray(xf[..., j]), _WIRE_F32, _WIRE_F32)
+    return acc
+
+
+def accumulate(acc: np.ndarray, cmd: AccType, op: AluOp, row: np.ndarray, init: np.ndarray | float | None) -> None:
+    """N-30 on one engine's accumulators ``acc`` (float32, one per lane, updated in place) for the
+    lanes of ``row`` (float32 [lanes, n], the instruction's values before any dst conversion):
+    Zero resets to the identity of ``op``; ZeroAccumulate resets and folds; AddAccumulate folds;
+    LoadAccumulate loads ``init`` and folds; Idle leaves it. The fold is sequential in float32 (S-22)."""
+    if cmd == AccType.Idle:
+        return
+    if cmd in (AccType.Zero, AccType.ZeroAccumulate):
+        acc[...] = F32(REDUCE_IDENTITY.get(op, 0.0))
+    elif cmd == AccType.LoadAccumulate:
+        acc[...] = np.asarray(init if init is not None else 0.0, dtype=F32).reshape(-1) if np.ndim(init) else \
+            F32(init or 0.0)
+    if cmd == AccType.Zero:
+        return
+    cur = acc.astype(F32)
+    for j in range(row.shape[1]):
+        cur = numeric.tensor_tensor(op, cur, _WIRE_F32, np.ascontiguousarray(row[:, j], dtype=F32), _WIRE_F32,
+                                    _WIRE_F32)
+    acc[...] = cur
+
+
+# --- TensorScalar (S-26) -------------------------------------------------------------------------------
+
+def scalar_op(op: AluOp, x: np.ndarray, wx: int, s: np.ndarray, ws: int, w_out: int, reverse: bool,
+              bitvec: bool) -> np.ndarray:
+    """``op(x, s)`` (``op(s, x)`` when ``reverse``) with ``s`` a per-partition column [P, 1]
+    broadcast along the free elements; arithmetic in float32, bit-vector ops on raw bits (S-6)."""
+    s = np.broadcast_to(s, x.shape)
+    a, wa, b, wb = (s, ws, x, wx) if reverse else (x, wx, s, ws)
+    return numeric.tensor_tensor(op, np.ascontiguousarray(a), wa, np.ascontiguousarray(b), wb, w_out, bitvec=bitvec)
+
+
+# --- Reciprocal (S-30) ---------------------------------------------------------------------------------
+
+def reciprocal(x: np.ndarray, w_in: int, w_out: int) -> np.ndarray:
+    """S-30: ``1.0f / x`` in float32 (IEEE: 1/±0 = ±inf)."""
+    with np.errstate(all="ignore"):
+        return numeric.from_fp32(F32(1) / numeric.to_fp32(x, w_in).astype(F32), w_out)
+
+
+# --- batch-norm statistics (S-31, S-32) --------------------------------------------------------------------
+
+def _welford(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    P = x.shape[0]
+    n, mean, m2 = np.zeros(P, F32), np.zeros(P, F32), np.zeros(P, F32)
+    with np.errstate(all="ignore"):
+        for j in range(x.shape[1]):
+            e = x[:, j]
+            n = (n + F32(1)).astype(F32)
+            d = (e - mean).astype(F32)
+            mean = (mean + (d / n).astype(F32)).astype(F32)
+            m2 = (m2 + (d * (e - mean).astype(F32)).astype(F32)).astype(F32)
+    return n, mean, m2
+
+
+def bn_stats(x: np.ndarray) -> np.ndarray:
+    """S-31: per partition of ``x`` (float32 [P, N], element order), [n_A, mean_A, M2_A, n_B, mean_B,
+    M2_B] over the even-indexed (A) and odd-indexed (B) elements, by Welford's update in float32."""
+    out = np.zeros((x.shape[0], 6), F32)
+    for k, lane in enumerate((x[:, 0::2], x[:, 1::2])):
+        n, mean, m2 = _welford(np.ascontiguousarray(lane, dtype=F32))
+        out[:, 3 * k], out[:, 3 * k + 1], out[:, 3 * k + 2] = n, mean, m2
+    return out
+
+
+def bn_aggregate(st: np.ndarray) -> np.ndarray:
+    """S-32: merge the (n, mean, M2) triples of each row of ``st`` (float32 [P, 3K]) in order with
+    Chan's formula in float32, skipping n = 0; [mean, M2 / n] per partition ([0, 0] if all empty)."""
+    P = st.shape[0]
+    n, mean, m2 = np.zeros(P, F32), np.zeros(P, F32), np.zeros(P, F32)
+    with np.errstate(all="ignore"):
+        for k in range(0, st.shape[1], 3):
+            nb, mb, m2b = st[:, k], st[:, k + 1], st[:, k + 2]
+            live = nb != 0
+            tot = (n + nb).astype(F32)
+            d = (mb - mean).astype(F32)
+            new_mean = (mean + (d * (nb / tot).astype(F32)).astype(F32)).astype(F32)
+            new_m2 = (m2 + m2b + ((d * d).astype(F32) * ((n * nb).astype(F32) / tot).astype(F32)).astype(F32))
+            mean = np.where(live, new_mean, mean).astype(F32)
+            m2 = np.where(live, new_m2.astype(F32), m2).astype(F32)
+            n = np.where(live, tot, n).astype(F32)
+        var = np.where(n > 0, (m2 / np.where(n > 0, n, F32(1))).astype(F32), F32(0)).astype(F32)
+    return np.stack([np.where(n > 0, mean, F32(0)).astype(F32), var], axis=1)
