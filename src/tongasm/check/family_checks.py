@@ -14,15 +14,19 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator
 
-from ..isa.enums import ALU_FROM_WIRE, ALU_WIRE, AluClass
+from ..isa.enums import ALU_FROM_WIRE, ALU_WIRE, AluClass, AluOp
 from ..isa.family_opcodes import TR_BITVEC, TR_T_BITVEC, CROSS_BITVEC
-from ..isa.family_tables import AxisList
-from ..ir.family_instructions import TensorReduce
+from ..isa.decisions import DecisionSet
+from ..isa.decisions.families import ActivationUnsupportedKeys, NonPreluAlpha, Residency, ScalarKindCodes
+from ..isa.family_opcodes import ACT_TABLE_LOAD, ACTIVATE, DVE_READ_ACC
+from ..isa.family_tables import ACT_FUNC_FROM_WIRE, ACT_FUNC_WIRE, ACT_SETS, ActFunc, AxisList, sets_holding
+from ..ir.family_instructions import Activation, TensorReduce
+from ..passes.lower_families import is_lowered_part
 from ..ir.instructions import Instruction
 from ..ir.operands import Operand, PhysicalAP, RegisterAP, SymbolicAP
 from .bundle_checks import BundleView, bundle_check
 from .ir_checks import ir_check
-from .registry import Finding, register
+from .registry import CHECKS, CheckSet, Finding, register
 
 _TENSOR = (PhysicalAP, RegisterAP, SymbolicAP)
 
@@ -44,6 +48,17 @@ _ENCODE = [
     ("tr.op", "the TensorReduce op is a legal reduction", "N-14"),
     ("tr.negate", "negate only with an arithmetic reduce op", "chapter §5.1 (NKI)"),
     ("tr.transpose", "apply_transpose has an opcode under the selected pairing", "N-12"),
+    ("act.operands", "an Activation has 4 ins (N-8: or 1, 2 with a scale key) and 1 or 2 outs", "chapter §3.1, N-8"),
+    ("act.func", "the activation function is a 2.24 ActivationFunctionType with a wire byte (ordinals 0..29)",
+     "chapter §2.1"),
+    ("act.unsupported_key", "no Activation key the 0x21 band has no byte for (is_activate2, op0/op1, reverse, "
+     "reduce_op other than add)", "N-27, N-31"),
+    ("act.load_accumulate", "LoadAccumulate only where the bundle carries its init (Prelu)", "N-41"),
+    ("act.imm_dtype", "Activation immediates (and args[2], args[3] of any kind) are float32", "chapter §3.1 (SIMACT)"),
+    ("act.gen2_bias", "on gen2 the bias is a [P,1] vector (or the immediate 0.0)", "N-36"),
+    ("act.alpha", "a non-zero alpha only with Prelu", "N-9"),
+    ("act.no_field", "an Activation operand with no byte under the selected readings has its neutral value",
+     "N-4, N-5"),
 ]
 for _id, _title, _src in _ENCODE:
     register(_id, _title, _src, "encode", stage="encode")
@@ -171,3 +186,194 @@ def _declared(opcode: str, fn: Callable[[Instruction], Iterator[Finding]]) -> Ca
 
 ir_check("recip.equal_partitions", "Reciprocal src and dst have equal partition counts", "N-34",
          (Instruction,))(_declared("Reciprocal", _equal_partitions("recip.equal_partitions", ("src", "dst"))))
+
+
+# --- Activation (chapter §3) -------------------------------------------------------------------------------
+
+_PRELU, _FORCED = ACT_FUNC_WIRE[ActFunc.Prelu], {ACT_FUNC_WIRE[ActFunc.Copy], ACT_FUNC_WIRE[ActFunc.Reciprocal]}
+
+
+@bundle_check("act.func_byte", "the activation function byte is one of the §2.1 LUT's 30 bytes", "chapter §2.1")
+def _act_func(b: BundleView) -> Iterator[Finding]:
+    if b.fields["func"] not in ACT_FUNC_FROM_WIRE:
+        yield _f("act.func_byte", "unknown activation function byte", "func", b.fields["func"], "the §2.1 LUT")
+
+
+@bundle_check("act.scalar_kinds", "the scalar kind bytes hold known codes (N-2)", "chapter §1.3, N-2")
+def _act_kinds(b: BundleView) -> Iterator[Finding]:
+    d2 = b.decisions.get(ScalarKindCodes)
+    for name in ("arg1_kind", "arg2_kind"):
+        if d2.kind(b.fields[name]) is None:
+            yield _f("act.scalar_kinds", "unknown scalar kind code", name, b.fields[name], "0, 1, 2")
+    if b.fields["func"] == _PRELU and d2.kind(b.fields["arg3_kind"]) is None:
+        yield _f("act.scalar_kinds", "unknown scalar kind code", "arg3_kind", b.fields["arg3_kind"], "0, 1, 2")
+
+
+@bundle_check("act.arg3_gate", "args[3]'s bytes follow the function: its kind and value for Prelu, (1, 0) for Copy "
+              "and Reciprocal, (N-38, 0) otherwise", "chapter §3.1 (ACT), N-38")
+def _act_gate(b: BundleView) -> Iterator[Finding]:
+    from ..isa.decisions.families import ActivationArg3Kind
+
+    func = b.fields["func"]
+    if func == _PRELU or func not in ACT_FUNC_FROM_WIRE:
+        return
+    want = 1 if func in _FORCED else b.decisions.get(ActivationArg3Kind).byte()
+    if b.fields["arg3_kind"] != want:
+        yield _f("act.arg3_gate", f"+0x0C for {ACT_FUNC_FROM_WIRE[func].name} is {want}", "arg3_kind",
+                 b.fields["arg3_kind"], str(want))
+    if b.fields["arg3_value"]:
+        yield _f("act.arg3_gate", f"the encoder writes args[3]'s value only for Prelu; {ACT_FUNC_FROM_WIRE[func].name} "
+                 "leaves it 0", "arg3_value", b.fields["arg3_value"], "0")
+
+
+@bundle_check("act.set_id", "LoadActFuncSet names one of the 21 trainium function sets", "chapter §2.2")
+def _act_set(b: BundleView) -> Iterator[Finding]:
+    v = b.fields["act_tbl_sel"]
+    if v >= len(ACT_SETS):
+        yield _f("act.set_id", "no such activation function set in the trainium profile", "act_tbl_sel", v,
+                 f"0..{len(ACT_SETS) - 1}")
+
+
+@bundle_check("read.count_one", "an accumulator read-out writes one element per partition", "chapter §3.2 (ACT)")
+def _read_count(b: BundleView) -> Iterator[Finding]:
+    if b.fields["element_count"] != 1:
+        yield _f("read.count_one", "ScalarEng read accum instr dst element count must be 1", "element_count",
+                 b.fields["element_count"], "1")
+    if b.fields["dst.num0"] != 1:
+        yield _f("read.count_one", "ScalarEng read accum dst_mem_pattern.num_elem[0] must be 1", "dst.num0",
+                 b.fields["dst.num0"], "1")
+
+
+@bundle_check("read.negated_flag", "the DveReadAccumulator negated flag is 0 or 1", "chapter §4.2, N-11")
+def _read_negated(b: BundleView) -> Iterator[Finding]:
+    if b.fields["negated"] > 1:
+        yield _f("read.negated_flag", "negated flag must be 0 or 1", "negated", b.fields["negated"], "0, 1")
+
+
+@ir_check("act.equal_partitions", "Activation in, out and reduce_res have equal partition counts", "N-34",
+          (Activation,))
+def _act_partitions(inst: Instruction) -> Iterator[Finding]:
+    if not is_lowered_part(inst):
+        yield from _equal_partitions("act.equal_partitions", ("src", "dst", "reduce_res"))(inst)
+
+
+@ir_check("act.equal_elements", "Activation in and out have equal element counts per partition",
+          "chapter §3.1 (NKI)", (Activation,))
+def _act_elements(inst: Instruction) -> Iterator[Finding]:
+    if not is_lowered_part(inst):
+        yield from _equal_elements("act.equal_elements", ("src", "dst"))(inst)
+
+
+def _pointer_shape(check: str, data: str, scalars: tuple[tuple[str, int], ...]) -> Callable[[Instruction], Iterator[Finding]]:
+    """N-6 / N-34: a pointer scalar is one element per partition, over the data's partitions from the
+    data's start partition (the bundle carries one address and the data's partition count)."""
+
+    def fn(inst: Instruction) -> Iterator[Finding]:
+        if is_lowered_part(inst):
+            return
+        d = _ap(getattr(inst, data))
+        for role, k in scalars:
+            op = inst.ins[k] if k < len(inst.ins) else None
+            if not isinstance(op, PhysicalAP) or not op.ap:
+                continue
+            if any(n != 1 for _s, n in op.ap[1:]):
+                yield Finding(check, f"{role}: a pointer scalar holds one element per partition", role,
+                              math.prod(n for _s, n in op.ap[1:]), "1")
+            if d is not None and op.ap[0][1] != d.ap[0][1]:
+                yield Finding(check, f"{role}: the pointer has {op.ap[0][1]} partitions, the data {d.ap[0][1]}",
+                              f"{role}.partitions", op.ap[0][1], str(d.ap[0][1]))
+            if isinstance(d, PhysicalAP) and _start(op) is not None and _start(d) is not None and \
+                    _start(op) != _start(d):
+                yield Finding(check, f"{role}: the pointer starts at partition {_start(op)}, the data at {_start(d)} "
+                              "(the bundle has one start address per scalar, N-6)", f"{role}.start", _start(op),
+                              str(_start(d)))
+
+    return fn
+
+
+def _start(op: PhysicalAP) -> int | None:
+    """The start partition of a physical AP (SPEC §5 offset arithmetic)."""
+    loc = op.location
+    if loc is None or not loc.dims or len(loc.dims) < 2 or loc.dims[1] <= 0 or not hasattr(op.dtype, "name"):
+        return None
+    from ..isa.enums import DTYPE_INFO
+
+    return loc.base + (op.offset * DTYPE_INFO[op.dtype].size) // loc.dims[1]  # type: ignore[index]
+
+
+ir_check("act.pointer_shape", "an Activation pointer scalar is [P,1] over the input's partitions", "N-6, N-34",
+         (Activation,))(_pointer_shape("act.pointer_shape", "src", (("args[1]", 1), ("args[2]", 2), ("args[3]", 3))))
+
+
+@ir_check("lint.act_dropped", "an Activation key or alpha the 0x21 bundle has no byte for, dropped under N-9=drop or "
+          "N-27=ignore", "N-9, N-27", (Activation,), stage="lint", needs_decisions=True)
+def _act_dropped(inst: Instruction, decisions: DecisionSet) -> Iterator[Finding]:
+    assert isinstance(inst, Activation)
+    if is_lowered_part(inst):
+        return
+    func = inst.attr("func")
+    if not decisions.get(NonPreluAlpha).refuses and func is not ActFunc.Prelu:
+        a = inst.ins[3] if len(inst.ins) == 4 else None
+        v = getattr(a, "value", inst.attr("alpha") or 0.0)
+        if v not in (0, 0.0, None):
+            yield Finding("lint.act_dropped", f"alpha {v} is dropped: only Prelu reads it (N-9=drop)", "alpha", v, "0.0")
+    if not decisions.get(ActivationUnsupportedKeys).refuses:
+        for key, neutral in (("op0", AluOp.bypass), ("op1", AluOp.bypass), ("reverse0", False), ("reverse1", False)):
+            if inst.attr(key) not in (None, neutral):
+                yield Finding("lint.act_dropped", f"{key} is ignored: the 0x21 band has no byte for it (N-27=ignore)",
+                              key, getattr(inst.attr(key), "name", inst.attr(key)), str(getattr(neutral, "name", neutral)))
+
+
+# --- N-35: function-set residency (a rule on a stream's order of bundles) --------------------------------------
+
+register("act.resident", "an Activation's function is in the set the last LoadActFuncSet (0x23) of its stream "
+         "loaded", "N-35", "stream")
+
+
+class ResidencyState:
+    """The sets each stream has loaded so far (N-35), fed bundle by bundle in stream order."""
+
+    def __init__(self) -> None:
+        self.loaded: dict[str | None, int] = {}
+
+    def visit(self, stream: str | None, opcode: int, fields: dict[str, int]) -> Iterator[Finding]:
+        if opcode == ACT_TABLE_LOAD.byte:
+            self.loaded[stream] = fields["act_tbl_sel"]
+            return
+        if opcode != ACTIVATE.byte:
+            return
+        func = ACT_FUNC_FROM_WIRE.get(fields["func"])
+        if func is None:
+            return
+        where = sets_holding(func)
+        loaded = self.loaded.get(stream)
+        ok = loaded is not None and loaded < len(ACT_SETS) and ACT_SETS[loaded].holds(func)
+        if ok:
+            return
+        have = ("no LoadActFuncSet on this stream yet" if loaded is None else
+                f"last LoadActFuncSet loaded set {loaded} ({ACT_SETS[loaded].name if loaded < len(ACT_SETS) else '?'})")
+        yield Finding("act.resident", f"Activation function {func.name} is not resident: {have}; load one of "
+                      f"{', '.join(map(str, where))}", "func", func.name, ", ".join(map(str, where)))
+
+
+def residency_rule(decisions: DecisionSet, checks: CheckSet) -> ResidencyState | None:
+    """A fresh N-35 rule, or None when it is off (N-35=off, or the check disabled)."""
+    if not decisions.get(Residency).enforced or not checks.wants(CHECKS["act.resident"]):
+        return None
+    return ResidencyState()
+
+
+_NO_RULE = object()
+
+
+def stream_rule_findings(ctx: object, stream: str, opcode: int, fields: dict[str, int],
+                         checks: CheckSet | None) -> list[Finding]:
+    """The N-35 findings of one bundle of a kernel, in program order: the rule's state lives on the
+    codegen context (one per assemble / check run), ``ctx.stream_rules``."""
+    state = getattr(ctx, "stream_rules", None)
+    if state is None:
+        state = residency_rule(ctx.decisions, checks or CheckSet()) or _NO_RULE  # type: ignore[attr-defined]
+        ctx.stream_rules = state  # type: ignore[attr-defined]
+    if state is _NO_RULE:
+        return []
+    return list(state.visit(stream, opcode, fields))  # type: ignore[attr-defined]

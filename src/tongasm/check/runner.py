@@ -144,7 +144,7 @@ def check_kernel(kernel: Kernel, *, target: str | Target | None = None, decision
         if progress is not None and not report.instructions & 255:
             progress(report.instructions, None)
         try:
-            items = lower_item(it)
+            items = lower_item(it, decisions)
         except EncodeError as e:
             e.at(it.source.name or None, it.index, it.source.opcode)
             report.findings.append(_from_error(e))
@@ -194,6 +194,9 @@ def check_stream(data: bytes | bytearray | memoryview, *, name: str | None = Non
     from ..isa.opcodes import ISA_OPCODE_NAMES
 
     skipped: dict[int, list[int]] = {}  # opcode → [count, first offset] (unmodelled="note")
+    from .family_checks import residency_rule
+
+    order_rule = residency_rule(decisions, checks or CheckSet())  # N-35: a rule on the stream's order
     for off in range(0, n - n % BUNDLE_SIZE, BUNDLE_SIZE):
         if progress is not None and not off & 0x3FFFF:
             progress(off // BUNDLE_SIZE, n // BUNDLE_SIZE)
@@ -210,6 +213,10 @@ def check_stream(data: bytes | bytearray | memoryview, *, name: str | None = Non
         for f in check_bundle(fmt, fields, raw, target=target, decisions=decisions, stream=stream, checks=checks):
             f.stream, f.offset = label, off
             out.append(f)
+        if order_rule is not None:
+            for f in order_rule.visit(stream, raw[0], fields):
+                f.stream, f.offset = label, off
+                out.append(f)
     cs = checks or CheckSet()
     if "bundle.unmodelled" not in cs.disabled:
         for op, (count, first) in sorted(skipped.items()):

@@ -29,6 +29,7 @@ from ..isa.targets import DEFAULT_TARGET, TARGETS, Target, get_target
 from ..ir.instructions import Instruction, Kernel, Select, UnknownInstruction
 from ..ir.stream_reader import StreamedKernel
 from ..passes import ProgramItem, lower_select
+from ..passes.lower_families import LOWERED_TYPES, lower_family
 from ..passes.program import Walked, label_of, walk, walk_top
 from .common import Context, sync_part
 from .generator import CodegenResult, codegen_for, encoder_of, generate, stream_of
@@ -219,18 +220,23 @@ def _walked(kernel: Kernel | StreamedKernel) -> tuple[Iterator[Walked], Kernel]:
     return walk(kernel), kernel
 
 
-def _lower(inst: Select, index: int) -> list[Instruction]:
+#: The instruction types that may become several bundles (Select; the next families' two-output forms).
+LOWERED = frozenset({Select, *LOWERED_TYPES})
+
+
+def _lower(inst: Instruction, index: int, decisions: DecisionSet = DEFAULT_DECISIONS) -> list[Instruction]:
     try:
-        return lower_select(inst)
+        return lower_select(inst) if type(inst) is Select else lower_family(inst, decisions)  # type: ignore[arg-type]
     except EncodeError as e:
         raise e.at(inst.name or None, index, inst.opcode) from None
 
 
-def _items(walked: Iterable[Walked]) -> Iterator[ProgramItem]:
-    """Program items of a walked program, Selects lowered (two items with the same index)."""
+def _items(walked: Iterable[Walked], decisions: DecisionSet = DEFAULT_DECISIONS) -> Iterator[ProgramItem]:
+    """Program items of a walked program, Selects (and two-bundle instructions) lowered (items with the
+    same index)."""
     for index, (inst, func, it) in enumerate(walked):
-        if type(inst) is Select:
-            parts = _lower(inst, index)
+        if type(inst) in LOWERED:
+            parts = _lower(inst, index, decisions)
             for k, x in enumerate(parts):
                 yield ProgramItem(index, x, func, inst, k, len(parts), it)
         else:
@@ -302,7 +308,7 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
         else:
             names.append(inst if retain else inst.name)
             bir.append(bid)
-        parts = _lower(inst, index) if type(inst) is Select else (inst,)
+        parts = _lower(inst, index, decisions) if type(inst) in LOWERED else (inst,)
         for part, x in enumerate(parts):
             if plain:
                 hit = unrolled.get((id(inst), part)) if it else None
@@ -400,7 +406,7 @@ def collect_opcodes(kernel: Kernel | StreamedKernel, *, target: str | Target | N
     tgt = resolve_target(arch, target)
     ctx = Context(tgt, decisions)
     out: dict[int, OpcodeSet] = {}
-    for item in _items(walked):
+    for item in _items(walked, decisions):
         res = generate(item, ctx, CodeGenMode.COLLECT_OPCODES)
         entry = out.get(item.index)
         if entry is None:

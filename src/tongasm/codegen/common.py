@@ -44,7 +44,7 @@ class Context:
     """
 
     __slots__ = ("target", "decisions", "formats", "inner_first", "desc_memo", "op_memo", "sync_memo", "builders",
-                 "encoder")
+                 "encoder", "stream_rules")
 
     def __init__(self, target: Target, decisions: DecisionSet) -> None:
         self.target = target
@@ -57,6 +57,7 @@ class Context:
         self.sync_memo: dict[tuple[Any, ...], tuple[SyncInfo, int]] = {}  # see sync_part
         self.builders: dict[tuple[Any, ...], Callable[..., int]] = {}  # generated plan builders, per shape
         self.encoder: Any = None  # the plans (created by the encode path on first use)
+        self.stream_rules: Any = None  # state of the checks on a stream's order (N-35), made by the checks
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Context) and (self.target, self.decisions) == (other.target, other.decisions)

@@ -158,6 +158,7 @@ def generate(item: ProgramItem, ctx: Context, mode: CodeGenMode | int = CodeGenM
 
 
 def _run_checks(result: CodegenResult, ctx: Context, checks: Any) -> list[Any]:
+    from ..check.family_checks import stream_rule_findings
     from ..check.runner import check_bundle, check_instruction
 
     item = result.item
@@ -166,6 +167,8 @@ def _run_checks(result: CodegenResult, ctx: Context, checks: Any) -> list[Any]:
         # the checks read the bytes (decoded again), exactly as for a raw stream
         findings.extend(check_bundle(fmt, None, raw, target=ctx.target, decisions=ctx.decisions,
                                      stream=result.stream, checks=checks))
+        # rules on a stream's order of bundles (N-35 residency), in program order
+        findings.extend(stream_rule_findings(ctx, result.stream, raw[0], fmt.decode(raw), checks))
     findings.extend(check_instruction(item.inst, checks, ctx.decisions, item.function))
     if item.part == 0 and item.source is not item.inst:  # rules on the instruction before its lowering
         findings.extend(check_instruction(item.source, checks, ctx.decisions, item.function))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -50,13 +51,13 @@ def _sigmoid(v: np.ndarray, T: type) -> np.ndarray:
 #: Closed forms of chapter §2.1 (the research table's ``maths_fp32`` column, Derivative_silu
 #: corrected), each written once for values of dtype ``T`` (float32 or float64): constants are cast
 #: to ``T`` so every step rounds in ``T``.
-ACT_FORMULAS: Mapping[ActFunc, Callable[[np.ndarray, float, type], np.ndarray]] = {
+ACT_FORMULAS: Mapping[ActFunc, Callable[[np.ndarray, Any, type], np.ndarray]] = {
     ActFunc.Identity: lambda v, al, T: v,
     ActFunc.Copy: lambda v, al, T: v,
     ActFunc.Square: lambda v, al, T: v * v,
     ActFunc.Relu: lambda v, al, T: np.maximum(v, T(0)),
     ActFunc.Lrelu: lambda v, al, T: np.where(v <= 0, v * T(0.01), v),
-    ActFunc.Prelu: lambda v, al, T: np.where(v <= 0, v * T(al), v),
+    ActFunc.Prelu: lambda v, al, T: np.where(v <= 0, v * np.asarray(al, dtype=T), v),
     ActFunc.Sigmoid: lambda v, al, T: _sigmoid(v, T),
     ActFunc.Tanh: lambda v, al, T: np.tanh(v),
     ActFunc.Exp: lambda v, al, T: np.exp(v),
@@ -96,7 +97,7 @@ def _dsilu(v: np.ndarray, T: type) -> np.ndarray:
     return e * (v + e + T(1)) / ((e + T(1)) * (e + T(1)))
 
 
-def activation_value(func: ActFunc, v: np.ndarray, alpha: float, ds: DecisionSet) -> np.ndarray:
+def activation_value(func: ActFunc, v: np.ndarray, alpha: np.ndarray | float, ds: DecisionSet) -> np.ndarray:
     """``F(v; alpha)`` as float32 (S-21: in float32 arithmetic, or evaluated in float64 and rounded
     once)."""
     T = ds.get(ActivationEvaluation).dtype

@@ -57,6 +57,9 @@ from ..numeric import bit_pattern
 from ..passes import flatten
 from . import numeric
 from .memory import MemoryDescription, Variable, describe_kernel
+from .reference_families import BY_OPCODE as FAMILY_BY_OPCODE
+from .reference_families import HANDLERS as FAMILY_HANDLERS
+from .reference_families import FamilyInterpretError
 
 #: Engine names, in the order the results list them (the streams of SPEC §5).
 ENGINES: tuple[str, ...] = tuple(ENGINE_STREAM.values())
@@ -421,6 +424,9 @@ class _Interpreter:
             TensorLoad: self.tensor_load_save,  # type: ignore[dict-item]
             TensorSave: self.tensor_load_save,  # type: ignore[dict-item]
         }
+        # the next families (their semantics: .reference_families)
+        for cls, fam in FAMILY_HANDLERS.items():
+            self.handlers[cls] = (lambda f: lambda inst, engine: f(self, inst, engine))(fam)
 
     # --- engines and sync (S-16) ------------------------------------------------------------------
 
@@ -496,12 +502,14 @@ class _Interpreter:
             try:
                 engine = self.engine_of(inst)
                 handler = next((self.handlers[c] for c in type(inst).__mro__ if c in self.handlers), None)
+                if handler is None and inst.opcode in FAMILY_BY_OPCODE:  # declared by a layout record
+                    handler = (lambda f: lambda i, e: f(self, i, e))(FAMILY_BY_OPCODE[inst.opcode])
                 if handler is None:
                     raise InterpretError(f"no semantics for opcode {inst.opcode!r}")
                 self.check_wait(inst, engine, where)
                 handler(inst, engine)
                 self.apply_sync(inst)
-            except (InterpretError, numeric.NumericError) as e:
+            except (InterpretError, numeric.NumericError, FamilyInterpretError) as e:
                 raise InterpretError(f"{where}: {e}") from None
             n += 1
         return n
