@@ -18,9 +18,12 @@ from ..isa.enums import ALU_FROM_WIRE, ALU_WIRE, AluClass, AluOp
 from ..isa.family_opcodes import TR_BITVEC, TR_T_BITVEC, CROSS_BITVEC
 from ..isa.decisions import DecisionSet
 from ..isa.decisions.families import ActivationUnsupportedKeys, NonPreluAlpha, Residency, ScalarKindCodes
-from ..isa.family_opcodes import ACT_TABLE_LOAD, ACTIVATE, DVE_READ_ACC
+from ..isa.family_opcodes import ACT_TABLE_LOAD, ACTIVATE, TS_BITVEC, TS_CACHE_REDUCE, TS_PTR_BITVEC
+from ..isa.family_tables import REDUCE_IDENTITY
 from ..isa.family_tables import ACT_FUNC_FROM_WIRE, ACT_FUNC_WIRE, ACT_SETS, ActFunc, AxisList, sets_holding
-from ..ir.family_instructions import Activation, TensorReduce
+from ..ir.family_instructions import (
+    Activation, BNStats, BNStatsAggregate, TensorReduce, TensorScalar, TensorScalarPtr,
+)
 from ..passes.lower_families import is_lowered_part
 from ..ir.instructions import Instruction
 from ..ir.operands import Operand, PhysicalAP, RegisterAP, SymbolicAP
@@ -59,6 +62,18 @@ _ENCODE = [
     ("act.alpha", "a non-zero alpha only with Prelu", "N-9"),
     ("act.no_field", "an Activation operand with no byte under the selected readings has its neutral value",
      "N-4, N-5"),
+    ("ts.operands", "a TensorScalarPtr has 2 or 3 ins (NumArgs == 2 || NumArgs == 3), a second scalar for op1 and "
+     "negate_second_output only with two outputs", "chapter §4.1"),
+    ("ts.unsupported", "no TensorScalarAddr (0x74) or ScalarTensorTensor forms", "chapter §4.4, §4.5"),
+    ("ts.op_class", "op0 and op1 are both arithmetic or both bit-vector", "N-15"),
+    ("ts.transpose", "no apply_transpose with a bit-vector op", "chapter §4.1 (TS)"),
+    ("ts.fused", "the fused reduce folds with add/subtract/mult/max/min and has an init exactly with LoadAccumulate",
+     "N-19"),
+    ("ts.scalar_kind", "only pointer scalars under N-3=pointer-only", "N-3"),
+    ("ts.scalar_dtype", "arithmetic scalars are float32; bit-vector immediates integers at least as wide as the "
+     "data; bit-vector pointers of the data's dtype", "N-33, S-26"),
+    ("ts.reduce_idle", "two outputs need an accumulating acc ('Reduce Accum result is not outputed')", "N-18"),
+    ("bn.fmax", "BNStats reads at most 512 elements per partition", "chapter §7.1 (NKI)"),
 ]
 for _id, _title, _src in _ENCODE:
     register(_id, _title, _src, "encode", stage="encode")
@@ -322,6 +337,104 @@ def _act_dropped(inst: Instruction, decisions: DecisionSet) -> Iterator[Finding]
             if inst.attr(key) not in (None, neutral):
                 yield Finding("lint.act_dropped", f"{key} is ignored: the 0x21 band has no byte for it (N-27=ignore)",
                               key, getattr(inst.attr(key), "name", inst.attr(key)), str(getattr(neutral, "name", neutral)))
+
+
+# --- TensorScalar (chapter §4) -----------------------------------------------------------------------------
+
+_TS_BITVEC = frozenset({TS_BITVEC.byte, TS_PTR_BITVEC.byte})
+_BYPASS = ALU_WIRE[AluOp.bypass][0]
+
+
+@bundle_check("ts.opcode_class", "TensorScalar ops match the opcode: bit-vector ops on 0x53/0x54, arithmetic ones "
+              "elsewhere (op1 bypass or the same class)", "N-15")
+def _ts_class(b: BundleView) -> Iterator[Finding]:
+    bitvec = b.opcode in _TS_BITVEC
+    for name in ("op0", "op1"):
+        op = ALU_FROM_WIRE.get(b.fields[name])
+        if op is None or op not in ALU_WIRE or (name == "op1" and b.fields[name] == _BYPASS):
+            continue
+        if (ALU_WIRE[op][1] is AluClass.BITVEC) != bitvec:
+            want = "a bit-vector op" if bitvec else "an arithmetic op"
+            yield _f("ts.opcode_class", f"{op.name} on opcode {b.opcode:#04x}, which takes {want}", name,
+                     b.fields[name], want)
+
+
+@bundle_check("ts.scalar_kinds", "the TensorScalar scalar kind bytes hold known codes (N-2)", "chapter §1.3, N-2")
+def _ts_kinds(b: BundleView) -> Iterator[Finding]:
+    d2 = b.decisions.get(ScalarKindCodes)
+    if d2.kind(b.fields["s0_kind"]) is None:
+        yield _f("ts.scalar_kinds", "unknown scalar kind code", "s0_kind", b.fields["s0_kind"], "0, 1, 2")
+    if d2.kind(b.fields["s1_kind"]) is None:
+        yield _f("ts.scalar_kinds", "unknown scalar kind code", "s1_kind", b.fields["s1_kind"], "0, 1, 2")
+
+
+@bundle_check("ts.fused", "the accumulator command is Idle except on the fused reduce 0x9A, whose op1 is a reduce op",
+              "chapter §4.1, N-19")
+def _ts_fused(b: BundleView) -> Iterator[Finding]:
+    fused = b.opcode == TS_CACHE_REDUCE.byte
+    if not fused and b.fields["acc"]:
+        yield _f("ts.fused", "an accumulator command on a TensorScalar other than 0x9A", "acc", b.fields["acc"], "0")
+    if fused:
+        op = ALU_FROM_WIRE.get(b.fields["op1"])
+        if op not in REDUCE_IDENTITY:
+            yield _f("ts.fused", "0x9A folds with op1: add, subtract, mult, max or min", "op1", b.fields["op1"],
+                     "add, subtract, mult, max, min")
+        if not b.fields["acc"]:
+            yield _f("ts.fused", "0x9A without an accumulator command", "acc", 0, "1..4")
+
+
+_TS = (TensorScalarPtr, TensorScalar)
+
+
+@ir_check("ts.equal_partitions", "TensorScalar data, dst and reduce_res have equal partition counts", "N-34", _TS)
+def _ts_partitions(inst: Instruction) -> Iterator[Finding]:
+    if not is_lowered_part(inst):
+        yield from _equal_partitions("ts.equal_partitions", ("data", "dst", "reduce_res"))(inst)
+
+
+@ir_check("ts.equal_elements", "TensorScalar data and dst have equal element counts per partition", "chapter §4.1",
+          _TS)
+def _ts_elements(inst: Instruction) -> Iterator[Finding]:
+    if not is_lowered_part(inst):
+        yield from _equal_elements("ts.equal_elements", ("data", "dst"))(inst)
+
+
+ir_check("ts.pointer_shape", "a TensorScalar pointer scalar is [P,1] over the data's partitions", "N-6, N-34",
+         (TensorScalarPtr,))(_pointer_shape("ts.pointer_shape", "data", (("s0", 1), ("s1", 2))))
+
+
+# --- BNStats / BNStatsAggregate (chapter §7) ------------------------------------------------------------------
+
+@bundle_check("bn.shape", "BNStats writes 6 elements per partition; BNStatsAggregate reads triples and writes 2",
+              "chapter §7 (BN verifier)")
+def _bn_shape(b: BundleView) -> Iterator[Finding]:
+    n_in, n_out = _slot_elements(b, "src"), _slot_elements(b, "dst")
+    if "n_even" in b.fields:
+        if n_out != 6:
+            yield _f("bn.shape", "BNStats writes 6 elements per partition", "dst", n_out, "6")
+    else:
+        if n_in % 3:
+            yield _f("bn.shape", "BNStatsAggregate reads (n, mean, M2) triples: in elements % 3 == 0", "src", n_in,
+                     "a multiple of 3")
+        if n_out != 2:
+            yield _f("bn.shape", "BNStatsAggregate writes mean and variance: 2 elements per partition", "dst", n_out,
+                     "2")
+
+
+@bundle_check("bn.counts", "the BNStats count words are (N + 1) >> 1 and N >> 1 of the src element count (float32)",
+              "chapter §7.1 (BN)")
+def _bn_counts(b: BundleView) -> Iterator[Finding]:
+    import struct
+
+    n = _slot_elements(b, "src")
+    for name, want in (("n_even", (n + 1) >> 1), ("n_odd", n >> 1)):
+        bits = struct.unpack("<I", struct.pack("<f", float(want)))[0]
+        if b.fields[name] != bits:
+            yield _f("bn.counts", f"{name} must be {want}.0 for {n} src elements", name, b.fields[name], f"{bits:#x}")
+
+
+ir_check("bn.equal_partitions", "BNStats / BNStatsAggregate src and dst have equal partition counts", "N-34",
+         (BNStats, BNStatsAggregate))(_equal_partitions("bn.equal_partitions", ("src", "dst")))
 
 
 # --- N-35: function-set residency (a rule on a stream's order of bundles) --------------------------------------

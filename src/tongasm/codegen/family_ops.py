@@ -26,7 +26,8 @@ from ..isa.decisions.families import (
 )
 from ..isa.enums import ALU_WIRE, DTYPE_INFO, AccType, AluClass, AluOp, Dtype, Engine, MemoryType
 from ..isa.family_opcodes import (
-    ACT_READ_ACC, ACTIVATE, BN_AGGREGATE, BN_STATS, BN_STATS_T, DVE_READ_ACC, TS_CACHE_REDUCE, TS_TRANSPOSE,
+    ACT_READ_ACC, ACTIVATE, BN_AGGREGATE, BN_STATS, BN_STATS_T, DVE_READ_ACC, TS_BITVEC, TS_CACHE_REDUCE,
+    TS_PTR_BITVEC, TS_TRANSPOSE,
 )
 from ..isa.family_tables import ACT_FUNC_INVALID_MSG, ACT_FUNC_WIRE, ActFunc, AxisList, ScalarKind
 from ..isa.fields import Format
@@ -407,6 +408,172 @@ def dve_read_opcodes(inst: DveReadAccumulator, ctx: Context) -> list[int]:
     return [DVE_READ_ACC.byte]
 
 
+# --- TensorScalarPtr / TensorScalar (chapter §4.1, §4.2) ---------------------------------------------------
+
+#: N-19 / NKI tensor_scalar_reduce: the ops a fused reduce folds with (their identities: N-30).
+TS_REDUCE_OPS = frozenset({AluOp.add, AluOp.subtract, AluOp.mult, AluOp.max, AluOp.min})
+
+
+def _ts_flags(inst: Instruction) -> None:
+    if inst.attr("is_tensor_scalar_addr"):
+        raise EncodeError(TS_ADDR_MSG, field="is_tensor_scalar_addr", value=True, check="ts.unsupported")
+    for key in ("is_scalar_tensor_tensor", "is_tensor_tensor_scan"):
+        if inst.attr(key):
+            raise EncodeError(f"{key}: ScalarTensorTensor (0x9D/0x9E/0xE5) is not supported yet (its slots and scalar "
+                              "word are inferred, N-21)", field=key, value=True, check="ts.unsupported")
+
+
+def ts_args(inst: TensorScalarPtr | TensorScalar, ctx: Context) -> tuple[Operand | None, Operand | None]:
+    """(s0, s1) of an instruction: its ins (IT29), or float32 immediates of its constants (IT28, N-20)."""
+    if isinstance(inst, TensorScalar):
+        counts("TensorScalar", inst, (1,), (1,), "ins = [data] and outs = [dst]")
+        s0 = Immediate(Dtype.float32, float(inst.attr("const0") or 0.0))
+        three = inst.attr("op1") not in (None, AluOp.bypass) or ctx.decisions.get(TensorScalarLowering).always_three
+        return s0, (Immediate(Dtype.float32, float(inst.attr("const1") or 0.0)) if three else None)
+    if len(inst.ins) not in (2, 3):
+        raise EncodeError(TS_NUMARGS_MSG, field="ins", value=len(inst.ins), limit="2, 3", check="ts.operands")
+    if len(inst.outs) != 1:
+        raise EncodeError("a TensorScalarPtr with two outputs is lowered to 0x9A + 0x9B before codegen (N-19)",
+                          field="outs", value=len(inst.outs), limit="1, 2", check="ts.operands")
+    return inst.ins[1], (inst.ins[2] if len(inst.ins) == 3 else None)
+
+
+def ts_plan(inst: TensorScalarPtr | TensorScalar, ctx: Context) -> tuple[int, dict[str, int]]:
+    """The opcode and the static fields of a TensorScalar bundle (§4.1, §4.2 fork)."""
+    _ts_flags(inst)
+    s0_op, s1_op = ts_args(inst, ctx)
+    op0 = alu_op(inst.attr("op0"))
+    op1 = alu_op(inst.attr("op1") if inst.attr("op1") is not None else AluOp.bypass)
+    w0, w1 = alu_wire(op0), alu_wire(op1)
+    bitvec = alu_class(op0) is AluClass.BITVEC  # N-15
+    cls1 = alu_class(op1)
+    if op1 is not AluOp.bypass and (cls1 is AluClass.BITVEC) != bitvec:
+        raise EncodeError(f"TensorScalar op0 {op0.name} and op1 {op1.name} mix arithmetic and bit-vector ops (N-15; "
+                          "NKI: 'must be of the same type')", field="op1", value=op1.name, check="ts.op_class")
+    acc = inst.attr("acc") if isinstance(inst, TensorScalarPtr) else None
+    fused = acc not in (None, AccType.Idle)
+    transpose = bool(inst.attr("apply_transpose")) if isinstance(inst, TensorScalarPtr) else False
+    if bitvec and transpose:
+        raise EncodeError(TS_BITVEC_TRANSPOSE_MSG, field="apply_transpose", value=True, check="ts.transpose")
+    if isinstance(inst, TensorScalarPtr) and inst.attr("negate_second_output") and len(inst.outs) < 2:
+        raise EncodeError("negate_second_output without a second output has no field (0x9B's negated is written only "
+                          "for the read-out)", field="negate_second_output", value=True, check="ts.operands")
+    kinds = ctx.decisions.get(ScalarKindCodes)
+    data = inst.ins[0] if inst.ins else None
+    data_d = dtype_of(data, "data")
+    values: dict[str, int] = {"op0": w0, "op1": w1, "reverse0": int(bool(inst.attr("reverse0"))),
+                              "reverse1": int(bool(inst.attr("reverse1"))), "acc": acc_wire(acc) if fused else 0}
+    if fused:
+        if op1 not in TS_REDUCE_OPS:
+            raise EncodeError(f"the fused reduce (0x9A) folds with op1 {op1.name}, not a reduce op (N-19: add, "
+                              "subtract, mult, max, min)", field="op1", value=op1.name, check="ts.fused")
+        if (acc == AccType.LoadAccumulate) != (s1_op is not None):
+            raise EncodeError("the fused reduce (0x9A) has its init s1 exactly with LoadAccumulate (N-19; TSCache "
+                              "'can only have imm1 if accumulation mode is LoadAccumulate')", field="s1",
+                              value=getattr(s1_op, "kind", None), check="ts.fused")
+    elif s1_op is None and op1 is not AluOp.bypass:
+        raise EncodeError(f"op1 {op1.name} needs a second scalar (ins = [data, s0, s1])", field="op1", value=op1.name,
+                          check="ts.operands")
+    any_pointer = False
+    for key, op in (("s0", s0_op), ("s1", s1_op)):
+        if op is None:
+            continue
+        sc = scalar_words(op, key, ctx)
+        any_pointer |= sc.kind is ScalarKind.POINTER
+        if ctx.decisions.get(TsScalarWords).pointers_only and sc.kind is not ScalarKind.POINTER:
+            raise EncodeError(f"{key}: only pointer scalars under N-3=pointer-only", field=key, value=sc.kind.value,
+                              limit="pointer", check="ts.scalar_kind")
+        if not bitvec and sc.dtype != Dtype.float32:
+            msg = TS_ARITH_FP32_MSG if sc.kind is ScalarKind.IMMEDIATE else \
+                f"{key}: an arithmetic scalar is float32 (NKI; the bundle has no dtype field for it)"
+            raise EncodeError(msg, field=key, value=sc.dtype.name, limit="float32", check="ts.scalar_dtype")
+        if bitvec and sc.kind is ScalarKind.IMMEDIATE and (sc.dtype not in INTEGER_SCALARS or
+                                                          DTYPE_INFO[sc.dtype].size < DTYPE_INFO[data_d].size):
+            raise EncodeError(TS_BITVEC_SIZE_MSG, field=key, value=sc.dtype.name,
+                              limit=f"an integer of at least {DTYPE_INFO[data_d].size} bytes", check="ts.scalar_dtype")
+        if bitvec and sc.kind is ScalarKind.POINTER and sc.dtype != data_d:
+            raise EncodeError(f"{key}: a bit-vector pointer scalar has the data's dtype {data_d.name} (no dtype field)",
+                              field=key, value=sc.dtype.name, limit=data_d.name, check="ts.scalar_dtype")
+        values[f"{key}_kind"] = kinds.code(sc.kind)
+        values[f"{key}_value"] = sc.word
+    if fused:
+        code = TS_CACHE_REDUCE
+    elif transpose:
+        code = TS_TRANSPOSE
+    else:
+        code = ctx.decisions.get(TsPointerOpcodes).opcode(bitvec, any_pointer)
+    values["opcode"] = code.byte
+    no_indirect({"data": data, "dst": inst.outs[0] if inst.outs else None, "s0": s0_op, "s1": s1_op})
+    no_pool_psum(inst, {"data": data, "dst": inst.outs[0] if inst.outs else None, "s0": s0_op, "s1": s1_op})
+    return code.byte, values
+
+
+INTEGER_SCALARS = frozenset({Dtype.int8, Dtype.uint8, Dtype.int16, Dtype.uint16, Dtype.int32, Dtype.uint32})
+
+
+def ts_select(inst: TensorScalarPtr | TensorScalar, ctx: Context) -> Selection:
+    code, values = ts_plan(inst, ctx)
+    bitvec = code in (TS_BITVEC.byte, TS_PTR_BITVEC.byte)
+    return ctx.formats.by_name["TensorScalarBitvec" if bitvec else "TensorScalar"], values
+
+
+def ts_opcodes(inst: TensorScalarPtr | TensorScalar, ctx: Context) -> list[int]:
+    if isinstance(inst, TensorScalarPtr) and len(inst.outs) == 2:
+        from ..passes.lower_families import lower_family
+
+        return [x for part in lower_family(inst, ctx.decisions) for x in ts_opcodes(part, ctx)]  # type: ignore[arg-type]
+    if isinstance(inst, DveReadAccumulator):
+        return [DVE_READ_ACC.byte]
+    return [ts_plan(inst, ctx)[0]]
+
+
+# --- BNStats / BNStatsAggregate (chapter §7) ----------------------------------------------------------------
+
+def _bn(inst: BNStats | BNStatsAggregate, ctx: Context, code: int, counts_: bool) -> Selection:
+    counts(inst.opcode, inst, (1,), (1,), "ins = [src] and outs = [dst]")
+    src = inst.src
+    if isinstance(src, (PhysicalAP, RegisterAP, SymbolicAP)) and "indirect_dim" in src.extra:
+        raise EncodeError(BN_INDIRECT_MSG, field="src", value="indirect_dim", check="family.indirect")
+    no_indirect({"dst": inst.dst})
+    no_pool_psum(inst, {"src": src, "dst": inst.dst})
+    fmt = ctx.formats.by_name["BNStats" if counts_ else "BNStatsAggregate"]
+    values: dict[str, int] = {"opcode": code}
+    values.update(pack_descriptor(src, fmt.slots["src"], ctx, "src"))
+    assert isinstance(src, (PhysicalAP, RegisterAP))
+    if ctx.decisions.get(BnStatsPartitionByte).is_count:
+        values["num_partitions"] = partitions(src, "src")
+    else:
+        from ..isa.descriptors import decode_addr4
+
+        a = decode_addr4(values["src.addr"])
+        values["start_partition"] = a.partition if a.partition is not None else 0
+    n = math.prod(num for _s, num in src.ap[1:])
+    if counts_:
+        if n > BN_STATS_FMAX:
+            raise EncodeError(f"BNStats takes at most {BN_STATS_FMAX} elements per partition (NKI bn_stats_fmax); src "
+                              f"has {n}", field="src", value=n, limit=f"<= {BN_STATS_FMAX}", check="bn.fmax")
+        values["n_even"] = f32_bits((n + 1) >> 1)
+        values["n_odd"] = f32_bits(n >> 1)
+    return fmt, values
+
+
+def bn_stats_select(inst: BNStats, ctx: Context) -> Selection:
+    code = (BN_STATS_T if inst.attr("apply_transpose") else BN_STATS).byte
+    return _bn(inst, ctx, code, True)
+
+
+def bn_stats_opcodes(inst: BNStats, ctx: Context) -> list[int]:
+    return [(BN_STATS_T if inst.attr("apply_transpose") else BN_STATS).byte]
+
+
+def bn_aggr_select(inst: BNStatsAggregate, ctx: Context) -> Selection:
+    return _bn(inst, ctx, BN_AGGREGATE.byte, False)
+
+
+def bn_aggr_opcodes(inst: BNStatsAggregate, ctx: Context) -> list[int]:
+    return [BN_AGGREGATE.byte]
+
+
 # --- the families (registered in codegen.generator.FAMILIES) ------------------------------------------------
 
 FAMILIES: dict[type[Instruction], Family] = {
@@ -415,4 +582,8 @@ FAMILIES: dict[type[Instruction], Family] = {
     ActivationReadAccumulator: Family("ActivationReadAccumulator", act_read_select, act_read_opcodes),
     ReadActivationAccumulator: Family("ActivationReadAccumulator", act_read_select, act_read_opcodes),
     DveReadAccumulator: Family("DveReadAccumulator", dve_read_select, dve_read_opcodes),
+    TensorScalarPtr: Family("TensorScalarPtr", ts_select, ts_opcodes),
+    TensorScalar: Family("TensorScalarPtr", ts_select, ts_opcodes),
+    BNStats: Family("BNStats", bn_stats_select, bn_stats_opcodes),
+    BNStatsAggregate: Family("BNStatsAggregate", bn_aggr_select, bn_aggr_opcodes),
 }

@@ -14,14 +14,15 @@ from collections.abc import Callable
 import numpy as np
 
 from ..isa.decisions.families import ActivationRoles, PointerWord, ScalarKindCodes
+from ..isa.decisions.semantics import FusedReduceSemantics
 from ..isa.decisions.spec import FreeDimOrder
 from ..isa.descriptors import decode_addr4
-from ..isa.enums import ACC_WIRE, AccType, AluClass, AluOp
+from ..isa.enums import ACC_WIRE, AccType, AluOp
 from ..isa.family_opcodes import (
-    ACT_READ_ACC, DVE_READ_ACC, TR_BITVEC, TR_T_ARITH, TR_T_BITVEC, TS_BITVEC, TS_CACHE_REDUCE, TS_PTR_BITVEC,
+    TR_BITVEC, TR_T_ARITH, TR_T_BITVEC, TS_BITVEC, TS_CACHE_REDUCE, TS_PTR_BITVEC,
     TS_TRANSPOSE, BN_STATS_T, CROSS_BITVEC,
 )
-from ..isa.family_tables import ACT_FUNC_FROM_WIRE, ActFunc, ScalarKind
+from ..isa.family_tables import ACT_FUNC_FROM_WIRE, ScalarKind
 from ..isa.layout import Sem
 from . import family_numeric as fn
 from . import numeric
@@ -190,12 +191,78 @@ def read_accumulator(c: Ctx) -> None:
     _store(dst, numeric.from_fp32(np.repeat(acc.reshape(P, 1), dst.size // max(P, 1), axis=1), wd))
 
 
+# --- TensorScalar 0x43/0x53 (S-26) and the fused reduce 0x9A (S-27, N-19, N-30) ----------------------------
+
+_TS_BITVEC = frozenset({TS_BITVEC.byte, TS_PTR_BITVEC.byte})
+
+
+def tensor_scalar(c: Ctx) -> None:
+    _refuse_transposed(c)
+    src, ws = c.ap("src")
+    dst, wd = c.ap("dst")
+    P = src.shape[0]
+    x = _flat(np.ascontiguousarray(src))
+    if x.size != dst.size:
+        raise SimError(f"{c.where()}: operands have different element counts ({x.size}, {dst.size})")
+    bitvec = c.d.opcode in _TS_BITVEC
+    wt = ws if bitvec else _F32  # S-26: the value t lives at the input's width (bit-vector) or in float32
+    op0, op1 = _alu(c, c.f["op0"]), _alu(c, c.f["op1"])
+    s0, w0 = scalar_column(c, "s0_kind", "s0_value", "src", wt, P)
+    t = fn.scalar_op(op0, x, ws, s0, w0, wt, bool(c.f["reverse0"]), bitvec)
+    fused = c.d.opcode == TS_CACHE_REDUCE.byte
+    if (not fused and op1 != AluOp.bypass) or (fused and c.ds.get(FusedReduceSemantics).op1_elementwise
+                                               and c.f["acc"] == ACC_WIRE[AccType.LoadAccumulate]):
+        s1, w1 = scalar_column(c, "s1_kind", "s1_value", "src", wt, P)
+        t = fn.scalar_op(op1, t, wt, s1, w1, wt, bool(c.f["reverse1"]), bitvec)
+    out = numeric.bits_to(wd, numeric.bits_view(np.ascontiguousarray(t)).astype(np.uint64)) if bitvec else \
+        numeric.from_fp32(t, wd)
+    _store(dst, out)
+    if not fused:
+        return
+    cmd = _acc_cmd(c, "acc")
+    init = None
+    if cmd == AccType.LoadAccumulate:
+        init = numeric.to_fp32(scalar_column(c, "s1_kind", "s1_value", "src", _F32, P)[0], _F32).reshape(-1)
+    state = c.m.engines[c.engine].accumulator
+    lanes = _lanes(c, "src", P)
+    acc = state[lanes].copy()
+    fn.accumulate(acc, cmd, op1, numeric.to_fp32(t, wt).astype(np.float32), init)
+    state[lanes] = acc
+
+
+# --- BNStats 0x61 (S-31), BNStatsAggregate 0x62 (S-32) ------------------------------------------------------
+
+def _bn_io(c: Ctx) -> tuple[np.ndarray, int, np.ndarray, int]:
+    _refuse_transposed(c)
+    if "num_partitions" not in c.f:
+        raise SimError(f"{c.where()}: under N-39=start-partition the bundle carries no partition count to run with")
+    src, ws = c.ap("src")
+    dst, wd = c.ap("dst")
+    return numeric.to_fp32(_flat(np.ascontiguousarray(src)), ws).astype(np.float32), ws, dst, wd
+
+
+def bn_stats(c: Ctx) -> None:
+    x, _ws, dst, wd = _bn_io(c)
+    if dst.size != x.shape[0] * 6:
+        raise SimError(f"{c.where()}: BNStats writes 6 elements per partition; dst has {dst.size // max(x.shape[0], 1)}")
+    _store(dst, numeric.from_fp32(fn.bn_stats(x), wd))
+
+
+def bn_aggregate(c: Ctx) -> None:
+    x, _ws, dst, wd = _bn_io(c)
+    if x.shape[1] % 3 or dst.size != x.shape[0] * 2:
+        raise SimError(f"{c.where()}: BNStatsAggregate reads triples and writes 2 elements per partition")
+    _store(dst, numeric.from_fp32(fn.bn_aggregate(x), wd))
+
+
 FAMILY_HANDLERS: dict[Sem, Callable[[Ctx], None]] = {
+    Sem.TENSOR_SCALAR: tensor_scalar,
+    Sem.BN_STATS: bn_stats,
+    Sem.BN_AGGREGATE: bn_aggregate,
     Sem.ACTIVATE: activate,
     Sem.READ_ACCUMULATOR: read_accumulator,
     Sem.TENSOR_REDUCE: tensor_reduce,
     Sem.RECIPROCAL: reciprocal,
 }
 
-__all__ = ["FAMILY_HANDLERS", "ActFunc", "AluClass", "AluOp", "ACT_FUNC_FROM_WIRE", "ACT_READ_ACC", "DVE_READ_ACC",
-           "TS_BITVEC", "TS_CACHE_REDUCE", "TS_PTR_BITVEC"]
+__all__ = ["FAMILY_HANDLERS", "scalar_column"]

@@ -18,8 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..isa.decisions.families import (
-    ActivationLoadAccumulate, ActivationRoles, ActivationTwoOutputs, ShortActivationArgs, TensorScalarLowering,
-    TsTwoOutputsIdle,
+    ActivationLoadAccumulate, ActivationRoles, ActivationTwoOutputs, ShortActivationArgs, TsTwoOutputsIdle,
 )
 from ..isa.decisions.semantics import FusedReduceSemantics
 from ..isa.enums import ALU_WIRE, DTYPE_INFO, AccType, AluClass, AluOp, Dtype
@@ -206,12 +205,99 @@ def dve_read(it: _Interpreter, inst: DveReadAccumulator, engine: str) -> None:
     read_out(it, inst.dst, engine, bool(inst.attr("negated")))
 
 
+# --- TensorScalarPtr / TensorScalar (S-26, S-27, N-19, N-20) ------------------------------------------------
+
+def _ts_scalar(it: _Interpreter, op: Operand | None, engine: str, role: str, count: int, w: int,
+               bitvec: bool) -> np.ndarray:
+    """A TensorScalar scalar at the value's width: float32, or for a bit-vector op the bits of the
+    input's dtype (an immediate's bit pattern cut to that width, S-26)."""
+    if bitvec and isinstance(op, Immediate):
+        return _of_bits(_imm_bits(op)[0], w, count)
+    return scalar(it, op, engine, role, count, w)
+
+
+def tensor_scalar(it: _Interpreter, inst: TensorScalarPtr | TensorScalar, engine: str) -> None:
+    if isinstance(inst, TensorScalarPtr):
+        if inst.attr("apply_transpose"):
+            raise FamilyInterpretError("apply_transpose has no known meaning (chapter §4.1)")
+        s0_op = inst.ins[1] if len(inst.ins) > 1 else None
+        s1_op = inst.ins[2] if len(inst.ins) > 2 else None
+        acc = inst.attr("acc")
+    else:  # IT28: float32 constants (N-20); op1's constant matters only when op1 is not bypass
+        s0_op = Immediate(Dtype.float32, float(inst.attr("const0") or 0.0))
+        s1_op = Immediate(Dtype.float32, float(inst.attr("const1") or 0.0))
+        acc = None
+    two = len(inst.outs) == 2
+    if two and acc in (None, AccType.Idle):
+        if it.ds.get(TsTwoOutputsIdle).refuses:
+            raise FamilyInterpretError("Reduce Accum result is not outputed (N-18)")
+        acc = AccType.ZeroAccumulate
+    fused = acc not in (None, AccType.Idle)
+    data = it.s.tile(inst.ins[0] if inst.ins else None, engine, "data")
+    dst = it.s.tile(inst.outs[0] if inst.outs else None, engine, "dst")
+    it.same_partitions(data, dst)
+    it.same_elements(data, dst)
+    op0 = _alu(inst.attr("op0"), "op0")
+    op1 = _alu(inst.attr("op1") if inst.attr("op1") is not None else AluOp.bypass, "op1")
+    bitvec = _bitvec(op0)
+    wt = data.w if bitvec else _W_F32
+    x = it.s.read(data)
+    a = _ts_scalar(it, s0_op, engine, "s0", data.count, wt, bitvec)
+    t = fn.scalar_op(op0, x, data.w, a, wt, wt, bool(inst.attr("reverse0")), bitvec)
+    elementwise = (not fused and op1 is not AluOp.bypass) or (
+        fused and s1_op is not None and it.ds.get(FusedReduceSemantics).op1_elementwise)
+    if elementwise:
+        b = _ts_scalar(it, s1_op, engine, "s1", data.count, wt, bitvec)
+        t = fn.scalar_op(op1, t, wt, b, wt, wt, bool(inst.attr("reverse1")), bitvec)
+    out = numeric.bits_to(dst.w, numeric.bits_view(np.ascontiguousarray(t)).astype(np.uint64)) if bitvec else \
+        numeric.from_fp32(t, dst.w)
+    it.s.write(dst, out)
+    if not fused:
+        return
+    init = None
+    if acc == AccType.LoadAccumulate:
+        init = _f32(scalar(it, s1_op, engine, "s1", data.count, _W_F32)).reshape(-1)
+    state = it.s.accumulators[engine]
+    lanes = _lanes(data)
+    cur = state[lanes].copy()
+    fn.accumulate(cur, acc, op1, numeric.to_fp32(t, wt).astype(F32), init)  # N-30 with op1 (S-27)
+    state[lanes] = cur
+    if two:
+        read_out(it, inst.outs[1], engine, bool(inst.attr("negate_second_output")))
+
+
+# --- BNStats / BNStatsAggregate (S-31, S-32) -------------------------------------------------------------
+
+def bn_stats(it: _Interpreter, inst: BNStats, engine: str) -> None:
+    if inst.attr("apply_transpose"):
+        raise FamilyInterpretError("apply_transpose has no known meaning (chapter §7.1)")
+    src = it.s.tile(inst.src, engine, "src")
+    dst = it.s.tile(inst.dst, engine, "dst")
+    it.same_partitions(src, dst)
+    if dst.n != 6:
+        raise FamilyInterpretError("BNStats writes 6 elements per partition")
+    it.s.write(dst, numeric.from_fp32(fn.bn_stats(numeric.to_fp32(it.s.read(src), src.w).astype(F32)), dst.w))
+
+
+def bn_aggregate(it: _Interpreter, inst: BNStatsAggregate, engine: str) -> None:
+    src = it.s.tile(inst.src, engine, "src")
+    dst = it.s.tile(inst.dst, engine, "dst")
+    it.same_partitions(src, dst)
+    if src.n % 3 or dst.n != 2:
+        raise FamilyInterpretError("BNStatsAggregate reads triples and writes 2 elements per partition")
+    it.s.write(dst, numeric.from_fp32(fn.bn_aggregate(numeric.to_fp32(it.s.read(src), src.w).astype(F32)), dst.w))
+
+
 #: IR class → handler (the interpreter dispatches on the class, then on the BIR opcode for declared ones).
 HANDLERS: dict[type[Instruction], Callable[..., None]] = {
     TensorReduce: tensor_reduce,
     Activation: activation,
     ActivationReadAccumulator: act_read,
     DveReadAccumulator: dve_read,
+    TensorScalarPtr: tensor_scalar,
+    TensorScalar: tensor_scalar,
+    BNStats: bn_stats,
+    BNStatsAggregate: bn_aggregate,
 }
 #: BIR opcode → handler, for the instructions whose class a layout record declares.
 BY_OPCODE: dict[str, Callable[..., None]] = {
@@ -219,5 +305,4 @@ BY_OPCODE: dict[str, Callable[..., None]] = {
     "LoadActFuncSet": lambda it, inst, engine: None,  # no data effect (SIMACT: a no-op validity gate; N-35)
 }
 
-__all__ = ["BY_OPCODE", "FamilyInterpretError", "HANDLERS", "BNStats", "BNStatsAggregate", "FusedReduceSemantics",
-           "RegisterAP", "TensorScalar", "TensorScalarLowering", "TensorScalarPtr", "TsTwoOutputsIdle"]
+__all__ = ["BY_OPCODE", "FamilyInterpretError", "HANDLERS"]

@@ -1,7 +1,7 @@
 """Every bundle layout tongasm knows, as :class:`~tongasm.isa.layout.Layout` records, one module
 per family: :mod:`.sp` (register-lane ops), :mod:`.tensor` (TensorTensor, CopyPredicated,
 TensorCopy, Memset, MoveShape), and the next families: :mod:`.reduce` (TensorReduce, Reciprocal), :mod:`.act` (Activate, ActivationTableLoad, the accumulator
-read-outs).
+read-outs), :mod:`.dve` (TensorScalar, BNStats, BNStatsAggregate).
 
 Each module lists its *builders*: functions of a :class:`~tongasm.isa.decisions.DecisionSet` that
 return the family's records (a decision may change a layout's fields). :func:`layouts` gives every
@@ -15,11 +15,11 @@ from collections.abc import Callable, Iterator
 
 from ..decisions import DecisionSet
 from ..layout import Layout
-from . import act, reduce, sp, tensor
+from . import act, dve, reduce, sp, tensor
 
 Builder = Callable[[DecisionSet], list[Layout]]
 
-_BUILDERS: list[Builder] = [*sp.BUILDERS, *tensor.BUILDERS, *reduce.BUILDERS, *act.BUILDERS]
+_BUILDERS: list[Builder] = [*sp.BUILDERS, *tensor.BUILDERS, *reduce.BUILDERS, *act.BUILDERS, *dve.BUILDERS]
 _listeners: list[Callable[[], None]] = []
 
 
