@@ -280,8 +280,8 @@ enc("operands.shape", lambda: K(inst("TensorTensor", [a()], [a(offset=1024)], en
 enc("operands.shape", lambda: K(mv(imm("int32", 1), a("int32"))), lambda: K(mv(imm("int32", 1))), "dst", None,
     name="kind")
 enc("opcode.supported", lambda: K(inst("Load", [src()], [dst()])), lambda: K(copy()), "opcode", "Load", name="dma")
-enc("opcode.supported", lambda: K(inst("Activation", [src()], [dst()], func="Exp")), lambda: K(copy()), "opcode",
-    "Activation", name="unknown")
+enc("opcode.supported", lambda: K(inst("Dropout", [src()], [dst()])), lambda: K(copy()), "opcode",
+    "Dropout", name="unknown")
 enc("enum.dtype", lambda: K(tt(in0=a(20))), lambda: K(tt(in0=a(16))), "in0.dtype", 20)
 enc("enum.alu", lambda: K(tt("average")), lambda: K(tt("max")), "op", "average", name="no-wire-byte")
 enc("enum.alu", lambda: K(tt(30)), lambda: K(tt(29)), "op", 30, name="ordinal")
@@ -557,7 +557,7 @@ sb("ls.pairs", "load", {"num_elem1": 0}, {"num_elem1": 255}, "num_elem1", 0)
 # ---- stream level ----------------------------------------------------------------------------------
 
 ss("stream.length", lambda: bytes(6), lambda: legal("tt"), "length", 70)
-ss("bundle.opcode", lambda: bytes([0x21, 0x10]) + bytes(62), lambda: legal("tt"), "opcode", 0x21)
+ss("bundle.opcode", lambda: bytes([0x7F, 0x10]) + bytes(62), lambda: legal("tt"), "opcode", 0x7F)
 ss("bundle.layout", lambda: patched("mv_reg", {"valid_num": 3}), lambda: patched("mv_reg", {"valid_num": 1}),
    "opcode", 0xA7)
 # real compiler output (a NEFF's streams): a live ISA opcode without a layout is counted, not an error

@@ -484,24 +484,26 @@ class ScalarOp(Operand):
 
         return c.decisions.get(ScalarKindCodes).codes()
 
-    def render(self, c: Ctx) -> str | None:
+    def render(self, c: Ctx) -> str:
         codes = {v: k for k, v in self._codes(c).items()}
-        kind = codes.get(c.values[self.kind])
-        if kind is None:
-            return None  # an unknown code: the fields are written as field=value
-        w = c.values[self.dt] if self.dt else self.fixed
+        code = c.values[self.kind]
+        kind = codes.get(code)
+        w = c.values[self.dt] if self.dt else (self.fixed or 0)
         suffix = f":{dtype_text(w)}" if self.dt else ""
         name = getattr(kind, "value", "")
+        if kind is None:  # a code no reading gives: kN(value)
+            return f"k{code}" + (f"({c.values[self.value]:#010x})" if self.value else "") + suffix
         if self.value is None:
             return {"immediate": "imm", "register": "reg", "pointer": "ptr"}[name] + suffix
         v = c.values[self.value]
         if name == "immediate":
-            return value_text(v, w or 0, 32) if w else None
+            return value_text(v, w, 32)
         if name == "register":
             return f"r{v}{suffix}"
         return f"ptr({v:#010x}){suffix}"
 
-    _RE = re.compile(r"^(?:(?P<bare>imm|reg|ptr)|ptr\((?P<ptr>0[xX][0-9a-fA-F]+|\d+)\)|[rR](?P<reg>\d+))"
+    _RE = re.compile(r"^(?:(?P<bare>imm|reg|ptr)|ptr\((?P<ptr>0[xX][0-9a-fA-F]+|\d+)\)|[rR](?P<reg>\d+)"
+                     r"|k(?P<code>\d+)(?:\((?P<kval>0[xX][0-9a-fA-F]+|\d+)\))?)"
                      r"(?::(?P<dt>[A-Za-z0-9_()]+))?$")
 
     def parse(self, text: str, c: Ctx, col: int) -> None:
@@ -528,6 +530,14 @@ class ScalarOp(Operand):
             _set(c, self.dt, parse_dtype(m.group("dt"), col), self.name, col)
         elif self.dt and m.group("bare") != "imm":
             raise ParseError(f"{self.name}: give the scalar's dtype, like r5:float32 or ptr(0x8000):float32", col)
+        if m.group("code") is not None:  # an unknown code, kept as it was
+            _set(c, self.kind, int(m.group("code")), self.name, col)
+            if (m.group("kval") is None) != (self.value is None):
+                raise ParseError(f"{self.name}: k{m.group('code')} needs its value word exactly when the layout has "
+                                 "one", col)
+            if self.value is not None:
+                _set(c, self.value, parse_int(m.group("kval"), col), self.name, col)
+            return
         bare = m.group("bare")
         if bare is not None:
             if self.value is not None:

@@ -5,6 +5,8 @@ statistics BNStats 0x61 (0x82 transposed) and BNStatsAggregate 0x62 (S4D2_BN).""
 from __future__ import annotations
 
 import struct
+
+import numpy as np
 from collections.abc import Callable, Mapping
 
 from ..decisions import DecisionSet
@@ -98,7 +100,11 @@ def _count_bits(plus: int) -> Callable[[Mapping[str, int]], int]:
         n = 1
         for i in range(4):
             n *= v.get(f"src.num{i}", 1)
-        return int(struct.unpack("<I", struct.pack("<f", float((n + plus) >> 1)))[0])
+        if isinstance(n, int):
+            return int(struct.unpack("<I", struct.pack("<f", float((n + plus) >> 1)))[0])
+        # a column of values (the fast listing's derived defaults): the same, element by element
+        return np.array([struct.unpack("<I", struct.pack("<f", float((int(k) + plus) >> 1)))[0]  # type: ignore[return-value]
+                         for k in np.asarray(n).reshape(-1)], dtype=object)
 
     return implied
 
