@@ -119,6 +119,14 @@ class Scalar:
     value: float | int | None = None  # an immediate's value
 
 
+def same_space_pointer(sc: Scalar, op: Operand | None, data: Operand | None, role: str, ctx: Context) -> None:
+    """N-6=byte-offset: the word has no SBUF/PSUM bits, so a pointer lives where its data lives."""
+    if sc.kind is ScalarKind.POINTER and not ctx.decisions.get(PointerWord).has_address and in_psum(op) != in_psum(data):
+        raise EncodeError(f"{role}: under N-6=byte-offset a pointer's word carries no memory space; it must be in the "
+                          "data's (SBUF or PSUM)", field=role, value="PSUM" if in_psum(op) else "SB",
+                          check="family.scalar_kind")
+
+
 def scalar_words(op: Operand | None, role: str, ctx: Context) -> Scalar:
     """Chapter §1.3: an immediate (N-33: its bit pattern, 32 bits at most), a register (N-7: its id)
     or a pointer to one element per partition in SBUF/PSUM (N-6: ADDR4 or byte offset). The shape of
@@ -329,6 +337,7 @@ def activation_select(inst: Activation, ctx: Context) -> Selection:
     for k, arg in enumerate(args, start=1):
         role = roles[k - 1]
         sc = scalar_words(arg, role, ctx)
+        same_space_pointer(sc, arg, inst.src, role, ctx)
         if sc.kind is ScalarKind.IMMEDIATE and sc.dtype != Dtype.float32:
             raise EncodeError(ACT_FP32_MSG, field=role, value=sc.dtype.name, limit="float32", check="act.imm_dtype")
         if sc.kind is not ScalarKind.IMMEDIATE and k > 1 and sc.dtype != Dtype.float32:
@@ -479,6 +488,7 @@ def ts_plan(inst: TensorScalarPtr | TensorScalar, ctx: Context) -> tuple[int, di
         if op is None:
             continue
         sc = scalar_words(op, key, ctx)
+        same_space_pointer(sc, op, inst.ins[0] if inst.ins else None, key, ctx)
         any_pointer |= sc.kind is ScalarKind.POINTER
         if ctx.decisions.get(TsScalarWords).pointers_only and sc.kind is not ScalarKind.POINTER:
             raise EncodeError(f"{key}: only pointer scalars under N-3=pointer-only", field=key, value=sc.kind.value,
