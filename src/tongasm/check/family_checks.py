@@ -12,6 +12,7 @@ differs only in the geometry of its bound operands (codegen/plan.py), so codegen
 from __future__ import annotations
 
 import math
+from typing import Any
 from collections.abc import Callable, Iterator
 
 from ..isa.enums import ALU_FROM_WIRE, ALU_WIRE, AluClass, AluOp
@@ -483,10 +484,10 @@ def stream_rule_findings(ctx: object, stream: str, opcode: int, fields: dict[str
                          checks: CheckSet | None) -> list[Finding]:
     """The N-35 findings of one bundle of a kernel, in program order: the rule's state lives on the
     codegen context (one per assemble / check run), ``ctx.stream_rules``."""
-    state = getattr(ctx, "stream_rules", None)
+    state: Any = getattr(ctx, "stream_rules", None)
     if state is None:
         state = residency_rule(ctx.decisions, checks or CheckSet()) or _NO_RULE  # type: ignore[attr-defined]
         ctx.stream_rules = state  # type: ignore[attr-defined]
     if state is _NO_RULE:
         return []
-    return list(state.visit(stream, opcode, fields))  # type: ignore[attr-defined]
+    return list(state.visit(stream, opcode, fields))

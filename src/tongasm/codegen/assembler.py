@@ -226,7 +226,7 @@ LOWERED = frozenset({Select, *LOWERED_TYPES})
 
 def _lower(inst: Instruction, index: int, decisions: DecisionSet = DEFAULT_DECISIONS) -> list[Instruction]:
     try:
-        return lower_select(inst) if type(inst) is Select else lower_family(inst, decisions)  # type: ignore[arg-type]
+        return lower_select(inst) if isinstance(inst, Select) else lower_family(inst, decisions)
     except EncodeError as e:
         raise e.at(inst.name or None, index, inst.opcode) from None
 

@@ -22,7 +22,7 @@ from ..errors import EncodeError
 from ..isa.decisions.families import (
     ActivationArg2Word, ActivationArg3Kind, ActivationLoadAccumulate, ActivationRoles, ActivationUnsupportedKeys,
     BnStatsPartitionByte, Gen2Bias, NonPreluAlpha, PointerWord, ReduceAxisByte, ReduceOpcodePairing, ReduceOpGate,
-    ScalarKindCodes, ShortActivationArgs, TensorScalarLowering, TsPointerOpcodes, TsScalarWords, TsTwoOutputsIdle,
+    ScalarKindCodes, ShortActivationArgs, TensorScalarLowering, TsPointerOpcodes, TsScalarWords,
 )
 from ..isa.enums import ALU_WIRE, DTYPE_INFO, AccType, AluClass, AluOp, Dtype, Engine, MemoryType
 from ..isa.family_opcodes import (

@@ -36,7 +36,7 @@ def lower_family(inst: Instruction, decisions: DecisionSet = DEFAULT_DECISIONS) 
     """The bundles' instructions of one instruction of these families (itself when it needs no lowering)."""
     if type(inst) is Activation and len(inst.outs) == 2:
         first, last = split_sync(inst.sync)
-        read = ActivationReadAccumulator(inst.name, inst.engine, (), (inst.outs[1],), _NO_ATTRS, last)
+        read: Instruction = ActivationReadAccumulator(inst.name, inst.engine, (), (inst.outs[1],), _NO_ATTRS, last)
         if not decisions.get(ActivationTwoOutputs).appends:
             return [read]
         act = Activation(inst.name, inst.engine, inst.ins, (inst.outs[0],), inst.attrs, first, _MARK["Activation"])

@@ -142,8 +142,7 @@ def accumulate(acc: np.ndarray, cmd: AccType, op: AluOp, row: np.ndarray, init: 
     if cmd in (AccType.Zero, AccType.ZeroAccumulate):
         acc[...] = F32(REDUCE_IDENTITY.get(op, 0.0))
     elif cmd == AccType.LoadAccumulate:
-        acc[...] = np.asarray(init if init is not None else 0.0, dtype=F32).reshape(-1) if np.ndim(init) else \
-            F32(init or 0.0)
+        acc[...] = np.asarray(0.0 if init is None else init, dtype=F32).reshape(-1)
     if cmd == AccType.Zero:
         return
     cur = acc.astype(F32)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any
 from dataclasses import dataclass, field
 from collections.abc import Callable, Iterable, Mapping
 
@@ -479,7 +480,7 @@ class ScalarOp(Operand):
         self.name, self.kind, self.value, self.dt, self.fixed = name, kind, value, dtype_fld, fixed
         self.claims = (kind,) + ((value,) if value else ()) + ((dtype_fld,) if dtype_fld else ())
 
-    def _codes(self, c: Ctx) -> Mapping[object, int]:
+    def _codes(self, c: Ctx) -> Mapping[Any, int]:
         from ..isa.decisions.families import ScalarKindCodes
 
         return c.decisions.get(ScalarKindCodes).codes()

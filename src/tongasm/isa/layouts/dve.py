@@ -5,6 +5,7 @@ statistics BNStats 0x61 (0x82 transposed) and BNStatsAggregate 0x62 (S4D2_BN).""
 from __future__ import annotations
 
 import struct
+from typing import Any
 
 import numpy as np
 from collections.abc import Callable, Mapping
@@ -103,8 +104,9 @@ def _count_bits(plus: int) -> Callable[[Mapping[str, int]], int]:
         if isinstance(n, int):
             return int(struct.unpack("<I", struct.pack("<f", float((n + plus) >> 1)))[0])
         # a column of values (the fast listing's derived defaults): the same, element by element
-        return np.array([struct.unpack("<I", struct.pack("<f", float((int(k) + plus) >> 1)))[0]  # type: ignore[return-value]
-                         for k in np.asarray(n).reshape(-1)], dtype=object)
+        column: Any = np.array([struct.unpack("<I", struct.pack("<f", float((int(k) + plus) >> 1)))[0]
+                                for k in np.asarray(n).reshape(-1)], dtype=object)
+        return column
 
     return implied
 
