@@ -695,6 +695,10 @@ enc("ts.scalar_dtype", lambda: K(ts_(ins=[a(), imm("int32", 2)])), lambda: K(ts_
 enc("ts.reduce_idle", lambda: K(ts_(op1="add", outs=[a(offset=4096), col()])),
     lambda: K(ts_(op1="add", acc="ZeroAccumulate", outs=[a(offset=4096), col()])), "acc", "Idle")
 enc("bn.fmax", lambda: K(bn_(a(pairs=[[513, 128], [1, 513]]))), lambda: K(bn_()), "src", 513)
+enc("ts.cache", lambda: K(inst("TensorScalarCache", [a(), imm("float32", 2.0)], [a(offset=4096)], engine="Pool",
+                               op0="mult", op1="add", mode="Cumulative", acc="ZeroAccumulate")),
+    lambda: K(inst("TensorScalarCache", [a(), imm("float32", 2.0)], [a(offset=4096)], engine="DVE", op0="mult",
+                   op1="add", mode="Cumulative", acc="ZeroAccumulate")), "engine", "Pool")
 
 # bundle checks, through raw streams
 sbf("family.equal_elements", "f_recip", {"dst.num0": 256}, None, "elements", "src=512, dst=256")

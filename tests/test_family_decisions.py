@@ -225,6 +225,32 @@ def _acc_after(kern: dict, ds: tuple[str, ...] = ()) -> np.ndarray:
     return r.machine.engines["act"].accumulator
 
 
+def _tsc(**kw):
+    return inst("TensorScalarCache", [ap("a", "float32", F32), imm("float32", 2.0)], [ap("a", "float32", F32, 4096)],
+                engine="DVE", **{"op0": "subtract", "op1": "add", "mode": "Cumulative", "acc": "ZeroAccumulate",
+                                 "reverse0": True, **kw})
+
+
+def test_n28_tscache_reverse0() -> None:
+    x = np.zeros((128, 16384), np.float32)
+    x[:, :512] = 1.0
+    # operand order (NKI): t = 2 - x = 1, scanned forwards: 1, 2, 3, ...
+    assert list(_out(k(_tsc()), x, n=3)) == [1.0, 2.0, 3.0]
+    # scan direction (the book): t = x - 2 = -1, scanned from the last element: out[511] = -1, out[0] = -512
+    got = _out(k(_tsc()), x, ("N-28=scan-direction",), at=4096, n=512)
+    assert got[-1] == -1.0 and got[0] == -512.0
+
+
+def test_s36_cumulative_scan() -> None:
+    x = np.zeros((128, 16384), np.float32)
+    x[:, :512] = 1.0
+    kern = k(_tsc(op0="mult", op1="max", reverse0=False, acc="LoadAccumulate",
+                  **{}) | {"ins": [ap("a", "float32", F32), imm("float32", 2.0), imm("float32", 5.0)]})
+    assert list(_out(kern, x, n=2)) == [5.0, 5.0]  # max(init 5, 2 * 1), running
+    b0 = streams(k(_tsc()))["dve"][0]
+    assert b(b0, 0) == "e6" and b(b0, 0x0C) == "03"
+
+
 def test_n29_idle_activation_accumulator() -> None:
     acc = _acc_after(k(act("Identity")), NO_RES)  # Idle arrives as ZeroAccumulate: the row sums (512 ones)
     assert acc[0] == 512.0 and b(one(k(act()), decisions=NO_RES), 0x0E) == "03"

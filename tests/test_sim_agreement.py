@@ -71,7 +71,7 @@ ALTERNATIVES = [DecisionSet.parse([s]) for s in (
     "D-22=regref-pair", "D-27=same-kind", "D-1=zero",
     # the next families: the readings that move bytes the simulator reads back, or change the maths
     "N-2=imm0-reg1-ptr2", "N-3=s1-0x28-s0-0x2c", "N-5=scale-at-0x24", "N-6=byte-offset", "N-13=no-dropping",
-    "S-20=fused", "S-21=f64-once", "S-27=op1-elementwise-too")]
+    "S-20=fused", "S-21=f64-once", "S-27=op1-elementwise-too", "N-28=scan-direction")]
 
 
 @dataclass
@@ -657,6 +657,31 @@ class Gen:
                               negate_second_output=reduce_res is not None and self.chance(0.5), engine=engine)
         self.ops.append(f"TensorScalar{'.fused' if fused else ''}.{op0.name}.{op1.name}")
 
+    def tscache(self) -> None:
+        from tongasm.ir.family_instructions import TensorScalarCache
+        from tongasm.isa.enums import AccType
+        from tongasm.isa.family_tables import REDUCE_IDENTITY, TSCMode
+
+        parts, shape = self.draw(st.integers(1, 8)), self.shape(3)
+        data, start, space = self.data_ap(self.one(DATA), parts, shape, "DVE")
+        dst = self.operand(self.one(FLOATS), parts, self.divisors_shape(math.prod(shape), 3), "DVE", write=True,
+                           reg_ok=False)
+        acc = self.one([AccType.Zero, AccType.ZeroAccumulate, AccType.AddAccumulate, AccType.LoadAccumulate])
+        ins = [data, self.kb.imm("float32", self.scalar(D.float32))]
+        if acc == AccType.LoadAccumulate:
+            ins.append(self.column(D.float32, parts, start, space=space) if self.chance(0.5) else
+                       self.kb.imm("float32", self.scalar(D.float32)))
+        mode = self.one(list(TSCMode))
+        op0 = self.one([o for o, (_w, c) in ALU_WIRE.items() if c != AluClass.BITVEC])
+        op1 = self.one(sorted(REDUCE_IDENTITY))
+        outs = [dst]
+        if self.chance(0.3):
+            outs.append(self.column(D.float32, parts, self.draw(st.integers(0, 8 - parts)), write=True))
+        inst = TensorScalarCache(ins=ins, outs=outs, attrs={"op0": op0, "op1": op1, "reverse0": self.chance(0.4),
+                                                            "reverse1": False, "mode": mode, "acc": acc})
+        self.kb._add(inst, None, self.one(["DVE", "Unassigned"]), None)
+        self.ops.append(f"TensorScalarCache.{mode.name}")
+
     def bn(self) -> None:
         engine = self.engine()
         no_psum = engine == "Pool"
@@ -681,7 +706,7 @@ class Gen:
              "memset", "move_shape", "register_move", "register_alu", "load_save", "load_save"]
     #: the next families (next-families.md)
     KINDS += ["activation", "activation", "read_accumulator", "tensor_reduce", "reciprocal", "tensor_scalar",
-              "tensor_scalar", "bn"]
+              "tensor_scalar", "tscache", "bn"]
     #: Under an alternative reading, the instructions it affects come more often.
     FOCUS = {"D-2": ["memset"], "D-4": ["memset"], "D-12": ["tensor_tensor"], "D-13": ["tensor_tensor"],
              "D-14": ["copy_predicated", "select_reduce", "select"], "D-16": ["select_reduce"],
@@ -690,7 +715,7 @@ class Gen:
              "N-2": ["tensor_scalar", "activation"], "N-3": ["tensor_scalar"], "N-4": ["activation"],
              "N-5": ["activation"], "N-6": ["tensor_scalar", "activation"], "N-13": ["tensor_reduce"],
              "N-18": ["tensor_scalar"], "N-20": ["tensor_scalar"], "S-20": ["activation"], "S-21": ["activation"],
-             "S-27": ["tensor_scalar"]}
+             "S-27": ["tensor_scalar", "tscache"], "N-28": ["tscache"]}
 
     def build(self, n: int) -> None:
         focus = [k for d, _c in self.ds.overrides for k in self.FOCUS.get(d, [])]
@@ -830,7 +855,7 @@ def test_every_opcode_is_generated() -> None:
     assert {"TT", "CP", "CastP", "CPS", "SR", "Select", "TensorCopy", "GenericCopy", "Memset", "MoveShape",
             "RegisterMove", "RegisterAlu", "RegisterAlu64", "TensorLoad", "TensorSave",
             "Activation", "ActivationReadAccumulator", "DveReadAccumulator", "TensorReduce", "Reciprocal",
-            "TensorScalar", "BNStats", "BNStatsAggregate"} <= seen, seen
+            "TensorScalar", "TensorScalarCache", "BNStats", "BNStatsAggregate"} <= seen, seen
 
 
 def test_demo_kernel_agrees() -> None:

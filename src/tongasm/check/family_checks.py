@@ -19,11 +19,13 @@ from ..isa.enums import ALU_FROM_WIRE, ALU_WIRE, AluClass, AluOp
 from ..isa.family_opcodes import TR_BITVEC, TR_T_BITVEC, CROSS_BITVEC
 from ..isa.decisions import DecisionSet
 from ..isa.decisions.families import ActivationUnsupportedKeys, NonPreluAlpha, Residency, ScalarKindCodes
-from ..isa.family_opcodes import ACT_TABLE_LOAD, ACTIVATE, TS_BITVEC, TS_CACHE_REDUCE, TS_PTR_BITVEC
+from ..isa.family_opcodes import (
+    ACT_TABLE_LOAD, ACTIVATE, TS_BITVEC, TS_CACHE_CUMULATIVE, TS_CACHE_REDUCE, TS_PTR_BITVEC,
+)
 from ..isa.family_tables import REDUCE_IDENTITY
 from ..isa.family_tables import ACT_FUNC_FROM_WIRE, ACT_FUNC_WIRE, ACT_SETS, ActFunc, AxisList, sets_holding
 from ..ir.family_instructions import (
-    Activation, BNStats, BNStatsAggregate, TensorReduce, TensorScalar, TensorScalarPtr,
+    Activation, BNStats, BNStatsAggregate, TensorReduce, TensorScalar, TensorScalarCache, TensorScalarPtr,
 )
 from ..passes.lower_families import is_lowered_part
 from ..ir.instructions import Instruction
@@ -75,6 +77,8 @@ _ENCODE = [
      "data; bit-vector pointers of the data's dtype", "N-33, S-26"),
     ("ts.reduce_idle", "two outputs need an accumulating acc ('Reduce Accum result is not outputed')", "N-18"),
     ("bn.fmax", "BNStats reads at most 512 elements per partition", "chapter §7.1 (NKI)"),
+    ("ts.cache", "TensorScalarCache: DVE only, a known TSCMode, an accumulator command, s1 only with "
+     "LoadAccumulate", "chapter §4.3 (TS)"),
 ]
 for _id, _title, _src in _ENCODE:
     register(_id, _title, _src, "encode", stage="encode")
@@ -369,22 +373,22 @@ def _ts_kinds(b: BundleView) -> Iterator[Finding]:
         yield _f("ts.scalar_kinds", "unknown scalar kind code", "s1_kind", b.fields["s1_kind"], "0, 1, 2")
 
 
-@bundle_check("ts.fused", "the accumulator command is Idle except on the fused reduce 0x9A, whose op1 is a reduce op",
-              "chapter §4.1, N-19")
+@bundle_check("ts.fused", "the accumulator command is Idle except on the fused reduce 0x9A and the scan 0xE6, whose "
+              "op1 is a reduce op", "chapter §4.1, §4.3, N-19")
 def _ts_fused(b: BundleView) -> Iterator[Finding]:
-    fused = b.opcode == TS_CACHE_REDUCE.byte
+    fused = b.opcode in (TS_CACHE_REDUCE.byte, TS_CACHE_CUMULATIVE.byte)
     if not fused and b.fields["acc"]:
         yield _f("ts.fused", "an accumulator command on a TensorScalar other than 0x9A", "acc", b.fields["acc"], "0")
     if fused:
         op = ALU_FROM_WIRE.get(b.fields["op1"])
         if op not in REDUCE_IDENTITY:
-            yield _f("ts.fused", "0x9A folds with op1: add, subtract, mult, max or min", "op1", b.fields["op1"],
-                     "add, subtract, mult, max, min")
+            yield _f("ts.fused", f"{b.opcode:#04x} folds with op1: add, subtract, mult, max or min", "op1",
+                     b.fields["op1"], "add, subtract, mult, max, min")
         if not b.fields["acc"]:
-            yield _f("ts.fused", "0x9A without an accumulator command", "acc", 0, "1..4")
+            yield _f("ts.fused", f"{b.opcode:#04x} without an accumulator command", "acc", 0, "1..4")
 
 
-_TS = (TensorScalarPtr, TensorScalar)
+_TS = (TensorScalarPtr, TensorScalar, TensorScalarCache)
 
 
 @ir_check("ts.equal_partitions", "TensorScalar data, dst and reduce_res have equal partition counts", "N-34", _TS)
@@ -401,7 +405,7 @@ def _ts_elements(inst: Instruction) -> Iterator[Finding]:
 
 
 ir_check("ts.pointer_shape", "a TensorScalar pointer scalar is [P,1] over the data's partitions", "N-6, N-34",
-         (TensorScalarPtr,))(_pointer_shape("ts.pointer_shape", "data", (("s0", 1), ("s1", 2))))
+         (TensorScalarPtr, TensorScalarCache))(_pointer_shape("ts.pointer_shape", "data", (("s0", 1), ("s1", 2))))
 
 
 # --- BNStats / BNStatsAggregate (chapter §7) ------------------------------------------------------------------

@@ -26,14 +26,17 @@ from ..isa.decisions.families import (
 )
 from ..isa.enums import ALU_WIRE, DTYPE_INFO, AccType, AluClass, AluOp, Dtype, Engine, MemoryType
 from ..isa.family_opcodes import (
-    ACT_READ_ACC, ACTIVATE, BN_AGGREGATE, BN_STATS, BN_STATS_T, DVE_READ_ACC, TS_BITVEC, TS_CACHE_REDUCE,
+    ACT_READ_ACC, ACTIVATE, BN_AGGREGATE, BN_STATS, BN_STATS_T, DVE_READ_ACC, TS_BITVEC, TS_CACHE_CUMULATIVE,
+    TS_CACHE_REDUCE,
     TS_PTR_BITVEC, TS_TRANSPOSE,
 )
-from ..isa.family_tables import ACT_FUNC_INVALID_MSG, ACT_FUNC_WIRE, ActFunc, AxisList, ScalarKind
+from ..isa.family_tables import (
+    ACT_FUNC_INVALID_MSG, ACT_FUNC_WIRE, TSC_MODE_INVALID_MSG, ActFunc, AxisList, ScalarKind, TSCMode,
+)
 from ..isa.fields import Format
 from ..ir.family_instructions import (
     Activation, ActivationReadAccumulator, BNStats, BNStatsAggregate, DveReadAccumulator, ReadActivationAccumulator,
-    TensorReduce, TensorScalar, TensorScalarPtr,
+    TensorReduce, TensorScalar, TensorScalarCache, TensorScalarPtr,
 )
 from ..ir.instructions import Instruction
 from ..ir.operands import Immediate, Operand, PhysicalAP, RegisterAccess, RegisterAP, SymbolicAP
@@ -432,7 +435,13 @@ def _ts_flags(inst: Instruction) -> None:
                               "word are inferred, N-21)", field=key, value=True, check="ts.unsupported")
 
 
-def ts_args(inst: TensorScalarPtr | TensorScalar, ctx: Context) -> tuple[Operand | None, Operand | None]:
+TsInst = TensorScalarPtr | TensorScalar | TensorScalarCache
+TSC_DVE_MSG = "TensorScalarCache must be on the DVE engine"
+TSC_IMM1_MSG = "TensorScalarCache can only have imm1 if accumulation mode is LoadAccumulate"
+TSC_FP32_MSG = "TensorScalarCache immediate value must be fp32"
+
+
+def ts_args(inst: TsInst, ctx: Context) -> tuple[Operand | None, Operand | None]:
     """(s0, s1) of an instruction: its ins (IT29), or float32 immediates of its constants (IT28, N-20)."""
     if isinstance(inst, TensorScalar):
         counts("TensorScalar", inst, (1,), (1,), "ins = [data] and outs = [dst]")
@@ -441,15 +450,25 @@ def ts_args(inst: TensorScalarPtr | TensorScalar, ctx: Context) -> tuple[Operand
         return s0, (Immediate(Dtype.float32, float(inst.attr("const1") or 0.0)) if three else None)
     if len(inst.ins) not in (2, 3):
         raise EncodeError(TS_NUMARGS_MSG, field="ins", value=len(inst.ins), limit="2, 3", check="ts.operands")
+    if isinstance(inst, TensorScalarCache):
+        if engine_of(inst.engine) not in (Engine.DVE, Engine.Unassigned):
+            raise EncodeError(TSC_DVE_MSG, field="engine", value=_name(inst.engine), limit="DVE", check="ts.cache")
+        if len(inst.ins) == 3 and inst.attr("acc") != AccType.LoadAccumulate:
+            raise EncodeError(TSC_IMM1_MSG, field="s1", value=getattr(inst.ins[2], "kind", None), check="ts.cache")
     if len(inst.outs) != 1:
         raise EncodeError("a TensorScalarPtr with two outputs is lowered to 0x9A + 0x9B before codegen (N-19)",
                           field="outs", value=len(inst.outs), limit="1, 2", check="ts.operands")
     return inst.ins[1], (inst.ins[2] if len(inst.ins) == 3 else None)
 
 
-def ts_plan(inst: TensorScalarPtr | TensorScalar, ctx: Context) -> tuple[int, dict[str, int]]:
-    """The opcode and the static fields of a TensorScalar bundle (§4.1, §4.2 fork)."""
+def ts_plan(inst: TsInst, ctx: Context) -> tuple[int, dict[str, int]]:
+    """The opcode and the static fields of a TensorScalar bundle (§4.1, §4.2 fork; §4.3 TensorScalarCache)."""
     _ts_flags(inst)
+    cache = isinstance(inst, TensorScalarCache)
+    mode = inst.attr("mode") if cache else None
+    if cache and not isinstance(mode, TSCMode):
+        raise EncodeError(TSC_MODE_INVALID_MSG, field="mode", value=mode, limit="Reduce, Cumulative, TensorScan",
+                          check="ts.cache")
     s0_op, s1_op = ts_args(inst, ctx)
     op0 = alu_op(inst.attr("op0"))
     op1 = alu_op(inst.attr("op1") if inst.attr("op1") is not None else AluOp.bypass)
@@ -459,8 +478,15 @@ def ts_plan(inst: TensorScalarPtr | TensorScalar, ctx: Context) -> tuple[int, di
     if op1 is not AluOp.bypass and (cls1 is AluClass.BITVEC) != bitvec:
         raise EncodeError(f"TensorScalar op0 {op0.name} and op1 {op1.name} mix arithmetic and bit-vector ops (N-15; "
                           "NKI: 'must be of the same type')", field="op1", value=op1.name, check="ts.op_class")
-    acc = inst.attr("acc") if isinstance(inst, TensorScalarPtr) else None
+    acc = inst.attr("acc") if isinstance(inst, (TensorScalarPtr, TensorScalarCache)) else None
     fused = acc not in (None, AccType.Idle)
+    if cache and not fused:
+        raise EncodeError(f"TensorScalarCache {getattr(mode, 'name', mode)} needs an accumulator command (acc Idle has "
+                          "nothing to fold into or scan from)", field="acc", value="Idle", check="ts.cache")
+    if cache and bitvec:
+        raise EncodeError(f"TensorScalarCache op0 {op0.name} is a bit-vector op; its scalars are float32 "
+                          "immediates ('TensorScalarCache immediate value must be fp32')", field="op0", value=op0.name,
+                          check="ts.op_class")
     transpose = bool(inst.attr("apply_transpose")) if isinstance(inst, TensorScalarPtr) else False
     if bitvec and transpose:
         raise EncodeError(TS_BITVEC_TRANSPOSE_MSG, field="apply_transpose", value=True, check="ts.transpose")
@@ -494,7 +520,7 @@ def ts_plan(inst: TensorScalarPtr | TensorScalar, ctx: Context) -> tuple[int, di
             raise EncodeError(f"{key}: only pointer scalars under N-3=pointer-only", field=key, value=sc.kind.value,
                               limit="pointer", check="ts.scalar_kind")
         if not bitvec and sc.dtype != Dtype.float32:
-            msg = TS_ARITH_FP32_MSG if sc.kind is ScalarKind.IMMEDIATE else \
+            msg = (TSC_FP32_MSG if cache else TS_ARITH_FP32_MSG) if sc.kind is ScalarKind.IMMEDIATE else \
                 f"{key}: an arithmetic scalar is float32 (NKI; the bundle has no dtype field for it)"
             raise EncodeError(msg, field=key, value=sc.dtype.name, limit="float32", check="ts.scalar_dtype")
         if bitvec and sc.kind is ScalarKind.IMMEDIATE and (sc.dtype not in INTEGER_SCALARS or
@@ -506,7 +532,9 @@ def ts_plan(inst: TensorScalarPtr | TensorScalar, ctx: Context) -> tuple[int, di
                               field=key, value=sc.dtype.name, limit=data_d.name, check="ts.scalar_dtype")
         values[f"{key}_kind"] = kinds.code(sc.kind)
         values[f"{key}_value"] = sc.word
-    if fused:
+    if cache and mode is not TSCMode.Reduce:
+        code = TS_CACHE_CUMULATIVE  # Cumulative and TensorScan share 0xE6 (§2.5)
+    elif fused:
         code = TS_CACHE_REDUCE
     elif transpose:
         code = TS_TRANSPOSE
@@ -521,14 +549,14 @@ def ts_plan(inst: TensorScalarPtr | TensorScalar, ctx: Context) -> tuple[int, di
 INTEGER_SCALARS = frozenset({Dtype.int8, Dtype.uint8, Dtype.int16, Dtype.uint16, Dtype.int32, Dtype.uint32})
 
 
-def ts_select(inst: TensorScalarPtr | TensorScalar, ctx: Context) -> Selection:
+def ts_select(inst: TsInst, ctx: Context) -> Selection:
     code, values = ts_plan(inst, ctx)
     bitvec = code in (TS_BITVEC.byte, TS_PTR_BITVEC.byte)
     return ctx.formats.by_name["TensorScalarBitvec" if bitvec else "TensorScalar"], values
 
 
-def ts_opcodes(inst: TensorScalarPtr | TensorScalar, ctx: Context) -> list[int]:
-    if isinstance(inst, TensorScalarPtr) and len(inst.outs) == 2:
+def ts_opcodes(inst: TsInst, ctx: Context) -> list[int]:
+    if isinstance(inst, (TensorScalarPtr, TensorScalarCache)) and len(inst.outs) == 2:
         from ..passes.lower_families import lower_family
 
         return [x for part in lower_family(inst, ctx.decisions) for x in ts_opcodes(part, ctx)]  # type: ignore[arg-type]
@@ -594,6 +622,7 @@ FAMILIES: dict[type[Instruction], Family] = {
     DveReadAccumulator: Family("DveReadAccumulator", dve_read_select, dve_read_opcodes),
     TensorScalarPtr: Family("TensorScalarPtr", ts_select, ts_opcodes),
     TensorScalar: Family("TensorScalarPtr", ts_select, ts_opcodes),
+    TensorScalarCache: Family("TensorScalarPtr", ts_select, ts_opcodes),
     BNStats: Family("BNStats", bn_stats_select, bn_stats_opcodes),
     BNStatsAggregate: Family("BNStatsAggregate", bn_aggr_select, bn_aggr_opcodes),
 }

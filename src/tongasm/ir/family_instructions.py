@@ -14,7 +14,7 @@ N-4), ``outs = [out, reduce_res?]``; ``TensorScalarPtr`` ``op0``, ``op1``, ``rev
 from __future__ import annotations
 
 from ..isa.enums import AccType, AluOp
-from ..isa.family_tables import ActFunc, AxisList
+from ..isa.family_tables import ActFunc, AxisList, TSCMode
 from .instructions import INSTRUCTION_CLASSES, Attr, Instruction
 from .operands import Operand
 
@@ -149,6 +149,36 @@ class TensorScalarPtr(Instruction):
         return self._out(1)
 
 
+class TensorScalarCache(Instruction):
+    """§4.3: ``mode`` Reduce → 0x9A, Cumulative / TensorScan → 0xE6; ins = [data, s0, s1?] (s1 only with
+    LoadAccumulate), outs = [dst, reduce_res?]. DVE only."""
+
+    __slots__ = ()
+
+    OPCODE = "TensorScalarCache"
+    ROLES = {"data": (False, 0), "s0": (False, 1), "s1": (False, 2), "dst": (True, 0), "reduce_res": (True, 1)}
+    ATTRS = (
+        Attr("op0", AluOp, required=True),
+        Attr("op1", AluOp, required=True),
+        Attr("reverse0", bool, False),
+        Attr("reverse1", bool, False),
+        Attr("mode", TSCMode, TSCMode.Reduce),
+        Attr("acc", AccType, AccType.Idle),
+    )
+
+    @property
+    def data(self) -> Operand | None:
+        return self._in(0)
+
+    @property
+    def dst(self) -> Operand | None:
+        return self._out(0)
+
+    @property
+    def reduce_res(self) -> Operand | None:
+        return self._out(1)
+
+
 class TensorScalar(Instruction):
     """§4.1 (IT28): immediate constants; ins = [data], outs = [dst]. Encoded as TensorScalarPtr
     with float32 immediates (N-20)."""
@@ -212,5 +242,5 @@ class BNStatsAggregate(Instruction):
 
 FAMILY_CLASSES: tuple[type[Instruction], ...] = (
     TensorReduce, Activation, ActivationReadAccumulator, ReadActivationAccumulator, DveReadAccumulator,
-    TensorScalarPtr, TensorScalar, BNStats, BNStatsAggregate)
+    TensorScalarPtr, TensorScalarCache, TensorScalar, BNStats, BNStatsAggregate)
 INSTRUCTION_CLASSES.update({c.OPCODE: c for c in FAMILY_CLASSES})

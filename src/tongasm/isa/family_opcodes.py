@@ -27,6 +27,8 @@ TS_TRANSPOSE = op(0x93, "TransposeTensorScalarArithOp", "TensorScalarPtr", "tens
                   "0x43 with apply_transpose (encoded; not simulated)")
 TS_CACHE_REDUCE = op(0x9A, "TensorScalarCacheReduce", "TensorScalarPtr", "tensor", C,
                      "out = op0(in, s0); the DVE accumulator folds it with op1 (fused reduce)")
+TS_CACHE_CUMULATIVE = op(0xE6, "TensorScalarCacheCumulative", "TensorScalarPtr", "tensor", C,
+                         "running scan: out[i] = acc = op1(op0(in[i], s0), acc) (TensorScalarCache)")
 DVE_READ_ACC = op(0x9B, "DveReadAccumulator", "DveReadAccumulator", "tensor", I,
                   "dst[p,0] = (negated ? -1 : 1) * the DVE engine's accumulator of lane p")
 

@@ -17,7 +17,9 @@ from ..errors import EncodeError
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.decisions.families import ActivationTwoOutputs, TsTwoOutputsIdle
 from ..isa.enums import AccType
-from ..ir.family_instructions import Activation, ActivationReadAccumulator, DveReadAccumulator, TensorScalarPtr
+from ..ir.family_instructions import (
+    Activation, ActivationReadAccumulator, DveReadAccumulator, TensorScalarCache, TensorScalarPtr,
+)
 from ..ir.instructions import Instruction
 from ..ir.operands import FrozenMap
 from .lower_select import split_sync
@@ -27,7 +29,7 @@ LOWERED_PART = "_lowered_part_of"
 REDUCE_IDLE_MSG = "Reduce Accum result is not outputed"
 _NO_ATTRS = FrozenMap()
 _NEGATED = {b: FrozenMap({"negated": b}) for b in (False, True)}
-_MARK = {"Activation": FrozenMap({LOWERED_PART: "Activation"}), "TensorScalarPtr": FrozenMap({LOWERED_PART: "TensorScalarPtr"})}
+_MARK = {n: FrozenMap({LOWERED_PART: n}) for n in ("Activation", "TensorScalarPtr", "TensorScalarCache")}
 #: id(source attrs) → (source attrs, the 0x9A part's attrs): the reader shares attribute maps, so do the parts
 _TS_ATTRS: dict[int, tuple[object, FrozenMap]] = {}
 
@@ -41,6 +43,11 @@ def lower_family(inst: Instruction, decisions: DecisionSet = DEFAULT_DECISIONS) 
             return [read]
         act = Activation(inst.name, inst.engine, inst.ins, (inst.outs[0],), inst.attrs, first, _MARK["Activation"])
         return [act, read]
+    if type(inst) is TensorScalarCache and len(inst.outs) == 2:  # its acc is never Idle (refused by codegen)
+        first, last = split_sync(inst.sync)
+        return [TensorScalarCache(inst.name, inst.engine, inst.ins, (inst.outs[0],), inst.attrs, first,
+                                  _MARK["TensorScalarCache"]),
+                DveReadAccumulator(inst.name, inst.engine, (), (inst.outs[1],), _NEGATED[False], last)]
     if type(inst) is TensorScalarPtr and len(inst.outs) == 2:
         if inst.attr("acc") in (None, AccType.Idle) and decisions.get(TsTwoOutputsIdle).refuses:
             raise EncodeError(REDUCE_IDLE_MSG + " (two outputs need an accumulating acc, N-18)", field="acc",
@@ -68,4 +75,4 @@ def is_lowered_part(inst: Instruction) -> bool:
 
 
 #: The instruction types :func:`lower_family` may split.
-LOWERED_TYPES = frozenset({Activation, TensorScalarPtr})
+LOWERED_TYPES = frozenset({Activation, TensorScalarPtr, TensorScalarCache})

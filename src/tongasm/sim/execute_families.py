@@ -13,13 +13,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..isa.decisions.families import ActivationRoles, PointerWord, ScalarKindCodes
+from ..isa.decisions.families import ActivationRoles, PointerWord, ScalarKindCodes, TscacheReverse0
 from ..isa.decisions.semantics import FusedReduceSemantics
 from ..isa.decisions.spec import FreeDimOrder
 from ..isa.descriptors import decode_addr4
 from ..isa.enums import ACC_WIRE, AccType, AluOp
 from ..isa.family_opcodes import (
-    TR_BITVEC, TR_T_ARITH, TR_T_BITVEC, TS_BITVEC, TS_CACHE_REDUCE, TS_PTR_BITVEC,
+    TR_BITVEC, TR_T_ARITH, TR_T_BITVEC, TS_BITVEC, TS_CACHE_CUMULATIVE, TS_CACHE_REDUCE, TS_PTR_BITVEC,
     TS_TRANSPOSE, BN_STATS_T, CROSS_BITVEC,
 )
 from ..isa.family_tables import ACT_FUNC_FROM_WIRE, ScalarKind
@@ -208,6 +208,9 @@ def tensor_scalar(c: Ctx) -> None:
     wt = ws if bitvec else _F32  # S-26: the value t lives at the input's width (bit-vector) or in float32
     op0, op1 = _alu(c, c.f["op0"]), _alu(c, c.f["op1"])
     s0, w0 = scalar_column(c, "s0_kind", "s0_value", "src", wt, P)
+    if c.d.opcode == TS_CACHE_CUMULATIVE.byte:
+        _cumulative(c, x, ws, s0, w0, op0, op1, dst, wd, P)
+        return
     t = fn.scalar_op(op0, x, ws, s0, w0, wt, bool(c.f["reverse0"]), bitvec)
     fused = c.d.opcode == TS_CACHE_REDUCE.byte
     if (not fused and op1 != AluOp.bypass) or (fused and c.ds.get(FusedReduceSemantics).op1_elementwise
@@ -228,6 +231,25 @@ def tensor_scalar(c: Ctx) -> None:
     acc = state[lanes].copy()
     fn.accumulate(acc, cmd, op1, numeric.to_fp32(t, wt).astype(np.float32), init)
     state[lanes] = acc
+
+
+def _cumulative(c: Ctx, x: np.ndarray, ws: int, s0: np.ndarray, w0: int, op0: AluOp, op1: AluOp, dst: np.ndarray,
+                wd: int, P: int) -> None:
+    """0xE6 (S-36): t = op0(x, s0), scanned with op1 through the accumulator; N-28 says what reverse0 does."""
+    backwards = c.ds.get(TscacheReverse0).reverses_scan
+    rev0 = bool(c.f["reverse0"]) and not backwards
+    t = fn.scalar_op(op0, x, ws, s0, w0, _F32, rev0, False)
+    cmd = _acc_cmd(c, "acc")
+    init = None
+    if cmd == AccType.LoadAccumulate:
+        init = numeric.to_fp32(scalar_column(c, "s1_kind", "s1_value", "src", _F32, P)[0], _F32).reshape(-1)
+    state = c.m.engines[c.engine].accumulator
+    lanes = _lanes(c, "src", P)
+    acc = state[lanes].copy()
+    out = fn.scan(acc, cmd, op1, numeric.to_fp32(t, _F32).astype(np.float32), init,
+                  backwards=backwards and bool(c.f["reverse0"]))
+    state[lanes] = acc
+    _store(dst, numeric.from_fp32(out, wd))
 
 
 # --- BNStats 0x61 (S-31), BNStatsAggregate 0x62 (S-32) ------------------------------------------------------

@@ -152,6 +152,31 @@ def accumulate(acc: np.ndarray, cmd: AccType, op: AluOp, row: np.ndarray, init: 
     acc[...] = cur
 
 
+def scan(acc: np.ndarray, cmd: AccType, op: AluOp, t: np.ndarray, init: np.ndarray | None,
+         backwards: bool = False) -> np.ndarray:
+    """S-36, the cumulative scan of 0xE6 on ``t`` (float32 [lanes, n]) with the engine accumulators
+    ``acc`` of those lanes (updated in place): reg starts at id(op) (Zero, ZeroAccumulate), at ``init``
+    (LoadAccumulate) or at ``acc`` (AddAccumulate, Idle); ``reg = op(t_i, reg)`` element by element
+    (last to first when ``backwards``, N-28), each written; the accumulator keeps the last reg (Zero:
+    id(op); Idle: unchanged). Returns the float32 outputs."""
+    if cmd in (AccType.Zero, AccType.ZeroAccumulate):
+        reg = np.full(acc.shape, F32(REDUCE_IDENTITY.get(op, 0.0)), F32)
+    elif cmd == AccType.LoadAccumulate:
+        reg = np.broadcast_to(np.asarray(0.0 if init is None else init, F32).reshape(-1), acc.shape).astype(F32)
+    else:
+        reg = acc.astype(F32)
+    out = np.empty_like(t, dtype=F32)
+    order = range(t.shape[1] - 1, -1, -1) if backwards else range(t.shape[1])
+    for i in order:
+        reg = numeric.tensor_tensor(op, np.ascontiguousarray(t[:, i], dtype=F32), _WIRE_F32, reg, _WIRE_F32, _WIRE_F32)
+        out[:, i] = reg
+    if cmd == AccType.Zero:
+        acc[...] = F32(REDUCE_IDENTITY.get(op, 0.0))
+    elif cmd != AccType.Idle:
+        acc[...] = reg
+    return out
+
+
 # --- TensorScalar (S-26) -------------------------------------------------------------------------------
 
 def scalar_op(op: AluOp, x: np.ndarray, wx: int, s: np.ndarray, ws: int, w_out: int, reverse: bool,

@@ -18,14 +18,15 @@ from collections.abc import Callable
 import numpy as np
 
 from ..isa.decisions.families import (
-    ActivationLoadAccumulate, ActivationRoles, ActivationTwoOutputs, ShortActivationArgs, TsTwoOutputsIdle,
+    ActivationLoadAccumulate, ActivationRoles, ActivationTwoOutputs, ShortActivationArgs, TscacheReverse0,
+    TsTwoOutputsIdle,
 )
 from ..isa.decisions.semantics import FusedReduceSemantics
 from ..isa.enums import ALU_WIRE, DTYPE_INFO, AccType, AluClass, AluOp, Dtype
-from ..isa.family_tables import ActFunc, AxisList
+from ..isa.family_tables import ActFunc, AxisList, TSCMode
 from ..ir.family_instructions import (
     Activation, ActivationReadAccumulator, BNStats, BNStatsAggregate, DveReadAccumulator, TensorReduce, TensorScalar,
-    TensorScalarPtr,
+    TensorScalarCache, TensorScalarPtr,
 )
 from ..ir.instructions import Instruction
 from ..ir.operands import Immediate, Operand, PhysicalAP, RegisterAccess, RegisterAP
@@ -216,8 +217,9 @@ def _ts_scalar(it: _Interpreter, op: Operand | None, engine: str, role: str, cou
     return scalar(it, op, engine, role, count, w)
 
 
-def tensor_scalar(it: _Interpreter, inst: TensorScalarPtr | TensorScalar, engine: str) -> None:
-    if isinstance(inst, TensorScalarPtr):
+def tensor_scalar(it: _Interpreter, inst: TensorScalarPtr | TensorScalar | TensorScalarCache, engine: str) -> None:
+    mode = inst.attr("mode") if isinstance(inst, TensorScalarCache) else None
+    if isinstance(inst, (TensorScalarPtr, TensorScalarCache)):
         if inst.attr("apply_transpose"):
             raise FamilyInterpretError("apply_transpose has no known meaning (chapter §4.1)")
         s0_op = inst.ins[1] if len(inst.ins) > 1 else None
@@ -243,6 +245,20 @@ def tensor_scalar(it: _Interpreter, inst: TensorScalarPtr | TensorScalar, engine
     wt = data.w if bitvec else _W_F32
     x = it.s.read(data)
     a = _ts_scalar(it, s0_op, engine, "s0", data.count, wt, bitvec)
+    if mode is not None and mode is not TSCMode.Reduce:  # the cumulative scan (S-36, N-28)
+        backwards = it.ds.get(TscacheReverse0).reverses_scan and bool(inst.attr("reverse0"))
+        rev0 = bool(inst.attr("reverse0")) and not it.ds.get(TscacheReverse0).reverses_scan
+        t = fn.scalar_op(op0, x, data.w, a, wt, wt, rev0, False)
+        init = _f32(scalar(it, s1_op, engine, "s1", data.count, _W_F32)).reshape(-1) \
+            if acc == AccType.LoadAccumulate else None
+        state = it.s.accumulators[engine]
+        cur = state[_lanes(data)].copy()
+        out = fn.scan(cur, acc, op1, numeric.to_fp32(t, wt).astype(F32), init, backwards=backwards)
+        state[_lanes(data)] = cur
+        it.s.write(dst, numeric.from_fp32(out, dst.w))
+        if two:
+            read_out(it, inst.outs[1], engine, False)
+        return
     t = fn.scalar_op(op0, x, data.w, a, wt, wt, bool(inst.attr("reverse0")), bitvec)
     elementwise = (not fused and op1 is not AluOp.bypass) or (
         fused and s1_op is not None and it.ds.get(FusedReduceSemantics).op1_elementwise)
@@ -295,6 +311,7 @@ HANDLERS: dict[type[Instruction], Callable[..., None]] = {
     ActivationReadAccumulator: act_read,
     DveReadAccumulator: dve_read,
     TensorScalarPtr: tensor_scalar,
+    TensorScalarCache: tensor_scalar,
     TensorScalar: tensor_scalar,
     BNStats: bn_stats,
     BNStatsAggregate: bn_aggregate,

@@ -334,6 +334,19 @@ class ActivationUnsupportedKeys(Decision):
         return self.reading is self.REFUSE
 
 
+class TscacheReverse0(Decision):
+    id = "N-28"
+    subject = "TensorScalarCache 0xE6: what reverse0 does"
+    reason = ("TS: 'reverse0 selects scan direction'; NKI tensor_scalar_cumulative's pseudocode uses it as operand "
+              "order (contradiction 12); the wire bit is the same")
+    OPERAND_ORDER = Reading("operand-order", "NKI: op0(imm0, x) instead of op0(x, imm0); the scan runs first to last")
+    SCAN_DIRECTION = Reading("scan-direction", "the book: the scan runs last to first; op0(x, imm0)")
+
+    @property
+    def reverses_scan(self) -> bool:
+        return self.reading is self.SCAN_DIRECTION
+
+
 class IdleActivationAccumulator(Decision):
     id = "N-29"
     subject = "the Activation accumulator after an Idle 0x21"

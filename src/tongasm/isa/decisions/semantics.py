@@ -287,6 +287,15 @@ class FusedReduceSemantics(Decision):
         return self.reading is self.ELEMENTWISE
 
 
+class CumulativeSemantics(Decision):
+    id = "S-36"
+    subject = "TensorScalarCache cumulative scan 0xE6"
+    reason = "NKI tensor_scalar_cumulative: reg = op1(op0(x[i], imm0), reg); out[i] = reg"
+    CHOSEN = Reading("scan", "per lane the accumulator starts at id(op1) (Zero, ZeroAccumulate), at s1 "
+                             "(LoadAccumulate) or at its value (AddAccumulate); each element folds in and is written; the "
+                             "accumulator keeps the last value (Zero: id(op1))")
+
+
 class ReduceFold(Decision):
     id = "S-28"
     subject = "TensorReduce fold"

@@ -15,7 +15,8 @@ from ..decisions.families import BnStatsPartitionByte, TsScalarWords
 from ..descriptors import slot
 from ..enums import WireDtype
 from ..family_opcodes import (
-    BN_AGGREGATE, BN_STATS, BN_STATS_T, TS_ARITH, TS_BITVEC, TS_CACHE_REDUCE, TS_PTR_ARITH, TS_PTR_BITVEC, TS_TRANSPOSE,
+    BN_AGGREGATE, BN_STATS, BN_STATS_T, TS_ARITH, TS_BITVEC, TS_CACHE_CUMULATIVE, TS_CACHE_REDUCE, TS_PTR_ARITH,
+    TS_PTR_BITVEC, TS_TRANSPOSE,
 )
 from ..fields import Field, Kind
 from ..layout import Binding, EnumText, IntText, Layout, ScalarText, Sem, TextOp, aps
@@ -65,7 +66,8 @@ def _tensor_scalar(name: str, codes: tuple[Op, ...], ds: DecisionSet, *, bitvec:
 def tensor_scalar(ds: DecisionSet) -> list[Layout]:
     """§4.1: one byte map for every opcode of the family; two records so that an immediate reads as a
     float32 (arithmetic) or as bits of the input's dtype (bit-vector)."""
-    return [_tensor_scalar("TensorScalar", (TS_ARITH, TS_PTR_ARITH, TS_TRANSPOSE, TS_CACHE_REDUCE), ds, bitvec=False),
+    return [_tensor_scalar("TensorScalar", (TS_ARITH, TS_PTR_ARITH, TS_TRANSPOSE, TS_CACHE_REDUCE, TS_CACHE_CUMULATIVE),
+                           ds, bitvec=False),
             _tensor_scalar("TensorScalarBitvec", (TS_BITVEC, TS_PTR_BITVEC), ds, bitvec=True)]
 
 
