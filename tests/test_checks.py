@@ -617,12 +617,24 @@ FAMILY_BASES: dict[str, tuple[Callable[[], dict[str, Any]], str]] = {
     "f_dveread": (lambda: K(inst("DveReadAccumulator", [], [col()], engine="DVE", negated=True)), "dve"),
     "f_ts": (lambda: K(ts_()), "dve"),
     "f_bn": (lambda: K(bn_()), "dve"),
+    "f_cross": (lambda: K(tr_("average", axis="XYZWC", d=col(4096, pairs=[[1, 1], [1, 1]]))), "pool"),
+    "f_pool": (lambda: K(inst("Pool", [a(pairs=[[16, 128], [4, 4], [1, 4]])], [col(4096)], engine="DVE", func="Max")),
+               "dve"),
+    "f_iota": (lambda: K(iota_()), "pool"),
 }
+#: Decisions a base needs (Iota is off unless N-22 enables it).
+FAMILY_BASE_DECISIONS: dict[str, tuple[str, ...]] = {"f_iota": ("N-22=base-slot0-fixed",)}
+
+
+def iota_(pattern: Any = None, d: Any = None, **kw: Any) -> Any:
+    return inst("Iota", [], [d or a("int32", pairs=[[64, 128], [1, 64]])], engine="Pool",
+                pattern=pattern or [{"step": 1, "num": 64}], **{"base": 0, "channel_multiplier": 64, **kw})
 
 
 @functools.lru_cache(maxsize=None)
 def legal_f(name: str) -> bytes:
-    asm = assemble(read_bir(FAMILY_BASES[name][0]()), check="off")
+    asm = assemble(read_bir(FAMILY_BASES[name][0]()), check="off",
+                   decisions=DecisionSet.parse(FAMILY_BASE_DECISIONS.get(name, ())))
     (data,) = asm.streams.values()
     assert len(data) == 64
     return bytes(data)
@@ -630,7 +642,7 @@ def legal_f(name: str) -> bytes:
 
 def patched_f(name: str, changes: dict[str, int]) -> bytes:
     raw = legal_f(name)
-    sel = build_formats(DecisionSet()).select(raw[0], raw)
+    sel = build_formats(DecisionSet.parse(FAMILY_BASE_DECISIONS.get(name, ()))).select(raw[0], raw)
     assert sel is not None
     fmt, values = sel
     for k in changes:
@@ -644,6 +656,7 @@ def sbf(check: str, base: str, bad: dict[str, int], good: dict[str, int] | None,
     kw.setdefault("engine", FAMILY_BASES[base][1])
     if FAMILY_BASES[base][1] == "act":
         kw.setdefault("decisions", NO_RES)
+    kw.setdefault("decisions", FAMILY_BASE_DECISIONS.get(base, ()))
     _add(check, "bundle", "stream", lambda: patched_f(base, bad), lambda: patched_f(base, good or {}), field_, value,
          **kw)
 
@@ -659,7 +672,9 @@ enc("family.indirect", lambda: K(tr_(s=a(indirect_dim=1))), lambda: K(tr_()), "s
 enc("family.scalar_kind", lambda: K(act_(ins=act_args(bias=col(0, memref="d", pairs=[[1, 1], [1, 1]])))),
     lambda: K(act_()), "bias", "DRAM", decisions=NO_RES)
 enc("tr.axis", lambda: K(tr_(axis=9)), lambda: K(tr_()), "axis", 9)
-enc("tr.cross_lane", lambda: K(tr_(axis="C")), lambda: K(tr_()), "axis", "C")
+CROSS_DST = [[512, 1], [1, 512]]  # one partition, the src's free shape (axis C)
+enc("tr.cross_lane", lambda: K(tr_("add", axis="C", d=a(pairs=CROSS_DST, offset=4096), negate=True)),
+    lambda: K(tr_("add", axis="C", d=a(pairs=CROSS_DST, offset=4096))), "negate", True)
 enc("tr.op", lambda: K(tr_("is_equal")), lambda: K(tr_()), "op", "is_equal")
 enc("tr.negate", lambda: K(tr_("bitwise_or", s=i32(), d=col(4096, dtype="int32"), negate=True)),
     lambda: K(tr_("bitwise_or", s=i32(), d=col(4096, dtype="int32"))), "negate", True)
@@ -695,6 +710,15 @@ enc("ts.scalar_dtype", lambda: K(ts_(ins=[a(), imm("int32", 2)])), lambda: K(ts_
 enc("ts.reduce_idle", lambda: K(ts_(op1="add", outs=[a(offset=4096), col()])),
     lambda: K(ts_(op1="add", acc="ZeroAccumulate", outs=[a(offset=4096), col()])), "acc", "Idle")
 enc("bn.fmax", lambda: K(bn_(a(pairs=[[513, 128], [1, 513]]))), lambda: K(bn_()), "src", 513)
+IOTA_ON = ("N-22=base-slot0-fixed",)
+enc("pool.func", lambda: K(inst("Pool", [a(pairs=[[16, 128], [4, 4], [1, 4]])], [col(4096)], engine="DVE", func=2)),
+    lambda: K(inst("Pool", [a(pairs=[[16, 128], [4, 4], [1, 4]])], [col(4096)], engine="DVE", func="Max")), "func", 2)
+enc("pool.shape", lambda: K(inst("Pool", [a(pairs=[[16, 128], [4, 4], [1, 4]])], [col(4096)], engine="DVE",
+                                 func="Avg")),
+    lambda: K(inst("Pool", [a(pairs=[[16, 128], [1, 1], [1, 1], [4, 4], [1, 4]])], [col(4096)], engine="DVE",
+                   func="Avg")), "src", 3)
+enc("iota.off", lambda: K(iota_()), lambda: K(tr_()), "opcode", "Iota")
+enc("iota.operands", lambda: K(iota_(base=5)), lambda: K(iota_()), "base", 5, decisions=("N-22=no-base",))
 enc("ts.cache", lambda: K(inst("TensorScalarCache", [a(), imm("float32", 2.0)], [a(offset=4096)], engine="Pool",
                                op0="mult", op1="add", mode="Cumulative", acc="ZeroAccumulate")),
     lambda: K(inst("TensorScalarCache", [a(), imm("float32", 2.0)], [a(offset=4096)], engine="DVE", op0="mult",
@@ -716,6 +740,9 @@ sbf("ts.scalar_kinds", "f_ts", {"s0_kind": 7}, {"s0_kind": 0}, "s0_kind", 7)
 sbf("ts.fused", "f_ts", {"acc": 3}, None, "acc", 3)
 sbf("bn.shape", "f_bn", {"dst.num0": 4}, None, "dst", 4)
 sbf("bn.counts", "f_bn", {"n_even": 0}, None, "n_even", 0)
+sbf("tr.cross_flags", "f_cross", {"scale": 0}, None, "scale", 0)
+sbf("pool.scale", "f_pool", {"scale": 0}, None, "scale", 0)
+sbf("iota.pattern", "f_iota", {"pnum1": 32}, None, "pattern", 32)
 
 # IR checks, through kernels
 P64 = [[512, 64], [1, 512]]
@@ -738,6 +765,20 @@ ki("ts.equal_elements", lambda: K(ts_(outs=[a(pairs=[[256, 128], [1, 256]], offs
    "elements", "data=512, dst=256")
 ki("ts.pointer_shape", lambda: K(ts_(ins=[a(), col(pairs=[[1, 64], [1, 1]])])), lambda: K(ts_(ins=[a(), col()])),
    "s0.partitions", 64)
+ki("tr.cross_out", lambda: K(tr_("add", axis="C", d=a(pairs=[[512, 2], [1, 512]], offset=4096))),
+   lambda: K(tr_("add", axis="C", d=a(pairs=CROSS_DST, offset=4096))), "dst.partitions", 2)
+ki("pool.equal_partitions",
+   lambda: K(inst("Pool", [a(pairs=[[16, 128], [4, 4], [1, 4]])], [col(4096, pairs=[[1, 64], [1, 1]])], engine="DVE",
+                  func="Max")),
+   lambda: K(inst("Pool", [a(pairs=[[16, 128], [4, 4], [1, 4]])], [col(4096)], engine="DVE", func="Max")),
+   "partitions", "src=128, dst=64")
+ki("pool.out_elements",
+   lambda: K(inst("Pool", [a(pairs=[[16, 128], [4, 4], [1, 4]])], [col(4096, pairs=[[2, 128], [1, 2]])], engine="DVE",
+                  func="Max")),
+   lambda: K(inst("Pool", [a(pairs=[[16, 128], [4, 4], [1, 4]])], [col(4096)], engine="DVE", func="Max")),
+   "dst", 2)
+ki("iota.count", lambda: K(iota_(d=a("int32", pairs=[[32, 128], [1, 32]]))), lambda: K(iota_()), "pattern", 64,
+   decisions=IOTA_ON)
 ki("bn.equal_partitions", lambda: K(bn_(d=a(pairs=[[6, 64], [1, 6]], offset=4096))), lambda: K(bn_()), "partitions",
    "src=128, dst=64")
 

@@ -212,6 +212,88 @@ def test_n20_tensor_scalar_lowering() -> None:
     assert b(one(k(it28), decisions=("N-20=always-3-args",)), 0x2C, 4) == f32(5.0)
 
 
+def _iota(**kw):
+    return inst("Iota", [], [ap("a", "int32", [[64, 128], [1, 64]])], engine="Pool",
+                **{"base": 0, "pattern": [{"step": 1, "num": 64}], "channel_multiplier": 64, **kw})
+
+
+def test_n22_iota_band() -> None:
+    assert "N-22" in str(fails(k(_iota())))
+    h = one(k(_iota(base=5)), decisions=("N-22=base-slot0-fixed",))
+    assert b(h, 0x0C, 4) == "05000000" and b(h, 0x10, 2) == "0100" and b(h, 0x1A, 2) == "4000"  # slot 1 = (1, 64)
+    h = one(k(_iota()), decisions=("N-22=slot0-pattern",))
+    assert b(h, 0x18, 2) == "4000"  # slot 0 = (1, 64)
+    assert "no-base" in str(fails(k(_iota(base=5)), decisions=("N-22=no-base",)))
+
+
+def _cross(op="average", axis="XYZWC", d=None):
+    return inst("TensorReduce", [ap("a", "float32", [[8, 128], [1, 8]])],
+                [d or ap("a", "float32", [[1, 1], [1, 1]], 4096)], engine="Unassigned", op=op, axis=axis)
+
+
+def test_n23_cross_lane_mean() -> None:
+    cross_c = _cross(axis="C", d=ap("a", "float32", [[8, 1], [1, 8]], 4096))
+    s = streams(k(cross_c))
+    assert list(s) == ["pool"] and b(s["pool"][0], 0x28, 4) == f32(1 / 128)  # C: 1/P
+    assert b(streams(k(cross_c), decisions=("N-23=all-elements",))["pool"][0], 0x28, 4) == f32(1 / 1024)
+    assert b(one(k(_cross())), 0x28, 4) == f32(1 / 1024)  # XYZWC: 1/(P x NEPP)
+
+
+def test_n24_pool_packing() -> None:
+    p = inst("Pool", [ap("a", "float32", [[16, 128], [16, 1], [4, 4], [1, 4]])], [ap("a", "float32", COL, 4096)],
+             engine="DVE", func="Max")
+    h = one(k(p))
+    assert b(h, 0x10, 8) == "0100040010000100"  # the (16, 1) pair keeps its slot
+    assert "5" in str(fails(k(dict(p, func="Avg"))))  # Avg needs five pairs
+    # under D-6=outermost-first the window is in the last used slots and the {1,1} fill follows
+    avg = inst("Pool", [ap("a", "float32", [[16, 128], [16, 1], [1, 1], [4, 4], [1, 4]])],
+               [ap("a", "float32", COL, 4096)], engine="DVE", func="Avg")
+    h = one(k(avg), decisions=("D-6=outermost-first",))  # slots (16,1) (1,1) (4,4) (1,4): window 4 x 4
+    assert b(h, 0x10, 8) == "1000010004000100" and b(h, 0x28, 4) == f32(1 / 16)
+    x = np.zeros((128, 16384), np.float32)
+    x[:, :16] = np.arange(16, dtype=np.float32)
+    assert _out(k(avg), x, ("D-6=outermost-first",), n=1)[0] == np.float32(7.5)  # the mean of 0..15
+    mx = inst("Pool", [ap("a", "float32", [[16, 128], [4, 4], [1, 4]])], [ap("a", "float32", COL, 4096)],
+              engine="DVE", func="Max")
+    h = one(k(mx), decisions=("D-6=outermost-first",))  # slots (4,4) (1,4) then the fill (1,1) (1,1)
+    assert b(h, 0x10, 8) == "0400010001000100" and b(h, 0x18, 8) == "0400040001000100"
+    assert _out(k(mx), x, ("D-6=outermost-first",), n=1)[0] == 15.0
+    # an innermost [1, 1] pair cannot be told from the fill there: refused, loudly
+    amb = inst("Pool", [ap("a", "float32", [[16, 128], [4, 4], [1, 1]])], [ap("a", "float32", COL, 4096)],
+               engine="DVE", func="Max")
+    assert "fill" in str(fails(k(amb), decisions=("D-6=outermost-first",)))
+    assert b(one(k(amb)), 0x18, 4) == "01000400"  # innermost first: slot 0 (1,1), slot 1 (4,4)
+
+
+def test_s29_cross_lane() -> None:
+    x = np.zeros((128, 16384), np.float32)
+    x[:, :8] = np.arange(128, dtype=np.float32)[:, None]  # partition p holds p
+    sim, ref = _both(k(_cross("max", "C", ap("a", "float32", [[8, 1], [1, 8]], 4096))), {"a": x})
+    assert sim["a"].tobytes() == ref["a"].tobytes() and list(sim["a"][0, 4096:4098]) == [127.0, 127.0]
+    sim, _ = _both(k(_cross()), {"a": x})
+    assert sim["a"][0, 4096] == np.float32(127 / 2)  # the mean of 0..127
+
+
+def test_s33_pool() -> None:
+    p = inst("Pool", [ap("a", "float32", [[16, 128], [4, 4], [1, 4]])], [ap("a", "float32", COL, 4096)],
+             engine="DVE", func="Max")
+    x = np.zeros((128, 16384), np.float32)
+    x[:, :16] = np.arange(16, dtype=np.float32)
+    x[:, 5] = np.nan  # fmaxf ignores NaN
+    assert _out(k(p), x, n=1)[0] == 15.0
+    avg = inst("Pool", [ap("a", "float32", [[16, 128], [8, 2], [2, 2], [4, 2], [1, 2]])],
+               [ap("a", "float32", [[4, 128], [1, 4]], 4096)], engine="DVE", func="Avg")
+    x[:, 5] = 5.0
+    assert list(_out(k(avg), x, n=4)) == [2.5, 4.5, 10.5, 12.5]  # the 2x2 means of a 4x4 image 0..15
+
+
+def test_s34_iota() -> None:
+    sim, ref = _both(k(_iota(base=-3)), {"a": np.zeros((128, 16384), np.float32)}, ("N-22=base-slot0-fixed",))
+    got = sim["a"].view(np.int32)
+    assert sim["a"].tobytes() == ref["a"].tobytes()
+    assert list(got[2, :3]) == [-3 + 128, -3 + 129, -3 + 130]  # base + c*64 + x
+
+
 def test_n27_activation_unsupported_keys() -> None:
     assert "N-27" in str(fails(k(act(op0="add")), decisions=NO_RES))
     assert b(one(k(act(op0="add")), decisions=(*NO_RES, "N-27=ignore")), 0) == "21"
@@ -244,8 +326,7 @@ def test_n28_tscache_reverse0() -> None:
 def test_s36_cumulative_scan() -> None:
     x = np.zeros((128, 16384), np.float32)
     x[:, :512] = 1.0
-    kern = k(_tsc(op0="mult", op1="max", reverse0=False, acc="LoadAccumulate",
-                  **{}) | {"ins": [ap("a", "float32", F32), imm("float32", 2.0), imm("float32", 5.0)]})
+    kern = k(_tsc(op0="mult", op1="max", reverse0=False, acc="LoadAccumulate") | {"ins": [ap("a", "float32", F32), imm("float32", 2.0), imm("float32", 5.0)]})
     assert list(_out(kern, x, n=2)) == [5.0, 5.0]  # max(init 5, 2 * 1), running
     b0 = streams(k(_tsc()))["dve"][0]
     assert b(b0, 0) == "e6" and b(b0, 0x0C) == "03"

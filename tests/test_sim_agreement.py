@@ -71,7 +71,8 @@ ALTERNATIVES = [DecisionSet.parse([s]) for s in (
     "D-22=regref-pair", "D-27=same-kind", "D-1=zero",
     # the next families: the readings that move bytes the simulator reads back, or change the maths
     "N-2=imm0-reg1-ptr2", "N-3=s1-0x28-s0-0x2c", "N-5=scale-at-0x24", "N-6=byte-offset", "N-13=no-dropping",
-    "S-20=fused", "S-21=f64-once", "S-27=op1-elementwise-too", "N-28=scan-direction")]
+    "S-20=fused", "S-21=f64-once", "S-27=op1-elementwise-too", "N-28=scan-direction", "N-22=base-slot0-fixed",
+    "N-22=slot0-pattern", "N-23=all-elements")]
 
 
 @dataclass
@@ -682,6 +683,60 @@ class Gen:
         self.kb._add(inst, None, self.one(["DVE", "Unassigned"]), None)
         self.ops.append(f"TensorScalarCache.{mode.name}")
 
+    def cross_lane(self) -> None:
+        engine = self.one(["Pool", "Unassigned", self.engine()])
+        no_psum = engine in ("Pool", "Unassigned") and self.ds["N-16"] == "per-family" or engine == "Pool"
+        cmd = self.one([AluOp.add, AluOp.average, AluOp.max, AluOp.bitwise_or, AluOp.bitwise_and, AluOp.bitwise_xor])
+        bitvec = cmd in (AluOp.bitwise_or, AluOp.bitwise_and, AluOp.bitwise_xor)
+        dt = self.one(INTS) if bitvec else self.one(DATA)
+        parts, shape = self.draw(st.integers(1, 8)), self.shape(2)
+        src = self.operand(dt, parts, shape, engine, no_psum=no_psum, reg_ok=False)
+        whole = self.chance(0.5)
+        out_shape = [1] if whole else self.divisors_shape(math.prod(shape), 2)
+        odt = self.one(INTS) if bitvec else self.one(FLOATS)
+        dst = self.operand(odt, 1, out_shape, engine, write=True, no_psum=no_psum, reg_ok=False)
+        self.kb.tensor_reduce(dst, src, cmd, "XYZWC" if whole else "C", engine=engine)
+        self.ops.append(f"CrossLaneReduce.{cmd.name}")
+
+    def pool(self) -> None:
+        engine = self.engine()
+        no_psum = engine == "Pool"
+        avg = self.chance(0.5)
+        parts = self.draw(st.integers(1, 8))
+        # under D-6=outermost-first an innermost [1, 1] is refused (it cannot be told from the fill)
+        inner = 2 if self.ds["D-6"] == "outermost-first" else 1
+        window = [self.draw(st.integers(1, 3)), self.draw(st.integers(inner, 3))]
+        outer = [self.draw(st.integers(1, 2)), self.draw(st.integers(1, 2))] if avg else \
+            [self.draw(st.integers(1, 3)) for _ in range(self.draw(st.integers(0, 2)))]
+        src = self.operand(self.one(DATA), parts, outer + window, engine, no_psum=no_psum, reg_ok=False)
+        dst = self.operand(self.one(FLOATS), parts, self.divisors_shape(math.prod(outer), 2), engine, write=True,
+                           no_psum=no_psum)
+        from tongasm.ir.family_instructions import Pool
+        from tongasm.isa.family_tables import PoolFunc
+
+        self.kb._add(Pool(ins=[src], outs=[dst], attrs={"func": PoolFunc.Avg if avg else PoolFunc.Max}), None, engine,
+                     None)
+        self.ops.append(f"Pool.{'Avg' if avg else 'Max'}")
+
+    def iota(self) -> None:
+        if self.ds["N-22"] == "off":
+            return self.pool()
+        from tongasm.ir.family_instructions import Iota
+
+        parts = self.draw(st.integers(1, 8))
+        pattern = [(self.draw(st.integers(-4, 4)), self.draw(st.integers(1, 4)))
+                   for _ in range(self.draw(st.integers(1, 3)))]
+        n = math.prod(num for _s, num in pattern)
+        var = self.one(self.sb)
+        dst = self.ap(var, self.one([D.int32, D.float32, D.int16, D.bfloat16]), parts, self.divisors_shape(n, 3),
+                      write=True, engine="Pool", reg_ok=False)
+        base = 0 if self.ds["N-22"] == "no-base" else self.draw(st.integers(-1000, 1000))
+        inst = Iota(ins=[], outs=[dst], attrs={"base": base, "pattern": [{"step": s_, "num": n_} for s_, n_ in pattern],
+                                               "channel_multiplier": self.draw(st.integers(-50, 50))})
+        self.kb._add(inst, None, self.one(["Pool", "Unassigned"]), None)
+        self.ops.append("Iota")
+        return None
+
     def bn(self) -> None:
         engine = self.engine()
         no_psum = engine == "Pool"
@@ -706,7 +761,7 @@ class Gen:
              "memset", "move_shape", "register_move", "register_alu", "load_save", "load_save"]
     #: the next families (next-families.md)
     KINDS += ["activation", "activation", "read_accumulator", "tensor_reduce", "reciprocal", "tensor_scalar",
-              "tensor_scalar", "tscache", "bn"]
+              "tensor_scalar", "tscache", "bn", "cross_lane", "pool", "iota"]
     #: Under an alternative reading, the instructions it affects come more often.
     FOCUS = {"D-2": ["memset"], "D-4": ["memset"], "D-12": ["tensor_tensor"], "D-13": ["tensor_tensor"],
              "D-14": ["copy_predicated", "select_reduce", "select"], "D-16": ["select_reduce"],
@@ -715,7 +770,7 @@ class Gen:
              "N-2": ["tensor_scalar", "activation"], "N-3": ["tensor_scalar"], "N-4": ["activation"],
              "N-5": ["activation"], "N-6": ["tensor_scalar", "activation"], "N-13": ["tensor_reduce"],
              "N-18": ["tensor_scalar"], "N-20": ["tensor_scalar"], "S-20": ["activation"], "S-21": ["activation"],
-             "S-27": ["tensor_scalar", "tscache"], "N-28": ["tscache"]}
+             "S-27": ["tensor_scalar", "tscache"], "N-28": ["tscache"], "N-22": ["iota"], "N-23": ["cross_lane"]}
 
     def build(self, n: int) -> None:
         focus = [k for d, _c in self.ds.overrides for k in self.FOCUS.get(d, [])]
@@ -855,7 +910,7 @@ def test_every_opcode_is_generated() -> None:
     assert {"TT", "CP", "CastP", "CPS", "SR", "Select", "TensorCopy", "GenericCopy", "Memset", "MoveShape",
             "RegisterMove", "RegisterAlu", "RegisterAlu64", "TensorLoad", "TensorSave",
             "Activation", "ActivationReadAccumulator", "DveReadAccumulator", "TensorReduce", "Reciprocal",
-            "TensorScalar", "TensorScalarCache", "BNStats", "BNStatsAggregate"} <= seen, seen
+            "TensorScalar", "TensorScalarCache", "BNStats", "BNStatsAggregate", "CrossLaneReduce", "Pool"} <= seen, seen
 
 
 def test_demo_kernel_agrees() -> None:

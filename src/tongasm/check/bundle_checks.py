@@ -345,8 +345,8 @@ def _psum_write(b: BundleView) -> Iterator[Finding]:
 @bundle_check("geometry.partitions", "start partition + partition count <= 128", "SPEC §3.4",
               applies=lambda f: bool(f.slots) and "num_partitions" in f.field_map)
 def _geometry_partitions(b: BundleView) -> Iterator[Finding]:
-    n = b.fields["num_partitions"]
     for s in b.fmt.slots.values():
+        n = s.partition_count(b.fields)
         a = decode_addr4(b.fields[s.addr_key])
         if a.space in ("sbuf", "psum") and a.partition is not None and a.partition + n > 128:
             yield _f("geometry.partitions", f"start partition {a.partition} + {n} partitions exceeds 128",

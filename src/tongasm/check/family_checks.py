@@ -12,20 +12,26 @@ differs only in the geometry of its bound operands (codegen/plan.py), so codegen
 from __future__ import annotations
 
 import math
-from typing import Any
+import struct
 from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
 
 from ..isa.enums import ALU_FROM_WIRE, ALU_WIRE, AluClass, AluOp
 from ..isa.family_opcodes import TR_BITVEC, TR_T_BITVEC, CROSS_BITVEC
 from ..isa.decisions import DecisionSet
-from ..isa.decisions.families import ActivationUnsupportedKeys, NonPreluAlpha, Residency, ScalarKindCodes
+from ..isa.decisions.families import (
+    ActivationUnsupportedKeys, NonPreluAlpha, PoolPacking, Residency, ScalarKindCodes,
+)
+from ..isa.decisions.spec import FreeDimOrder
 from ..isa.family_opcodes import (
     ACT_TABLE_LOAD, ACTIVATE, TS_BITVEC, TS_CACHE_CUMULATIVE, TS_CACHE_REDUCE, TS_PTR_BITVEC,
 )
 from ..isa.family_tables import REDUCE_IDENTITY
 from ..isa.family_tables import ACT_FUNC_FROM_WIRE, ACT_FUNC_WIRE, ACT_SETS, ActFunc, AxisList, sets_holding
 from ..ir.family_instructions import (
-    Activation, BNStats, BNStatsAggregate, TensorReduce, TensorScalar, TensorScalarCache, TensorScalarPtr,
+    Activation, BNStats, BNStatsAggregate, Iota, Pool, TensorReduce, TensorScalar, TensorScalarCache, TensorScalarPtr,
 )
 from ..passes.lower_families import is_lowered_part
 from ..ir.instructions import Instruction
@@ -77,6 +83,11 @@ _ENCODE = [
      "data; bit-vector pointers of the data's dtype", "N-33, S-26"),
     ("ts.reduce_idle", "two outputs need an accumulating acc ('Reduce Accum result is not outputed')", "N-18"),
     ("bn.fmax", "BNStats reads at most 512 elements per partition", "chapter §7.1 (NKI)"),
+    ("pool.func", "the pool function is Max or Avg ('has unimplemented Pooling type')", "chapter §5.4"),
+    ("pool.shape", "a Pool input has 5 pairs (Avg) or 3 to 5 (Max): partition, outer dims, the window", "N-24"),
+    ("iota.off", "Iota only when N-22 enables it (experimental)", "N-22"),
+    ("iota.operands", "Iota: an SBUF dst, int32 base and multiplier, a pattern of at most 3 (4) dims with counts "
+     "that fit u16", "chapter §6, N-22"),
     ("ts.cache", "TensorScalarCache: DVE only, a known TSCMode, an accumulator command, s1 only with "
      "LoadAccumulate", "chapter §4.3 (TS)"),
 ]
@@ -172,8 +183,31 @@ def _tr_flags(b: BundleView) -> Iterator[Finding]:
         yield _f("tr.flags", "negate is only applicable to an arithmetic op", "negate", v, "0")
 
 
-ir_check("tr.equal_partitions", "TensorReduce src and dst have equal partition counts", "N-34",
-         (TensorReduce,))(_equal_partitions("tr.equal_partitions", ("src", "dst")))
+def _free_axis(inst: Instruction) -> bool:
+    return isinstance(inst, TensorReduce) and inst.stream_family() != "pool" and not is_lowered_part(inst)
+
+
+@ir_check("tr.equal_partitions", "TensorReduce src and dst have equal partition counts", "N-34", (TensorReduce,))
+def _tr_partitions(inst: Instruction) -> Iterator[Finding]:
+    if _free_axis(inst):
+        yield from _equal_partitions("tr.equal_partitions", ("src", "dst"))(inst)
+
+
+@ir_check("tr.cross_out", "a cross-lane reduce writes one partition: the src's free shape (C) or one element (XYZWC)",
+          "chapter §5.2", (TensorReduce,))
+def _tr_cross_out(inst: Instruction) -> Iterator[Finding]:
+    assert isinstance(inst, TensorReduce)
+    if inst.stream_family() != "pool" or is_lowered_part(inst):
+        return
+    d = _ap(inst.dst)
+    if d is None:
+        return
+    if d.ap[0][1] != 1:
+        yield Finding("tr.cross_out", "a cross-lane reduce writes one partition", "dst.partitions", d.ap[0][1], "1")
+    want = _elements(inst.src) if inst.attr("axis") is AxisList.C else 1
+    if want is not None and _elements(inst.dst) != want:
+        yield Finding("tr.cross_out", f"dst has {_elements(inst.dst)} elements; the reduce leaves {want}", "dst",
+                      _elements(inst.dst), str(want))
 
 
 @ir_check("tr.out_elements", "the TensorReduce dst holds one element per non-reduced src element", "chapter §5.1 "
@@ -182,7 +216,7 @@ def _tr_out(inst: Instruction) -> Iterator[Finding]:
     assert isinstance(inst, TensorReduce)
     src, axis = _ap(inst.src), inst.attr("axis")
     out = _elements(inst.dst)
-    if src is None or out is None or not isinstance(axis, AxisList) or not axis.free_pairs:
+    if src is None or out is None or not isinstance(axis, AxisList) or not axis.free_pairs or is_lowered_part(inst):
         return
     free = list(src.ap[1:])
     keep = math.prod(n for _s, n in free[:max(len(free) - axis.free_pairs, 0)])
@@ -440,6 +474,70 @@ def _bn_counts(b: BundleView) -> Iterator[Finding]:
 
 ir_check("bn.equal_partitions", "BNStats / BNStatsAggregate src and dst have equal partition counts", "N-34",
          (BNStats, BNStatsAggregate))(_equal_partitions("bn.equal_partitions", ("src", "dst")))
+
+
+# --- the cross-lane reduce, Pool, Iota (chapter §5.2, §5.4, §6) ----------------------------------------------
+
+@bundle_check("tr.cross_flags", "the cross-lane flag is 0 or 1 and the 1/N word is non-zero exactly for average "
+              "(the lane count: partitions.count, geometry.partitions)",
+              "chapter §5.2, N-23")
+def _cross_flags(b: BundleView) -> Iterator[Finding]:
+    if b.fields["cross_lane"] > 1:
+        yield _f("tr.cross_flags", "the cross-lane flag must be 0 or 1", "cross_lane", b.fields["cross_lane"], "0, 1")
+    average = b.fields["command"] == 1
+    if average != bool(b.fields["scale"]):
+        yield _f("tr.cross_flags", "the 1/N word goes with average only", "scale", b.fields["scale"],
+                 "non-zero for average, else 0")
+
+
+@bundle_check("pool.scale", "the Pool scale word is 1.0 for Max and 1/(window) for Avg (window = the two innermost "
+              "slots, N-24)", "chapter §5.4 (POOL)")
+def _pool_scale(b: BundleView) -> Iterator[Finding]:
+    window = PoolPacking.window([(b.fields[f"src.step{i}"], b.fields[f"src.num{i}"]) for i in range(4)],
+                                b.decisions.get(FreeDimOrder))  # no dropping (N-24)
+    want = 1.0 if b.fields["func"] != 2 else float(np.float32(1.0) / np.float32(max(window, 1)))
+    bits = struct.unpack("<I", struct.pack("<f", want))[0]
+    if b.fields["scale"] != bits:
+        yield _f("pool.scale", f"scale must be {want!r}", "scale", b.fields["scale"], f"{bits:#x}")
+
+
+@bundle_check("iota.pattern", "the Iota pattern holds as many elements as the dst (iota_same_src_dst_count)",
+              "chapter §6")
+def _iota_pattern(b: BundleView) -> Iterator[Finding]:
+    n = math.prod(b.fields[f"pnum{i}"] for i in range(4))
+    out = _slot_elements(b, "dst")
+    if n != out:
+        yield _f("iota.pattern", f"the pattern has {n} elements, the dst {out}", "pattern", n, str(out))
+
+
+ir_check("pool.equal_partitions", "Pool src and dst have equal partition counts", "N-34",
+         (Pool,))(_equal_partitions("pool.equal_partitions", ("src", "dst")))
+
+
+@ir_check("pool.out_elements", "the Pool dst holds one element per window position (the outer input dims)",
+          "chapter §5.4", (Pool,))
+def _pool_out(inst: Instruction) -> Iterator[Finding]:
+    src = _ap(inst.ins[0] if inst.ins else None)
+    out = _elements(inst.outs[0] if inst.outs else None)
+    if src is None or out is None or len(src.ap) < 3:
+        return
+    keep = math.prod(n for _s, n in src.ap[1:-2])
+    if out != keep:
+        yield Finding("pool.out_elements", f"dst has {out} elements per partition; the windows are {keep}", "dst", out,
+                      str(keep))
+
+
+@ir_check("iota.count", "the Iota pattern's element count equals the dst's elements per partition", "chapter §6",
+          (Iota,))
+def _iota_count(inst: Instruction) -> Iterator[Finding]:
+    assert isinstance(inst, Iota)
+    out = _elements(inst.dst)
+    try:
+        n = math.prod(num for _s, num in inst.pattern_pairs())
+    except (KeyError, TypeError, ValueError):
+        return
+    if out is not None and n != out:
+        yield Finding("iota.count", f"the pattern has {n} elements, dst {out} per partition", "pattern", n, str(out))
 
 
 # --- N-35: function-set residency (a rule on a stream's order of bundles) --------------------------------------

@@ -18,25 +18,29 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ..errors import EncodeError
 from ..isa.decisions.families import (
     ActivationArg2Word, ActivationArg3Kind, ActivationLoadAccumulate, ActivationRoles, ActivationUnsupportedKeys,
-    BnStatsPartitionByte, Gen2Bias, NonPreluAlpha, PointerWord, ReduceAxisByte, ReduceOpcodePairing, ReduceOpGate,
-    ScalarKindCodes, ShortActivationArgs, TensorScalarLowering, TsPointerOpcodes, TsScalarWords,
+    BnStatsPartitionByte, CrossLaneMean, Gen2Bias, IotaBand, NonPreluAlpha, PointerWord, ReduceAxisByte,
+    ReduceOpcodePairing, ReduceOpGate, ScalarKindCodes, ShortActivationArgs, TensorScalarLowering, TsPointerOpcodes,
+    TsScalarWords,
 )
+from ..isa.decisions.spec import FreeDimOrder
 from ..isa.enums import ALU_WIRE, DTYPE_INFO, AccType, AluClass, AluOp, Dtype, Engine, MemoryType
 from ..isa.family_opcodes import (
-    ACT_READ_ACC, ACTIVATE, BN_AGGREGATE, BN_STATS, BN_STATS_T, DVE_READ_ACC, TS_BITVEC, TS_CACHE_CUMULATIVE,
-    TS_CACHE_REDUCE,
-    TS_PTR_BITVEC, TS_TRANSPOSE,
+    ACT_READ_ACC, ACTIVATE, BN_AGGREGATE, BN_STATS, BN_STATS_T, DVE_READ_ACC, IOTA, POOL, TS_BITVEC,
+    TS_CACHE_CUMULATIVE, TS_CACHE_REDUCE, TS_PTR_BITVEC, TS_TRANSPOSE,
 )
 from ..isa.family_tables import (
-    ACT_FUNC_INVALID_MSG, ACT_FUNC_WIRE, TSC_MODE_INVALID_MSG, ActFunc, AxisList, ScalarKind, TSCMode,
+    ACT_FUNC_INVALID_MSG, ACT_FUNC_WIRE, POOL_FUNC_INVALID_MSG, POOL_FUNC_WIRE, TSC_MODE_INVALID_MSG, ActFunc, AxisList,
+    PoolFunc, ScalarKind, TSCMode,
 )
 from ..isa.fields import Format
 from ..ir.family_instructions import (
-    Activation, ActivationReadAccumulator, BNStats, BNStatsAggregate, DveReadAccumulator, ReadActivationAccumulator,
-    TensorReduce, TensorScalar, TensorScalarCache, TensorScalarPtr,
+    Activation, ActivationReadAccumulator, BNStats, BNStatsAggregate, CrossLaneReduce, DveReadAccumulator, Iota, Pool,
+    ReadActivationAccumulator, TensorReduce, TensorScalar, TensorScalarCache, TensorScalarPtr,
 )
 from ..ir.instructions import Instruction
 from ..ir.operands import Immediate, Operand, PhysicalAP, RegisterAccess, RegisterAP, SymbolicAP
@@ -190,10 +194,9 @@ def tensor_reduce_plan(inst: TensorReduce, ctx: Context) -> tuple[int, AluOp, Ax
     op = alu_op(inst.attr("op"))
     alu_wire(op)  # average / elemwise_mul / >= 30: 'Invalid enum variant for enum AluOpType'
     axis = _axis(inst)
-    if not axis.free_pairs:
-        raise EncodeError(f"TensorReduce over axis {axis.name} is the cross-lane (partition) reduce 0x7C/0x7D of the "
-                          "Pool engine, which tongasm does not encode yet", field="axis", value=axis.name,
-                          limit="X, XY, XYZ, XYZW", check="tr.cross_lane")
+    if not axis.free_pairs:  # the lowering hands it over as a CrossLaneReduce (N-16: the Pool stream)
+        raise EncodeError(f"TensorReduce over axis {axis.name} is a cross-lane reduce: lowered before codegen",
+                          field="axis", value=axis.name, limit="X, XY, XYZ, XYZW", check="tr.cross_lane")
     if not ctx.decisions.get(ReduceOpGate).allows(op):
         raise EncodeError(f"TensorReduce op {op.name} is not a legal reduction (N-14: add, subtract, mult, max, min, "
                           "bitwise and/or/xor, logical and/or/xor)", field="op", value=op.name, check="tr.op")
@@ -612,6 +615,152 @@ def bn_aggr_opcodes(inst: BNStatsAggregate, ctx: Context) -> list[int]:
     return [BN_AGGREGATE.byte]
 
 
+# --- the cross-lane reduce (chapter §5.2) ------------------------------------------------------------------
+
+CROSS_NEGATE_MSG = "Cross-lane-reduce cannot perform negate"
+CROSS_INDIRECT_MSG = "TODO: support CROSS_LANE_REDUCE with TensorIndirect AP once ISA supports it"
+#: §2.5 (POOL/PENG switch, C): op → command byte; the last three are bit-vector (0x7D).
+CROSS_COMMANDS = {AluOp.add: 0, AluOp.average: 1, AluOp.max: 2, AluOp.bitwise_or: 3, AluOp.bitwise_and: 4,
+                  AluOp.bitwise_xor: 5}
+
+
+def cross_plan(inst: TensorReduce, ctx: Context) -> tuple[int, dict[str, int]]:
+    counts("TensorReduce", inst, (1,), (1,), "ins = [src] and outs = [dst]")
+    axis = _axis(inst)
+    if inst.attr("negate"):
+        raise EncodeError(CROSS_NEGATE_MSG, field="negate", value=True, check="tr.cross_lane")
+    op = inst.attr("op")
+    if op not in CROSS_COMMANDS:
+        raise EncodeError("cross-lane reduce supports add, average, max, bitwise_or, bitwise_and, bitwise_xor (§2.5), "
+                          f"not {_name(op)}", field="op", value=_name(op), check="tr.cross_lane")
+    if inst.attr("apply_transpose"):
+        raise EncodeError("the cross-lane reduce has no apply_transpose form (N-12)", field="apply_transpose",
+                          value=True, check="tr.transpose")
+    src, dst = inst.src, inst.dst
+    if isinstance(src, (PhysicalAP, RegisterAP, SymbolicAP)) and "indirect_dim" in src.extra:
+        raise EncodeError(CROSS_INDIRECT_MSG, field="src", value="indirect_dim", check="family.indirect")
+    no_indirect({"dst": dst})
+    no_pool_psum(inst, {"src": src, "dst": dst})
+    command = CROSS_COMMANDS[op]
+    code = ctx.decisions.get(ReduceOpcodePairing).cross_lane(command >= 3)
+    fmt = ctx.formats.by_name["CrossLaneReduce"]
+    values: dict[str, int] = {"opcode": code.byte, "command": command, "cross_lane": int(axis is AxisList.C)}
+    values.update(pack_descriptor(src, fmt.slots["src"], ctx, "src"))
+    assert isinstance(src, (PhysicalAP, RegisterAP))
+    parts = partitions(src, "src")
+    values["num_partitions"] = parts
+    values["scale"] = 0
+    if op is AluOp.average:  # N-23
+        n = ctx.decisions.get(CrossLaneMean).count(parts, math.prod(num for _s, num in src.ap[1:]),
+                                                      axis is AxisList.XYZWC)
+        values["scale"] = f32_bits(float(np.float32(1.0) / np.float32(n)))
+    return code.byte, values
+
+
+def cross_select(inst: TensorReduce, ctx: Context) -> Selection:
+    return ctx.formats.by_name["CrossLaneReduce"], cross_plan(inst, ctx)[1]
+
+
+def cross_opcodes(inst: TensorReduce, ctx: Context) -> list[int]:
+    return [cross_plan(inst, ctx)[0]]
+
+
+# --- Pool (chapter §5.4) -----------------------------------------------------------------------------------
+
+POOL_AVG_INDIRECT_MSG = "POOL with Average Function doesn't support TensorIndirect AP as src AP"
+
+
+def pool_select(inst: Pool, ctx: Context) -> Selection:
+    counts("Pool", inst, (1,), (1,), "ins = [src] and outs = [dst]")
+    func = inst.attr("func")
+    if not isinstance(func, PoolFunc):
+        raise EncodeError(POOL_FUNC_INVALID_MSG, field="func", value=func, limit="Max, Avg", check="pool.func")
+    src, dst = inst.src, inst.dst
+    if isinstance(src, (PhysicalAP, RegisterAP, SymbolicAP)) and "indirect_dim" in src.extra:
+        raise EncodeError(POOL_AVG_INDIRECT_MSG if func is PoolFunc.Avg else
+                          "an indirect Pool input has no encoding here", field="src", value="indirect_dim",
+                          check="family.indirect")
+    no_indirect({"dst": dst})
+    no_pool_psum(inst, {"src": src, "dst": dst})
+    assert isinstance(src, (PhysicalAP, RegisterAP)) or src is None
+    pairs = list(src.ap) if src is not None else []
+    allowed = (5,) if func is PoolFunc.Avg else (3, 4, 5)  # N-24: Avg asserts in0.size() == 5
+    if len(pairs) not in allowed:
+        raise EncodeError(f"Pool {func.name} takes an input of {' or '.join(map(str, allowed))} access-pattern pairs "
+                          f"(partition + window; N-24), got {len(pairs)}", field="src", value=len(pairs),
+                          limit=", ".join(map(str, allowed)), check="pool.shape")
+    free = [tuple(p) for p in pairs[1:]]
+    if len(free) < 4 and free[-1] == (1, 1) and not ctx.decisions.get(FreeDimOrder).innermost_first:
+        raise EncodeError("under D-6=outermost-first a Pool input's innermost pair [1, 1] cannot be told from the "
+                          "{1,1} fill of the unused slots (N-24 keeps pairs in place)", field="src", value=[1, 1],
+                          check="pool.shape")
+    fmt = ctx.formats.by_name["Pool"]
+    values: dict[str, int] = {"opcode": POOL.byte, "func": POOL_FUNC_WIRE[func]}
+    values.update(pack_descriptor(src, fmt.slots["src"], ctx, "src"))
+    values["num_partitions"] = partitions(src, "src")
+    window = pairs[-2][1] * pairs[-1][1]
+    values["scale"] = f32_bits(1.0 if func is PoolFunc.Max else float(np.float32(1.0) / np.float32(window)))
+    return fmt, values
+
+
+def pool_opcodes(inst: Pool, ctx: Context) -> list[int]:
+    return [pool_select(inst, ctx)[1]["opcode"]]
+
+
+# --- Iota (chapter §6, N-22) ---------------------------------------------------------------------------------
+
+IOTA_U16_MSG = "ISA requirement: Data Pattern Num (...) cannot exceed uint16 range"
+
+
+def iota_select(inst: Iota, ctx: Context) -> Selection:
+    counts("Iota", inst, (0,), (1,), "ins = [] and outs = [dst]")
+    n22 = ctx.decisions.get(IotaBand)
+    if not n22.enabled:
+        raise EncodeError("Iota is experimental (N-22=off: its pattern band is inferred); enable it with --decision "
+                          "N-22=base-slot0-fixed", field="opcode", value="Iota", check="iota.off")
+    dst = inst.dst
+    if in_psum(dst):
+        raise EncodeError("Iota writes SBUF only (NKI iota)", field="dst", value="PSUM", check="iota.operands")
+    no_indirect({"dst": dst})
+    base, cm = inst.attr("base"), inst.attr("channel_multiplier") or 0
+    for key, v in (("base", base), ("channel_multiplier", cm)):
+        if not isinstance(v, int) or not -(1 << 31) <= v < (1 << 31):
+            raise EncodeError(f"Iota {key} {v!r} is not an int32", field=key, value=v, limit="int32",
+                              check="field.range")
+    if not n22.has_base and base:
+        raise EncodeError("Iota base has no field under N-22=no-base; only base 0 can be encoded", field="base",
+                          value=base, limit="0", check="iota.operands")
+    try:
+        pattern = inst.pattern_pairs()
+    except (KeyError, TypeError, ValueError):
+        raise EncodeError("Iota pattern is a list of {\"step\", \"num\"} objects or [step, num] pairs", field="pattern",
+                          value=inst.attr("pattern"), check="iota.operands") from None
+    for step, num in pattern:
+        if not 1 <= num <= 0xFFFF:
+            raise EncodeError(IOTA_U16_MSG, field="pattern", value=num, limit="1..65535", check="iota.operands")
+        if not -(1 << 15) <= step < (1 << 15):
+            raise EncodeError(f"Iota pattern step {step} does not fit the i16 step field", field="pattern", value=step,
+                              limit="-32768..32767", check="iota.operands")
+    packed = [p for p in pattern if p[1] != 1][::-1]  # innermost first, num == 1 pairs dropped (N-22)
+    slots = 4 - n22.first_slot
+    if len(packed) > slots:
+        raise EncodeError(f"Iota pattern has {len(packed)} dims with num > 1; the band holds {slots} (N-22)",
+                          field="pattern", value=len(packed), limit=str(slots), check="iota.operands")
+    packed += [(1, 1)] * (slots - len(packed))
+    values: dict[str, int] = {"opcode": IOTA.byte, "channel_multiplier": cm}
+    if n22.has_base:
+        values["base"] = base
+    for k, (step, num) in enumerate(packed, start=n22.first_slot):
+        values[f"pstep{k}"] = step
+        values[f"pnum{k}"] = num
+    return ctx.formats.by_name["Iota"], values
+
+
+def iota_opcodes(inst: Iota, ctx: Context) -> list[int]:
+    iota_select(inst, ctx)
+    return [IOTA.byte]
+
+
 # --- the families (registered in codegen.generator.FAMILIES) ------------------------------------------------
 
 FAMILIES: dict[type[Instruction], Family] = {
@@ -625,4 +774,7 @@ FAMILIES: dict[type[Instruction], Family] = {
     TensorScalarCache: Family("TensorScalarPtr", ts_select, ts_opcodes),
     BNStats: Family("BNStats", bn_stats_select, bn_stats_opcodes),
     BNStatsAggregate: Family("BNStatsAggregate", bn_aggr_select, bn_aggr_opcodes),
+    CrossLaneReduce: Family("TensorReduce", cross_select, cross_opcodes),
+    Pool: Family("Pool", pool_select, pool_opcodes),
+    Iota: Family("Iota", iota_select, iota_opcodes),
 }

@@ -56,7 +56,7 @@ _STREAMS: dict[tuple[object, str, DecisionSet], str] = {}
 def stream_of(inst: Instruction, decisions: DecisionSet = DEFAULT_DECISIONS) -> str:
     """The output stream of an instruction (SPEC §5): its engine's, or by family when Unassigned
     (N-16: the Activation family goes to act, the Pool-only ops to pool)."""
-    key = (inst.engine, inst.FAMILY, decisions)
+    key = (inst.engine, inst.stream_family(), decisions)
     hit = _STREAMS.get(key)
     if hit is None:
         hit = _STREAMS[key] = _stream_of(inst, decisions)
@@ -70,7 +70,7 @@ def _stream_of(inst: Instruction, decisions: DecisionSet) -> str:
         raise EncodeError("engine ALL is refused: an instruction is encoded into one engine's stream (D-25)",
                           field="engine", value="ALL", check="engine.all")
     if engine == Engine.Unassigned:
-        return decisions.get(DefaultStream).stream(inst.FAMILY)  # SPEC §5, N-16
+        return decisions.get(DefaultStream).stream(inst.stream_family())  # SPEC §5, N-16
     return ENGINE_STREAM[engine]
 
 

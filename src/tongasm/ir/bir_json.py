@@ -363,6 +363,8 @@ def _attr(a: Attr, v: Any, path: str) -> Any:
         return v
     if a.type is float:  # (next families: Activation scale/alpha, TensorScalar const0/const1)
         return float(_number(v, path))
+    if a.type is list:  # (next families: Iota pattern) kept as given; codegen reads it
+        return _list(v, path, repr(a.key))
     whats: dict[type, str] = {AluOp: "ALU op", AccType: "accumulation type", MemsetMode: "Memset mode"}
     what = whats.get(a.type, a.key)
     # the next families' enums: NKI aliases and refused old spellings (N-26, isa.family_tables)

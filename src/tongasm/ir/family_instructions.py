@@ -14,7 +14,7 @@ N-4), ``outs = [out, reduce_res?]``; ``TensorScalarPtr`` ``op0``, ``op1``, ``rev
 from __future__ import annotations
 
 from ..isa.enums import AccType, AluOp
-from ..isa.family_tables import ActFunc, AxisList, TSCMode
+from ..isa.family_tables import ActFunc, AxisList, PoolFunc, TSCMode
 from .instructions import INSTRUCTION_CLASSES, Attr, Instruction
 from .operands import Operand
 
@@ -36,6 +36,65 @@ class TensorReduce(Instruction):
     @property
     def dst(self) -> Operand | None:
         return self._out(0)
+
+    def stream_family(self) -> str:
+        axis = self.attr("axis")
+        return "pool" if isinstance(axis, AxisList) and not axis.free_pairs else self.FAMILY
+
+
+class CrossLaneReduce(TensorReduce):
+    """A TensorReduce over the partitions (axis C or XYZWC), as the lowering hands it to codegen: the
+    cross-lane datapath 0x7C/0x7D of the Pool engine (N-12, N-16)."""
+
+    __slots__ = ()
+
+    FAMILY = "pool"
+
+
+class Pool(Instruction):
+    """§5.4: ``func`` (Max, Avg); ins = [src] (the window: its two innermost pairs), outs = [dst]."""
+
+    __slots__ = ()
+
+    OPCODE = "Pool"
+    ROLES = {"src": (False, 0), "dst": (True, 0)}
+    ATTRS = (Attr("func", PoolFunc, required=True),)
+
+    @property
+    def src(self) -> Operand | None:
+        return self._in(0)
+
+    @property
+    def dst(self) -> Operand | None:
+        return self._out(0)
+
+
+class Iota(Instruction):
+    """§6: ``base``, ``pattern`` (pairs {"step", "num"} or [step, num], outermost first), ``channel_multiplier``;
+    ins = [], outs = [dst]. GpSimd (Pool)."""
+
+    __slots__ = ()
+
+    OPCODE = "Iota"
+    FAMILY = "pool"
+    ROLES = {"dst": (True, 0)}
+    ATTRS = (Attr("base", int, required=True), Attr("pattern", list, required=True),
+             Attr("channel_multiplier", int, 0))
+
+    @property
+    def dst(self) -> Operand | None:
+        return self._out(0)
+
+    def pattern_pairs(self) -> list[tuple[int, int]]:
+        """The pattern as (step, num) pairs, outermost first (KLR's {"step", "num"} objects or pairs)."""
+        out = []
+        for p in self.attr("pattern") or ():
+            if isinstance(p, dict):
+                out.append((int(p["step"]), int(p["num"])))
+            else:
+                step, num = p
+                out.append((int(step), int(num)))
+        return out
 
 
 class Activation(Instruction):
@@ -241,6 +300,6 @@ class BNStatsAggregate(Instruction):
 
 
 FAMILY_CLASSES: tuple[type[Instruction], ...] = (
-    TensorReduce, Activation, ActivationReadAccumulator, ReadActivationAccumulator, DveReadAccumulator,
+    TensorReduce, Pool, Iota, Activation, ActivationReadAccumulator, ReadActivationAccumulator, DveReadAccumulator,
     TensorScalarPtr, TensorScalarCache, TensorScalar, BNStats, BNStatsAggregate)
 INSTRUCTION_CLASSES.update({c.OPCODE: c for c in FAMILY_CLASSES})

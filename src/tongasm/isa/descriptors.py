@@ -36,16 +36,17 @@ def num_offset(ndims: int, i: int) -> int:
 
 def slot(name: str, offset: int, ndims: int, *, dtype: str, write: bool = False, conf: Conf = Conf.C,
          decision: str | None = None, doc: str = "", role_decision: str | None = None,
-         keep_degenerate: bool = False) -> Slot:
+         keep_degenerate: bool = False, partitions: int | None = None) -> Slot:
     """Declare a descriptor slot of ``ndims`` free dims at ``offset`` of the bundle.
 
     ``dtype`` names the field that holds the operand's wire dtype; ``write`` marks the operand the
     op writes (a PSUM write needs a 4-byte dtype, reads do not). ``decision`` tags the slot's fields
     (by default D-5 for the address, D-6 for the dims); ``role_decision`` names the decision that
-    says which operand the slot holds; ``keep_degenerate`` packs num == 1 pairs too (D-6 drops them).
+    says which operand the slot holds; ``keep_degenerate`` packs num == 1 pairs too (D-6 drops them);
+    ``partitions`` fixes the operand's partition count (else it is the bundle's ``num_partitions``).
     """
     return Slot(name, offset, ndims, TENSOR_TYPES[ndims], conf, decision, doc, dtype, write, role_decision,
-                keep_degenerate)
+                keep_degenerate, partitions)
 
 
 def slot_fields(s: Slot) -> list[Field]:

@@ -39,11 +39,13 @@ TR_T_ARITH = op(0x83, "TransposeTensorReduceArithOp", "TensorReduce", "tensor", 
                 "free-axis reduce with apply_transpose (N-12; not simulated)")
 TR_T_BITVEC = op(0x84, "TransposeTensorReduceBitvecOp", "TensorReduce", "tensor", I,
                  "bit-vector free-axis reduce with apply_transpose (N-12; not simulated)")
-# 0x7C / 0x7D carry a layout only under N-12=book-literal (the free-axis block): declared, not registered
-CROSS_ARITH = Op(0x7C, "CrossLaneReduceArith", "TensorReduce", "tensor", I,
+CROSS_ARITH = op(0x7C, "CrossLaneReduceArith", "TensorReduce", "tensor", I,
                  "cross-lane (partition) reduce (N-12 default); the free-axis reduce under N-12=book-literal")
-CROSS_BITVEC = Op(0x7D, "CrossLaneReduceBitvec", "TensorReduce", "tensor", I,
+CROSS_BITVEC = op(0x7D, "CrossLaneReduceBitvec", "TensorReduce", "tensor", I,
                   "cross-lane bit-vector reduce (N-12 default); the free-axis one under N-12=book-literal")
+POOL = op(0x45, "Pool", "Pool", "tensor", C, "max or average over the two innermost input dims (the window)")
+# 0x7E carries a layout only when N-22 enables Iota: declared, not registered
+IOTA = Op(0x7E, "Iota", "Iota", "tensor", I, "dst = base + channel*channel_multiplier + pattern index (int32)")
 RECIPROCAL = op(0x48, "Reciprocal", "Reciprocal", "tensor", C, "out = 1 / in (fp32)")
 
 # --- BatchNorm statistics (chapter §7) -----------------------------------------------------------------

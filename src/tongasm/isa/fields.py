@@ -155,6 +155,13 @@ class Slot:
     role_decision: str | None = None
     #: pack the access pattern's num == 1 free pairs too (N-13 no-dropping, N-24): D-6 drops them otherwise
     keep_degenerate: bool = False
+    #: a partition count the layout fixes for this operand (not the bundle's ``num_partitions``, not stored:
+    #: the cross-lane reduce's dst has 1); None = the bundle's count
+    partitions: int | None = None
+
+    def partition_count(self, fields: Mapping[str, int]) -> int:
+        """This operand's partition count in a decoded bundle."""
+        return self.partitions if self.partitions is not None else fields["num_partitions"]
 
     @property
     def size(self) -> int:

@@ -49,6 +49,9 @@ class Sem(enum.Enum):
     TENSOR_SCALAR = "two ALU ops of a tensor with per-partition scalars (or a fused reduce)"
     BN_STATS = "per-partition count, mean and M2 of the even and odd elements"
     BN_AGGREGATE = "merge (count, mean, M2) triples into mean and variance"
+    CROSS_LANE_REDUCE = "fold across partitions (per free element, or everything)"
+    POOL = "max or average over a window of the innermost dims"
+    IOTA = "write an index pattern"
 
 
 # --- text templates (declared here as data; tongasm.text.syntax implements each kind) ------------------
@@ -108,7 +111,8 @@ class ImmText(TextOp):
 @dataclass(frozen=True, kw_only=True)
 class ApText(TextOp):
     """An access pattern: a descriptor slot, its dtype field and, for the operand that supplies it,
-    the partition count (``parts``)."""
+    the partition count (``parts``). A slot with a fixed partition count (:attr:`Slot.partitions`)
+    shows that count, and the parser requires it."""
 
     slot: str
     parts: bool = False

@@ -2,6 +2,8 @@
 
 * An Activation with two outputs becomes the 0x21 Activate of ``outs[0]`` followed by the 0x24 read-out
   of the Activation accumulator into ``outs[1]`` (N-40; under N-40=instead only the read-out).
+* A TensorReduce over the partitions (axis C or XYZWC) becomes a :class:`CrossLaneReduce`, so that an
+  Unassigned one goes to the Pool stream (N-16) and its codegen is the cross-lane layout's.
 * A TensorScalarPtr with two outputs (the fused reduce, N-19) becomes its 0x9A bundle for ``outs[0]``
   followed by the 0x9B DVE read-out into ``outs[1]``, negated when ``negate_second_output`` is set;
   with acc Idle it is refused ('Reduce Accum result is not outputed', N-18) or encoded as ZeroAccumulate.
@@ -18,7 +20,8 @@ from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.decisions.families import ActivationTwoOutputs, TsTwoOutputsIdle
 from ..isa.enums import AccType
 from ..ir.family_instructions import (
-    Activation, ActivationReadAccumulator, DveReadAccumulator, TensorScalarCache, TensorScalarPtr,
+    Activation, ActivationReadAccumulator, CrossLaneReduce, DveReadAccumulator, TensorReduce, TensorScalarCache,
+    TensorScalarPtr,
 )
 from ..ir.instructions import Instruction
 from ..ir.operands import FrozenMap
@@ -29,7 +32,8 @@ LOWERED_PART = "_lowered_part_of"
 REDUCE_IDLE_MSG = "Reduce Accum result is not outputed"
 _NO_ATTRS = FrozenMap()
 _NEGATED = {b: FrozenMap({"negated": b}) for b in (False, True)}
-_MARK = {n: FrozenMap({LOWERED_PART: n}) for n in ("Activation", "TensorScalarPtr", "TensorScalarCache")}
+_MARK = {n: FrozenMap({LOWERED_PART: n}) for n in ("Activation", "TensorScalarPtr", "TensorScalarCache",
+                                                    "TensorReduce")}
 #: id(source attrs) → (source attrs, the 0x9A part's attrs): the reader shares attribute maps, so do the parts
 _TS_ATTRS: dict[int, tuple[object, FrozenMap]] = {}
 
@@ -43,6 +47,9 @@ def lower_family(inst: Instruction, decisions: DecisionSet = DEFAULT_DECISIONS) 
             return [read]
         act = Activation(inst.name, inst.engine, inst.ins, (inst.outs[0],), inst.attrs, first, _MARK["Activation"])
         return [act, read]
+    if type(inst) is TensorReduce and inst.stream_family() == "pool":  # axis C / XYZWC: the cross-lane datapath
+        return [CrossLaneReduce(inst.name, inst.engine, inst.ins, inst.outs, inst.attrs, inst.sync,
+                                _MARK["TensorReduce"])]
     if type(inst) is TensorScalarCache and len(inst.outs) == 2:  # its acc is never Idle (refused by codegen)
         first, last = split_sync(inst.sync)
         return [TensorScalarCache(inst.name, inst.engine, inst.ins, (inst.outs[0],), inst.attrs, first,
@@ -75,4 +82,4 @@ def is_lowered_part(inst: Instruction) -> bool:
 
 
 #: The instruction types :func:`lower_family` may split.
-LOWERED_TYPES = frozenset({Activation, TensorScalarPtr, TensorScalarCache})
+LOWERED_TYPES = frozenset({Activation, TensorScalarPtr, TensorScalarCache, TensorReduce})

@@ -45,7 +45,7 @@ class Ctx:
         outer_first = tuple(self.ds.get(FreeDimOrder).from_slots([(f[sk], f[nk]) for sk, nk in dim_ks]))
         w = f[dtype_k]
         try:
-            view = self.m.tensor_view(self.engine, f[addr_k], f["num_partitions"], outer_first, w)
+            view = self.m.tensor_view(self.engine, f[addr_k], self.d.fmt.slots[name].partition_count(f), outer_first, w)
         except (SimError, numeric.NumericError) as e:
             raise SimError(f"{self.where()} {name}: {e}") from None
         return view, w

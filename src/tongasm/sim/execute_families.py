@@ -13,11 +13,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..isa.decisions.families import ActivationRoles, PointerWord, ScalarKindCodes, TscacheReverse0
+from ..isa.decisions.families import (
+    ActivationRoles, IotaBand, PointerWord, PoolPacking, ScalarKindCodes, TscacheReverse0,
+)
 from ..isa.decisions.semantics import FusedReduceSemantics
 from ..isa.decisions.spec import FreeDimOrder
 from ..isa.descriptors import decode_addr4
-from ..isa.enums import ACC_WIRE, AccType, AluOp
+from ..isa.enums import ACC_WIRE, AccType, AluOp, WireDtype
 from ..isa.family_opcodes import (
     TR_BITVEC, TR_T_ARITH, TR_T_BITVEC, TS_BITVEC, TS_CACHE_CUMULATIVE, TS_CACHE_REDUCE, TS_PTR_BITVEC,
     TS_TRANSPOSE, BN_STATS_T, CROSS_BITVEC,
@@ -277,7 +279,55 @@ def bn_aggregate(c: Ctx) -> None:
     _store(dst, numeric.from_fp32(fn.bn_aggregate(x), wd))
 
 
+# --- the cross-lane reduce 0x7C/0x7D (S-29), Pool 0x45 (S-33), Iota 0x7E (S-34) --------------------------------
+
+def _f32_word(bits: int) -> float:
+    return float(np.array([bits], np.uint32).view(np.float32)[0])
+
+
+def cross_lane_reduce(c: Ctx) -> None:
+    src, ws = c.ap("src")
+    dst, wd = c.ap("dst")  # one partition (the layout's slot says so)
+    x = _flat(np.ascontiguousarray(src))
+    per_element = bool(c.f["cross_lane"])
+    r = fn.cross_lane(x, c.f["command"], per_element, _f32_word(c.f["scale"]), ws)
+    out = numeric.bits_to(wd, r) if c.f["command"] >= 3 else numeric.from_fp32(r, wd)
+    if out.size != dst.size:
+        raise SimError(f"{c.where()}: dst has {dst.size} elements; the reduce leaves {out.size}")
+    _store(dst, out)
+
+
+def pool(c: Ctx) -> None:
+    src, ws = c.ap("src")
+    dst, wd = c.ap("dst")
+    P = src.shape[0]
+    window = PoolPacking.window([(c.f[f"src.step{i}"], c.f[f"src.num{i}"]) for i in range(4)], c.ds.get(FreeDimOrder))
+    x = numeric.to_fp32(np.ascontiguousarray(src), ws).reshape(P, -1, window).astype(np.float32)
+    r = fn.pool(x, c.f["func"] == 1, _f32_word(c.f["scale"]))
+    if r.size != dst.size:
+        raise SimError(f"{c.where()}: dst has {dst.size} elements; the windows are {r.size}")
+    _store(dst, numeric.from_fp32(r, wd))
+
+
+def iota(c: Ctx) -> None:
+    dst, wd = c.ap("dst")
+    n22 = c.ds.get(IotaBand)
+    first = n22.first_slot
+    slots = [(numeric.signed(c.f[f"pstep{i}"], 16), c.f[f"pnum{i}"]) for i in range(first, 4)]
+    while slots and slots[-1] == (1, 1):
+        slots.pop()
+    pattern = slots[::-1]  # innermost first on the wire (N-22): outermost first here
+    base = numeric.signed(c.f["base"], 32) if n22.has_base else 0
+    v = fn.iota(dst.shape[0], base, numeric.signed(c.f["channel_multiplier"], 32), pattern)
+    if v.size != dst.size:
+        raise SimError(f"{c.where()}: the pattern has {v.shape[1]} elements per partition, dst {dst.size // dst.shape[0]}")
+    _store(dst, numeric.convert(v, int(WireDtype.INT32), wd))
+
+
 FAMILY_HANDLERS: dict[Sem, Callable[[Ctx], None]] = {
+    Sem.CROSS_LANE_REDUCE: cross_lane_reduce,
+    Sem.POOL: pool,
+    Sem.IOTA: iota,
     Sem.TENSOR_SCALAR: tensor_scalar,
     Sem.BN_STATS: bn_stats,
     Sem.BN_AGGREGATE: bn_aggregate,

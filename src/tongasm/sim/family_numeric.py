@@ -188,6 +188,49 @@ def scalar_op(op: AluOp, x: np.ndarray, wx: int, s: np.ndarray, ws: int, w_out: 
     return numeric.tensor_tensor(op, np.ascontiguousarray(a), wa, np.ascontiguousarray(b), wb, w_out, bitvec=bitvec)
 
 
+# --- Pool (S-33), the cross-lane reduce (S-29), Iota (S-34) --------------------------------------------------
+
+def pool(x: np.ndarray, is_max: bool, scale: float) -> np.ndarray:
+    """S-33 on windows ``x`` (float32 [..., window]): Max = fmaxf fold from -FLT_MAX (NaN ignored, C
+    fmaxf), Avg = sequential float32 sum x ``scale``."""
+    if is_max:
+        acc = np.full(x.shape[:-1], -np.finfo(F32).max, F32)
+        for i in range(x.shape[-1]):
+            acc = np.fmax(x[..., i], acc).astype(F32)
+        return acc
+    total = fold(AluOp.add, x) if x.shape[-1] else np.zeros(x.shape[:-1], F32)
+    with np.errstate(all="ignore"):
+        return (total * F32(scale)).astype(F32)
+
+
+def cross_lane(x: np.ndarray, command: int, per_element: bool, scale: float, w: int) -> np.ndarray:
+    """S-29 on ``x`` ([P, n] of wire dtype ``w``): fold over the partitions for each free element
+    (``per_element``: axis C, -> [n]) or over everything partition-major (XYZWC, -> [1]). Commands:
+    add, average (the sum x ``scale``), max in float32; or, and, xor on raw bits. Returns float32, or
+    uint64 bits for the bit-vector commands."""
+    op = {0: AluOp.add, 1: AluOp.add, 2: AluOp.max, 3: AluOp.bitwise_or, 4: AluOp.bitwise_and,
+          5: AluOp.bitwise_xor}[command]
+    y = np.ascontiguousarray(x.T) if per_element else np.ascontiguousarray(x).reshape(1, -1)
+    if command >= 3:
+        return fold(op, y, bitvec=True, w=w)
+    r = fold(op, y, w=w)
+    if command == 1:
+        with np.errstate(all="ignore"):
+            r = (r * F32(scale)).astype(F32)
+    return r
+
+
+def iota(P: int, base: int, channel_multiplier: int, pattern: list[tuple[int, int]]) -> np.ndarray:
+    """S-34: int32 [P, n] = base + c*channel_multiplier + sum of step x index over the pattern
+    (outermost first, row-major), wrapping in 32 bits; c is the partition within the tile."""
+    nums = [n for _s, n in pattern] or [1]
+    steps = np.array([s for s, _n in pattern] or [0], np.int64)
+    idx = np.indices(nums).reshape(len(nums), -1)
+    free = (steps[:, None] * idx).sum(axis=0)
+    v = base + np.arange(P, dtype=np.int64)[:, None] * channel_multiplier + free[None, :]
+    return ((v + (1 << 31)) % (1 << 32) - (1 << 31)).astype(np.int32)
+
+
 # --- Reciprocal (S-30) ---------------------------------------------------------------------------------
 
 def reciprocal(x: np.ndarray, w_in: int, w_out: int) -> np.ndarray:

@@ -437,7 +437,7 @@ class _Interpreter:
         if e == Engine.ALL:
             raise InterpretError("engine ALL: an instruction runs on one engine (D-25)")
         if e == Engine.Unassigned:  # SPEC §5: an Unassigned SP op runs on sp, any other on dve (N-16 refines it)
-            return self.ds.get(DefaultStream).stream(inst.FAMILY)
+            return self.ds.get(DefaultStream).stream(inst.stream_family())
         return ENGINE_STREAM[e]
 
     def check_wait(self, inst: Instruction, engine: str, where: str) -> None:

@@ -18,15 +18,15 @@ from collections.abc import Callable
 import numpy as np
 
 from ..isa.decisions.families import (
-    ActivationLoadAccumulate, ActivationRoles, ActivationTwoOutputs, ShortActivationArgs, TscacheReverse0,
-    TsTwoOutputsIdle,
+    ActivationLoadAccumulate, ActivationRoles, ActivationTwoOutputs, CrossLaneMean, IotaBand, ShortActivationArgs,
+    TscacheReverse0, TsTwoOutputsIdle,
 )
 from ..isa.decisions.semantics import FusedReduceSemantics
 from ..isa.enums import ALU_WIRE, DTYPE_INFO, AccType, AluClass, AluOp, Dtype
-from ..isa.family_tables import ActFunc, AxisList, TSCMode
+from ..isa.family_tables import ActFunc, AxisList, PoolFunc, TSCMode
 from ..ir.family_instructions import (
-    Activation, ActivationReadAccumulator, BNStats, BNStatsAggregate, DveReadAccumulator, TensorReduce, TensorScalar,
-    TensorScalarCache, TensorScalarPtr,
+    Activation, ActivationReadAccumulator, BNStats, BNStatsAggregate, DveReadAccumulator, Iota, Pool, TensorReduce,
+    TensorScalar, TensorScalarCache, TensorScalarPtr,
 )
 from ..ir.instructions import Instruction
 from ..ir.operands import Immediate, Operand, PhysicalAP, RegisterAccess, RegisterAP
@@ -97,6 +97,9 @@ def _lanes(t: Any) -> slice:
 # --- TensorReduce, Reciprocal -------------------------------------------------------------------------------
 
 def tensor_reduce(it: _Interpreter, inst: TensorReduce, engine: str) -> None:
+    if inst.stream_family() == "pool":
+        cross_lane(it, inst, engine)
+        return
     if inst.attr("apply_transpose"):
         raise FamilyInterpretError("apply_transpose has no known meaning (chapter §5.1)")
     op = _alu(inst.attr("op"), "op")
@@ -120,6 +123,56 @@ def tensor_reduce(it: _Interpreter, inst: TensorReduce, engine: str) -> None:
     if inst.attr("negate"):
         acc = -acc
     it.s.write(dst, numeric.from_fp32(acc, dst.w))
+
+
+_CROSS = {AluOp.add: 0, AluOp.average: 1, AluOp.max: 2, AluOp.bitwise_or: 3, AluOp.bitwise_and: 4,
+          AluOp.bitwise_xor: 5}  # §2.5
+
+
+def cross_lane(it: _Interpreter, inst: TensorReduce, engine: str) -> None:
+    """S-29 from the IR: C folds each free element over the partitions, XYZWC everything; average is
+    the sum times 1/N (N-23)."""
+    op = inst.attr("op")
+    if op not in _CROSS or inst.attr("negate"):
+        raise FamilyInterpretError(f"cross-lane reduce {getattr(op, 'name', op)} has no meaning")
+    src = it.s.tile(inst.src, engine, "src")
+    dst = it.s.tile(inst.dst, engine, "dst")
+    whole = inst.attr("axis") is AxisList.XYZWC
+    n = it.ds.get(CrossLaneMean).count(src.count, src.n, whole)
+    scale = float(np.float32(1.0) / np.float32(n))
+    r = fn.cross_lane(it.s.read(src), _CROSS[op], not whole, scale, src.w)
+    out = numeric.bits_to(dst.w, r) if _CROSS[op] >= 3 else numeric.from_fp32(r, dst.w)
+    if out.size != dst.elements:
+        raise FamilyInterpretError(f"dst has {dst.elements} elements; the reduce leaves {out.size}")
+    it.s.write(dst, out)
+
+
+def pool(it: _Interpreter, inst: Pool, engine: str) -> None:
+    func = inst.attr("func")
+    if not isinstance(func, PoolFunc):
+        raise FamilyInterpretError(f"pool function {func} has no meaning")
+    src = it.s.tile(inst.src, engine, "src")
+    dst = it.s.tile(inst.dst, engine, "dst")
+    it.same_partitions(src, dst)
+    assert isinstance(inst.src, (PhysicalAP, RegisterAP))
+    window = inst.src.ap[-1][1] * inst.src.ap[-2][1]
+    x = numeric.to_fp32(it.s.read(src), src.w).astype(F32).reshape(src.count, -1, window)
+    scale = 1.0 if func is PoolFunc.Max else float(np.float32(1.0) / np.float32(window))
+    r = fn.pool(x, func is PoolFunc.Max, scale)
+    if r.size != dst.elements:
+        raise FamilyInterpretError(f"dst has {dst.elements} elements; the windows are {r.size}")
+    it.s.write(dst, numeric.from_fp32(r, dst.w))
+
+
+def iota(it: _Interpreter, inst: Iota, engine: str) -> None:
+    if not it.ds.get(IotaBand).enabled:
+        raise FamilyInterpretError("Iota is off (N-22)")
+    dst = it.s.tile(inst.dst, engine, "dst")
+    pattern = [(s, n) for s, n in inst.pattern_pairs() if n != 1]
+    v = fn.iota(dst.count, int(inst.attr("base") or 0), int(inst.attr("channel_multiplier") or 0), pattern)
+    if v.shape[1] != dst.n:
+        raise FamilyInterpretError(f"the pattern has {v.shape[1]} elements, dst {dst.n}")
+    it.s.write(dst, numeric.convert(v, DTYPE_INFO[Dtype.int32].wire, dst.w))
 
 
 def reciprocal(it: _Interpreter, inst: Instruction, engine: str) -> None:
@@ -312,6 +365,8 @@ HANDLERS: dict[type[Instruction], Callable[..., None]] = {
     DveReadAccumulator: dve_read,
     TensorScalarPtr: tensor_scalar,
     TensorScalarCache: tensor_scalar,
+    Pool: pool,
+    Iota: iota,
     TensorScalar: tensor_scalar,
     BNStats: bn_stats,
     BNStatsAggregate: bn_aggregate,

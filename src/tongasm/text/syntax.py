@@ -316,6 +316,7 @@ class ApOp(Operand):
         self.slot = slot
         self.name = slot.name
         self.parts_here = parts_here
+        self.fixed = slot.partitions
         fields = [f"{slot.name}.addr"] + [f"{slot.name}.{k}{i}" for i in range(slot.ndims) for k in ("step", "num")]
         if slot.dtype_field:
             fields.append(slot.dtype_field)
@@ -334,7 +335,7 @@ class ApOp(Operand):
     def render(self, c: Ctx) -> str:
         s = self.slot
         word = c.values[f"{s.name}.addr"]
-        count = c.values.get("num_partitions", 0)
+        count = self.fixed if self.fixed is not None else c.values.get("num_partitions", 0)
         a = decode_addr4(word)
         if a.indirect or a.active or a.space == "invalid":
             base = f"addr({word:#010x})[:{count}]"
@@ -396,7 +397,11 @@ class ApOp(Operand):
             if not m.group("dtype"):
                 raise ParseError(f"{s.name}: the access pattern needs its dtype, like .float32", col)
             _set(c, s.dtype_field, parse_dtype(m.group("dtype"), col), s.name, col)
-        c.ap_counts[s.name] = (count, col)
+        if self.fixed is not None:
+            if count != self.fixed:
+                raise ParseError(f"{s.name}: this access pattern has {self.fixed} partition(s), got {count}", col)
+        else:
+            c.ap_counts[s.name] = (count, col)
         if self.parts_here:
             _set(c, "num_partitions", count, s.name, col)
 

@@ -12,7 +12,8 @@ finding #7) without giving one.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from ..enums import AluClass, AluOp
 from ..family_opcodes import (
@@ -22,6 +23,9 @@ from ..family_opcodes import (
 from ..family_tables import NKI_REDUCE_OPS, ScalarKind
 from ..opcodes import Op
 from .base import Decision, Reading
+
+if TYPE_CHECKING:
+    from .spec import FreeDimOrder
 
 
 class FamilyASlots(Decision):
@@ -228,6 +232,15 @@ class ReduceOpcodePairing(Decision):
             return (CROSS_ARITH, CROSS_BITVEC)
         return (TR_ARITH, TR_BITVEC, TR_T_ARITH, TR_T_BITVEC)
 
+    def cross_lane(self, bitvec: bool) -> Op:
+        """The cross-lane (partition) reduce opcode."""
+        if self.reading is self.BOOK_LITERAL:
+            return TR_BITVEC if bitvec else TR_ARITH
+        return CROSS_BITVEC if bitvec else CROSS_ARITH
+
+    def cross_lane_opcodes(self) -> tuple[Op, ...]:
+        return (TR_ARITH, TR_BITVEC) if self.reading is self.BOOK_LITERAL else (CROSS_ARITH, CROSS_BITVEC)
+
 
 class ReduceAxisByte(Decision):
     id = "N-13"
@@ -263,6 +276,63 @@ class BitvecSelection(Decision):
     @staticmethod
     def is_bitvec(cls: AluClass) -> bool:
         return cls is AluClass.BITVEC
+
+
+class IotaBand(Decision):
+    id = "N-22"
+    subject = "Iota 0x7E: the generation pattern in the source descriptor band"
+    reason = ("POOL (C): '+0x10 src dim0 sentinel = 1', '+0x18 src dim sentinel = 1', out dtype +0x21, lanes +0x22, "
+              "channel_multiplier +0x24; everything else about the band is inferred: the chapter calls Iota "
+              "experimental, 'off unless enabled'")
+    OFF = Reading("off", "Iota is refused (the chapter: experimental)")
+    BASE_SLOT0_FIXED = Reading("base-slot0-fixed", "base (int32) at +0x0C; slot 0 is {1,1} (the two C stores); "
+                                                   "3 pattern slots, innermost first")
+    SLOT0_PATTERN = Reading("slot0-pattern", "base at +0x0C; 4 pattern slots from slot 0 (the '= 1' stores are "
+                                             "defaults later overwritten)")
+    NO_BASE = Reading("no-base", "as base-slot0-fixed, but +0x0C is not written: base must be 0")
+
+    @property
+    def enabled(self) -> bool:
+        return self.reading is not self.OFF
+
+    @property
+    def first_slot(self) -> int:
+        """The first pattern slot (slot 0 is the {1,1} sentinel unless N-22=slot0-pattern)."""
+        return 0 if self.reading is self.SLOT0_PATTERN else 1
+
+    @property
+    def has_base(self) -> bool:
+        return self.reading is not self.NO_BASE
+
+
+class CrossLaneMean(Decision):
+    id = "N-23"
+    subject = "cross-lane average: the 1/N word at +0x28"
+    reason = "PENG: '1.0f / (in.Pattern[?].num * getNumElementsPerPartition(in))' (the '?' is the book's)"
+    BY_AXIS = Reading("by-axis", "C: 1/P; XYZWC: 1/(P x elements per partition)")
+    ALWAYS_ALL = Reading("all-elements", "always 1/(P x elements per partition)")
+
+    def count(self, partitions: int, elements: int, whole: bool) -> int:
+        return partitions * elements if whole or self.reading is self.ALWAYS_ALL else partitions
+
+
+class PoolPacking(Decision):
+    id = "N-24"
+    subject = "Pool 0x45 input packing"
+    reason = "POOL/PENG: the window is Pattern[3] x Pattern[4]; Avg asserts in0.size() == 5"
+    FIXED = Reading("no-dropping", "the input keeps its num == 1 pairs (the window stays in the two innermost "
+                                   "slots); Avg needs exactly 5 pairs, Max 3 to 5")
+
+    @staticmethod
+    def window(slots: Sequence[tuple[int, int]], order: FreeDimOrder) -> int:
+        """The window size of a Pool src descriptor (its (step, num) slots, slot 0 first): the two
+        innermost free dims. Under D-6=outermost-first the trailing {1,1} slots are the fill."""
+        pairs = list(slots)
+        if not order.innermost_first:
+            while len(pairs) > 2 and pairs[-1] == (1, 1):
+                pairs.pop()
+        dims = order.from_slots(pairs)
+        return dims[-1][1] * dims[-2][1]
 
 
 class DefaultStream(Decision):

@@ -304,6 +304,15 @@ class ReduceFold(Decision):
                                    "(bit-vector ops: raw bits), then negate")
 
 
+class CrossLaneSemantics(Decision):
+    id = "S-29"
+    subject = "cross-lane reduce 0x7C / 0x7D"
+    reason = "POOL/PENG (the encoder writes 1/N at +0x28); the fold order is undocumented"
+    CHOSEN = Reading("partition-major", "axis C: per free element a fold over the partitions in order; XYZWC: one fold "
+                                        "over everything, partition-major; average = the float32 sum x the +0x28 "
+                                        "word; or/and/xor on raw bits")
+
+
 class ReciprocalSemantics(Decision):
     id = "S-30"
     subject = "Reciprocal 0x48"
@@ -325,6 +334,22 @@ class BnAggregateSemantics(Decision):
     reason = "BN: the Chan / parallel-variance merge then the divide by N"
     CHOSEN = Reading("chan", "triples merged in order in float32, n = 0 skipped; [mean, M2 / n] (population "
                                  "variance); all empty gives [0, 0]")
+
+
+class PoolSemantics(Decision):
+    id = "S-33"
+    subject = "Pool 0x45"
+    reason = "PENG birsim visitInstPool: 'acc = -FLT_MAX; for x in window: acc = fmaxf(x, acc)', AvgPool sum x 1/N"
+    CHOSEN = Reading("fmaxf-sum", "window = the two innermost input dims; Max: fmaxf fold from -FLT_MAX (NaN ignored); "
+                                  "Avg: sequential float32 sum x the +0x28 word")
+
+
+class IotaSemantics(Decision):
+    id = "S-34"
+    subject = "Iota 0x7E"
+    reason = "NKI iota pseudocode: computed in 32-bit integer arithmetic, per channel"
+    CHOSEN = Reading("int32", "base + c x channel_multiplier + sum of step x index (pattern outermost first), int32 "
+                              "wrapping, c = the partition within the dst tile; converted to the dst dtype")
 
 
 class PointerScalars(Decision):
