@@ -184,7 +184,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_neff_parser(sub)
 
-    ds = sub.add_parser("decisions", help="list the spec decisions (D-n, R-n) and their selectable readings")
+    ds = sub.add_parser("decisions", help="list the decisions (D-n, R-n, N-n, S-n) and their selectable readings",
+                        description="List every decision and its readings; with --evidence FILE.neff, say for each "
+                                    "D-n and R-n whether the NEFF's real bundles confirm it, contradict it or do "
+                                    "not exercise it, naming the bundles that show it.")
+    ds.add_argument("--evidence", metavar="FILE.neff", help="weigh every D-n and R-n against a real NEFF")
     _add_format(ds)
     ds.set_defaults(func=cmd_decisions)
     return p
@@ -940,6 +944,17 @@ def cmd_neff_header(args: argparse.Namespace) -> int:
 
 
 def cmd_decisions(args: argparse.Namespace) -> int:
+    if args.evidence:
+        from .neff import read_neff
+        from .neff.evidence import decision_evidence, render_evidence
+
+        evs = decision_evidence(read_neff(args.evidence))
+        if args.format == "json":
+            _print_json({"neff": args.evidence, "decisions": [e.to_json() for e in evs]})
+        else:
+            for line in render_evidence(evs, args.evidence):
+                print(line)
+        return 1 if any(e.status == "contradicted" for e in evs) else 0
     if args.format == "json":
         _print_json([{"id": d.id, "kind": d.kind, "subject": d.subject, "default": d.default,
                       "readings": dict(d.readings), **({"reason": d.reason} if d.reason else {})}
