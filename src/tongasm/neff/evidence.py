@@ -209,7 +209,9 @@ def _r7(neff: Neff, bundles: list[_Bundle], fs: FormatSet) -> Evidence | None:
     copy or cast later; if the TT only read it, nothing would ever write it but the Memset."""
     fmt = fs.by_name.get("TensorTensor")
     info = DECISIONS["R-7"]
-    tts, memset_dst, copy_src = [], set(), set()
+    tts: list[tuple[_Bundle, dict[str, int]]] = []
+    memset_dst: set[tuple[str, int]] = set()
+    copy_src: set[tuple[str, int]] = set()
     for b in bundles:
         op = b.raw[0]
         sel = fs.select(op, b.raw)
