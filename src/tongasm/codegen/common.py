@@ -25,7 +25,7 @@ from ..isa.enums import (
 from ..isa.fields import Format, Slot
 from ..isa.formats import FormatSet, build_formats
 from ..isa.targets import Target
-from ..ir.operands import Immediate, Operand, PhysicalAP, Register, RegisterAccess, RegisterAP, SymbolicAP, SyncInfo
+from ..ir.operands import Operand, PhysicalAP, Register, RegisterAccess, RegisterAP, SymbolicAP, SyncInfo
 
 SYMBOLIC_AP_MSG = "codegen stage can only have PhysicalAP or RegisterAP, no SymbolicAP is allowed"
 REGLOC_OFFSET_MSG = "offset register cannot be applied to 32bit Addressing in ISA"
@@ -345,17 +345,6 @@ def slot_part(op: Operand | None, fmt: Format, s: Slot, ctx: Context) -> tuple[t
     return hit
 
 
-def pack_descriptor(op: Operand | None, s: Slot, ctx: Context, role: str | None = None) -> dict[str, int]:
-    """The same descriptor as named fields (``<slot>.addr``, ``<slot>.step0``...)."""
-    t = descriptor(op, s, ctx, role)
-    n = s.ndims
-    vals = {f"{s.name}.addr": t[0]}
-    for i in range(n):
-        vals[f"{s.name}.step{i}"] = t[1 + i]
-        vals[f"{s.name}.num{i}"] = t[1 + n + i]
-    return vals
-
-
 def _descriptor(op: Operand | None, s: Slot, ctx: Context, role: str) -> tuple[int, ...]:
     addr = start_address(op, role, ctx)
     assert isinstance(op, (PhysicalAP, RegisterAP))
@@ -413,10 +402,6 @@ def require(cond: bool, msg: str, **kw: Any) -> None:
 
 def is_tensor(op: Operand | None) -> bool:
     return isinstance(op, (PhysicalAP, RegisterAP, SymbolicAP))
-
-
-def is_scalar(op: Operand | None) -> bool:
-    return isinstance(op, Immediate)
 
 
 def engine_of(v: Any) -> Engine:

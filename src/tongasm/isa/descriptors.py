@@ -19,11 +19,6 @@ STEP_MIN, STEP_MAX = -(1 << 15), (1 << 15) - 1
 NUM_MIN, NUM_MAX = 1, (1 << 16) - 1
 
 
-def descriptor_size(ndims: int) -> int:
-    """4 + 4N bytes (SPEC §3.4, C)."""
-    return 4 + 4 * ndims
-
-
 def step_offset(ndims: int, i: int) -> int:
     """Offset inside the slot of step i (i16)."""
     return 4 + 2 * i

@@ -17,7 +17,7 @@ import struct
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from ..errors import FieldRangeError
 
@@ -412,12 +412,6 @@ class Format:
         """The bits of the format's constant fields (placed)."""
         return self.place({f.name: f.const for f in self.fields if f.const is not None})
 
-    def _merge(self, values: Mapping[str, int], slots: Mapping[str, tuple[int, ...]]) -> dict[str, int]:
-        out = dict(values)
-        for name, tup in slots.items():
-            out.update(zip(self.slot_fields[name], tup))
-        return out
-
     def decode(self, buf: Any, offset: int = 0) -> dict[str, int]:
         """64 bytes at ``offset`` of ``buf`` → raw field values (every declared field)."""
         return self._decode(buf, offset)
@@ -438,15 +432,3 @@ class Format:
     def __repr__(self) -> str:
         ops = ", ".join(f"{o:#04x}" for o in self.opcodes)
         return f"<Format {self.name} [{ops}] {len(self.fields)} fields>"
-
-
-def _ident(name: str) -> str:
-    return "".join(ch if ch.isalnum() else "_" for ch in name)
-
-
-def fields_of(*groups: Iterable[Field]) -> list[Field]:
-    """Concatenate field groups (header, sync band, body...) into one list."""
-    out: list[Field] = []
-    for g in groups:
-        out.extend(g)
-    return out

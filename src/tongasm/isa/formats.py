@@ -66,6 +66,14 @@ class FormatSet:
         """The layouts of an opcode, in match order (empty if tongasm does not know it)."""
         return self.by_opcode.get(opcode, [])
 
+    def mnemonic(self, fmt: Format, opcode: int) -> str:
+        """The listing mnemonic of an opcode in a layout: the opcode's name, plus ``.variant`` when the
+        opcode has several layouts (``Move.imm64``)."""
+        m = fmt.opcodes[opcode]
+        if len(self.by_opcode.get(opcode, ())) > 1 and fmt.layout.variant:
+            m += "." + fmt.layout.variant
+        return m
+
     def select(self, opcode: int, buf: object, offset: int = 0) -> tuple[Format, dict[str, int]] | None:
         """Pick the variant whose ``match`` holds for the bytes; return it with the decoded fields."""
         for fmt in self.by_opcode.get(opcode, ()):

@@ -48,10 +48,7 @@ def mnemonic_table(fs: FormatSet) -> dict[str, tuple[int, Format]]:
     table: dict[str, tuple[int, Format]] = {}
     for op, fmts in fs.by_opcode.items():
         for fmt in fmts:
-            m = fmt.opcodes[op].lower()
-            if len(fmts) > 1:
-                m += "." + fmt.name.split(".", 1)[1].lower()
-            table[m] = (op, fmt)
+            table[fs.mnemonic(fmt, op).lower()] = (op, fmt)
     return table
 
 

@@ -183,10 +183,7 @@ def fast_template(fmt: Format, opcode: int, fs: FormatSet, ds: DecisionSet) -> F
     key = (fmt, opcode, ds)
     t = _TEMPLATES.get(key)
     if t is None:
-        m = fmt.opcodes[opcode]
-        if len(fs.variants(opcode)) > 1:
-            m += "." + fmt.name.split(".", 1)[1]
-        t = _TEMPLATES[key] = FastTemplate(fmt, m, ds)
+        t = _TEMPLATES[key] = FastTemplate(fmt, fs.mnemonic(fmt, opcode), ds)
     return t
 
 
