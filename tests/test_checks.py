@@ -357,6 +357,15 @@ enc("ls.reg_dtype", lambda: K(load(r=reg("rd", "float32"))), lambda: K(load(ap("
 enc("ls.offset_64bit", lambda: K(load(ap("d", "int64", [[1, 1]]), reg("q", "int64"), reg("o"))),
     lambda: K(load(ap("d", "int32", [[1, 1]]), reg("rd"), reg("o"))), "offset", None)
 enc("ls.save_psum", lambda: K(save(ap("ps", "int32", [[1, 1]]))), lambda: K(save()), "memory", "PSUM")
+# issue 11 item 12 (D-28): a register-AP offset on the memory or the offset operand is refused, not dropped
+enc("ls.reg_ap_offset", lambda: K(load(reg_ap("x", "int32", [[1, 1]], reg_ap_offset="y"))),
+    lambda: K(load(reg_ap("x", "int32", [[1, 1]]))), "memory.addr", "reg_ap_offset 'y'")
+enc("ls.reg_ap_offset", lambda: K(save(reg_ap("x", "int32", [[1, 1]], is_regloc_offset=True))),
+    lambda: K(save(reg_ap("x", "int32", [[1, 1]]))), "memory.addr", "is_regloc_offset", name="regloc")
+enc("ls.reg_ap_offset", lambda: K(load(ap("d", "int32", [[1, 1]]), reg("rd"),
+                                       reg_ap("o", "int32", [[1, 1]], reg_ap_offset="y"))),
+    lambda: K(load(ap("d", "int32", [[1, 1]]), reg("rd"), reg("o"))), "offset.addr", "reg_ap_offset 'y'",
+    name="offset-operand")
 enc("ls.save_target", lambda: K(save(ap("a", "int32", [[1, 1]]))),
     lambda: K(save(ap("a", "int32", [[1, 1]])), arch="gen3"), "memory", "SB")  # D-11: gen2 only
 enc("tt.acc", lambda: K(tt(acc="Zero")), lambda: K(tt(acc="Idle")), "acc", "Zero")
@@ -400,6 +409,15 @@ kb("register.id_range", lambda: K(tt(in0=reg_ap("r62", "float32", F32, "a_set"))
 kb("register.id_range", lambda: K(synced({"wait": {"mode": "sem_ge_reg", "index": 1, "value": "r62"}})),
    lambda: K(synced({"wait": {"mode": "sem_ge_reg", "index": 1, "value": "r61"}})), "sync_value", 62,
    name="sem_ge_reg")
+# issue 11 item 13: a 64-bit source's partner (no field) is checked like an encoded id
+ki("register.id_range", lambda: K(alu(s1=reg("r61", "uint64"), s2=reg("q", "uint64"), d=reg("w", "uint64"),
+                                      is_64bit=True)),
+   lambda: K(alu(s1=reg("r60", "uint64"), s2=reg("q", "uint64"), d=reg("w", "uint64"), is_64bit=True)),
+   "src1 (hi)", 62, name="alu64-src-partner")
+kb("register.id_range", lambda: K(alu(s1=reg("p", "uint64"), s2=reg("q", "uint64"), d=reg("r61", "uint64"),
+                                      is_64bit=True)),
+   lambda: K(alu(s1=reg("p", "uint64"), s2=reg("q", "uint64"), d=reg("r60", "uint64"), is_64bit=True)),
+   "dst_hi", 62, name="alu64-dst-partner")
 kb("addr4.register_form", lambda: K(tt(in0=reg_ap("r64", "float32", F32, "a_set"))),
    lambda: K(tt(in0=reg_ap("r7", "float32", F32, "a_set"))), "in0.addr", 64)
 kb("addr4.alignment", lambda: K(tt(in0=a(memref="odd"))), lambda: K(tt(in0=a("bfloat16", memref="odd"))), "in0.addr", 2)
@@ -416,6 +434,14 @@ kb("partitions.count", lambda: K(tt(in0=a(pairs=[[512, 129], [1, 512]]))), lambd
                                                                                                  [1, 512]]))),
    "num_partitions", 129)
 kb("cp.mask_dtype", lambda: K(cp([mask("float32"), src()])), lambda: K(cp([mask("int16"), src()])), "mask_dtype", 0x0A)
+# issue 11 item 15: on the BIR dtype (these share an integer's wire tag, so the bundle check cannot see them)
+ki("cp.mask_dtype", lambda: K(cp([mask("float8_e8m0fnu"), src()])), lambda: K(cp([mask("uint8"), src()])),
+   "mask.dtype", "float8_e8m0fnu", name="e8m0-shares-uint8-tag")
+ki("cp.mask_dtype", lambda: K(cp([mask("float4_e2m1fn_x4"), src()])), lambda: K(cp([mask("uint16"), src()])),
+   "mask.dtype", "float4_e2m1fn_x4", name="fp4x4-shares-uint16-tag")
+# issue 11 item 14: a packed x4 element is 4 bytes, not its wire tag's 1
+ki("geometry.bytes", lambda: K(ms(a("float8_e4m3fn_x4", [[0, 1], [1, 50_000]]))),
+   lambda: K(ms(a("float8_e4m3fn_x4", [[0, 1], [1, 40_000]]))), "dst", "0x0..0x30d3f", name="packed-x4")
 kb("cp.equal_elements", lambda: K(cp([mask(), src(pairs=[[512, 128], [1, 256]])])), lambda: K(cp([mask(), src()])),
    "elements", "dst=512, src=256, mask=512")
 kb("tt.equal_elements", lambda: K(tt(in1=a(pairs=[[512, 128], [1, 256]], offset=512))), lambda: K(tt()),
@@ -425,8 +451,8 @@ kb("copy.equal_elements", lambda: K(copy(s=src(pairs=[[512, 128], [2, 256]]))),
 enc("reg.pair", lambda: K(alu(s1=reg("badpair", "uint64"), s2=reg("q", "uint64"), d=reg("w", "uint64"), is_64bit=True)),
     lambda: K(alu(s1=reg("p", "uint64"), s2=reg("q", "uint64"), d=reg("w", "uint64"), is_64bit=True)),
     "src1", "[10, 12]", name="alu-src")
-kb("reg.pair", lambda: K(mv(imm("int64", 1), reg("badpair", "int64"))), lambda: K(mv(imm("int64", 1), reg("p", "int64"))),
-   "dst_hi", 12)
+enc("reg.pair", lambda: K(mv(imm("int64", 1), reg("badpair", "int64"))), lambda: K(mv(imm("int64", 1), reg("p", "int64"))),
+    "dst", "[10, 12]", name="move-dst")
 kb("alu.dtypes", lambda: K(alu(s1=reg("s1", "float32"), s2=imm("float32", 1.0), d=reg("rd", "float32"))),
    lambda: K(alu(s1=reg("s1", "uint32"), s2=imm("uint32", 1), d=reg("rd", "uint32"))), "src_dtype", 0x0A)
 kb("tt.alu_legal", lambda: K(tt("divide")), lambda: K(tt("mult")), "op", 0x07, name="divide")

@@ -182,6 +182,8 @@ _ENCODE = [
     ("ls.pairs", "TensorLoad/Save memory AP has one or two pairs, non-negative steps, nums >= 1", "SPEC §4.3"),
     ("ls.reg_dtype", "TensorLoad/Save register dtype equals the memory dtype", "SPEC §4.3"),
     ("ls.offset_64bit", "no offset operand with 64-bit data", "D-22"),
+    ("ls.reg_ap_offset", "no register-AP offset (reg_ap_offset, is_regloc_offset) on TensorLoad/Save operands: "
+     "the SP page has no field for it", "D-28"),
     ("ls.save_psum", "TensorSave never stores into PSUM", "SPEC §4.3"),
     ("ls.save_target", "TensorSave targets allowed on the target (gen2: no SBUF)", "D-11"),
     ("tt.acc", "TensorTensor acc is Idle (no field for it)", "SPEC §4.4"),

@@ -77,7 +77,8 @@ _MEMO: dict[tuple[Any, ...], tuple[Finding, ...]] = {}
 
 
 def check_instruction(inst: Instruction, checks: CheckSet | None = None,
-                      decisions: DecisionSet = DEFAULT_DECISIONS, function: Function | None = None) -> list[Finding]:
+                      decisions: DecisionSet = DEFAULT_DECISIONS, function: Function | None = None,
+                      target: Target = DEFAULT_TARGET) -> list[Finding]:
     """The IR-level findings of one instruction (lint findings come back as warnings). The checks
     that need the instruction's function run only when it is given."""
     cs = checks or CheckSet()
@@ -87,6 +88,8 @@ def check_instruction(inst: Instruction, checks: CheckSet | None = None,
             if c.needs_function:
                 if function is not None:
                     out.extend(c.fn(inst, function))
+            elif c.needs_target:
+                out.extend(c.fn(inst, target))
             else:
                 out.extend(c.fn(inst, decisions) if c.needs_decisions else c.fn(inst))
     return _lint_as_warnings(out)

@@ -153,7 +153,15 @@ def reg_lo(ctx: Context, op: Operand | None, role: str) -> int:
 
 
 def reg_pair(ctx: Context, op: Operand | None, role: str) -> tuple[int, int]:
+    """The (lo, hi) ids of a 64-bit register operand, for every opcode and every role alike: a 64-bit
+    value lives in r{lo} and r{lo + 1}, so a declared pair that is not [N, N + 1] is refused
+    (``reg.pair``) whether or not the bundle has a field for the hi id. (Whether hi is a usable
+    register is the validator's ``register.id_range``, like any register id.)"""
     lo, hi = register_of(op, role).pair()
+    if hi != lo + 1:
+        raise EncodeError(f"{role}: a 64-bit value is held in r{lo} and r{lo + 1}; the declared pair [{lo}, {hi}] "
+                          "cannot be encoded", field=role, value=f"[{lo}, {hi}]", limit=f"[{lo}, {lo + 1}]",
+                          check="reg.pair")
     return reg_id(ctx, lo, f"{role} (lo)"), reg_id(ctx, hi, f"{role} (hi)")
 
 

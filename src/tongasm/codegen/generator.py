@@ -160,9 +160,9 @@ def _run_checks(result: CodegenResult, ctx: Context, checks: Any) -> list[Any]:
         # the checks read the bytes (decoded again), exactly as for a raw stream
         findings.extend(check_bundle(fmt, None, raw, target=ctx.target, decisions=ctx.decisions,
                                      stream=result.stream, checks=checks))
-    findings.extend(check_instruction(item.inst, checks, ctx.decisions, item.function))
+    findings.extend(check_instruction(item.inst, checks, ctx.decisions, item.function, ctx.target))
     if item.part == 0 and item.source is not item.inst:  # rules on the instruction before its lowering
-        findings.extend(check_instruction(item.source, checks, ctx.decisions, item.function))
+        findings.extend(check_instruction(item.source, checks, ctx.decisions, item.function, ctx.target))
     for f in findings:
         f.inst_name, f.inst_index, f.inst_opcode = item.source.name or None, item.index, item.label
         f.bundle = item.part if item.parts > 1 else None
