@@ -88,4 +88,5 @@ def test_docs_decisions_evidence_md_is_current() -> None:
 
     want = evidence_markdown([(p.name, decision_evidence(read_neff(p))) for p in (small(), large())])
     assert (Path(__file__).resolve().parents[1] / "docs" / "decisions-evidence.md").read_text() == want, (
-        "docs/decisions-evidence.md is stale: regenerate it with tongasm.neff.evidence.evidence_markdown")
+        "docs/decisions-evidence.md is stale: regenerate it with tongasm decisions --evidence SMALL --evidence LARGE "
+        "--format markdown")

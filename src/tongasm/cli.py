@@ -188,8 +188,10 @@ def build_parser() -> argparse.ArgumentParser:
                         description="List every decision and its readings; with --evidence FILE.neff, say for each "
                                     "D-n and R-n whether the NEFF's real bundles confirm it, contradict it or do "
                                     "not exercise it, naming the bundles that show it.")
-    ds.add_argument("--evidence", metavar="FILE.neff", help="weigh every D-n and R-n against a real NEFF")
-    _add_format(ds)
+    ds.add_argument("--evidence", metavar="FILE.neff", action="append",
+                    help="weigh every D-n and R-n against a real NEFF (repeat for several; --format markdown "
+                         "writes the side-by-side table of docs/decisions-evidence.md)")
+    _add_format(ds, ("text", "json", "markdown"))
     ds.set_defaults(func=cmd_decisions)
     return p
 
@@ -945,16 +947,24 @@ def cmd_neff_header(args: argparse.Namespace) -> int:
 
 def cmd_decisions(args: argparse.Namespace) -> int:
     if args.evidence:
-        from .neff import read_neff
-        from .neff.evidence import decision_evidence, render_evidence
+        from pathlib import Path as _Path
 
-        evs = decision_evidence(read_neff(args.evidence))
+        from .neff import read_neff
+        from .neff.evidence import decision_evidence, evidence_markdown, render_evidence
+
+        reports = [(path, decision_evidence(read_neff(path))) for path in args.evidence]
         if args.format == "json":
-            _print_json({"neff": args.evidence, "decisions": [e.to_json() for e in evs]})
+            _print_json([{"neff": path, "decisions": [e.to_json() for e in evs]} for path, evs in reports]
+                        if len(reports) > 1 else {"neff": reports[0][0], "decisions": [e.to_json() for e in reports[0][1]]})
+        elif args.format == "markdown":
+            print(evidence_markdown([(_Path(path).name, evs) for path, evs in reports]), end="")
         else:
-            for line in render_evidence(evs, args.evidence):
-                print(line)
-        return 1 if any(e.status == "contradicted" for e in evs) else 0
+            for path, evs in reports:
+                for line in render_evidence(evs, path):
+                    print(line)
+        return 1 if any(e.status == "contradicted" for _p, evs in reports for e in evs) else 0
+    if args.format == "markdown":
+        raise UsageError("--format markdown needs --evidence")
     if args.format == "json":
         _print_json([{"id": d.id, "kind": d.kind, "subject": d.subject, "default": d.default,
                       "readings": dict(d.readings), **({"reason": d.reason} if d.reason else {})}
