@@ -33,7 +33,7 @@ except ImportError:  # the --replay / --random fallback modes run without it
 
 with _common.instrumented(atheris, __name__):
     import tongasm.passes  # noqa: F401  (instrumented too: codegen imports it lazily)
-    from tongasm.check import check_kernel
+    from tongasm.codegen import check_kernel
     from tongasm.codegen import assemble
     from tongasm.errors import TongasmError
     from tongasm.ir import read_bir

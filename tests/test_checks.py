@@ -25,7 +25,8 @@ from typing import Any, Callable
 import pytest
 
 from conftest import ap, imm, inst, kernel, loc, reg, reg_ap
-from tongasm.check import CHECKS, CheckSet, Finding, all_checks, check_kernel, check_stream
+from tongasm.check import CHECKS, CheckSet, Finding, all_checks, check_stream
+from tongasm.codegen import check_kernel
 from tongasm.codegen import assemble
 from tongasm.codegen.common import Context
 from tongasm.codegen.generator import generate

@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 
 from conftest import load_file, time_limit
 from strategies import format_and_values
-from tongasm.check import check_kernel
+from tongasm.codegen import check_kernel
 from tongasm.cli import main as cli_main
 from tongasm.codegen import assemble
 from tongasm.decode import DecodeFailure, decode_bundle, iter_stream

@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__version__ = "0.1.0"
+from ._meta import __version__  # noqa: F401  (re-exported)
 
 _EXPORTS = {
     "read_bir": "tongasm.ir", "write_bir": "tongasm.ir", "kernel_from_json": "tongasm.ir",
@@ -29,7 +29,7 @@ _EXPORTS = {
     "StreamColumns": "tongasm.decode.batch",
     "DecisionSet": "tongasm.isa", "DEFAULT_DECISIONS": "tongasm.isa", "FORMATS": "tongasm.isa",
     "GEN2": "tongasm.isa", "GEN3": "tongasm.isa",
-    "check_kernel": "tongasm.check", "check_stream": "tongasm.check", "check_bundle": "tongasm.check",
+    "check_kernel": "tongasm.codegen", "check_stream": "tongasm.check", "check_bundle": "tongasm.check",
     "listing": "tongasm.text", "StreamInput": "tongasm.text", "assemble_text": "tongasm.text",
     "explain_bundle": "tongasm.text",
     "run_kernel": "tongasm.sim", "run_streams": "tongasm.sim",

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Callable, Iterator, Sequence
 
-from . import __version__
+from ._meta import __version__
 from .errors import DecodeError, InputError, TongasmError, UsageError
 from .isa.decisions import DECISIONS, DecisionSet
 from .isa.fields import BUNDLE_SIZE
@@ -498,7 +498,8 @@ def _is_kernel(path: str, head: bytes) -> bool:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from .check.registry import CHECKS, CheckSet
-    from .check.runner import check_kernel, check_stream
+    from .check.runner import check_stream
+    from .codegen import check_kernel
     from .codegen.assembler import STREAM_NAMES
     from .ir import read_bir
     from .isa.targets import get_target
@@ -589,7 +590,7 @@ def _instruction_count(kernel: Any) -> int:
 
 
 def cmd_checks(args: argparse.Namespace) -> int:
-    from .check.registry import UNCHECKED, all_checks
+    from .check import UNCHECKED, all_checks
 
     checks = list(all_checks())
     if args.format == "json":

@@ -1,8 +1,9 @@
-"""The ISA validator: named checks with stable ids, findings, and the runners for kernels and raw
-streams (``tongasm check``, and the RUN_ISA_CHECKS mode of codegen)."""
+"""The ISA validator: named checks with stable ids, findings, and the runners for one bundle, one
+instruction and raw streams (``tongasm check``). Checking a whole kernel is codegen's RUN_ISA_CHECKS
+mode: :func:`tongasm.codegen.check_kernel`."""
 
-from .registry import CHECKS, UNCHECKED, Check, CheckSet, Finding, all_checks
-from .runner import KernelReport, check_bundle, check_instruction, check_kernel, check_stream
+from .registry import CHECKS, UNCHECKED, Check, CheckSet, Finding
+from .runner import all_checks, check_bundle, check_instruction, check_stream
 
-__all__ = ["CHECKS", "Check", "CheckSet", "Finding", "KernelReport", "UNCHECKED", "all_checks", "check_bundle",
-           "check_instruction", "check_kernel", "check_stream"]
+__all__ = ["CHECKS", "Check", "CheckSet", "Finding", "UNCHECKED", "all_checks", "check_bundle",
+           "check_instruction", "check_stream"]

@@ -208,13 +208,6 @@ for _id, _title, _src in _ENCODE:
     register(_id, _title, _src, "encode", stage="encode")
 
 
-def all_checks() -> Iterator[Check]:
-    """Every declared check, sorted by id (importing the check modules registers theirs)."""
-    from . import bundle_checks, ir_checks, runner  # noqa: F401  (registration side effect)
-
-    yield from sorted(CHECKS.values(), key=lambda c: c.id)
-
-
 CheckFn = Callable[..., Iterator[Finding]]
 
 

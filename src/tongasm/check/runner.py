@@ -8,20 +8,19 @@ as findings too. Nothing here raises for a rule violation; only unusable input r
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
-from ..errors import EncodeError, TongasmError
+from ..errors import TongasmError
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
-from ..isa.enums import CodeGenMode
 from ..isa.fields import BUNDLE_SIZE, Format
 from ..isa.formats import build_formats
 from ..isa.targets import DEFAULT_TARGET, Target
-from ..ir.instructions import Function, Instruction, Kernel
+from ..ir.instructions import Function, Instruction
 from .bundle_checks import BUNDLE_CHECKS, BundleCheck, BundleView
 from .ir_checks import IR_CHECKS
-from .registry import CHECKS, CheckSet, Finding, register
+from .registry import CHECKS, Check, CheckSet, Finding, register
 
 register("stream.length", "a stream is a whole number of 64-byte bundles", "SPEC §3.1", "stream")
 register("bundle.opcode", "the opcode byte is one tongasm has a layout for", "SPEC §4", "stream")
@@ -102,71 +101,16 @@ def _lint_as_warnings(findings: list[Finding]) -> list[Finding]:
     return findings
 
 
+def all_checks() -> Iterator[Check]:
+    """Every declared check, sorted by id (this module imports every check module, so all are registered)."""
+    yield from sorted(CHECKS.values(), key=lambda c: c.id)
+
+
 def stage_of(f: Finding) -> str:
     """The stage of a finding's check: ``isa`` (refused by assemble), ``bir`` (the BIR verifier's
     rules: reported, not refused by assemble) or ``lint`` (tongasm's own warnings)."""
     c = CHECKS.get(f.check)
     return c.stage if c is not None else "isa"
-
-
-@dataclass
-class KernelReport:
-    """Findings over a kernel, with how much was looked at."""
-
-    findings: list[Finding] = field(default_factory=list)
-    instructions: int = 0
-    bundles: int = 0
-
-    @property
-    def clean(self) -> bool:
-        return not any(f.severity == "error" for f in self.findings)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"instructions": self.instructions, "bundles": self.bundles,
-                "findings": [f.to_json() for f in self.findings]}
-
-
-def check_kernel(kernel: Kernel, *, target: str | Target | None = None, decisions: DecisionSet = DEFAULT_DECISIONS,
-                 checks: CheckSet | None = None,
-                 progress: Callable[[int, int | None], None] | None = None) -> KernelReport:
-    """RUN_ISA_CHECKS over a kernel: every encoder refusal and every finding, not just the first.
-
-    ``progress(instructions_done, None)`` is called every 256 instructions when given.
-    """
-    from ..codegen.assembler import resolve_target
-    from ..codegen.common import Context
-    from ..codegen.generator import generate
-    from ..passes import flatten, lower_item
-
-    tgt = resolve_target(kernel.arch, target)
-    ctx = Context(tgt, decisions)
-    report = KernelReport()
-    seen: set[int] = set()
-    for it in flatten(kernel):
-        report.instructions += 1
-        if progress is not None and not report.instructions & 255:
-            progress(report.instructions, None)
-        try:
-            items = lower_item(it)
-        except EncodeError as e:
-            e.at(it.source.name or None, it.index, it.source.opcode)
-            report.findings.append(_from_error(e))
-            continue
-        for item in items:
-            try:
-                res = generate(item, ctx, CodeGenMode.RUN_ISA_CHECKS, checks=checks)
-            except EncodeError as e:
-                report.findings.append(_from_error(e, item.part if item.parts > 1 else None))
-                continue
-            report.bundles += len(res.bundles)
-            report.findings.extend(res.findings)
-            seen.add(item.index)
-    return report
-
-
-def _from_error(e: EncodeError, bundle: int | None = None) -> Finding:
-    return Finding(e.check or "encode", e.detail, e.field, e.value, e.limit, "error", e.inst_name, e.inst_index,
-                   e.inst_opcode, bundle)
 
 
 def check_stream(data: bytes | bytearray | memoryview, *, name: str | None = None, target: Target = DEFAULT_TARGET,
@@ -223,5 +167,4 @@ def check_stream(data: bytes | bytearray | memoryview, *, name: str | None = Non
     return out
 
 
-__all__ = ["KernelReport", "check_bundle", "check_instruction", "check_kernel", "check_stream", "stage_of",
-           "TongasmError"]
+__all__ = ["all_checks", "check_bundle", "check_instruction", "check_stream", "stage_of", "TongasmError"]

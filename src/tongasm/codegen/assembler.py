@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 from collections.abc import Callable, Iterable, Iterator
 
-from .. import __version__
+from .._meta import __version__
 from ..check.runner import stage_of
 from ..errors import EncodeError, InputError, ValidationError
 from ..util import Content, paused_gc, write_output_dir
