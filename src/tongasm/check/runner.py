@@ -12,15 +12,21 @@ from dataclasses import replace
 from typing import Any
 from collections.abc import Callable, Iterator
 
+import numpy as np
+
 from ..errors import TongasmError
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.fields import BUNDLE_SIZE, Format
-from ..isa.formats import build_formats
+from ..decode.batch import as_uint8, decode_stream
+from ..decode.bundle import why_undecodable
+from ..isa.opcodes import ISA_OPCODE_NAMES
+from ..isa.formats import FormatSet, build_formats
 from ..isa.targets import DEFAULT_TARGET, Target
 from ..ir.instructions import Function, Instruction
 from .bundle_checks import BUNDLE_CHECKS, BundleCheck, BundleView
 from .ir_checks import IR_CHECKS
 from .registry import CHECKS, Check, CheckSet, Finding, register
+from .vectorized import VECTOR, Columns
 
 register("stream.length", "a stream is a whole number of 64-byte bundles", "SPEC §3.1", "stream")
 register("bundle.opcode", "the opcode byte is one tongasm has a layout for", "SPEC §4", "stream")
@@ -113,6 +119,48 @@ def stage_of(f: Finding) -> str:
     return c.stage if c is not None else "isa"
 
 
+#: bundles checked at a time by check_stream (bounded memory on any stream size)
+STREAM_CHUNK = 1 << 16
+
+
+def _check_columns(arr: np.ndarray, fs: FormatSet, target: Target, decisions: DecisionSet, stream: str | None,
+                   cs: CheckSet, unmodelled: str, skipped: dict[int, list[int]],
+                   base: int) -> list[tuple[int, Finding]]:
+    """The findings of the bundle checks on a piece of a stream, as (bundle number, finding), in the
+    order checking bundle by bundle gives: by bundle, then by check, then as each check yields them.
+
+    The stream is decoded into columns once; each check's vector form (:mod:`.vectorized`) marks the
+    rows it may fail on and the scalar check runs on those rows only."""
+    cols = decode_stream(arr, decisions=decisions)
+    rows2d = arr.reshape(-1, BUNDLE_SIZE)
+    found: list[tuple[int, int, int, Finding]] = []  # (bundle, check order, yield order, finding)
+    for k in cols.undecodable.tolist():
+        raw = bytes(rows2d[k])
+        if unmodelled == "note" and raw[0] in ISA_OPCODE_NAMES and not fs.variants(raw[0]):
+            skipped.setdefault(raw[0], [0, (base + k) * BUNDLE_SIZE])[0] += 1
+            continue
+        cid = "bundle.layout" if fs.variants(raw[0]) else "bundle.opcode"
+        found.append((base + k, -1, 0, Finding(cid, why_undecodable(raw, fs), "opcode", raw[0])))
+    for g in cols.groups.values():
+        fmt = g.fmt
+        rows = rows2d[g.index]
+        view = Columns(fmt, g.fields, rows, target, decisions, stream)
+        fields_of: dict[int, dict[str, int]] = {}
+        for order, c in enumerate(_checks_for(fmt, cs)):
+            vec = VECTOR.get(c.id)
+            marked = np.flatnonzero(vec(view)) if vec is not None else np.arange(len(g))
+            for k in marked.tolist():
+                fields = fields_of.get(k)
+                if fields is None:
+                    fields = fields_of[k] = fmt.decode(rows[k])
+                b = BundleView(fmt, fields, bytes(rows[k]), target, decisions, stream)
+                for j, f in enumerate(c.fn(b)):
+                    if f.check not in cs.disabled:
+                        found.append((base + int(g.index[k]), order, j, f))
+    found.sort(key=lambda t: (t[0], t[1], t[2]))
+    return [(pos, f) for pos, _o, _j, f in found if _lint_as_warnings([f])]
+
+
 def check_stream(data: bytes | bytearray | memoryview, *, name: str | None = None, target: Target = DEFAULT_TARGET,
                  decisions: DecisionSet = DEFAULT_DECISIONS, checks: CheckSet | None = None,
                  stream: str | None = None,
@@ -120,7 +168,9 @@ def check_stream(data: bytes | bytearray | memoryview, *, name: str | None = Non
                  unmodelled: str = "error") -> list[Finding]:
     """Check a raw bundle stream. ``name`` labels findings; ``stream`` is the engine when known.
 
-    ``progress(bundles_done, bundles)`` is called every 4096 bundles when given.
+    ``progress(bundles_done, bundles)`` is called for every piece of :data:`STREAM_CHUNK` bundles.
+    The checks run over the stream's columns (:func:`_check_columns`); the findings are exactly those
+    of :func:`check_bundle` on every bundle, in stream order.
     ``unmodelled="note"`` (real compiler output, e.g. a NEFF): a bundle of a live ISA opcode tongasm
     has no layout for is not an error but counted, one ``bundle.unmodelled`` warning per opcode;
     an opcode the ISA does not have stays a ``bundle.opcode`` error. The default reports every such
@@ -136,26 +186,16 @@ def check_stream(data: bytes | bytearray | memoryview, *, name: str | None = Non
         out.append(Finding("stream.length", f"{n} bytes is not a whole number of {BUNDLE_SIZE}-byte bundles; the "
                            f"{n % BUNDLE_SIZE} trailing bytes are not checked", "length", n,
                            f"a multiple of {BUNDLE_SIZE}", stream=label, offset=n - n % BUNDLE_SIZE))
-    mv = memoryview(data)
-    from ..decode.bundle import why_undecodable
-    from ..isa.opcodes import ISA_OPCODE_NAMES
-
+    cs = checks or CheckSet()
+    arr = as_uint8(data)
+    whole = n // BUNDLE_SIZE
     skipped: dict[int, list[int]] = {}  # opcode → [count, first offset] (unmodelled="note")
-    for off in range(0, n - n % BUNDLE_SIZE, BUNDLE_SIZE):
-        if progress is not None and not off & 0x3FFFF:
-            progress(off // BUNDLE_SIZE, n // BUNDLE_SIZE)
-        raw = bytes(mv[off:off + BUNDLE_SIZE])
-        sel = fs.select(raw[0], raw)
-        if sel is None and unmodelled == "note" and raw[0] in ISA_OPCODE_NAMES and not fs.variants(raw[0]):
-            skipped.setdefault(raw[0], [0, off])[0] += 1
-            continue
-        if sel is None:
-            cid = "bundle.layout" if fs.variants(raw[0]) else "bundle.opcode"
-            out.append(Finding(cid, why_undecodable(raw, fs), "opcode", raw[0], stream=label, offset=off))
-            continue
-        fmt, fields = sel
-        for f in check_bundle(fmt, fields, raw, target=target, decisions=decisions, stream=stream, checks=checks):
-            f.stream, f.offset = label, off
+    for start in range(0, whole, STREAM_CHUNK):
+        if progress is not None:
+            progress(start, whole)
+        part = arr[start * BUNDLE_SIZE:min(whole, start + STREAM_CHUNK) * BUNDLE_SIZE]
+        for pos, f in _check_columns(part, fs, target, decisions, stream, cs, unmodelled, skipped, start):
+            f.stream, f.offset = label, pos * BUNDLE_SIZE
             out.append(f)
     cs = checks or CheckSet()
     if "bundle.unmodelled" not in cs.disabled:

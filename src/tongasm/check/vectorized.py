@@ -1,0 +1,550 @@
+"""The bundle checks over whole streams at numpy speed.
+
+A stream is decoded once into columns (:func:`tongasm.decode.batch.decode_stream`). Each bundle check
+may have a *vector form*: a function of a layout group's columns that marks the rows the check may
+fail on. It is a prefilter, exact or conservative (it may mark more rows than fail, never fewer): the
+scalar check of :mod:`.bundle_checks` then runs only on the marked rows and writes the findings, so
+the findings, their messages and their order are exactly those of checking bundle by bundle. A check
+without a vector form runs on every row of the layouts it applies to (correct, only slower).
+``tests/test_check_vector.py`` holds the two paths equal on real, generated and mutated streams.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from ..isa.decisions import DecisionSet
+from ..isa.decisions.spec import BitvecOpcode, Int32OverrideGen2, PredicateFlags, ScalarImmediateDtype, UpdateModeWire
+from ..isa.descriptors import (
+    ADDR4_ACTIVE, ADDR4_ADDR_MASK, ADDR4_INDIRECT, ADDR4_REGMODE, MAX_REGISTER_ID_ADDR4, PSUM_BASE, PSUM_END,
+    PSUM_PARTITION_BYTES, PSUM_PARTITION_SHIFT, SBUF_PARTITION_SHIFT,
+)
+from ..isa.enums import (
+    ACC_WIRE, ALU_FROM_WIRE, ALU_INT_BAND, ALU_WIRE, INT_MASK_WIRE_DTYPES, PSUM_WRITE_WIRE_DTYPES, VALUELESS_UPDATES,
+    WAIT_WIRE, WIDE_WIRE_DTYPES, WIRE_DTYPE_ALIGN, AccType, AluClass, AluOp, WaitMode, WireDtype,
+)
+from ..isa.fields import BUNDLE_SIZE, EnumTable, Format, Kind
+from ..isa.layouts.tensor import INT32_FORMS_GEN2, MOVESHAPE_DIMS
+from ..isa.opcodes import COPY, COPY_PREDICATED, RNG, TT_ARITH, TT_BITVEC
+from ..isa.tables import ACC_TABLE, ALU_TABLE, WIRE_DTYPE_TABLE, update_table
+from ..isa.targets import Target
+
+
+@dataclass
+class Columns:
+    """What a vector form sees: one layout's rows of a stream, as columns."""
+
+    fmt: Format
+    fields: dict[str, np.ndarray]
+    rows: np.ndarray  # the raw bundles, n x 64 uint8
+    target: Target
+    decisions: DecisionSet
+    stream: str | None
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        """A field's column, widened to int64 (arithmetic on it cannot wrap)."""
+        return self._wide(name)
+
+    def _wide(self, name: str) -> np.ndarray:
+        cache = self.__dict__.setdefault("_cache", {})
+        col = cache.get(name)
+        if col is None:
+            col = cache[name] = self.fields[name].astype(np.int64)
+        return col
+
+    def has(self, name: str) -> bool:
+        return name in self.fields
+
+    def none(self) -> np.ndarray:
+        return np.zeros(len(self.rows), dtype=bool)
+
+    @cached_property
+    def opcode(self) -> np.ndarray:
+        return self.rows[:, 0].astype(np.int64)
+
+
+VectorFn = Callable[[Columns], np.ndarray]
+VECTOR: dict[str, VectorFn] = {}
+
+
+def vector(check_id: str) -> Callable[[VectorFn], VectorFn]:
+    """Declare the vector form of a bundle check."""
+    def deco(fn: VectorFn) -> VectorFn:
+        VECTOR[check_id] = fn
+        return fn
+    return deco
+
+
+def _in(col: np.ndarray, values: Iterable[int]) -> np.ndarray:
+    return np.isin(col, np.fromiter(values, dtype=np.int64))
+
+
+def _table(mapping: dict[int, int], default: int = 0) -> np.ndarray:
+    """A 256-entry lookup array of a byte-valued mapping."""
+    t = np.full(256, default, dtype=np.int64)
+    for k, v in mapping.items():
+        if 0 <= k < 256:
+            t[k] = v
+    return t
+
+
+def _lut(table: np.ndarray, col: np.ndarray) -> np.ndarray:
+    """``table[col]`` where col is a byte, else the table's default (index 0 is never a wire value here)."""
+    inside = (col >= 0) & (col < 256)
+    return np.where(inside, table[np.clip(col, 0, 255)], table[0])
+
+
+_ALIGN = _table(dict(WIRE_DTYPE_ALIGN))
+
+
+# --- bytes and constants -----------------------------------------------------------------------------------
+
+@vector("field.constant")
+def _v_constants(c: Columns) -> np.ndarray:
+    m = c.none()
+    for f in c.fmt.fields:
+        if f.const is not None:
+            m |= c[f.name] != f.const
+    return m
+
+
+_COVERED: dict[Format, np.ndarray] = {}
+
+
+@vector("bundle.unexplained")
+def _v_unexplained(c: Columns) -> np.ndarray:
+    inv = _COVERED.get(c.fmt)
+    if inv is None:
+        mask = np.frombuffer(c.fmt.covered_mask(), dtype=np.uint8)
+        inv = _COVERED[c.fmt] = (~mask).view(np.uint64)
+    words = np.ascontiguousarray(c.rows).view(np.uint64).reshape(len(c.rows), BUNDLE_SIZE // 8)
+    return ((words & inv) != 0).any(axis=1)
+
+
+# --- enum bytes ------------------------------------------------------------------------------------------------
+
+@vector("enum.wire_dtype")
+def _v_wire_dtypes(c: Columns) -> np.ndarray:
+    m = c.none()
+    known = list(WIRE_DTYPE_TABLE.names)
+    for f in c.fmt.fields:
+        if f.enum is WIRE_DTYPE_TABLE:
+            bad = ~_in(c[f.name], known)
+            if f.name == "fill_dtype" and c.has("use_fill"):
+                bad &= ~((c[f.name] == 0) & (c["use_fill"] == 0))
+            m |= bad
+    return m
+
+
+def _enum_of(table: EnumTable) -> VectorFn:
+    def fn(c: Columns) -> np.ndarray:
+        m = c.none()
+        for f in c.fmt.fields:
+            if f.enum is table:
+                m |= ~_in(c[f.name], list(table.names))
+        return m
+    return fn
+
+
+vector("enum.alu")(_enum_of(ALU_TABLE))
+vector("enum.acc")(_enum_of(ACC_TABLE))
+
+
+# --- sync band ----------------------------------------------------------------------------------------------------
+
+_SEM_GE = (WAIT_WIRE[WaitMode.sem_ge_imm], WAIT_WIRE[WaitMode.sem_ge_reg])
+
+
+@vector("sync.wait_mode")
+def _v_wait_mode(c: Columns) -> np.ndarray:
+    v = c["wait_mode"]
+    return (v != 0) & ~_in(v, WAIT_WIRE.values())
+
+
+@vector("sync.update_mode")
+def _v_update_mode(c: Columns) -> np.ndarray:
+    return ~_in(c["update_mode"], list(update_table(c.decisions).names))
+
+
+@vector("sync.unused")
+def _v_sync_unused(c: Columns) -> np.ndarray:
+    d2 = c.decisions.get(UpdateModeWire)
+    wm, um = c["wait_mode"], c["update_mode"]
+    m = (wm == 0) & (c["wait_idx"] != 0)
+    if d2.zero_is_none:
+        m |= (um == 0) & (c["update_idx"] != 0)
+    value_updates = [w for w, mode in d2.by_wire().items() if mode not in VALUELESS_UPDATES]
+    writes = _in(wm, _SEM_GE) | _in(um, value_updates)
+    return m | ((c["sync_value"] != 0) & ~writes)
+
+
+# --- registers and ADDR4 ------------------------------------------------------------------------------------
+
+@vector("register.id_range")
+def _v_register_ids(c: Columns) -> np.ndarray:
+    limit = c.target.registers - 1
+    m = c.none()
+    for f in c.fmt.fields:
+        if f.kind is Kind.REGISTER:
+            m |= c[f.name] > limit
+    if c.has("wait_mode"):
+        m |= (c["wait_mode"] == WAIT_WIRE[WaitMode.sem_ge_reg]) & (c["sync_value"] > limit)
+    for s in c.fmt.slots.values():
+        w = c[s.addr_key]
+        rid = w & 0xFF
+        m |= ((w & 0x7FFFFF00) == 0) & ((w & ADDR4_REGMODE) != 0) & (rid > limit) & (rid <= MAX_REGISTER_ID_ADDR4)
+    return m
+
+
+def _addrs(c: Columns) -> list[tuple[object, np.ndarray]]:
+    return [(s, c[s.addr_key]) for s in c.fmt.slots.values()]
+
+
+@vector("addr4.register_form")
+def _v_addr4_register(c: Columns) -> np.ndarray:
+    m = c.none()
+    for _s, w in _addrs(c):
+        m |= ((w & ADDR4_REGMODE) != 0) & (((w & 0x7FFFFF00) != 0) | ((w & 0xFF) > MAX_REGISTER_ID_ADDR4))
+    return m
+
+
+@vector("addr4.mode_bits")
+def _v_addr4_mode_bits(c: Columns) -> np.ndarray:
+    m = c.none()
+    for _s, w in _addrs(c):
+        m |= ((w & ADDR4_REGMODE) == 0) & ((w & (ADDR4_INDIRECT | ADDR4_ACTIVE)) != 0)
+    return m
+
+
+@vector("addr4.region")
+def _v_addr4_region(c: Columns) -> np.ndarray:
+    m = c.none()
+    for _s, w in _addrs(c):
+        a = w & ADDR4_ADDR_MASK
+        m |= ((w & ADDR4_REGMODE) == 0) & ((a >> 25) != 0) & ~((a >= PSUM_BASE) & (a <= PSUM_END))
+    return m
+
+
+def _dtype_col(c: Columns, s: object) -> np.ndarray | None:
+    name = getattr(s, "dtype_field", None)
+    return c[name] if name else None
+
+
+@vector("addr4.alignment")
+def _v_addr4_alignment(c: Columns) -> np.ndarray:
+    m = c.none()
+    for s, w in _addrs(c):
+        dt = _dtype_col(c, s)
+        if dt is None:
+            continue
+        align = _lut(_ALIGN, dt)
+        m |= ((w & ADDR4_REGMODE) == 0) & (align > 0) & ((w & ADDR4_ADDR_MASK) % np.maximum(align, 1) != 0)
+    return m
+
+
+def _space(w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per word: is SBUF, is PSUM, partition, byte (the scalar decode_addr4, vectorised)."""
+    reg = (w & ADDR4_REGMODE) != 0
+    a = w & ADDR4_ADDR_MASK
+    psum = ~reg & (a >= PSUM_BASE) & (a <= PSUM_END)
+    sbuf = ~reg & ~psum & ((a >> 25) == 0)
+    rel = a - PSUM_BASE
+    part = np.where(psum, rel >> PSUM_PARTITION_SHIFT, a >> SBUF_PARTITION_SHIFT)
+    byte = np.where(psum, rel & ((1 << PSUM_PARTITION_SHIFT) - 1), a & ((1 << SBUF_PARTITION_SHIFT) - 1))
+    return sbuf, psum, part, byte
+
+
+@vector("addr4.psum_window")
+def _v_addr4_psum_window(c: Columns) -> np.ndarray:
+    m = c.none()
+    for _s, w in _addrs(c):
+        _sb, ps, _p, byte = _space(w)
+        m |= ps & (byte >= PSUM_PARTITION_BYTES)
+    return m
+
+
+@vector("addr4.psum_write_dtype")
+def _v_psum_write(c: Columns) -> np.ndarray:
+    m = c.none()
+    for s, w in _addrs(c):
+        dt = _dtype_col(c, s)
+        if not getattr(s, "write", False) or dt is None:
+            continue
+        _sb, ps, _p, _b = _space(w)
+        m |= ps & ~_in(dt, PSUM_WRITE_WIRE_DTYPES)
+    return m
+
+
+@vector("geometry.partitions")
+def _v_geometry_partitions(c: Columns) -> np.ndarray:
+    m = c.none()
+    n = c["num_partitions"]
+    for _s, w in _addrs(c):
+        sb, ps, part, _b = _space(w)
+        m |= (sb | ps) & (part + n > 128)
+    return m
+
+
+@vector("geometry.bytes")
+def _v_geometry_bytes(c: Columns) -> np.ndarray:
+    m = c.none()
+    for s, w in _addrs(c):
+        dt = _dtype_col(c, s)
+        if dt is None:
+            continue
+        size = _lut(_ALIGN, dt)
+        sb, ps, _p, byte = _space(w)
+        lo = np.zeros(len(c), dtype=np.int64)
+        hi = np.zeros(len(c), dtype=np.int64)
+        for sk, nk in zip(s.step_keys, s.num_keys):  # type: ignore[attr-defined]
+            num = c[nk]
+            span = np.where(num > 1, c[sk] * (num - 1) * size, 0)
+            lo += np.minimum(span, 0)
+            hi += np.maximum(span, 0)
+        limit = np.where(sb, c.target.sbuf_bytes_per_partition, PSUM_PARTITION_BYTES)
+        first, last = byte + lo, byte + hi + size - 1
+        m |= (sb | ps) & (size > 0) & ((first < 0) | (last >= limit))
+    return m
+
+
+@vector("desc.count_range")
+def _v_desc_counts(c: Columns) -> np.ndarray:
+    m = c.none()
+    for s in c.fmt.slots.values():
+        for k in s.num_keys:
+            m |= c[k] == 0
+    return m
+
+
+@vector("partitions.count")
+def _v_partitions(c: Columns) -> np.ndarray:
+    n = c["num_partitions"]
+    return (n < 1) | (n > 128)
+
+
+# --- TensorTensor ---------------------------------------------------------------------------------------------
+
+_CLASS = {wire: cls for _op, (wire, cls) in ALU_WIRE.items()}
+_IS_BITVEC_WIRE = [w for w, cls in _CLASS.items() if cls is AluClass.BITVEC]
+_GEN2_INT32 = {o.byte: w for o, w in INT32_FORMS_GEN2.values()}
+
+
+@vector("tt.opcode_class")
+def _v_tt_class(c: Columns) -> np.ndarray:
+    op, byte = c.opcode, c["op"]
+    relevant = _in(op, (TT_ARITH.byte, TT_BITVEC.byte)) & ~_in(byte, ALU_INT_BAND) & _in(byte, _CLASS)
+    bitvec = _in(byte, _IS_BITVEC_WIRE)
+    if c.decisions.get(BitvecOpcode).is_bitvec(AluOp.bypass, AluClass.ARITH):
+        bitvec |= byte == ALU_WIRE[AluOp.bypass][0]
+    return relevant & (((op == TT_BITVEC.byte) & ~bitvec) | ((op == TT_ARITH.byte) & bitvec))
+
+
+@vector("tt.int_band")
+def _v_tt_band(c: Columns) -> np.ndarray:
+    op, byte = c.opcode, c["op"]
+    gen2 = c.target.name == "gen2"
+    gen2_form = _in(op, _GEN2_INT32)
+    band = _in(byte, ALU_INT_BAND)
+    want = _lut(_table(_GEN2_INT32), op)
+    bad = gen2_form & ((want != byte) | (not gen2))
+    bad |= ~gen2_form & band & ((op != TT_ARITH.byte) | gen2)
+    involved = gen2_form | band
+    int32 = (c["in0_dtype"] == WireDtype.INT32) & (c["in1_dtype"] == WireDtype.INT32) & (c["out_dtype"] == WireDtype.INT32)
+    bad |= involved & ~int32
+    pool_gate = gen2 and c.decisions.get(Int32OverrideGen2).gate(False)
+    if c.stream is not None and c.stream != "pool" and not pool_gate:
+        bad |= involved
+    return bad
+
+
+@vector("tt.gpsimd_psum")
+def _v_tt_psum(c: Columns) -> np.ndarray:
+    if c.stream != "pool":
+        return c.none()
+    m = c.none()
+    for name in ("in0", "in1"):
+        _sb, ps, _p, _b = _space(c[f"{name}.addr"])
+        m |= ps
+    return m
+
+
+_DIV_LIKE = [ALU_WIRE[AluOp.divide][0], ALU_WIRE[AluOp.rsqrt][0]]
+
+
+@vector("tt.alu_legal")
+def _v_tt_alu_legal(c: Columns) -> np.ndarray:
+    byte = c["op"]
+    mod = (byte == ALU_WIRE[AluOp.mod][0]) & ~(_in(c["in0_dtype"], INT_MASK_WIRE_DTYPES) &
+                                                _in(c["in1_dtype"], INT_MASK_WIRE_DTYPES))
+    return (c.opcode == TT_ARITH.byte) & (_in(byte, _DIV_LIKE) | mod)
+
+
+@vector("dtype.datapath")
+def _v_datapath(c: Columns) -> np.ndarray:
+    m = c.none()
+    for s in c.fmt.slots.values():
+        dt = _dtype_col(c, s)
+        if dt is None:
+            continue
+        m |= _in(dt, WIDE_WIRE_DTYPES)
+        if not s.write:
+            m |= dt == WireDtype.FLOAT32R
+    return m
+
+
+# --- the predicated family, copies, Memset, MoveShape -------------------------------------------------------
+
+@vector("cp.mask_dtype")
+def _v_mask_dtype(c: Columns) -> np.ndarray:
+    return ~_in(c["mask_dtype"], INT_MASK_WIRE_DTYPES)
+
+
+def _v_equal_elements(c: Columns) -> np.ndarray:
+    counts = []
+    for s in c.fmt.slots.values():
+        e = np.ones(len(c), dtype=np.int64)
+        for k in s.num_keys:
+            e = e * c[k]
+        counts.append(e)
+    m = c.none()
+    for e in counts[1:]:
+        m |= e != counts[0]
+    return m
+
+
+for _id in ("cp.equal_elements", "tt.equal_elements", "copy.equal_elements"):
+    vector(_id)(_v_equal_elements)
+
+
+@vector("cp.opcode_dtype")
+def _v_cp_opcode(c: Columns) -> np.ndarray:
+    return (c.opcode == COPY_PREDICATED.byte) & (c["src_dtype"] != c["dst_dtype"])
+
+
+@vector("copy.opcode_dtype")
+def _v_copy_opcode(c: Columns) -> np.ndarray:
+    return (c.opcode == COPY.byte) & (c["src_dtype"] != c["dst_dtype"])
+
+
+@vector("cps.imm_dtype")
+def _v_cps_dtype(c: Columns) -> np.ndarray:
+    if not c.decisions.get(ScalarImmediateDtype).must_equal:
+        return c.none()
+    return c["scalar_dtype"] != c["dst_dtype"]
+
+
+@vector("cps.polarity")
+def _v_cps_polarity(c: Columns) -> np.ndarray:
+    return c["polarity"] > 1
+
+
+@vector("sr.flags")
+def _v_sr_flags(c: Columns) -> np.ndarray:
+    return c["use_fill"] > 1
+
+
+@vector("sr.op_max")
+def _v_sr_op(c: Columns) -> np.ndarray:
+    return c["reduce_op"] != ALU_WIRE[AluOp.max][0]
+
+
+@vector("sr.acc")
+def _v_sr_acc(c: Columns) -> np.ndarray:
+    ok = [ACC_WIRE[a] for a in (AccType.Idle, AccType.ZeroAccumulate, AccType.AddAccumulate)]
+    return ~_in(c["acc"], ok)
+
+
+@vector("sr.operands")
+def _v_sr_fill_required(c: Columns) -> np.ndarray:
+    if not c.decisions.get(PredicateFlags).fill_required:
+        return c.none()
+    return c["use_fill"] == 0
+
+
+_SR_BAD = [WireDtype.FLOAT32R, WireDtype.INT32, WireDtype.UINT32, *WIDE_WIRE_DTYPES]
+
+
+@vector("sr.dtypes")
+def _v_sr_dtypes(c: Columns) -> np.ndarray:
+    m = c.none()
+    for name in ("mask_dtype", "src_dtype", "dst_dtype", "fill_dtype"):
+        m |= _in(c[name], _SR_BAD)
+    return m
+
+
+@vector("sr.fill_float32")
+def _v_sr_fill_dtype(c: Columns) -> np.ndarray:
+    return (c["use_fill"] != 0) & (c["fill_dtype"] != WireDtype.FLOAT32)
+
+
+@vector("memset.element_count")
+def _v_memset_count(c: Columns) -> np.ndarray:
+    e = np.ones(len(c), dtype=np.int64)
+    for k in c.fmt.slots["dst"].num_keys:
+        e = e * c[k]
+    return c["element_count"] != e
+
+
+@vector("memset.random_zero")
+def _v_memset_random(c: Columns) -> np.ndarray:
+    return (c.opcode == RNG.byte) & (c["fill"] != 0)
+
+
+@vector("memset.fill_width")
+def _v_memset_fill(c: Columns) -> np.ndarray:
+    return c["fill"] > 0xFF  # a superset: the scalar check knows the dtype's width
+
+
+@vector("moveshape.counts")
+def _v_moveshape_counts(c: Columns) -> np.ndarray:
+    m = c.none()
+    for i in range(MOVESHAPE_DIMS):
+        m |= c[f"count{i}"] == 0
+    return m
+
+
+# --- SP register-lane ops ------------------------------------------------------------------------------------
+
+_MOVE32 = [WireDtype.FLOAT32, WireDtype.UINT32, WireDtype.INT32]
+
+
+@vector("move.dtype")
+def _v_move_dtype(c: Columns) -> np.ndarray:
+    dt, vn = c["dtype"], c["valid_num"]
+    return ((vn == 2) & (dt != WireDtype.INT32)) | ((vn == 1) & ~_in(dt, _MOVE32))
+
+
+@vector("reg.pair")
+def _v_pairs(c: Columns) -> np.ndarray:
+    lo = c["dst_lo"] if c.has("dst_lo") else c["dst"]
+    m = c["dst_hi"] != lo + 1
+    if c.has("dst_lo"):
+        m |= c["dst_lo"] != c["dst"]
+    return m
+
+
+@vector("alu.valid_op")
+def _v_alu_op(c: Columns) -> np.ndarray:
+    return ~_in(c["op"], _CLASS)
+
+
+@vector("alu.dtypes")
+def _v_alu_dtype(c: Columns) -> np.ndarray:
+    wide = c.has("dst_hi")
+    allowed = [WireDtype.UINT64] if wide else [WireDtype.UINT32, WireDtype.INT32, *WIDE_WIRE_DTYPES]
+    return ~_in(c["src_dtype"], allowed)
+
+
+@vector("ls.pairs")
+def _v_ls_counts(c: Columns) -> np.ndarray:
+    return (c["num_elem0"] == 0) | (c["num_elem1"] == 0)
+
+
+__all__ = ["VECTOR", "Columns", "vector", "ALU_FROM_WIRE"]
