@@ -59,11 +59,11 @@ SETTINGS = dict(deadline=None, derandomize=True, database=None,
 @contextlib.contextmanager
 def capped_unrolling(limit: int = 2000) -> Iterator[None]:
     """A mutated loop bound makes a legal but huge kernel; keep it to a refusal instead of minutes of work."""
-    old, program_pass.MAX_UNROLLED = program_pass.MAX_UNROLLED, limit
+    old, program_pass.MAX_INSTRUCTIONS = program_pass.MAX_INSTRUCTIONS, limit
     try:
         yield
     finally:
-        program_pass.MAX_UNROLLED = old
+        program_pass.MAX_INSTRUCTIONS = old
 
 
 def outcome(fn: Callable[[], Any], what: str, seconds: float = 10.0) -> tuple[Any, TongasmError | None]:

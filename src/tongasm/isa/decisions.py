@@ -157,6 +157,9 @@ class DecisionSet:
                 raise UsageError(f"--decision expects D-n=reading, got {spec!r}")
             if not did.startswith("D-"):
                 did = "D-" + did.lstrip("D")
+            if did in found and found[did] != choice.strip():
+                raise UsageError(f"--decision {did} is given twice ({found[did]} and {choice.strip()}); "
+                                 "choose one reading")
             found[did] = choice.strip()
         return cls.of(found)
 
@@ -164,9 +167,11 @@ class DecisionSet:
     def of(cls, choices: Mapping[str, str]) -> "DecisionSet":
         """Build from a mapping; entries equal to the default are dropped (canonical form)."""
         items = []
-        for did, choice in sorted(choices.items(), key=lambda kv: _did_key(kv[0])):
+        for did in choices:
             if did not in DECISIONS:
-                raise UsageError(f"unknown decision {did!r}; known: {', '.join(DECISIONS)}")
+                shown = did if len(did) <= 40 else f"{did[:20]}... ({len(did)} characters)"
+                raise UsageError(f"unknown decision {shown!r}; known: {', '.join(DECISIONS)}")
+        for did, choice in sorted(choices.items(), key=lambda kv: _did_key(kv[0])):
             if choice != DECISIONS[did].default:
                 items.append((did, choice))
         return cls(tuple(items))
