@@ -342,9 +342,19 @@ def _format_value(name: str, value: int, enum_name: str | None) -> str:
 def cmd_decode(args: argparse.Namespace) -> int:
     from .decode import DecodeFailure, iter_stream
 
+    decisions = _decisions(args)
     data = _read_stream(args.file)
     _check_length(args.file, data)
-    decoded = iter_stream(data, decisions=_decisions(args))  # one bundle at a time: bounded memory
+
+    def pieces() -> Iterator[Any]:  # one bundle at a time, the mapped pages dropped piece by piece
+        from .util import drop_pages
+
+        step = DISASM_CHUNK * BUNDLE_SIZE
+        for a in range(0, len(data), step):
+            yield from iter_stream(data[a:a + step], decisions=decisions, base=a)
+            drop_pages(data, a, a + step)
+
+    decoded = pieces()
     failures = _Failures(args.file)
     if args.format == "json":
         # the same text as json.dumps(list, indent=1), written element by element
@@ -577,7 +587,7 @@ def cmd_disasm(args: argparse.Namespace) -> int:
     from .text.listing import StreamInput
 
     decisions = _decisions(args)
-    if args.output:
+    if args.output is not None:
         from .util import output_file_path
 
         output_file_path(args.output)  # an unusable -o is refused before any work
@@ -586,12 +596,12 @@ def cmd_disasm(args: argparse.Namespace) -> int:
         _check_length(p, s.data)  # before any output
     target = get_target(args.target)
     total = sum(len(s.data) for s in inputs) // BUNDLE_SIZE
-    with _bar(args, "disasm", total, unit="bundles", to_stdout=not args.output) as bar:
+    with _bar(args, "disasm", total, unit="bundles", to_stdout=args.output is None) as bar:
         if args.format == "json":
             pieces: Iterator[str] = _listing_json_pieces(inputs, decisions, target, bar)
         else:
             pieces = _listing_pieces(inputs, decisions, target, args.bytes, bar)
-        if args.output:
+        if args.output is not None:
             from .util import atomic_write
 
             def write(fh: Any) -> None:
@@ -742,9 +752,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             raise UsageError("running .bin streams needs --memory MEMORY.json (tongasm assemble writes memory.json)")
         engines: dict[str, str] = {}
         for p in args.inputs:
-            other = engines.setdefault(_stream_name(p), p)
-            if other != p:
-                raise UsageError(f"{other} and {p} are both the {_stream_name(p)!r} stream; give one stream per engine")
+            if _stream_name(p) in engines:
+                raise UsageError(f"{engines[_stream_name(p)]} and {p} are both the {_stream_name(p)!r} stream; give "
+                                 "one stream per engine")
+            engines[_stream_name(p)] = p
     names = None
     if args.outputs is not None:
         names = [n.strip() for n in args.outputs.split(",")]

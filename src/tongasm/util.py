@@ -208,7 +208,9 @@ def brief_int(v: int, limit: int = 40) -> str:
     integers of more than 4300 digits to text."""
     if -(10 ** limit) < v < 10 ** limit:
         return str(v)
-    return f"{'-' if v < 0 else ''}about 10^{int((abs(v).bit_length() - 1) * 0.30103)}"
+    import math
+
+    return f"{'-' if v < 0 else ''}about 10^{int(math.log10(abs(v)))}"
 
 
 # --- output names -------------------------------------------------------------------------------------
@@ -354,27 +356,32 @@ def _existing_parent(p: Path) -> Path:
 
 # --- signals ------------------------------------------------------------------------------------------
 
-_TERM_SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
-_HELD_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
+_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
+_held = [0]  # depth of signals_held() blocks
+_pending: list[int] = []  # signals that arrived inside one
 
 
-def _raise_terminated(signum: int, frame: object) -> None:
+def _on_signal(signum: int, frame: object) -> None:
+    if _held[0]:
+        _pending.append(signum)  # delivered when the outermost signals_held() block ends
+        return
     raise Terminated(signum)
 
 
 @contextlib.contextmanager
 def termination_raises() -> Iterator[None]:
-    """While writing, SIGTERM and SIGHUP raise :class:`Terminated` (as SIGINT raises
-    KeyboardInterrupt) so that cleanup code runs. Only a default disposition is replaced (a handler
-    the program installed stays), only in the main thread; the old handlers come back afterwards."""
+    """While writing, SIGINT, SIGTERM and SIGHUP raise :class:`Terminated` (a KeyboardInterrupt
+    with the signal number) so that cleanup code runs, or wait for the end of a
+    :func:`signals_held` block. Only a default disposition is replaced (a handler the program
+    installed stays), only in the main thread; the old handlers come back afterwards."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     old = {}
-    for s in _TERM_SIGNALS:
+    for s in _SIGNALS:
         try:
-            if signal.getsignal(s) == signal.SIG_DFL:
-                old[s] = signal.signal(s, _raise_terminated)
+            if signal.getsignal(s) in (signal.SIG_DFL, signal.default_int_handler):
+                old[s] = signal.signal(s, _on_signal)
         except (OSError, ValueError):
             pass
     try:
@@ -386,16 +393,18 @@ def termination_raises() -> Iterator[None]:
 
 @contextlib.contextmanager
 def signals_held() -> Iterator[None]:
-    """SIGINT, SIGTERM and SIGHUP are held back (blocked) inside the block and delivered after it:
-    the few renames that commit an output are never cut in the middle by them."""
-    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_SIGNALS)
+    """Inside the block a termination signal is held back and raised when the block ends: the
+    few renames that commit an output, or the removal of a temporary file, are never cut in the
+    middle (Python runs signal handlers in the main thread, whichever thread the signal hit)."""
+    _held[0] += 1
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        _held[0] -= 1
+        if not _held[0] and _pending:
+            signum = _pending[0]
+            _pending.clear()
+            raise Terminated(signum)
 
 
 # --- the lock ------------------------------------------------------------------------------------------

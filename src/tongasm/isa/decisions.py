@@ -134,9 +134,8 @@ class DecisionSet:
             if dec is None:
                 raise UsageError(f"unknown decision {did!r}; known: {', '.join(DECISIONS)}")
             if choice not in dec.choices:
-                raise UsageError(
-                    f"decision {did} has no reading {choice!r}; choose one of: {', '.join(dec.choices)}"
-                )
+                shown = choice if len(choice) <= 40 else choice[:20] + "..."
+                raise UsageError(f"decision {did} has no reading {shown!r}; choose one of: {', '.join(dec.choices)}")
             table[did] = choice
         object.__setattr__(self, "_table", table)  # O(1) lookups on the hot path
 
