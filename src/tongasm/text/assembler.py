@@ -30,10 +30,11 @@ class TextSyntaxError(TongasmError):
 
     def __init__(self, path: str, line: int, col: int, message: str, source: str = "") -> None:
         self.path, self.line, self.col, self.detail = path, line, col, message
+        at = col
         if len(source) > 160:  # a window of a very long line around the column
             start = max(0, min(col - 80, len(source) - 160))
-            source, col = ("..." if start else "") + source[start:start + 160] + "...", col - start + (3 if start else 0)
-        caret = f"\n  {source}\n  {' ' * col}^" if source else ""
+            source, at = ("..." if start else "") + source[start:start + 160] + "...", col - start + (3 if start else 0)
+        caret = f"\n  {source}\n  {' ' * at}^" if source else ""
         super().__init__(f"{path}:{line}:{col + 1}: {message}{caret}")
 
 
