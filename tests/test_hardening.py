@@ -180,7 +180,7 @@ def test_sigterm_while_writing_cleans_up_in_process(tmp_path: Path, assembled: P
     assert leftovers(tmp_path) == []
 
 
-@pytest.mark.parametrize("sig", ["SIGTERM", "SIGHUP", "SIGINT"])
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGHUP"])
 def test_a_signal_during_the_write_exits_128_plus_n_and_leaves_nothing(tmp_path: Path, assembled: Path,
                                                                        sig: str) -> None:
     old = {p.name: p.read_bytes() for p in assembled.iterdir()}
@@ -215,23 +215,27 @@ def test_signals_are_held_back_while_committing() -> None:
 def test_a_second_writer_waits_for_the_lock_then_refuses(tmp_path: Path, monkeypatch: Any) -> None:
     out = tmp_path / "o"
     holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
-        import sys, time
+        import sys
         from pathlib import Path
         from tongasm import util
         with util._locked(Path({str(tmp_path / '.o.tongasm-lock')!r}), Path({str(out)!r})):
             print("locked", flush=True)
-            time.sleep(3)
-    """)], stdout=subprocess.PIPE, text=True)
+            sys.stdin.readline()  # held until the test says so
+    """)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
-        monkeypatch.setattr(util, "LOCK_WAIT", 0.3)
+        monkeypatch.setattr(util, "LOCK_WAIT", 0.2)
         with pytest.raises(OutputError, match="another tongasm is writing"):
             write_output_dir(out, {"a.bin": b"1"})
         assert not out.exists()
         monkeypatch.setattr(util, "LOCK_WAIT", 10.0)
+        assert holder.stdin is not None
+        holder.stdin.write("go\n")
+        holder.stdin.flush()
         write_output_dir(out, {"a.bin": b"2"})  # waits until the holder is done
         assert (out / "a.bin").read_bytes() == b"2"
     finally:
+        holder.kill() if holder.poll() is None else None
         holder.wait(10)
     assert leftovers(tmp_path) == []
 
@@ -244,7 +248,7 @@ def test_concurrent_assembles_into_one_directory_stay_consistent(tmp_path: Path)
     kernels.append(write_kernel(tmp_path / "k2.json", small))
     out = tmp_path / "o"
     procs = [subprocess.Popen([sys.executable, "-m", "tongasm", "assemble", str(k), "-o", str(out), "-q"],
-                              stderr=subprocess.PIPE, text=True) for k in kernels * 2]
+                              stderr=subprocess.PIPE, text=True) for k in [*kernels, kernels[0]]]
     for p in procs:
         _, err = p.communicate(timeout=120)
         assert p.returncode in (0, 1), err
@@ -550,9 +554,9 @@ def test_check_decode_and_disasm_json_work_in_pieces(tmp_path: Path, monkeypatch
 
 
 def test_checking_a_large_undecodable_stream_keeps_memory_bounded(tmp_path: Path, monkeypatch: Any) -> None:
-    """6,000 findings held at once peak at ~2.8 MB; made and printed piece by piece, at ~0.3 MB."""
+    """4,000 findings held at once peak at ~1.9 MB; made and printed piece by piece, at ~0.3 MB."""
     p = tmp_path / "dve.bin"
-    p.write_bytes(_undecodable(6000))
+    p.write_bytes(_undecodable(4000))
     monkeypatch.setattr(cli, "DISASM_CHUNK", 256)
     with open(os.devnull, "w") as sink:
         monkeypatch.setattr(sys, "stdout", sink)
@@ -564,7 +568,7 @@ def test_checking_a_large_undecodable_stream_keeps_memory_bounded(tmp_path: Path
                 peak = tracemalloc.get_traced_memory()[1]
             finally:
                 tracemalloc.stop()
-            assert peak < 1 << 20, (argv, peak)
+            assert peak < 900_000, (argv, peak)
 
 
 # --- 8. no internal errors --------------------------------------------------------------------------
@@ -736,8 +740,7 @@ def test_wrong_kinds_of_npy_inputs_are_refused(tmp_path: Path, capsys: Any) -> N
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
-@pytest.mark.parametrize("argv", [["disasm", "{dve}"], ["decisions"], ["formats", "--format", "json"],
-                                  ["decode", "{dve}", "--format", "json"], ["check", "{k}", "--format", "json"]])
+@pytest.mark.parametrize("argv", [["disasm", "{dve}"], ["check", "{k}", "--format", "json"]])
 def test_a_full_stdout_is_a_clear_error(assembled: Path, argv: list[str]) -> None:
     argv = [a.format(dve=assembled / "dve.bin", k=EXAMPLE) for a in argv]
     with open("/dev/full", "w") as full:
