@@ -202,7 +202,6 @@ def _print_json(obj: Any) -> None:
 def cmd_assemble(args: argparse.Namespace) -> int:
     from .codegen import assemble
     from .ir.stream_reader import stream_bir
-
     from .util import output_dir_path
 
     decisions = _decisions(args)
@@ -477,7 +476,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                     yield f
 
             if args.format == "json":
-                out(("\n  " if k == 0 else ",\n  "))
+                out("\n  " if k == 0 else ",\n  ")
                 for piece in _json_with_list(r, "findings", (f.to_json() for f in counted(findings)), "  "):
                     out(piece)
             else:
@@ -671,7 +670,6 @@ def _listing_json_pieces(inputs: Sequence[Any], decisions: DecisionSet, target: 
 def cmd_asm(args: argparse.Namespace) -> int:
     from .codegen.assembler import write_streams
     from .text.assembler import assemble_file
-
     from .util import output_dir_path
 
     decisions = DecisionSet.parse(args.decision) if args.decision else None
@@ -734,7 +732,13 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .sim.run import conform_inputs, parse_inputs, run_kernel, run_streams, write_results
+    from .sim.run import (
+        conform_inputs,
+        parse_inputs,
+        run_kernel,
+        run_streams,
+        write_results,
+    )
     from .util import output_dir_path, read_head
 
     decisions = _decisions(args)
@@ -806,6 +810,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.reference:
         from .sim.reference import interpret
 
+        assert kernel is not None  # --reference without a kernel was refused above
         ref = interpret(kernel, inputs, target=args.target or result.memory.target, decisions=decisions,
                         seed=args.seed)
         for name, arr in result.outputs(names).items():

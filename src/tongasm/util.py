@@ -89,7 +89,7 @@ def _reason(e: BaseException) -> str:
 def _opened(path: str | os.PathLike[str]) -> Iterator[tuple[BinaryIO, os.stat_result]]:
     """An input opened for reading with its status; every failure is an InputError naming it."""
     try:
-        fh = open(path, "rb")
+        fh = open(path, "rb")  # noqa: SIM115  (closed by the with below; the open itself must be guarded)
     except (OSError, ValueError) as e:  # ValueError: a NUL in the path, a lone surrogate
         raise InputError(f"cannot read {os.fsdecode(path) if not isinstance(path, str) else path}: "
                          f"{_reason(e)}") from None
@@ -499,7 +499,7 @@ def atomic_write(path: str | os.PathLike[str], data: Content) -> Path:
     return target
 
 
-StaleNames = Union[Iterable[str], Callable[[Path], Iterable[str]]]
+StaleNames = Iterable[str] | Callable[[Path], Iterable[str]]
 
 
 def write_output_dir(out_dir: str | os.PathLike[str], files: Mapping[str, Content],

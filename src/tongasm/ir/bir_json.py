@@ -193,13 +193,18 @@ def _number(v: Any, path: str) -> int | float:
 _DUPLICATE = object()
 
 
-def unique_keys_hook() -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
+class UniqueKeysHook:
     """An ``object_pairs_hook`` for :mod:`json` that builds each object as a dict and marks one in
-    which a key repeats (``hook.found`` becomes True). JSON lets the last value win silently, and
-    the streaming reader, which walks the outer structure itself, would see the first as well, so
-    both readers refuse such a file (:func:`refuse_duplicates`)."""
+    which a key repeats (and sets :attr:`found`). JSON lets the last value win silently, and the
+    streaming reader, which walks the outer structure itself, would see the first as well, so both
+    readers refuse such a file (:func:`refuse_duplicates`)."""
 
-    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    __slots__ = ("found",)
+
+    def __init__(self) -> None:
+        self.found = False
+
+    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         d = dict(pairs)
         if len(d) != len(pairs):
             seen: set[str] = set()
@@ -208,11 +213,13 @@ def unique_keys_hook() -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
                     break
                 seen.add(k)
             d[_DUPLICATE] = k  # type: ignore[index]
-            hook.found = True  # type: ignore[attr-defined]
+            self.found = True
         return d
 
-    hook.found = False  # type: ignore[attr-defined]
-    return hook
+
+def unique_keys_hook() -> UniqueKeysHook:
+    """A fresh :class:`UniqueKeysHook`."""
+    return UniqueKeysHook()
 
 
 def refuse_duplicates(data: Any, path: str = "") -> None:
@@ -241,7 +248,7 @@ def loads(text: str | bytes, where: str | None = None) -> Any:
         raise InputError(f"{prefix}not valid JSON: {e}") from None
     except RecursionError:
         raise InputError(f"{prefix}JSON nested too deeply to read") from None
-    if hook.found:  # type: ignore[attr-defined]
+    if hook.found:
         try:
             refuse_duplicates(data)
         except BirError as e:

@@ -18,7 +18,15 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..errors import BirError, InputError
-from .bir_json import _Ctx, _function, _instruction, _list, _obj, refuse_duplicates, unique_keys_hook
+from .bir_json import (
+    _Ctx,
+    _function,
+    _instruction,
+    _list,
+    _obj,
+    refuse_duplicates,
+    unique_keys_hook,
+)
 from .instructions import Function, Instruction, Kernel, Loop
 
 _WS = re.compile(r"[ \t\n\r]*")

@@ -64,7 +64,7 @@ def mnemonic_table(fs: FormatSet) -> dict[str, tuple[int, Format]]:
 #: digits); a longer one is refused before any number is converted (Python refuses to convert decimal
 #: text of more than 4300 digits, and such values only make unreadable messages).
 _MAX_DIGITS = 2 * BUNDLE_SIZE
-_LONG_NUMBER = re.compile(r"[0-9A-Fa-f_]{%d,}" % (_MAX_DIGITS + 1))
+_LONG_NUMBER = re.compile(f"[0-9A-Fa-f_]{{{_MAX_DIGITS + 1},}}")
 
 _PREFIX = re.compile(r"^\s*(?:[0-9a-fA-F]+:\s*)?(?:\|[^|]*\|\s*)?")
 
