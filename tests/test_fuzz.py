@@ -743,6 +743,54 @@ def test_the_instruction_cap_is_exact_and_checked_before_expansion(data: st.Data
                             pass
 
 
+SMALL_KERNEL = {"functions": [{"name": "f", "registers": {"x": 1}, "blocks": [{"name": "b", "instructions": [
+    {"opcode": "RegisterMove", "name": "m", "ins": [{"kind": "imm_value", "dtype": "int32", "value": 1}],
+     "outs": [{"kind": "register_access", "dtype": "int32", "regref": "x"}]}]}]}]}
+DIR_STEPS = ["assemble", "assemble-small", "assemble-census", "asm-dve", "foreign-file", "foreign-dir", "fail"]
+
+
+@settings(max_examples=25, **SETTINGS)
+@given(steps=st.lists(st.sampled_from(DIR_STEPS), min_size=1, max_size=4))
+def test_an_output_directory_always_matches_its_manifest(steps: list[str], tmp_path_factory: Any) -> None:
+    """Whatever sequence of writes (and foreign files) an output directory sees, it holds exactly the
+    foreign files plus what the last manifest lists (and memory.json once assemble wrote it), and no
+    temporary file is left beside it."""
+    root = tmp_path_factory.mktemp("dirs")
+    out = root / "o"
+    src = root / "small.json"
+    src.write_text(json.dumps(SMALL_KERNEL))
+    listing_s = root / "k.s"
+    listing_s.write_text("\n".join(listing([StreamInput("dve", EXAMPLE_STREAMS["dve"])])) + "\n")
+    bad = root / "bad.json"
+    bad.write_text("{")
+    foreign: set[str] = set()
+    memory = False
+    for i, step in enumerate(steps):
+        argv = {"assemble": ["assemble", str(EXAMPLE)], "assemble-small": ["assemble", str(src)],
+                "assemble-census": ["assemble", str(EXAMPLE), "--census"], "asm-dve": ["asm", str(listing_s)],
+                "fail": ["assemble", str(bad)]}.get(step)
+        if argv is None:
+            out.mkdir(exist_ok=True)
+            name = f"mine{i}"
+            (out / name).mkdir() if step == "foreign-dir" else (out / name).write_text("x")
+            foreign.add(name)
+            continue
+        rc, _, err = run_cli([*argv, "-o", str(out), "-q"])
+        assert rc == (2 if step == "fail" else 0), err
+        memory |= step.startswith("assemble") and rc == 0
+    if not (out / "manifest.json").exists():
+        return
+    from tongasm.util import manifest_files
+
+    listed = manifest_files(out / "manifest.json", ["streams", "census", "memory"])
+    assert {p.name for p in out.iterdir()} == foreign | listed | {"manifest.json"} | ({"memory.json"} if memory else set())
+    man = json.loads((out / "manifest.json").read_text())
+    for e in man["streams"].values():
+        assert (out / e["file"]).stat().st_size == 64 * e["bundles"]
+    assert not [p.name for p in root.iterdir() if ".tmp-" in p.name or "lock" in p.name]
+    assert not [p.name for p in out.iterdir() if p.name.startswith(".")]
+
+
 # --- the atheris harnesses -----------------------------------------------------------------------------
 
 HARNESSES = ["decode", "check", "asm_text", "bir_json", "outputs"]

@@ -26,12 +26,19 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import load_file, time_limit
 
 import tongasm.cli as cli
 import tongasm.util as util
-from conftest import load_file, time_limit
 from tongasm.cli import main
-from tongasm.errors import BirError, InputError, OutputError, Terminated, TongasmError, UsageError
+from tongasm.errors import (
+    BirError,
+    InputError,
+    OutputError,
+    Terminated,
+    TongasmError,
+    UsageError,
+)
 from tongasm.ir import read_bir
 from tongasm.ir.stream_reader import stream_bir
 from tongasm.passes import program
@@ -269,10 +276,22 @@ def test_leftovers_of_a_killed_writer_are_removed_by_the_next(tmp_path: Path, as
     assert leftovers(tmp_path) == []
 
 
-def test_writing_into_the_working_directory(tmp_path: Path, assembled: Path, monkeypatch: Any) -> None:
+def test_writing_into_the_working_directory_keeps_it(tmp_path: Path, assembled: Path, monkeypatch: Any) -> None:
     monkeypatch.chdir(assembled)
+    ino = os.stat(".").st_ino
     assert run("assemble", EXAMPLE, "-o", ".", "-q", "--census") == 0
-    assert "census.bin" in os.listdir(".")  # the process is in the new directory, not the old one
+    assert os.stat(".").st_ino == ino and "census.bin" in os.listdir(".")  # updated in place, not swapped
+    assert run("assemble", EXAMPLE, "-o", ".", "-q") == 0
+    assert "census.bin" not in os.listdir(".") and leftovers(tmp_path) == [] and leftovers(assembled) == []
+
+
+def test_a_removed_working_directory_is_a_clear_error(tmp_path: Path, monkeypatch: Any, capsys: Any) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    assert run("assemble", EXAMPLE, "-o", "out") == 2
+    assert "the current directory is gone" in capsys.readouterr().err
 
 
 # --- 3. stale-file cleanup removes only what the manifest lists ----------------------------------

@@ -23,8 +23,8 @@ it and renamed. A directory is built complete as a temporary sibling and then sw
 old directory or the new one, never a mix; files in it that tongasm did not write are carried over
 (hard links), and of the files it did write earlier only those the caller names as stale (for
 ``assemble``/``asm``: the ones the old ``manifest.json`` lists) are dropped. A directory that holds
-subdirectories or special files (or that cannot be swapped: a mount point) is updated file by file
-instead, with the termination signals held back while the files are renamed. A lock file beside the
+subdirectories or special files (or that cannot be swapped: a mount point, the working directory)
+is updated file by file instead, with the termination signals held back while the files are renamed. A lock file beside the
 directory (``.NAME.tongasm-lock``, ``flock``) makes a second tongasm wait for the first and refuse
 after :data:`LOCK_WAIT` seconds. While writing, SIGTERM and SIGHUP raise
 :class:`~tongasm.errors.Terminated` (SIGINT: ``KeyboardInterrupt``) so that the temporary files are
@@ -284,7 +284,10 @@ def _target(path: str | os.PathLike[str], what: str) -> tuple[Path, os.stat_resu
         text.encode("utf-8")
     except UnicodeEncodeError:
         raise UsageError(f"the {what} path {text!r} is not valid text (a lone surrogate)") from None
-    p = Path(os.path.abspath(text))
+    try:
+        p = Path(os.path.abspath(text))
+    except OSError as e:  # a relative path, and the working directory was removed
+        raise UsageError(f"cannot use {text} as the {what}: the current directory is gone ({_reason(e)})") from None
     try:
         lst = os.lstat(p)
     except FileNotFoundError:
@@ -657,7 +660,12 @@ def _check_replaceable(out: Path, names: Iterable[str], drop: Iterable[str]) -> 
 
 def _swappable(out: Path) -> bool:
     """Whether ``out`` can be replaced as a whole: only plain files and links in it (they are carried
-    over), not a mount point, its parent writable and on the same file system."""
+    over), not a mount point, its parent writable and on the same file system, and not the working
+    directory of this process (or one it is inside: ``-o .`` from a shell in that directory would
+    leave the shell in the old, removed directory)."""
+    cwd = _cwd()
+    if cwd is None or cwd == str(out) or cwd.startswith(str(out) + os.sep):
+        return False
     try:
         if os.path.ismount(out) or not os.access(out.parent, os.W_OK | os.X_OK):
             return False
@@ -692,7 +700,6 @@ def _write_swapped(out: Path, files: Mapping[str, Content], drop: set[str]) -> l
     neither replaced nor dropped), then exchange the two in one step and remove the old one."""
     tmp = _tmp_dir(out.parent, out.name)
     swapped = False
-    cwd = _cwd()
     try:
         _fill_dir(tmp, files)
         for e in os.scandir(out):
@@ -714,7 +721,6 @@ def _write_swapped(out: Path, files: Mapping[str, Content], drop: set[str]) -> l
             _exchange(tmp, out)
             swapped = True  # tmp now holds the old directory
             _discard(tmp)
-            _restore_cwd(cwd, out)
     except OSError as e:
         raise OutputError(f"cannot write to {out}: {_reason(e)}") from None
     finally:
@@ -787,13 +793,6 @@ def _cwd() -> str | None:
         return os.getcwd()
     except OSError:
         return None
-
-
-def _restore_cwd(cwd: str | None, out: Path) -> None:
-    """The process's working directory was in the directory just swapped out: go to the new one."""
-    if cwd is not None and (cwd == str(out) or cwd.startswith(str(out) + os.sep)):
-        with contextlib.suppress(OSError):
-            os.chdir(cwd)
 
 
 class paused_gc:
