@@ -86,10 +86,10 @@ def test_rerun_replaces_stale_streams(tmp_path):
      "unknown ALU op 'frobnicate'"),
     ('{"arch": "gen9", "functions": []}', "unknown arch 'gen9'"),
 ])
-def test_bad_input_exits_1_with_a_clear_message(tmp_path, capsys, text, needle):
+def test_bad_input_exits_2_with_a_clear_message(tmp_path, capsys, text, needle):
     src = tmp_path / "k.json"
     src.write_text(text)
-    assert run("assemble", str(src), "-o", str(tmp_path / "o")) == 1
+    assert run("assemble", str(src), "-o", str(tmp_path / "o")) == 2  # unusable input (README)
     err = capsys.readouterr().err
     assert needle in err and "Traceback" not in err
     assert not (tmp_path / "o").exists()
@@ -136,7 +136,7 @@ def test_decode_command(tmp_path, capsys):
 def test_decode_reports_bad_streams(tmp_path, capsys):
     p = tmp_path / "x.bin"
     p.write_bytes(bytes(70))
-    assert run("decode", str(p)) == 1
+    assert run("decode", str(p)) == 2  # not a stream: unusable input
     assert "not a whole number of 64-byte bundles" in capsys.readouterr().err
     p.write_bytes(bytes([0x21, 0x10]) + bytes(62) + bytes([0x41, 0x10]) + bytes(62))
     assert run("decode", str(p)) == 1

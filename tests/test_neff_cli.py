@@ -211,5 +211,5 @@ def test_repack_with_asm_streams(tmp_path: Path) -> None:
                "-D", "R-1=zero") == 0
     r = read_neff(tmp_path / "r.neff")
     assert r.members == read_neff(src).members and r.header.raw("hash") == bytes(16)
-    assert run("neff", "repack", src, "--replace", "sg00/PE.bin=/nonexistent", "-o", tmp_path / "x.neff") == 1
+    assert run("neff", "repack", src, "--replace", "sg00/PE.bin=/nonexistent", "-o", tmp_path / "x.neff") == 2
     assert not (tmp_path / "x.neff").exists()

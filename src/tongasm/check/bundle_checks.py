@@ -350,7 +350,7 @@ def _geometry_partitions(b: BundleView) -> Iterator[Finding]:
         a = decode_addr4(b.fields[s.addr_key])
         if a.space in ("sbuf", "psum") and a.partition is not None and a.partition + n > 128:
             yield _f("geometry.partitions", f"start partition {a.partition} + {n} partitions exceeds 128",
-                     f"{s.name}.addr", a.partition, f"0..{128 - n}")
+                     f"{s.name}.addr", a.partition, f"0..{128 - n}" if n <= 128 else "none: the count exceeds 128")
 
 
 @bundle_check("geometry.bytes", "the bytes an operand touches stay inside its partition (SBUF: the target's bytes "

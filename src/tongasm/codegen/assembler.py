@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from .._meta import __version__
 from ..check.runner import stage_of
 from ..errors import EncodeError, InputError, ValidationError
-from ..util import Content, paused_gc, write_output_dir
+from ..util import Content, manifest_files, paused_gc, write_output_dir
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.enums import ENGINE_STREAM, CodeGenMode
 from ..isa.fields import BUNDLE_SIZE
@@ -159,6 +159,7 @@ class Assembly:
                         for name, data in self.streams.items()},
             **({"census": {"file": CENSUS_FILE, "bundles": len(self.census) // BUNDLE_SIZE}}
                if self.census is not None else {}),
+            **({"memory": {"file": MEMORY_FILE}} if self.kernel is not None else {}),
         }
 
     def manifest(self) -> dict[str, Any]:
@@ -178,8 +179,9 @@ class Assembly:
     def write(self, out_dir: str | os.PathLike[str]) -> list[Path]:
         """Write the streams, the census, ``memory.json`` and ``manifest.json`` into ``out_dir`` atomically.
 
-        Stale ``<engine>.bin`` files from an earlier run that this assembly did not produce are
-        removed, so the directory always matches the manifest.
+        Files an earlier ``assemble`` or ``asm`` wrote (those its ``manifest.json`` lists) that this
+        assembly does not produce are removed, so the directory matches the manifest; every other
+        file in the directory is kept.
         """
         files: dict[str, Content] = {f"{n}.bin": d for n, d in self.streams.items()}
         if self.census is not None:
@@ -190,10 +192,13 @@ class Assembly:
             mem = describe_kernel(self.kernel, self.target.name)
             files[MEMORY_FILE] = (json.dumps(mem.to_json(), indent=1) + "\n").encode()
         files[MANIFEST_FILE] = self.write_manifest
-        return write_output_dir(out_dir, files, stale=STALE)
+        return write_output_dir(out_dir, files, stale=_listed("streams", "census", "memory"))
 
 
-STALE = [f"{n}.bin" for n in STREAM_NAMES] + [CENSUS_FILE, MEMORY_FILE]
+def _listed(*keys: str) -> Callable[[Path], set[str]]:
+    """What an earlier manifest in the output directory lists under ``keys``: the files an earlier run
+    wrote and this one may drop (``asm`` keeps ``memory.json``: the edited streams still run with it)."""
+    return lambda out: manifest_files(out / MANIFEST_FILE, keys)
 
 
 def write_streams(out_dir: str | os.PathLike[str], streams: dict[str, bytes], manifest: dict[str, Any],
@@ -204,7 +209,7 @@ def write_streams(out_dir: str | os.PathLike[str], streams: dict[str, bytes], ma
         files[CENSUS_FILE] = census
     files.update(extra or {})
     files[MANIFEST_FILE] = (json.dumps(manifest, indent=1) + "\n").encode()
-    return write_output_dir(out_dir, files, stale=STALE)
+    return write_output_dir(out_dir, files, stale=_listed("streams", "census"))
 
 
 def program(kernel: Kernel) -> list[ProgramItem]:

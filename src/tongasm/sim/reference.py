@@ -55,7 +55,7 @@ from ..numeric import NumericError as BitPatternError
 from ..numeric import bit_pattern
 from ..passes import flatten
 from . import numeric
-from .memory import MemoryDescription, Variable, describe_kernel
+from .memory import MemoryDescription, Variable, conform_input, describe_kernel
 
 #: Engine names, in the order the results list them (the streams of SPEC §5).
 ENGINES: tuple[str, ...] = tuple(ENGINE_STREAM.values())
@@ -897,9 +897,11 @@ def interpret(kernel: Kernel, inputs: Mapping[str, np.ndarray] = {}, *, target: 
     """
     tgt = _resolve_target(kernel, target)
     memory = describe_kernel(kernel, tgt.name)
+    memory.validate(tgt)
     state = _State(kernel, tgt, memory, decisions, seed)
     for name, arr in inputs.items():
-        state.write_input(memory.by_name(name), np.asarray(arr))
+        v = memory.by_name(name)
+        state.write_input(v, conform_input(v, arr)[0])  # the same exact-fit rule as the bundle run
     interp = _Interpreter(state)
     executed = interp.run(kernel)
     return ReferenceResult(memory, state.registers, state.accumulators, state.shapes, state.semaphores,

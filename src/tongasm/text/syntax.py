@@ -724,15 +724,24 @@ def split_operands(text: str) -> list[tuple[str, int]]:
     return out
 
 
+def _once(seen: dict[str, int], name: str, col: int) -> None:
+    if name in seen:
+        raise ParseError(f"operand {name!r} is given twice (first at column {seen[name] + 1})", col)
+    seen[name] = col
+
+
 def parse_operands(fmt: Format, opcode: int, text: str, ds: DecisionSet, col0: int) -> bytes:
     """Operands (after the mnemonic) → the 64 bytes of the bundle."""
     tpl = template_for(fmt)
     named = tpl.by_name()
     c = Ctx(fmt, ds, {"opcode": opcode})
     patches: list[tuple[int, bytes, int]] = []
+    seen: dict[str, int] = {}  # operand name -> column: each may be given once (no silent last-wins)
     for item, col in split_operands(text):
         col += col0
         if item.startswith(("wait ", "upd ", "wait\t", "upd\t")):
+            for part in item.split("/"):
+                _once(seen, part.split(None, 1)[0] if part.strip() else part, col)
             parse_sync(item, c, col)
             continue
         if item.startswith("@+"):
@@ -748,6 +757,7 @@ def parse_operands(fmt: Format, opcode: int, text: str, ds: DecisionSet, col0: i
         name = name.strip()
         if not eq:
             raise ParseError(f"expected name=value, 'wait ...' or 'upd ...', got {item!r}", col)
+        _once(seen, name, col)
         vcol = col + item.index("=") + 1 + (len(value) - len(value.lstrip()))
         if name in named:
             named[name].parse(value, c, vcol)
