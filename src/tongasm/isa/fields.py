@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from ..errors import FieldRangeError
 
 if TYPE_CHECKING:
-    from .layout import Layout
+    from .layout import Layout, SyncLanes
 
 BUNDLE_SIZE = 64
 #: Per format and slot, at most this many packed descriptor slots are memoised (then the memo restarts).
@@ -153,6 +153,14 @@ class Slot:
     write: bool = False  # True for the operand the op writes (its role for the checks)
     #: the decision that says which operand this slot holds (R-7 for TensorTensor...), if any
     role_decision: str | None = None
+    # --- added for the PE/DMA layouts (issue 13) ---
+    #: the field that holds this operand's partition count (None: no field does)
+    parts_field: str | None = "num_partitions"
+    #: the (step, count) an unused free dim holds: {1, 1} by D-6, {0, 1} on the PE opcodes (R-9)
+    fill: tuple[int, int] = (1, 1)
+    #: how an access pattern's free dims become this slot's dims (a name in
+    #: :data:`tongasm.isa.descriptors.PACKINGS`): D-6's drop-and-pack by default
+    packing: str = "free-dims"
 
     @property
     def size(self) -> int:
@@ -232,6 +240,9 @@ class Format:
         self.doc = doc
         #: the layout record this codec was compiled from (set by :func:`tongasm.isa.formats.compile_layout`)
         self.layout: Layout = None  # type: ignore[assignment]
+        #: where the bundle's sync lanes are (the header band, or the layout's own lanes; None: no sync
+        #: fields at all), set by :func:`tongasm.isa.formats.compile_layout`
+        self.sync: SyncLanes | None = None
         self._check_layout()
         self._carriers = self._build_carriers()
         self.struct = struct.Struct(self._struct_format())
