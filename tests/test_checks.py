@@ -587,7 +587,7 @@ ss("bundle.opcode", lambda: bytes([0x21, 0x10]) + bytes(62), lambda: legal("tt")
 ss("bundle.layout", lambda: patched("mv_reg", {"valid_num": 3}), lambda: patched("mv_reg", {"valid_num": 1}),
    "opcode", 0xA7)
 # real compiler output (a NEFF's streams): a live ISA opcode without a layout is counted, not an error
-ss("bundle.unmodelled", lambda: bytes([0xA0, 0x10]) + bytes(62), lambda: legal("tt"), "opcode", 0xA0)
+ss("bundle.unmodelled", lambda: bytes([0xA5, 0x10]) + bytes(62), lambda: legal("tt"), "opcode", 0xA5)
 
 
 

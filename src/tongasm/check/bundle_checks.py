@@ -229,7 +229,7 @@ def _sync_unused(b: BundleView) -> Iterator[Finding]:
             yield _f("sync.unused", "update index set without an update mode", u.index, fv[u.index], "0")
         if upd is not None and upd not in VALUELESS_UPDATES:
             written.add(u.value)
-    for name in dict.fromkeys(lane.value for lane in (*lanes.waits, *lanes.updates)):
+    for name in lanes.values:
         if fv[name] and name not in written:
             what = ("the shared value dword is set but neither the wait nor the update writes it"
                     if lanes.shared_value(name) else f"{name} is set but its lane does not write it")
@@ -245,9 +245,9 @@ def _register_ids(b: BundleView) -> Iterator[Finding]:
     for f in _fields_where(b.fmt, "register"):
         if b.fields[f.name] > limit:
             yield _f("register.id_range", "register id out of range", f.name, b.fields[f.name], f"0..{limit}")
-    for w in b.fmt.sync.waits if b.fmt.sync is not None else ():
-        if b.fields[w.mode] == WAIT_WIRE[WaitMode.sem_ge_reg] and b.fields[w.value] > limit:
-            yield _f("register.id_range", "sem_ge_reg wait register out of range", w.value, b.fields[w.value],
+    for lane in b.fmt.sync.waits if b.fmt.sync is not None else ():
+        if b.fields[lane.mode] == WAIT_WIRE[WaitMode.sem_ge_reg] and b.fields[lane.value] > limit:
+            yield _f("register.id_range", "sem_ge_reg wait register out of range", lane.value, b.fields[lane.value],
                      f"0..{limit}")
     for s in b.fmt.slots.values():
         w = b.fields[s.addr_key]
@@ -364,7 +364,7 @@ def _geometry_partitions(b: BundleView) -> Iterator[Finding]:
     for s in b.fmt.slots.values():
         if s.parts_field not in b.fields:
             continue
-        n = b.fields[s.parts_field]  # type: ignore[index]
+        n = b.fields[s.parts_field]
         a = decode_addr4(b.fields[s.addr_key])
         if a.space in ("sbuf", "psum") and a.partition is not None and a.partition + n > 128:
             yield _f("geometry.partitions", f"start partition {a.partition} + {n} partitions exceeds 128",

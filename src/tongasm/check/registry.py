@@ -210,7 +210,7 @@ for _id, _title, _src in _ENCODE:
 
 def all_checks() -> Iterator[Check]:
     """Every declared check, sorted by id (importing the check modules registers theirs)."""
-    from . import bundle_checks, ir_checks, runner  # noqa: F401  (registration side effect)
+    from . import bundle_checks, ir_checks, real_checks, runner  # noqa: F401  (registration side effect)
 
     yield from sorted(CHECKS.values(), key=lambda c: c.id)
 

@@ -268,18 +268,28 @@ class SyncLanes:
     updates: tuple[UpdateLane, ...] = (UpdateLane(),)
 
     @property
+    def lanes(self) -> tuple[WaitLane | UpdateLane, ...]:
+        """Every lane, waits first."""
+        return (*self.waits, *self.updates)
+
+    @property
     def fields(self) -> tuple[str, ...]:
         """Every field name of the lanes, once, waits first."""
         out: list[str] = []
-        for lane in (*self.waits, *self.updates):
+        for lane in self.lanes:
             for name in (lane.mode, lane.index, lane.value):
                 if name not in out:
                     out.append(name)
         return tuple(out)
 
+    @property
+    def values(self) -> tuple[str, ...]:
+        """The value fields of the lanes, once each."""
+        return tuple(dict.fromkeys(lane.value for lane in self.lanes))
+
     def shared_value(self, name: str) -> bool:
         """Whether several lanes use the value field ``name`` (the header band's D-4 case)."""
-        return sum(lane.value == name for lane in (*self.waits, *self.updates)) > 1
+        return sum(lane.value == name for lane in self.lanes) > 1
 
 
 #: The header sync band (SPEC §3.2, D-3): +0x04 wait mode, +0x05 wait semaphore, +0x06 update mode,

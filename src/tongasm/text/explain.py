@@ -119,7 +119,7 @@ def _meaning(fmt: Format, f: Field, v: int, fields: dict[str, int], ds: Decision
             which = f"unused slot ({{{s.fill[0]},{s.fill[1]}}} fill{', R-9' if s.fill != (1, 1) else ''})"
         what = f"step {v} element{'s' * (abs(v) != 1)}" if ".step" in f.name else f"count {v}"
         return f"{what}: {which}"
-    if fmt.sync is not None and f.name in {lane.value for lane in (*fmt.sync.waits, *fmt.sync.updates)}:
+    if fmt.sync is not None and f.name in fmt.sync.values:
         return _sync_value_meaning(fmt, f.name, v, fields, ds)
     return f"{v} ({v:#x}): {f.doc}" if v > 9 else f"{v}: {f.doc}"
 

@@ -701,7 +701,7 @@ def render_sync(v: Mapping[str, int], ds: DecisionSet, lanes: SyncLanes = HEADER
         else:
             parts.append(f"upd sem{ui}{sym[umode]}{value}")
             used_values.add(ulane.value)
-    for name in {lane.value for lane in (*lanes.waits, *lanes.updates)}:
+    for name in lanes.values:
         if name in used_values or v[name] == 0:
             claimed.add(name)
     return (" / ".join(parts) or None), claimed

@@ -17,7 +17,7 @@ from __future__ import annotations
 from ..decisions import DecisionSet
 from ..decisions.real import Addr8Modes, BookOnlyLayouts, DmaCompletion, DmaOffsetRegisters, DmaStepWords
 from ..descriptors import slot
-from ..fields import EnumTable, Field, Kind, Slot
+from ..fields import Conf, EnumTable, Field, Kind, Slot
 from ..layout import Addr8Text, ApText, AsciiText, IntText, Layout, Sem, TextOp
 from ..opcodes import op
 from .common import H, I, V, ascii_run, const, dtype, u8, u16, u32, zero_run
@@ -119,7 +119,7 @@ def direct2d(ds: DecisionSet) -> list[Layout]:
     return [Layout(
         "DmaDirect2d", (DMA_DIRECT2D,), _direct2d_body(ds), Sem.DMA_2D, _dma_text(),
         implied={"dma_sem_increment": const(DmaCompletion.DEFAULT_INCREMENT)},
-        checks=("dma.sides", "dma.run_sizes", "dma.sync_command", "dma.modes"),
+        checks=("dma.sides", "dma.run_sizes", "dma.sync_command"),
         doc="a 2-D DMA: num1 x num0 runs of elem_size bytes, src -> dst with element conversion, then "
             "sem[dma_semaphore] += dma_sem_increment (R-15, R-16, R-17)",
     )]
@@ -136,7 +136,7 @@ def extension(ds: DecisionSet) -> list[Layout]:
     )]
 
 
-def _with_conf(fields: tuple[Field, ...], conf: object) -> list[Field]:
+def _with_conf(fields: tuple[Field, ...], conf: Conf) -> list[Field]:
     from dataclasses import replace
 
     return [replace(f, conf=conf) for f in fields]

@@ -149,7 +149,7 @@ def ldweights(ds: DecisionSet) -> list[Layout]:
         implied={**_groups_implied(ds), "num_active_cols": product("stationary", 3)},
         binding=Binding({"stationary": "stationary"}, parts={"num_rows": "stationary"},
                         elements={"num_active_cols": "stationary"}, dtypes={"in_dtype": "stationary"}),
-        checks=("pe.full_tile", "pe.gen2_bytes", "pe.stationary_pattern", "pe.dtype"),
+        checks=("pe.full_tile", "pe.gen2_bytes", "pe.stationary_pattern"),
         doc="LoadStationary: W[p][c] = the stationary tile (K rows, M columns; R-10 reversal), kept by the PE for "
             "the Matmuls that follow",
     )]
@@ -188,7 +188,7 @@ def matmul(ds: DecisionSet) -> list[Layout]:
         slots, implied=_groups_implied(ds),
         binding=Binding({"moving": "moving", "psum": "dst"}, parts={"num_rows": "moving", "num_active_cols": "dst"},
                         dtypes={"in_dtype": "moving"}),
-        checks=("pe.full_tile", "pe.gen2_bytes", "pe.psum_flags", "pe.psum_dst", "pe.dtype"),
+        checks=("pe.full_tile", "pe.gen2_bytes", "pe.psum_flags", "pe.psum_dst"),
         doc="MultiplyMoving: psum[c][n] (+)= sum over p < K of W[p][c] * moving[p][n], c < M (R-11: flags 0x00/0x02 "
             "accumulate, 0x01/0x03 overwrite)",
     )]
