@@ -65,6 +65,8 @@ class Variable:
 class MemoryDescription:
     target: str = "gen2"
     variables: list[Variable] = field(default_factory=list)
+    #: the DGE table (R-17): entry → var_id (None: no such entry), for DMA sides in mode 0x20
+    dge_table: list[int | None] = field(default_factory=list)
 
     def by_name(self, name: str) -> Variable:
         for v in self.variables:
@@ -73,7 +75,10 @@ class MemoryDescription:
         raise InputError(f"no variable named {name!r} (known: {', '.join(v.name for v in self.variables)})")
 
     def to_json(self) -> dict[str, Any]:
-        return {"target": self.target, "variables": [asdict(v) for v in self.variables]}
+        out: dict[str, Any] = {"target": self.target, "variables": [asdict(v) for v in self.variables]}
+        if self.dge_table:
+            out["dge_table"] = list(self.dge_table)
+        return out
 
     @classmethod
     def from_json(cls, data: Any, path: str = "memory description") -> MemoryDescription:
@@ -88,7 +93,11 @@ class MemoryDescription:
                 if v.space not in SPACES:
                     raise InputError(f"{path}: variable {v.name!r} has space {v.space!r}; use DRAM, SB or PSUM")
                 vs.append(v)
-            return cls(str(data.get("target", "gen2")), vs)
+            table = data.get("dge_table", [])
+            if not isinstance(table, list) or not all(e is None or (isinstance(e, int) and not isinstance(e, bool))
+                                                      for e in table):
+                raise InputError(f"{path}: dge_table must be a list of var_ids (or null)")
+            return cls(str(data.get("target", "gen2")), vs, table)
         except (KeyError, TypeError) as e:
             raise InputError(f"{path}: not a memory description ({e})") from None
 
@@ -122,7 +131,12 @@ def describe_kernel(kernel: Kernel, target: str) -> MemoryDescription:
     out = MemoryDescription(target)
     for func in kernel.functions:
         for loc in func.locations():
-            out.variables.append(variable_of(loc, used.get(loc.name)))
+            v = variable_of(loc, used.get(loc.name))
+            out.variables.append(v)
+            entry = loc.extra.get("dge_entry")  # a DRAM location a DMA reaches through the DGE table
+            if isinstance(entry, int) and not isinstance(entry, bool) and 0 <= entry <= 0xFFFF:
+                out.dge_table += [None] * (entry + 1 - len(out.dge_table))
+                out.dge_table[entry] = v.var_id
     return out
 
 

@@ -179,6 +179,8 @@ class Scheduler:
                 execute(self.m, s.engine, d, self.ds)
                 self._after(s, d)
                 s.pc += 1
+                if self.m.halted and s.engine in self.m.halted:  # S-46: Halt / Exit end the stream
+                    s.pc = len(s.bundles)
                 self.stats.executed += 1
                 self.stats.per_engine[s.engine] = self.stats.per_engine.get(s.engine, 0) + 1
                 progressed = True
@@ -187,9 +189,14 @@ class Scheduler:
                 progress(self.stats.executed, total)
                 next_report = self.stats.executed + 256
             live = [s for s in live if not s.done]
+            if not progressed and self.m.dma_pending:
+                self.m.complete_dmas(count=1)  # S-40: every engine is blocked, the oldest queued DMA completes
+                continue
             if not progressed:
                 raise Deadlock([f"{s.engine}+{s.bundles[s.pc].offset:#x} ({s.bundles[s.pc].mnemonic}, bundle "
                                 f"{s.pc}) waits for {self._wait_text(s, s.bundles[s.pc])}" for s in live])
             if max_rounds is not None and self.stats.rounds >= max_rounds:
                 break
+        else:
+            self.m.complete_dmas()  # S-40: what is still queued completes at the end of the run
         return self.stats
