@@ -136,13 +136,20 @@ def check_kernel(kernel: Kernel, *, target: str | Target | None = None, decision
     from ..codegen.assembler import resolve_target
     from ..codegen.common import Context
     from ..codegen.generator import generate
-    from ..passes import flatten, lower_item
+    from ..passes import ProgramItem, flatten, lower_item
 
     tgt = resolve_target(kernel.arch, target)
     ctx = Context(tgt, decisions)
     report = KernelReport()
     seen: set[int] = set()
-    for it in flatten(kernel):
+    items = flatten(kernel)
+    if kernel.functions:  # the stream prologue, when selected
+        from ..passes.prologue import with_prologue
+
+        items = (ProgramItem(n, inst, func, inst, 0, 1, ix) for n, (inst, func, ix) in
+                 enumerate(with_prologue(((i.inst, i.function, i.iteration) for i in items), kernel.functions[0],
+                                         decisions)))
+    for it in items:
         report.instructions += 1
         if progress is not None and not report.instructions & 255:
             progress(report.instructions, None)

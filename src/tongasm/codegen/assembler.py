@@ -30,6 +30,7 @@ from ..ir.instructions import Instruction, Kernel, UnknownInstruction
 from ..ir.stream_reader import StreamedKernel
 from ..passes import LOWERINGS, ProgramItem, lower
 from ..passes.program import Walked, label_of, walk, walk_top
+from ..passes.prologue import with_prologue
 from .common import Context, sync_part
 from .generator import CodegenResult, codegen_for, encoder_of, generate, stream_of
 from .plan import Encoder
@@ -266,6 +267,8 @@ def assemble(
     if check not in ("refuse", "warn", "off"):
         raise ValueError(f"check must be 'refuse', 'warn' or 'off', not {check!r}")
     walked, source = _walked(kernel)
+    if source.functions:  # the stream prologue, when selected
+        walked = with_prologue(walked, source.functions[0], decisions)
     with paused_gc():
         return _assemble(walked, source, target, decisions, census, check, checks, on_result,
                          retain=not isinstance(kernel, StreamedKernel))

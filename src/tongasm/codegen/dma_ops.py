@@ -22,7 +22,7 @@ from typing import Any
 from ..errors import EncodeError
 from ..isa.decisions.real import Addr8Modes, DmaElementOrder, DmaStepWords, DmaSyncCommand
 from ..isa.decisions.spec import VariableId
-from ..isa.descriptors import SBUF_PARTITION_SHIFT
+from ..isa.descriptors import NUM_MAX, NUM_MIN, SBUF_PARTITION_SHIFT
 from ..isa.enums import DTYPE_INFO, MemoryType
 from ..isa.fields import Format
 from ..isa.layouts.dma import DMA_DIRECT2D
@@ -78,8 +78,8 @@ def _side(op: Operand | None, role: str, ctx: Context) -> tuple[dict[str, int], 
                           field=role, value=got, check="dma.operands")
     loc = op.location
     size = DTYPE_INFO[dtype_of(op, role)].size
-    pairs = check_pairs(op, role)
     if loc.type == MemoryType.SB:
+        pairs = check_pairs(op, role)  # SBUF: pair 0 is the partition pair
         part, byte = resolve_offset(op, role)
         if part > 127 or byte >= PARTITION_BYTES:
             raise EncodeError(f"{role}: SBUF start partition {part} / byte {byte:#x} do not fit the address word",
@@ -108,6 +108,12 @@ def _side(op: Operand | None, role: str, ctx: Context) -> tuple[dict[str, int], 
             raise EncodeError(f"{role}: byte offset {byte} does not fit the u32 address word", field=f"{role}.addr",
                               value=byte, limit="< 2**32", check="dma.operands")
         addr = {"addr": byte, "var": var & 0xFFFF, "var_hi": var >> 16, "addr_mode": mode}
+        pairs = op.ap  # DRAM: every pair is a dim (no partition pair; a negative step is R-22's business)
+        for k, (_st, n) in enumerate(pairs):
+            if not NUM_MIN <= n <= NUM_MAX:
+                raise EncodeError(f"{role}: num {n} of access-pattern pair {k} does not fit (allowed {NUM_MIN}..{NUM_MAX})",
+                                  field=f"{role}.ap[{k}].num", value=n, limit=f"{NUM_MIN}..{NUM_MAX}",
+                                  check="desc.count_range")
         dims = [(st * size, n) for st, n in pairs]
     else:
         raise EncodeError(f"DMACopy {role} is in {loc.type.value} (memory location {loc.name!r}); a DMA reads and "
