@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from typing import Any
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from ..errors import EncodeError, TongasmError
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
@@ -142,14 +142,14 @@ def check_kernel(kernel: Kernel, *, target: str | Target | None = None, decision
     ctx = Context(tgt, decisions)
     report = KernelReport()
     seen: set[int] = set()
-    items = flatten(kernel)
+    program: Iterator[ProgramItem] = flatten(kernel)
     if kernel.functions:  # the stream prologue, when selected
         from ..passes.prologue import with_prologue
 
-        items = (ProgramItem(n, inst, func, inst, 0, 1, ix) for n, (inst, func, ix) in
-                 enumerate(with_prologue(((i.inst, i.function, i.iteration) for i in items), kernel.functions[0],
-                                         decisions)))
-    for it in items:
+        program = (ProgramItem(n, inst, func, inst, 0, 1, ix) for n, (inst, func, ix) in
+                   enumerate(with_prologue(((i.inst, i.function, i.iteration) for i in program), kernel.functions[0],
+                                           decisions)))
+    for it in program:
         report.instructions += 1
         if progress is not None and not report.instructions & 255:
             progress(report.instructions, None)
