@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 from collections.abc import Callable, Mapping, Sequence
 
@@ -267,22 +268,18 @@ class SyncLanes:
     waits: tuple[WaitLane, ...] = (WaitLane(),)
     updates: tuple[UpdateLane, ...] = (UpdateLane(),)
 
-    @property
+    @cached_property
     def lanes(self) -> tuple[WaitLane | UpdateLane, ...]:
         """Every lane, waits first."""
         return (*self.waits, *self.updates)
 
-    @property
+    @cached_property
     def fields(self) -> tuple[str, ...]:
-        """Every field name of the lanes, once, waits first."""
-        out: list[str] = []
-        for lane in self.lanes:
-            for name in (lane.mode, lane.index, lane.value):
-                if name not in out:
-                    out.append(name)
-        return tuple(out)
+        """Every field name of the lanes, once: each lane's mode and semaphore (waits first), then the
+        value dwords (the header band's order: wait_mode, wait_idx, update_mode, update_idx, sync_value)."""
+        return tuple(dict.fromkeys([*(n for lane in self.lanes for n in (lane.mode, lane.index)), *self.values]))
 
-    @property
+    @cached_property
     def values(self) -> tuple[str, ...]:
         """The value fields of the lanes, once each."""
         return tuple(dict.fromkeys(lane.value for lane in self.lanes))
