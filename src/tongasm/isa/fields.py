@@ -15,7 +15,8 @@ from __future__ import annotations
 import enum
 import struct
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
+from types import CodeType
 from typing import TYPE_CHECKING, Any
 from collections.abc import Callable, Mapping, Sequence
 
@@ -180,6 +181,13 @@ class Slot:
         return tuple(f"{self.name}.num{i}" for i in range(self.ndims))
 
 
+@lru_cache(maxsize=1024)
+def _compiled(source: str, filename: str) -> CodeType:
+    """The code of a generated codec, compiled once per source (every FormatSet of a decision selection
+    compiles the same layouts again)."""
+    return compile(source, filename, "exec")
+
+
 class _Nonzero:
     def __repr__(self) -> str:
         return "NONZERO"
@@ -249,8 +257,8 @@ class Format:
         self.encode_source, self.decode_source = self._generate()
         ns: dict[str, Any] = {"_pack": self.struct.pack, "_unpack_from": self.struct.unpack_from,
                               "_err": self._range_error, "_StructError": struct.error}
-        exec(compile(self.encode_source, f"<tongasm format {name} encode>", "exec"), ns)
-        exec(compile(self.decode_source, f"<tongasm format {name} decode>", "exec"), ns)
+        exec(_compiled(self.encode_source, f"<tongasm format {name} encode>"), ns)
+        exec(_compiled(self.decode_source, f"<tongasm format {name} decode>"), ns)
         self._encode: Callable[[Mapping[str, int]], bytes] = ns["encode"]
         self.slot_fields: dict[str, tuple[str, ...]] = {
             s: tuple(f.name for f in sorted((f for f in self.fields if f.slot == s), key=lambda f: f.offset))

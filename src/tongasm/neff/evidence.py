@@ -26,6 +26,7 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from ..check.registry import CheckSet
@@ -119,6 +120,7 @@ def _outcome(fs: FormatSet, b: _Bundle, neff: Neff, ds: DecisionSet, checks: Che
                     tuple(sorted({f.check for f in findings if f.severity == "error"})))
 
 
+@cache
 def _tags(fmt: Format) -> set[str]:
     """The decision ids a layout's fields and slots carry."""
     out = {f.decision for f in fmt.fields if f.decision}
@@ -275,10 +277,11 @@ def decision_evidence(neff: Neff, prefixes: str = "DR") -> list[Evidence]:
     # the base outcomes, and for each bundle the decisions its checks consult: under another reading of
     # a decision it does not consult, a bundle whose opcode keeps the same layouts has the same outcome
     recording = _Recording()
-    base, consulted = [], []
+    base, consulted, formats = [], [], []
     for b in bundles:
         recording.seen.clear()  # type: ignore[attr-defined]
         sel = base_fs.select(b.raw[0], b.raw)
+        formats.append(sel[0] if sel is not None else None)
         if sel is None:
             base.append(_Outcome(None, (), ("undecodable",)))
         else:
@@ -296,7 +299,8 @@ def decision_evidence(neff: Neff, prefixes: str = "DR") -> list[Evidence]:
             if ev is not None:
                 out.append(ev)
                 continue
-        out.append(_decode_evidence(did, info.subject, info.choices, bundles, base, base_fs, neff, checks, consulted))
+        out.append(_decode_evidence(did, info.subject, info.choices, bundles, base, base_fs, neff, checks, consulted,
+                                    formats))
     return out
 
 
@@ -307,7 +311,7 @@ def _layouts_of(fs: FormatSet, opcode: int) -> tuple[Any, ...]:
 
 def _decode_evidence(did: str, subject: str, choices: tuple[str, ...], bundles: list[_Bundle],
                      base: list[_Outcome], base_fs: FormatSet, neff: Neff, checks: CheckSet,
-                     consulted: list[frozenset[str]]) -> Evidence:
+                     consulted: list[frozenset[str]], formats: list[Format | None]) -> Evidence:
     chosen = choices[0]
     readings = [ReadingVerdict(chosen, None)]
     exercising: set[int] = set()
@@ -331,9 +335,8 @@ def _decode_evidence(did: str, subject: str, choices: tuple[str, ...], bundles: 
                     misfit.append(k)
         alt_misfits[alt] = misfit
     if len(choices) == 1:  # a fixed reading: the bundles whose fields carry its id exercise it
-        for k, b in enumerate(bundles):
-            sel = base_fs.select(b.raw[0], b.raw)
-            if sel is not None and did in _tags(sel[0]):
+        for k, fmt in enumerate(formats):
+            if fmt is not None and did in _tags(fmt):
                 exercising.add(k)
     if not exercising:
         note = "no bundle of the file depends on it" if len(choices) == 1 else \
