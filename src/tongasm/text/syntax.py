@@ -486,9 +486,9 @@ class Addr8Op(Operand):
 
     The address is ``sb[pP]+0xB`` (mode 0x10, variable 0: the SBUF word ``P << 18 | B``),
     ``varN+0xB`` (mode 0x10, DRAM variable N), ``dgeN+0xB`` (mode 0x20, DGE-table entry N) or
-    ``a8(0xMODE:N)+0xB`` (any other mode); then the dims outermost first, ``[STEPxCOUNT]`` with byte
-    steps (dim 1 left out when it is the {1, 1} of every real DMA), ``/`` the run size in bytes, and
-    the side's dtype."""
+    ``a8(0xMODE:N)+0xB`` (any other mode); then dim 1 and dim 0, ``[STEPxCOUNT]`` with byte steps
+    (dim 1 left out when it is the {1, 1} of every real DMA; under R-16's default dim 1 is the outer),
+    ``/`` the run size in bytes, and the side's dtype."""
 
     _RE = re.compile(rf"""^(?:sb\[p(?P<part>\d+)\]|var(?P<var>\d+)|dge(?P<dge>\d+)|a8\((?P<mode>0[xX][0-9a-fA-F]+):(?P<avar>\d+)\))
                          (?:\+(?P<off>0[xX][0-9a-fA-F]+|\d+))?
