@@ -662,6 +662,9 @@ sb("pe.stationary_pattern", "ldw", {"stationary.step0": 1}, None, "stationary", 
    target="gen3")
 sb("pe.psum_flags", "mm", {"psum_flags": 4}, None, "psum_flags", 4, target="gen3")
 sb("pe.psum_dst", "mm", {"psum.num0": 64}, None, "psum", 64, target="gen3")
+sb("pe.psum_dst", "mm", {"psum.addr": 0x2000700}, None, "psum", "0x700..0x8ff", target="gen3", name="bank")
+kb("pe.psum_dst", lambda: K(mmv(d=a("float32", F16T, offset=448, memref="ps")), arch="gen3"), lambda: K(mmv(), arch="gen3"),
+   "psum", "0x700..0x8ff")
 sb("dma.sides", "dma", {"src.addr_mode": 0x30}, None, "src.addr_mode", 0x30)
 sb("dma.run_sizes", "dma", {"dst.elem_size": 0x80}, None, "dst.elem_size", 0x80)
 sb("dma.sync_command", "dma", {"sync_command": 3}, None, "sync_command", 3)

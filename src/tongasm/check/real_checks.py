@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..isa.decisions.real import (
-    Addr8Modes, DmaSyncCommand, OrderingMode, PeGeometry, PeUnusedDims, PsumFlags, StationaryPattern,
+    Addr8Modes, DmaSyncCommand, OrderingMode, PeGeometry, PeTranspose, PeUnusedDims, PsumFlags, StationaryPattern,
 )
-from ..isa.descriptors import decode_addr4
-from ..isa.enums import WIRE_DTYPE_ALIGN
+from ..isa.descriptors import PSUM_BANK_BYTES, decode_addr4
+from ..isa.enums import WIRE_DTYPE_ALIGN, WireDtype
 from ..isa.layouts.control import CLEAR_TABLE, SEM_MASK_WORDS
 from ..isa.layouts.pe import LDWEIGHTS, MATMUL
 from .bundle_checks import BundleView, _f, bundle_check
@@ -106,8 +106,9 @@ def _pe_flags(b: BundleView) -> Iterator[Finding]:
                  ", ".join(f"{k:#x} {n}" for k, n in sorted(names.items())))
 
 
-@bundle_check("pe.psum_dst", "a Matmul writes PSUM, as many elements per partition as it reads from the moving tensor",
-              "chapter §2.2")
+@bundle_check("pe.psum_dst", "a Matmul writes PSUM, as many elements per partition as it reads from the moving "
+              "tensor, inside one 2 KiB bank (every real result fills at most one; the book's moving free size is at "
+              "most 512)", "chapter §2.2, R-12")
 def _pe_psum_dst(b: BundleView) -> Iterator[Finding]:
     fv = b.fields
     a = decode_addr4(fv["psum.addr"])
@@ -119,6 +120,19 @@ def _pe_psum_dst(b: BundleView) -> Iterator[Finding]:
     if n_mov != n_out:
         yield _f("pe.psum_dst", f"the moving tensor has {n_mov} elements per partition, the PSUM result {n_out}",
                  "psum", n_out, str(n_mov))
+        return
+    if a.space != "psum" or a.byte is None:
+        return
+    wire = b.decisions.get(PeTranspose).psum_wire(bool(fv["is_transpose"]), fv["in_dtype"], WireDtype.FLOAT32)
+    size = WIRE_DTYPE_ALIGN.get(wire, 4)
+    lo = hi = 0
+    for i in range(3):
+        span = fv[f"psum.step{i}"] * (fv[f"psum.num{i}"] - 1) * size
+        lo, hi = lo + min(span, 0), hi + max(span, 0)
+    first, last = a.byte + lo, a.byte + hi + size - 1
+    if first < 0 or first // PSUM_BANK_BYTES != last // PSUM_BANK_BYTES:
+        yield _f("pe.psum_dst", f"the Matmul result spans PSUM bytes {first:#x}..{last:#x}: more than one bank",
+                 "psum", f"{first:#x}..{last:#x}", f"one {PSUM_BANK_BYTES}-byte bank")
 
 
 # --- DMA (0xD4) --------------------------------------------------------------------------------------------
