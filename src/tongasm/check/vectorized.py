@@ -28,10 +28,13 @@ from ..isa.enums import (
     WAIT_WIRE, WIDE_WIRE_DTYPES, WIRE_DTYPE_ALIGN, AccType, AluClass, AluOp, WaitMode, WireDtype,
 )
 from ..isa.fields import BUNDLE_SIZE, EnumTable, Format, Kind
+from ..isa.layout import UpdateLane, WaitLane
 from ..isa.layouts.tensor import INT32_FORMS_GEN2, MOVESHAPE_DIMS
 from ..isa.opcodes import COPY, COPY_PREDICATED, RNG, TT_ARITH, TT_BITVEC
 from ..isa.tables import ACC_TABLE, ALU_TABLE, WIRE_DTYPE_TABLE, update_table
 from ..isa.targets import Target
+from .bundle_checks import BundleView
+from .registry import Finding
 
 
 @dataclass
@@ -80,6 +83,24 @@ def vector(check_id: str) -> Callable[[VectorFn], VectorFn]:
         VECTOR[check_id] = fn
         return fn
     return deco
+
+
+def by_classes(check: Callable[[BundleView], Iterable[Finding]], *names: str) -> VectorFn:
+    """The exact vector form of a check that reads only the named fields (and the opcode, target,
+    decisions and stream): the rows are grouped by the values of those fields, the scalar check runs
+    once per group on its first row, and every row of a failing group is marked. Fast where real
+    streams are: few distinct values of the fields a rule reads."""
+    def fn(c: Columns) -> np.ndarray:
+        if not len(c):
+            return c.none()
+        keys = [c.opcode] + [c[n] for n in names if c.has(n)]
+        _u, first, inverse = np.unique(np.stack(keys, axis=1), axis=0, return_index=True, return_inverse=True)
+        bad = np.zeros(len(first), dtype=bool)
+        for g, k in enumerate(first.tolist()):
+            view = BundleView(c.fmt, c.fmt.decode(c.rows[k]), bytes(c.rows[k]), c.target, c.decisions, c.stream)
+            bad[g] = any(True for _f in check(view))
+        return bad[inverse.reshape(-1)]
+    return fn
 
 
 def _in(col: np.ndarray, values: Iterable[int]) -> np.ndarray:
@@ -162,27 +183,53 @@ vector("enum.acc")(_enum_of(ACC_TABLE))
 _SEM_GE = (WAIT_WIRE[WaitMode.sem_ge_imm], WAIT_WIRE[WaitMode.sem_ge_reg])
 
 
+def _waits(c: Columns) -> tuple[WaitLane, ...]:
+    return c.fmt.sync.waits if c.fmt.sync is not None else ()
+
+
+def _updates(c: Columns) -> tuple[UpdateLane, ...]:
+    return c.fmt.sync.updates if c.fmt.sync is not None else ()
+
+
 @vector("sync.wait_mode")
 def _v_wait_mode(c: Columns) -> np.ndarray:
-    v = c["wait_mode"]
-    return (v != 0) & ~_in(v, WAIT_WIRE.values())
+    m = c.none()
+    for lane in _waits(c):
+        v = c[lane.mode]
+        m |= (v != 0) & ~_in(v, WAIT_WIRE.values())
+    return m
 
 
 @vector("sync.update_mode")
 def _v_update_mode(c: Columns) -> np.ndarray:
-    return ~_in(c["update_mode"], list(update_table(c.decisions).names))
+    m = c.none()
+    known = list(update_table(c.decisions).names)
+    for lane in _updates(c):
+        m |= ~_in(c[lane.mode], known)
+    return m
 
 
 @vector("sync.unused")
 def _v_sync_unused(c: Columns) -> np.ndarray:
+    lanes = c.fmt.sync
+    if lanes is None:
+        return c.none()
     d2 = c.decisions.get(UpdateModeWire)
-    wm, um = c["wait_mode"], c["update_mode"]
-    m = (wm == 0) & (c["wait_idx"] != 0)
-    if d2.zero_is_none:
-        m |= (um == 0) & (c["update_idx"] != 0)
-    value_updates = [w for w, mode in d2.by_wire().items() if mode not in VALUELESS_UPDATES]
-    writes = _in(wm, _SEM_GE) | _in(um, value_updates)
-    return m | ((c["sync_value"] != 0) & ~writes)
+    m = c.none()
+    written: dict[str, np.ndarray] = {name: c.none() for name in lanes.values}
+    for w in lanes.waits:
+        wm = c[w.mode]
+        m |= (wm == 0) & (c[w.index] != 0)
+        written[w.value] = written[w.value] | _in(wm, _SEM_GE)
+    value_updates = [wire for wire, mode in d2.by_wire().items() if mode not in VALUELESS_UPDATES]
+    for u in lanes.updates:
+        um = c[u.mode]
+        if d2.zero_is_none:
+            m |= (um == 0) & (c[u.index] != 0)
+        written[u.value] = written[u.value] | _in(um, value_updates)
+    for name in lanes.values:
+        m |= (c[name] != 0) & ~written[name]
+    return m
 
 
 # --- registers and ADDR4 ------------------------------------------------------------------------------------
@@ -194,8 +241,8 @@ def _v_register_ids(c: Columns) -> np.ndarray:
     for f in c.fmt.fields:
         if f.kind is Kind.REGISTER:
             m |= c[f.name] > limit
-    if c.has("wait_mode"):
-        m |= (c["wait_mode"] == WAIT_WIRE[WaitMode.sem_ge_reg]) & (c["sync_value"] > limit)
+    for lane in _waits(c):
+        m |= (c[lane.mode] == WAIT_WIRE[WaitMode.sem_ge_reg]) & (c[lane.value] > limit)
     for s in c.fmt.slots.values():
         w = c[s.addr_key]
         rid = w & 0xFF
@@ -285,10 +332,12 @@ def _v_psum_write(c: Columns) -> np.ndarray:
 @vector("geometry.partitions")
 def _v_geometry_partitions(c: Columns) -> np.ndarray:
     m = c.none()
-    n = c["num_partitions"]
-    for _s, w in _addrs(c):
+    for s, w in _addrs(c):
+        parts = getattr(s, "parts_field", None)
+        if parts is None or not c.has(parts):
+            continue
         sb, ps, part, _b = _space(w)
-        m |= (sb | ps) & (part + n > 128)
+        m |= (sb | ps) & (part + c[parts] > 128)
     return m
 
 
@@ -547,4 +596,4 @@ def _v_ls_counts(c: Columns) -> np.ndarray:
     return (c["num_elem0"] == 0) | (c["num_elem1"] == 0)
 
 
-__all__ = ["VECTOR", "Columns", "vector", "ALU_FROM_WIRE"]
+__all__ = ["VECTOR", "Columns", "by_classes", "vector", "ALU_FROM_WIRE"]

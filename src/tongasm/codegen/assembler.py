@@ -26,10 +26,11 @@ from ..isa.enums import ENGINE_STREAM, CodeGenMode
 from ..isa.fields import BUNDLE_SIZE
 from ..isa.opcodes import opcode_name
 from ..isa.targets import DEFAULT_TARGET, TARGETS, Target, get_target
-from ..ir.instructions import Instruction, Kernel, Select, UnknownInstruction
+from ..ir.instructions import Instruction, Kernel, UnknownInstruction
 from ..ir.stream_reader import StreamedKernel
-from ..passes import ProgramItem, lower_select
+from ..passes import LOWERINGS, ProgramItem, lower
 from ..passes.program import Walked, label_of, walk, walk_top
+from ..passes.prologue import with_prologue
 from .common import Context, sync_part
 from .generator import CodegenResult, codegen_for, encoder_of, generate, stream_of
 from .plan import Encoder
@@ -224,17 +225,19 @@ def _walked(kernel: Kernel | StreamedKernel) -> tuple[Iterator[Walked], Kernel]:
     return walk(kernel), kernel
 
 
-def _lower(inst: Select, index: int) -> list[Instruction]:
+def _lower(inst: Instruction, index: int) -> list[Instruction]:
     try:
-        return lower_select(inst)
+        parts = lower(inst)
     except EncodeError as e:
         raise e.at(inst.name or None, index, inst.opcode) from None
+    assert parts is not None
+    return parts
 
 
 def _items(walked: Iterable[Walked]) -> Iterator[ProgramItem]:
-    """Program items of a walked program, Selects lowered (two items with the same index)."""
+    """Program items of a walked program, Selects and Matmults lowered (two items with the same index)."""
     for index, (inst, func, it) in enumerate(walked):
-        if type(inst) is Select:
+        if type(inst) in LOWERINGS:
             parts = _lower(inst, index)
             for k, x in enumerate(parts):
                 yield ProgramItem(index, x, func, inst, k, len(parts), it)
@@ -269,6 +272,8 @@ def assemble(
     if check not in ("refuse", "warn", "off"):
         raise ValueError(f"check must be 'refuse', 'warn' or 'off', not {check!r}")
     walked, source = _walked(kernel)
+    if source.functions:  # R-18: the stream prologue, when selected
+        walked = with_prologue(walked, source.functions[0], decisions)
     with paused_gc():
         return _assemble(walked, source, target, decisions, census, check, checks, on_result,
                          retain=not isinstance(kernel, StreamedKernel))
@@ -307,7 +312,7 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
         else:
             names.append(inst if retain else inst.name)
             bir.append(bid)
-        parts = _lower(inst, index) if type(inst) is Select else (inst,)
+        parts = _lower(inst, index) if type(inst) in LOWERINGS else (inst,)
         for part, x in enumerate(parts):
             if plain:
                 hit = unrolled.get((id(inst), part)) if it else None

@@ -6,7 +6,7 @@ exactly as for GENERATE_ISACODE, decoded back and run through the rules of :mod:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +16,7 @@ from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.enums import CodeGenMode
 from ..isa.targets import Target
 from ..ir.instructions import Kernel
-from ..passes import flatten, lower_item
+from ..passes import ProgramItem, flatten, lower_item
 from .assembler import resolve_target
 from .common import Context
 from .generator import generate
@@ -49,7 +49,14 @@ def check_kernel(kernel: Kernel, *, target: str | Target | None = None, decision
     tgt = resolve_target(kernel.arch, target)
     ctx = Context(tgt, decisions)
     report = KernelReport()
-    for it in flatten(kernel):
+    program: Iterator[ProgramItem] = flatten(kernel)
+    if kernel.functions:  # the stream prologue, when selected
+        from ..passes.prologue import with_prologue
+
+        program = (ProgramItem(n, inst, func, inst, 0, 1, ix) for n, (inst, func, ix) in
+                   enumerate(with_prologue(((i.inst, i.function, i.iteration) for i in program), kernel.functions[0],
+                                           decisions)))
+    for it in program:
         report.instructions += 1
         if progress is not None and not report.instructions & 255:
             progress(report.instructions, None)

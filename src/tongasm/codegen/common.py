@@ -13,9 +13,9 @@ from collections.abc import Callable
 
 from ..errors import EncodeError
 from ..isa.decisions import DecisionSet
-from ..isa.decisions.spec import FreeDimOrder, SharedSyncValue, SyncBandScope, UpdateModeWire
+from ..isa.decisions.spec import SharedSyncValue, SyncBandScope, UpdateModeWire
 from ..isa.descriptors import (
-    NUM_MAX, NUM_MIN, PSUM_BANK_BYTES, PSUM_PARTITION_SHIFT, SBUF_PARTITION_SHIFT, STEP_MAX, STEP_MIN, addr4_psum, addr4_register,
+    PACKINGS, NUM_MAX, NUM_MIN, PSUM_BANK_BYTES, PSUM_PARTITION_SHIFT, SBUF_PARTITION_SHIFT, STEP_MAX, STEP_MIN, addr4_psum, addr4_register,
     addr4_sbuf,
 )
 from ..isa.enums import (
@@ -23,6 +23,7 @@ from ..isa.enums import (
     AccType, AluClass, AluOp, Dtype, Engine, MemoryType, UpdateMode, WaitMode,
 )
 from ..isa.fields import Format, Slot
+from ..isa.layout import HEADER_SYNC, SyncLanes
 from ..isa.formats import FormatSet, build_formats
 from ..isa.targets import Target
 from ..ir.operands import Operand, PhysicalAP, Register, RegisterAccess, RegisterAP, SymbolicAP, SyncInfo
@@ -43,14 +44,13 @@ class Context:
     and the plans (:class:`tongasm.codegen.plan.Encoder`).
     """
 
-    __slots__ = ("target", "decisions", "formats", "inner_first", "desc_memo", "op_memo", "sync_memo", "builders",
+    __slots__ = ("target", "decisions", "formats", "desc_memo", "op_memo", "sync_memo", "builders",
                  "encoder")
 
     def __init__(self, target: Target, decisions: DecisionSet) -> None:
         self.target = target
         self.decisions = decisions
         self.formats: FormatSet = build_formats(decisions)
-        self.inner_first = decisions.get(FreeDimOrder).innermost_first  # D-6
         self.desc_memo: dict[tuple[Any, ...], tuple[tuple[int, ...], int]] = {}  # see slot_part
         # format → slot → operand object → the slot's placed bits (see plan._builder)
         self.op_memo: dict[Format, dict[str, dict[Any, int]]] = {}
@@ -167,73 +167,74 @@ def reg_pair(ctx: Context, op: Operand | None, role: str) -> tuple[int, int]:
 
 # --- sync band (SPEC §3.2) ----------------------------------------------------------------------
 
-def sync_values(ctx: Context, sync: SyncInfo | None, *, sp_op: bool) -> dict[str, int]:
-    """Field values of the sync band for an instruction's ``sync`` (empty when there is none)."""
+def sync_values(ctx: Context, sync: SyncInfo | None, *, sp_op: bool,
+                lanes: SyncLanes | None = HEADER_SYNC) -> dict[str, int]:
+    """Field values of the sync lanes for an instruction's ``sync`` (empty when there is none): the
+    k-th wait goes to the k-th wait lane, the k-th update to the k-th update lane (the header band
+    has one of each, EventSemaphore two waits and an update). ``lanes`` None: the layout has no sync
+    fields (D-3=sp-only)."""
     if not sync:
         return {}
-    if not ctx.decisions.get(SyncBandScope).carries_sync(sp_op):
+    if lanes is None or not ctx.decisions.get(SyncBandScope).carries_sync(sp_op) and lanes is HEADER_SYNC:
         raise EncodeError("sync info on a non-SP op has no field under D-3=sp-only", field="sync", check="sync.sp_only")
-    if len(sync.waits) > 1:
-        raise EncodeError(TOO_MANY_WAITS_MSG, field="sync.wait", value=len(sync.waits), limit="1", check="sync.too_many")
-    if len(sync.updates) > 1:
-        raise EncodeError(TOO_MANY_UPDATES_MSG, field="sync.update", value=len(sync.updates), limit="1", check="sync.too_many")
+    if len(sync.waits) > len(lanes.waits):
+        raise EncodeError(TOO_MANY_WAITS_MSG, field="sync.wait", value=len(sync.waits), limit=str(len(lanes.waits)),
+                          check="sync.too_many")
+    if len(sync.updates) > len(lanes.updates):
+        raise EncodeError(TOO_MANY_UPDATES_MSG, field="sync.update", value=len(sync.updates),
+                          limit=str(len(lanes.updates)), check="sync.too_many")
     vals: dict[str, int] = {}
-    wait_value: int | None = None
-    wait_mode: WaitMode | None = None
-    if sync.waits:
-        w = sync.waits[0]
+    # value field → (what writes it, the value): a wait and an update sharing a dword is D-4
+    values: dict[str, list[tuple[str, int]]] = {}
+    for w, lane in zip(sync.waits, lanes.waits):
         if not isinstance(w.mode, WaitMode):
-            raise EncodeError(f"sync wait: unknown wait mode ordinal {w.mode} (0..2)", field="wait_mode",
+            raise EncodeError(f"sync wait: unknown wait mode ordinal {w.mode} (0..2)", field=lane.mode,
                               value=w.mode, limit="0..2", check="sync.mode")
-        wait_mode = w.mode
-        vals["wait_mode"] = WAIT_WIRE[w.mode]
-        vals["wait_idx"] = _sem_index(w.index, "wait")
+        vals[lane.mode] = WAIT_WIRE[w.mode]
+        vals[lane.index] = _sem_index(w.index, "wait", lane.index)
         if w.mode == WaitMode.evt_set_clear:
             if w.value not in (None, 0) or w.register is not None:
                 raise EncodeError(f"sync wait: an evt_set_clear wait writes no value; value {w.value!r} is refused",
-                                  field="sync_value", value=w.value, check="sync.value")
-        elif w.mode == WaitMode.sem_ge_imm:
+                                  field=lane.value, value=w.value, check="sync.value")
+            continue
+        if w.mode == WaitMode.sem_ge_imm:
             if w.value is None:
-                raise EncodeError("sync wait: a sem_ge_imm wait needs a 'value' (the threshold)", field="sync_value", check="sync.value")
-            wait_value = _u32(w.value, "sync wait value")
+                raise EncodeError("sync wait: a sem_ge_imm wait needs a 'value' (the threshold)", field=lane.value,
+                                  check="sync.value")
+            value = _u32(w.value, "sync wait value", lane.value)
+        elif w.register is None:
+            if w.value is None:
+                raise EncodeError("sync wait: a sem_ge_reg wait needs a 'value' naming the register",
+                                  field=lane.value, check="sync.value")
+            value = reg_id(ctx, w.value, "sync wait register")
         else:
-            if w.register is None:
-                if w.value is None:
-                    raise EncodeError("sync wait: a sem_ge_reg wait needs a 'value' naming the register",
-                                      field="sync_value", check="sync.value")
-                wait_value = reg_id(ctx, w.value, "sync wait register")
-            else:
-                wait_value = reg_id(ctx, w.register.lo, "sync wait register")
-    update_value: int | None = None
-    if sync.updates:
-        u = sync.updates[0]
+            value = reg_id(ctx, w.register.lo, "sync wait register")
+        values.setdefault(lane.value, []).append((w.mode.name, value))
+    for u, ulane in zip(sync.updates, lanes.updates):
         if not isinstance(u.mode, UpdateMode):
-            raise EncodeError(f"sync update: unknown update mode ordinal {u.mode} (0..5)", field="update_mode",
+            raise EncodeError(f"sync update: unknown update mode ordinal {u.mode} (0..5)", field=ulane.mode,
                               value=u.mode, limit="0..5", check="sync.mode")
         # D-2: the update mode goes through the LUT 11 15 17 13 14 19 (alternative: written raw).
-        vals["update_mode"] = ctx.decisions.get(UpdateModeWire).wire(u.mode)
-        vals["update_idx"] = _sem_index(u.index, "update")
+        vals[ulane.mode] = ctx.decisions.get(UpdateModeWire).wire(u.mode)
+        vals[ulane.index] = _sem_index(u.index, "update", ulane.index)
         if u.mode in VALUELESS_UPDATES:
             if u.value not in (None, 0, 1):
                 raise EncodeError(f"sync update: {u.mode.name} writes no value (it always counts 1); "
-                                  f"value {u.value} is refused", field="sync_value", value=u.value, check="sync.value")
-        else:
-            if u.value is None and u.mode != UpdateMode.evt_set:
-                raise EncodeError(f"sync update: a {u.mode.name} update needs a 'value'", field="sync_value", check="sync.value")
-            update_value = _u32(u.value or 0, "sync update value")
-    if wait_value is not None and update_value is not None:
-        # D-4: both want the shared dword at +0x08.
-        if ctx.decisions.get(SharedSyncValue).refuses:
-            assert wait_mode is not None
-            raise EncodeError(
-                f"sync: a {wait_mode.name} wait and a {getattr(sync.updates[0].mode, 'name', sync.updates[0].mode)} update both need the shared "
-                "value dword at +0x08 (D-4); put the update on a later instruction, or use sem_inc/sem_dec",
-                field="sync_value", check="sync.d4_conflict")
-        vals["sync_value"] = update_value
-    elif wait_value is not None:
-        vals["sync_value"] = wait_value
-    elif update_value is not None:
-        vals["sync_value"] = update_value
+                                  f"value {u.value} is refused", field=ulane.value, value=u.value, check="sync.value")
+            continue
+        if u.value is None and u.mode != UpdateMode.evt_set:
+            raise EncodeError(f"sync update: a {u.mode.name} update needs a 'value'", field=ulane.value,
+                              check="sync.value")
+        values.setdefault(ulane.value, []).append((u.mode.name, _u32(u.value or 0, "sync update value", ulane.value)))
+    for name, users in values.items():
+        if len(users) > 1:
+            # D-4: a wait and a value-carrying update both want the shared dword at +0x08.
+            if ctx.decisions.get(SharedSyncValue).refuses:
+                raise EncodeError(
+                    f"sync: a {users[0][0]} wait and a {users[-1][0]} update both need the shared "
+                    "value dword at +0x08 (D-4); put the update on a later instruction, or use sem_inc/sem_dec",
+                    field=name, check="sync.d4_conflict")
+        vals[name] = users[-1][1]  # D-4=update-wins: the update is written last
     return vals
 
 
@@ -246,20 +247,21 @@ def sync_part(ctx: Context, fmt: Format, sync: SyncInfo, *, sp_op: bool) -> int:
     if hit is None or hit[0] is not sync:
         if len(memo) >= DESC_MEMO_LIMIT:
             memo.clear()
-        hit = memo[key] = (sync, fmt.place(sync_values(ctx, sync, sp_op=sp_op)))
+        hit = memo[key] = (sync, fmt.place(sync_values(ctx, sync, sp_op=sp_op, lanes=fmt.sync)))
     return hit[1]
 
 
-def _sem_index(index: int, what: str) -> int:
+def _sem_index(index: int, what: str, field: str | None = None) -> int:
     if not 0 <= index <= SEMAPHORE_MAX:
         raise EncodeError(f"sync {what}: semaphore index {index} does not fit (0..{SEMAPHORE_MAX})",
-                          field=f"{what}_idx", value=index, limit=f"0..{SEMAPHORE_MAX}", check="sync.index_range")
+                          field=field or f"{what}_idx", value=index, limit=f"0..{SEMAPHORE_MAX}",
+                          check="sync.index_range")
     return index
 
 
-def _u32(v: int, what: str) -> int:
+def _u32(v: int, what: str, field: str = "sync_value") -> int:
     if not 0 <= v <= 0xFFFFFFFF:
-        raise EncodeError(f"{what} {v} does not fit the u32 field (0..4294967295)", field="sync_value", value=v,
+        raise EncodeError(f"{what} {v} does not fit the u32 field (0..4294967295)", field=field, value=v,
                           limit="0..4294967295", check="sync.value")
     return v
 
@@ -357,15 +359,9 @@ def _descriptor(op: Operand | None, s: Slot, ctx: Context, role: str) -> tuple[i
     addr = start_address(op, role, ctx)
     assert isinstance(op, (PhysicalAP, RegisterAP))
     pairs = check_pairs(op, role)
-    free = [p for p in pairs[1:] if p[1] != 1]
-    if len(free) > s.ndims:
-        raise EncodeError(f"Illegal ISA memory access dimension {len(free)}, which must be in range of "
-                          f"[1, {s.ndims}]D tensor for ISA mem pattern", field=f"{role}.ap", value=len(free),
-                          limit=f"1..{s.ndims}", check="desc.active_dims")
-    # D-6: innermost first (slot 0 = last pair); alternative: outermost first.
-    ordered = free[::-1] if ctx.inner_first else free
-    ordered = list(ordered) + [(1, 1)] * (s.ndims - len(ordered))
-    return (addr, *[p[0] for p in ordered], *[p[1] for p in ordered])
+    # the slot's packing: D-6's drop-and-pack (innermost first, unused dims get the slot's fill), or
+    # a layout's own (the PE stationary's R-10 pattern)
+    return PACKINGS[s.packing](ctx.decisions, s, addr, pairs[1:], dtype_size(op, role), role)
 
 
 def check_pairs(op: PhysicalAP | RegisterAP | SymbolicAP, role: str) -> tuple[tuple[int, int], ...]:

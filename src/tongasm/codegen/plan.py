@@ -199,9 +199,8 @@ def _builder(ctx: Context, fmt: Format, binding: Binding,
     for fname, role in binding.elements.items():
         ns["elements"] = _elements
         dynamic.append((fname, role, f"elements({fetch(role)}, {role!r})"))
-    if binding.partitions is not None:
-        dynamic.append(("num_partitions", binding.partitions, f"partitions({fetch(binding.partitions)}, "
-                                                              f"{binding.partitions!r})"))
+    for fname, role in binding.partition_fields.items():  # num_partitions, and the PE's K and M
+        dynamic.append((fname, role, f"partitions({fetch(role)}, {role!r})"))
     for k, (fname, _role, expr) in enumerate(dynamic):
         pos, lo, hi, mask = fmt.placement(fname)
         lines.append(f"    v{k} = {expr}")
@@ -283,10 +282,10 @@ class Encoder:
         by_pos = {(out, idx): role for role, (out, idx) in cls.ROLES.items()}
         it = self.interner
         ns: dict[str, Any] = {"H": it.heads, "F": it.fulls, "head": it.head, "full": it.full, "A": it.attrs,
-                              "attr": it.attr, "P": self.plans, "miss": self._miss, "family": family}
+                              "attr": it.attr, "P": self.plans, "miss": self._miss, "family": family, "C": cls}
         lines = ["def encode(inst):", "    a = inst.attrs", "    h = A.get(id(a))",
                  "    aid = h[1] if h is not None and h[0] is a else attr(a)"]
-        parts = ["inst.engine", "aid"]
+        parts = ["C", "inst.engine", "aid"]  # the class too: two instructions alike but for their opcode differ
         if n_in:
             lines.append("    i = inst.ins")
         if n_out:

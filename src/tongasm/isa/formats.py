@@ -18,7 +18,7 @@ from .decisions import DEFAULT_DECISIONS, DecisionSet
 from .decisions.spec import SyncBandScope
 from .descriptors import slot_fields
 from .fields import EnumTable, Field, Format
-from .layout import Layout
+from .layout import HEADER_SYNC, Layout
 from .layouts.common import header_fields, sync_fields
 from .opcodes import Op
 from .tables import opcode_table
@@ -28,7 +28,8 @@ def compile_layout(layout: Layout, decisions: DecisionSet, opcodes: EnumTable) -
     """The codec of one layout record (header, sync band, body and slot fields); ``opcodes`` names
     the opcode bytes of every layout."""
     sp_op = layout.family == "sp"
-    with_sync = decisions.get(SyncBandScope).carries_sync(sp_op)
+    # a layout with its own sync lanes (EventSemaphore) declares their fields in its body
+    with_sync = layout.sync is None and decisions.get(SyncBandScope).carries_sync(sp_op)
     fields: list[Field] = [*header_fields(decisions, sp_op, opcodes), *(sync_fields(decisions) if with_sync else ()),
                            *layout.body]
     for s in layout.slots:
@@ -36,6 +37,7 @@ def compile_layout(layout: Layout, decisions: DecisionSet, opcodes: EnumTable) -
     fmt = Format(layout.name, {o.byte: o.mnemonic for o in layout.opcodes}, fields, match=layout.match,
                  slots=layout.slots, doc=layout.doc)
     fmt.layout = layout
+    fmt.sync = layout.sync if layout.sync is not None else (HEADER_SYNC if with_sync else None)
     return fmt
 
 

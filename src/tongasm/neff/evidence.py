@@ -26,11 +26,13 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from ..check.registry import CheckSet
 from ..check.runner import check_bundle
 from ..isa.decisions import DECISIONS, DecisionSet
+from ..isa.decisions.base import D
 from ..isa.fields import BUNDLE_SIZE, Format
 from ..isa.formats import FormatSet, build_formats
 from ..isa.opcodes import CAST, COPY, MEMSET, TT_ARITH, TT_BITVEC
@@ -118,6 +120,7 @@ def _outcome(fs: FormatSet, b: _Bundle, neff: Neff, ds: DecisionSet, checks: Che
                     tuple(sorted({f.check for f in findings if f.severity == "error"})))
 
 
+@cache
 def _tags(fmt: Format) -> set[str]:
     """The decision ids a layout's fields and slots carry."""
     out = {f.decision for f in fmt.fields if f.decision}
@@ -253,13 +256,40 @@ def _r7(neff: Neff, bundles: list[_Bundle], fs: FormatSet) -> Evidence | None:
 
 # --- the report -----------------------------------------------------------------------------------------
 
+class _Recording(DecisionSet):
+    """The default readings, noting which decisions are asked for (by the checks of one bundle)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        object.__setattr__(self, "seen", set())
+
+    def get(self, cls: type[D]) -> D:
+        self.seen.add(cls.id)  # type: ignore[attr-defined]
+        return super().get(cls)
+
+
 def decision_evidence(neff: Neff, prefixes: str = "DR") -> list[Evidence]:
     """The verdict on every decision of the given kinds (by id prefix) for this NEFF."""
     bundles = _bundles(neff)
     checks = CheckSet()
     base_ds = DecisionSet()
     base_fs = build_formats(base_ds)
-    base = [_outcome(base_fs, b, neff, base_ds, checks) for b in bundles]
+    # the base outcomes, and for each bundle the decisions its checks consult: under another reading of
+    # a decision it does not consult, a bundle whose opcode keeps the same layouts has the same outcome
+    recording = _Recording()
+    base, consulted, formats = [], [], []
+    for b in bundles:
+        recording.seen.clear()  # type: ignore[attr-defined]
+        sel = base_fs.select(b.raw[0], b.raw)
+        formats.append(sel[0] if sel is not None else None)
+        if sel is None:
+            base.append(_Outcome(None, (), ("undecodable",)))
+        else:
+            found = check_bundle(sel[0], sel[1], b.raw, target=neff.target, decisions=recording, stream=b.stream,
+                                 checks=checks)
+            base.append(_Outcome(sel[0].name, tuple(sel[1].items()),
+                                 tuple(sorted({f.check for f in found if f.severity == "error"}))))
+        consulted.append(frozenset(recording.seen))  # type: ignore[attr-defined]
     out: list[Evidence] = []
     for did, info in DECISIONS.items():
         if did[0] not in prefixes:
@@ -269,12 +299,19 @@ def decision_evidence(neff: Neff, prefixes: str = "DR") -> list[Evidence]:
             if ev is not None:
                 out.append(ev)
                 continue
-        out.append(_decode_evidence(did, info.subject, info.choices, bundles, base, base_fs, neff, checks))
+        out.append(_decode_evidence(did, info.subject, info.choices, bundles, base, base_fs, neff, checks, consulted,
+                                    formats))
     return out
 
 
+def _layouts_of(fs: FormatSet, opcode: int) -> tuple[Any, ...]:
+    """What decoding a bundle of ``opcode`` depends on: its variants' declarations."""
+    return tuple((f.name, f.fields, tuple(f.match.items()), f.sync) for f in fs.variants(opcode))
+
+
 def _decode_evidence(did: str, subject: str, choices: tuple[str, ...], bundles: list[_Bundle],
-                     base: list[_Outcome], base_fs: FormatSet, neff: Neff, checks: CheckSet) -> Evidence:
+                     base: list[_Outcome], base_fs: FormatSet, neff: Neff, checks: CheckSet,
+                     consulted: list[frozenset[str]], formats: list[Format | None]) -> Evidence:
     chosen = choices[0]
     readings = [ReadingVerdict(chosen, None)]
     exercising: set[int] = set()
@@ -282,8 +319,15 @@ def _decode_evidence(did: str, subject: str, choices: tuple[str, ...], bundles: 
     for alt in choices[1:]:
         ds = DecisionSet.of({did: alt})
         fs = build_formats(ds)
+        same_layouts: dict[int, bool] = {}
         misfit = []
         for k, b in enumerate(bundles):
+            op = b.raw[0]
+            same = same_layouts.get(op)
+            if same is None:
+                same = same_layouts[op] = _layouts_of(fs, op) == _layouts_of(base_fs, op)
+            if same and did not in consulted[k]:
+                continue  # nothing this bundle's decoding or checks read depends on the decision
             o = _outcome(fs, b, neff, ds, checks)
             if o != base[k]:
                 exercising.add(k)
@@ -291,9 +335,8 @@ def _decode_evidence(did: str, subject: str, choices: tuple[str, ...], bundles: 
                     misfit.append(k)
         alt_misfits[alt] = misfit
     if len(choices) == 1:  # a fixed reading: the bundles whose fields carry its id exercise it
-        for k, b in enumerate(bundles):
-            sel = base_fs.select(b.raw[0], b.raw)
-            if sel is not None and did in _tags(sel[0]):
+        for k, fmt in enumerate(formats):
+            if fmt is not None and did in _tags(fmt):
                 exercising.add(k)
     if not exercising:
         note = "no bundle of the file depends on it" if len(choices) == 1 else \

@@ -15,7 +15,6 @@ from ..isa.enums import AccType, AluOp, Dtype, MemsetMode
 from ..ir.instructions import CopyPredicated, GenericCopy, Instruction, Memset, Select
 from ..ir.operands import FrozenMap, Immediate, SyncInfo
 from ..numeric import NumericError, bit_pattern
-from .program import ProgramItem
 
 
 def split_sync(sync: SyncInfo | None) -> tuple[SyncInfo | None, SyncInfo | None]:
@@ -79,12 +78,3 @@ def lower_select(sel: Select) -> list[Instruction]:
         first = GenericCopy(sel.name, sel.engine, (on_false,), (dst,), _NO_ATTRS, first_sync)
     second = CopyPredicated(sel.name, sel.engine, (pred, on_true), (dst,), _CP_ATTRS, last_sync)
     return [first, second]
-
-
-def lower_item(item: ProgramItem) -> list[ProgramItem]:
-    """Lower one program item (a Select becomes two items; anything else is unchanged)."""
-    if not isinstance(item.inst, Select):
-        return [item]
-    parts = lower_select(item.inst)
-    return [ProgramItem(item.index, p, item.function, item.source, k, len(parts), item.iteration)
-            for k, p in enumerate(parts)]

@@ -345,6 +345,12 @@ HANDLERS: dict[Sem, Callable[[Ctx], None]] = {
 }
 
 
+# the PE, DMA and sync/control families (issue 13): their handlers live in execute_pe
+from .execute_pe import HANDLERS_PE  # noqa: E402  (needs Ctx, defined above)
+
+HANDLERS.update(HANDLERS_PE)
+
+
 def execute(m: Machine, engine: str, d: DecodedBundle, ds: DecisionSet) -> None:
     """Run one decoded bundle on ``engine`` (its sync band is the scheduler's business)."""
     handler = HANDLERS.get(d.fmt.layout.sem)

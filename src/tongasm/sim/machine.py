@@ -49,6 +49,48 @@ class EngineState:
     shape: ShapeRegisters = field(default_factory=ShapeRegisters)
 
 
+@dataclass
+class Stationary:
+    """The PE's stationary matrix (S-42): ``weights[p][c]`` for p < K, c < M, in its element type."""
+
+    weights: np.ndarray
+    wire: int
+    transpose: bool
+
+
+class DmaTransfer:
+    """An issued DMA (S-40): what it reads and writes, resolved when it was issued, done by :meth:`complete`."""
+
+    __slots__ = ("engine", "where", "reads", "writes", "w_in", "w_out", "semaphore", "increments")
+
+    def __init__(self, engine: str, where: str, reads: tuple[np.ndarray, np.ndarray], writes: tuple[np.ndarray, np.ndarray],
+                 w_in: int, w_out: int, semaphore: int, increments: list[int]) -> None:
+        self.engine, self.where = engine, where
+        # (buffer, the byte index of every byte of every run: [runs, run bytes]), runs in transfer order (R-16)
+        self.reads, self.writes = reads, writes
+        self.w_in, self.w_out = w_in, w_out
+        self.semaphore, self.increments = semaphore, increments
+
+    def complete(self, m: Machine) -> None:
+        """Move the data (S-44: element-wise conversion) and apply the completion increments (R-15)."""
+        (src, offs_in), (dst, offs_out) = self.reads, self.writes
+        data = src[offs_in]  # fancy index: [runs, run bytes]
+        values = data.reshape(-1).view(numeric.element_type(self.w_in))
+        out = numeric.convert(values, self.w_in, self.w_out)
+        raw = np.ascontiguousarray(out).view(np.uint8)
+        if raw.size != offs_out.size:
+            raise SimError(f"{self.where}: the DMA reads {values.size} elements ({raw.size} bytes as the dst dtype) but "
+                           f"writes {offs_out.size} bytes")
+        dst[offs_out] = raw.reshape(offs_out.shape)
+        for inc in self.increments:
+            m.semaphores[self.semaphore] = _wrap32(int(m.semaphores[self.semaphore]) + inc)
+
+
+def _wrap32(v: int) -> int:
+    v &= 0xFFFFFFFF
+    return v - (1 << 32) if v >> 31 else v
+
+
 class Machine:
     """One NeuronCore's state."""
 
@@ -65,6 +107,15 @@ class Machine:
                                        numeric.xorwow_init(target.sbuf_partitions, seed))
                         for e in ENGINES}
         self.memory = memory or MemoryDescription(target.name)
+        # --- the PE, DMA and control state (issue 13) ---
+        #: the stationary matrix each PE engine holds (S-42), loaded by 0x01
+        self.stationary: dict[str, Stationary] = {}
+        #: issued DMAs not yet completed, oldest first (S-40); the scheduler completes them
+        self.dma_pending: list[DmaTransfer] = []
+        #: the DGE table (R-17): entry → var_id
+        self.dge_table: list[int | None] = list(self.memory.dge_table)
+        #: engines whose stream a Halt (or Exit) ended (S-46)
+        self.halted: set[str] = set()
         self._views: dict[tuple, np.ndarray] = {}
         self.dram: dict[int, np.ndarray] = {}
         self.vars_by_id: dict[int, Variable] = {}
@@ -72,6 +123,21 @@ class Machine:
             self.vars_by_id.setdefault(v.var_id, v)
             if v.space == "DRAM":
                 self.dram[v.var_id] = np.zeros(max(v.nbytes, 0), dtype=np.uint8)
+
+    # --- DMAs (S-40) ---------------------------------------------------------------------------------
+
+    def complete_dmas(self, engine: str | None = None, count: int | None = None) -> int:
+        """Complete queued DMAs, oldest first: those of ``engine`` (all engines by default), at most
+        ``count`` of them. Returns how many completed."""
+        done = 0
+        for t in list(self.dma_pending):
+            if count is not None and done >= count:
+                break
+            if engine is None or t.engine == engine:
+                self.dma_pending.remove(t)
+                t.complete(self)
+                done += 1
+        return done
 
     # --- registers --------------------------------------------------------------------------------
 

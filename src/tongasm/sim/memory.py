@@ -71,6 +71,8 @@ MAX_DRAM_BYTES = 1 << 32
 class MemoryDescription:
     target: str = "gen2"
     variables: list[Variable] = field(default_factory=list)
+    #: the DGE table (R-17): entry → var_id (None: no such entry), for DMA sides in mode 0x20
+    dge_table: list[int | None] = field(default_factory=list)
 
     def by_name(self, name: str) -> Variable:
         for v in self.variables:
@@ -80,7 +82,10 @@ class MemoryDescription:
         raise InputError(f"no variable named {name!r} (known: {known or 'none'})")
 
     def to_json(self) -> dict[str, Any]:
-        return {"target": self.target, "variables": [asdict(v) for v in self.variables]}
+        out: dict[str, Any] = {"target": self.target, "variables": [asdict(v) for v in self.variables]}
+        if self.dge_table:
+            out["dge_table"] = list(self.dge_table)
+        return out
 
     @classmethod
     def from_json(cls, data: Any, path: str = "memory description") -> MemoryDescription:
@@ -90,10 +95,10 @@ class MemoryDescription:
             data = data["memory"]
         if not isinstance(data, dict):
             raise InputError(f"{path}: not a memory description (a JSON object with \"variables\": [...])")
-        unknown = set(data) - {"target", "variables"}
+        unknown = set(data) - {"target", "variables", "dge_table"}
         if unknown:
             raise InputError(f"{path}: unknown key(s) {sorted(unknown)} (a memory description has \"target\" "
-                             "and \"variables\")")
+                             "and \"variables\", optionally \"dge_table\")")
         target = data.get("target", "gen2")
         if not isinstance(target, str):
             raise InputError(f"{path}: \"target\" must be a string such as \"gen2\", got {_show(target)}")
@@ -106,7 +111,11 @@ class MemoryDescription:
             if v.name in seen:
                 raise InputError(f"{path}: variables[{i}]: variable {v.name!r} is described twice")
             seen.add(v.name)
-        return cls(target, vs)
+        table = data.get("dge_table", [])
+        if not isinstance(table, list) or not all(e is None or (isinstance(e, int) and not isinstance(e, bool))
+                                                  for e in table):
+            raise InputError(f"{path}: \"dge_table\" must be a list of var_ids (integers) or nulls")
+        return cls(target, vs, table)
 
     @classmethod
     def load(cls, path: str | Path) -> MemoryDescription:
@@ -221,7 +230,8 @@ def _variable(d: Any, where: str) -> Variable:
 def conform_input(v: Variable, array: np.ndarray) -> tuple[np.ndarray, str | None]:
     """The array a ``-i`` input gives variable ``v``, refused unless it fills the variable exactly.
 
-    Its shape must be the variable's logical shape (:meth:`Variable.logical_shape`); its dtype the
+    Its shape must be the variable's logical shape (:meth:`Variable.logical_shape`; a DRAM variable
+    without a recorded shape is flat and takes any shape of its element count); its dtype the
     variable's, or another numeric dtype whose every value converts exactly (then the cast array
     and a note saying so are returned). A variable without a dtype takes any numeric array of
     exactly its size in bytes. Anything else (a partial fill, a lossy cast, a struct, string or
@@ -243,6 +253,8 @@ def conform_input(v: Variable, array: np.ndarray) -> tuple[np.ndarray, str | Non
         return arr, None
     want = v.numpy_dtype()
     shape = v.logical_shape()
+    if arr.shape != shape and not v.shape and v.space == "DRAM" and arr.size == shape[0]:
+        arr = arr.reshape(shape)  # a DRAM variable with no recorded shape is flat: any shape of its size fills it
     if arr.shape != shape:
         raise InputError(f"input for {v.name!r}: shape {arr.shape}; the variable is {v.dtype} of shape {shape} "
                          "(a partial fill is refused)")
@@ -293,7 +305,12 @@ def describe_kernel(kernel: Kernel, target: str) -> MemoryDescription:
     out = MemoryDescription(target)
     for func in kernel.functions:
         for loc in func.locations():
-            out.variables.append(variable_of(loc, used.get(loc.name)))
+            v = variable_of(loc, used.get(loc.name))
+            out.variables.append(v)
+            entry = loc.extra.get("dge_entry")  # a DRAM location a DMA reaches through the DGE table (R-17)
+            if isinstance(entry, int) and not isinstance(entry, bool) and 0 <= entry <= 0xFFFF:
+                out.dge_table += [None] * (entry + 1 - len(out.dge_table))
+                out.dge_table[entry] = v.var_id
     return out
 
 

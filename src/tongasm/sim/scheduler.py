@@ -17,6 +17,7 @@ from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.decisions.spec import UpdateModeWire
 from ..isa.enums import WAIT_WIRE, UpdateMode, WaitMode
 from ..isa.formats import build_formats
+from ..isa.layout import SyncLanes, UpdateLane, WaitLane
 from .execute import execute
 from .machine import ENGINES, Machine, SimError
 
@@ -86,46 +87,67 @@ class Scheduler:
         self.trace = trace
         self.stats = RunStats()
         self._d2 = decisions.get(UpdateModeWire)
-        self._update = self._d2.by_wire()
+        self._by_wire = self._d2.by_wire()
 
     # --- sync -----------------------------------------------------------------------------------
 
     def _wait_text(self, s: Stream, d: DecodedBundle) -> str | None:
-        """None when the wait holds, else a description of what is awaited."""
+        """None when every wait of the bundle holds, else a description of what is awaited (S-47:
+        EventSemaphore's two wait lanes are both checked before it runs)."""
+        lanes = d.fmt.sync
+        if lanes is None:
+            return None
+        for lane in lanes.waits:
+            text = self._lane_wait(s, d, lane)
+            if text is not None:
+                return text
+        return None
+
+    def _lane_wait(self, s: Stream, d: DecodedBundle, lane: WaitLane) -> str | None:
         f = d.fields
-        mode = f.get("wait_mode", 0)
+        mode = f[lane.mode]
         if mode == 0:
             return None
         wm = _WAIT.get(mode)
-        idx = f["wait_idx"]
+        idx = f[lane.index]
         if wm == WaitMode.sem_ge_imm:
-            need, have = _signed32(f["sync_value"]), int(self.m.semaphores[idx])
+            need, have = _signed32(f[lane.value]), int(self.m.semaphores[idx])
             return None if have >= need else f"sem{idx} >= {need} (sem{idx} = {have})"
         if wm == WaitMode.sem_ge_reg:
-            need = _signed32(self.m.reg(s.engine, f["sync_value"]))
+            need = _signed32(self.m.reg(s.engine, f[lane.value]))
             have = int(self.m.semaphores[idx])
-            return None if have >= need else f"sem{idx} >= r{f['sync_value']} = {need} (sem{idx} = {have})"
+            return None if have >= need else f"sem{idx} >= r{f[lane.value]} = {need} (sem{idx} = {have})"
         if wm == WaitMode.evt_set_clear:
             return None if self.m.events[idx] else f"event {idx} to be set"
         raise SimError(f"{s.engine}+{d.offset:#x}: unknown wait mode {mode:#04x}")
 
     def _after(self, s: Stream, d: DecodedBundle) -> None:
+        lanes = d.fmt.sync
+        if lanes is None:
+            return
         f = d.fields
-        if f.get("wait_mode") == WAIT_WIRE[WaitMode.evt_set_clear]:
-            self.m.events[f["wait_idx"]] = False  # the waiter clears the event
-        mode = f.get("update_mode", 0)
+        for w in lanes.waits:
+            if f[w.mode] == WAIT_WIRE[WaitMode.evt_set_clear]:
+                self.m.events[f[w.index]] = False  # the waiter clears the event
+        for u in lanes.updates:
+            self._apply_update(s, d, u, lanes)
+
+    def _apply_update(self, s: Stream, d: DecodedBundle, u: UpdateLane, lanes: SyncLanes) -> None:
+        f = d.fields
+        mode = f[u.mode]
         if mode == 0 and self._d2.zero_is_none:
             return
-        if mode == 0 and f.get("update_idx", 0) == 0:
+        if mode == 0 and f[u.index] == 0:
             # D-2=raw: mode 0 is evt_set, but an all-zero band is no update. The shared dword tells
             # them apart only when no sem_ge wait owns it (else "set event 0" cannot be told apart).
-            wait_owns_value = f.get("wait_mode") in (WAIT_WIRE[WaitMode.sem_ge_imm], WAIT_WIRE[WaitMode.sem_ge_reg])
-            if not f.get("sync_value") or wait_owns_value:
+            wait_owns_value = any(f[w.mode] in (WAIT_WIRE[WaitMode.sem_ge_imm], WAIT_WIRE[WaitMode.sem_ge_reg])
+                                  for w in lanes.waits if w.value == u.value)
+            if not f[u.value] or wait_owns_value:
                 return
-        um = self._update.get(mode)
+        um = self._by_wire.get(mode)
         if um is None:
             raise SimError(f"{s.engine}+{d.offset:#x}: unknown update mode {mode:#04x}")
-        idx, value = f["update_idx"], _signed32(f["sync_value"])
+        idx, value = f[u.index], _signed32(f[u.value])
         sem = self.m.semaphores
         if um == UpdateMode.evt_set:
             self.m.events[idx] = True
@@ -157,6 +179,8 @@ class Scheduler:
                 execute(self.m, s.engine, d, self.ds)
                 self._after(s, d)
                 s.pc += 1
+                if self.m.halted and s.engine in self.m.halted:  # S-46: Halt / Exit end the stream
+                    s.pc = len(s.bundles)
                 self.stats.executed += 1
                 self.stats.per_engine[s.engine] = self.stats.per_engine.get(s.engine, 0) + 1
                 progressed = True
@@ -165,9 +189,14 @@ class Scheduler:
                 progress(self.stats.executed, total)
                 next_report = self.stats.executed + 256
             live = [s for s in live if not s.done]
+            if not progressed and self.m.dma_pending:
+                self.m.complete_dmas(count=1)  # S-40: every engine is blocked, the oldest queued DMA completes
+                continue
             if not progressed:
                 raise Deadlock([f"{s.engine}+{s.bundles[s.pc].offset:#x} ({s.bundles[s.pc].mnemonic}, bundle "
                                 f"{s.pc}) waits for {self._wait_text(s, s.bundles[s.pc])}" for s in live])
             if max_rounds is not None and self.stats.rounds >= max_rounds:
                 break
+        else:
+            self.m.complete_dmas()  # S-40: what is still queued completes at the end of the run
         return self.stats

@@ -68,8 +68,19 @@ _PREFIX = re.compile(r"^\s*(?:[0-9a-fA-F]+:\s*)?(?:\|[^|]*\|\s*)?")
 
 def _strip_comment(line: str) -> str:
     depth = 0
+    quoted = escaped = False  # a "..." name (AsciiOp) may hold ; and #
     for i, ch in enumerate(line):
-        if ch in "[(":
+        if quoted:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                quoted = False
+            continue
+        if ch == '"':
+            quoted = True
+        elif ch in "[(":
             depth += 1
         elif ch in "])":
             depth -= 1

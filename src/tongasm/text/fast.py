@@ -25,15 +25,14 @@ from .syntax import (
     ApOp, Ctx, ImmOp, Operand, Template, default_value, generic_text, patch_text, render_sync, template_for,
 )
 
-_SYNC = ("wait_mode", "wait_idx", "update_mode", "update_idx", "sync_value")
 CACHE_LIMIT = 200_000  # entries per operand before a memo is cleared (bounded memory on unique streams)
 
 
 def _reads(op: Operand, fmt: Format) -> tuple[str, ...]:
     """The fields an operand's text depends on (what it claims, plus what it reads besides)."""
     extra: tuple[str, ...] = ()
-    if isinstance(op, ApOp) and "num_partitions" in fmt.field_map:
-        extra = ("num_partitions",)
+    if isinstance(op, ApOp) and op.slot.parts_field in fmt.field_map:
+        extra = (op.slot.parts_field,)
     elif isinstance(op, ImmOp) and op.dt and not op.claim_dt:
         extra = (op.dt,)
     names = list(op.claims) + [e for e in extra if e not in op.claims]
@@ -59,16 +58,17 @@ class FastTemplate:
         # (positions of the fields read, memo, render); memo values are ", name=value" or "" (left out)
         # and the bundle bytes those fields live in (a multi-field operand is memoised on its bytes)
         self.ops: list[tuple[tuple[int, ...], np.ndarray, dict[object, str], Callable[[object], str]]] = []
-        claimed = {"opcode", *_SYNC}
+        self.sync_names: tuple[str, ...] = fmt.sync.fields if fmt.sync is not None else ()
+        claimed = {"opcode", *self.sync_names}
         for op in tpl.operands:
             reads = _reads(op, fmt)
             self.ops.append((tuple(pos[r] for r in reads), _byte_spans(fmt, reads), {}, self._renderer(op, reads)))
             claimed.update(op.claims)
         # fields left to "field=value" when they differ from the parser's default
         self.leftover = [(f, pos[f.name]) for f in fmt.fields if f.name not in claimed]
-        self.has_sync = "wait_mode" in fmt.field_map
+        self.has_sync = fmt.sync is not None
         self.pos = pos
-        self.sync_spans = _byte_spans(fmt, _SYNC) if self.has_sync else np.zeros(0, dtype=np.intp)
+        self.sync_spans = _byte_spans(fmt, self.sync_names) if self.has_sync else np.zeros(0, dtype=np.intp)
         self.sync_memo: dict[bytes, str] = {}
 
     def _renderer(self, op: Operand, reads: tuple[str, ...]) -> Callable[[object], str]:
@@ -133,14 +133,15 @@ class FastTemplate:
         keys = np.ascontiguousarray(rows[:, self.sync_spans]).view(f"S{len(self.sync_spans)}").ravel().tolist()
         col: list[str | None] = list(map(self.sync_memo.get, keys))
         if None in col:
-            pos = [self.pos[n] for n in _SYNC]
+            names = self.sync_names
+            pos = [self.pos[n] for n in names]
             for k, key in enumerate(keys):
                 if col[k] is None:
                     t = self.sync_memo.get(key)
                     if t is None:
-                        vals = {n: lists[p][k] for n, p in zip(_SYNC, pos)}
-                        text, claimed = render_sync(vals, self.ds)
-                        items = [generic_text(self.fmt.field_map[n], vals[n]) for n in _SYNC if n not in claimed]
+                        vals = {n: lists[p][k] for n, p in zip(names, pos)}
+                        text, claimed = render_sync(vals, self.ds, self.fmt.sync)  # type: ignore[arg-type]
+                        items = [generic_text(self.fmt.field_map[n], vals[n]) for n in names if n not in claimed]
                         items += [text] if text else []
                         t = self.sync_memo[key] = "".join(", " + i for i in items)
                     col[k] = t

@@ -203,3 +203,98 @@ class RepeatedWrites(Decision):
         "last-wins",
         "the last write in access-pattern order wins (free dims outermost first, the innermost fastest); every input is read before the first write",
     )
+
+
+# --- issue 13: the PE, DMA and sync/control opcodes of the real NEFFs (S-40..S-59) ---------------------
+#
+# S-20..S-39 belong to the next families (activation, tensor-scalar, reduce, batch norm). What the
+# bytes of these opcodes mean is decided by the R-n (R-10 the stationary's columns, R-11 the psum
+# flags, R-12 the transpose dtype, R-15 the completion increment, R-16 the element order, R-17 the
+# addresses); these are the choices of the simulator itself.
+
+
+class DmaTiming(Decision):
+    id = "S-40"
+    subject = "when a DMA (0xD4) moves its data and signals its completion semaphore"
+    reason = ("chapter §4.2 (R-20): a DMA is issued when its wait holds, the engine goes on at once, and its data may "
+              "not be assumed present before its completion increment; the reference simulation completes DMAs at "
+              "random later points and both real programs still compute x @ y. Completing them as late as possible "
+              "shows a missing wait as wrong data; completing them at issue is the plain sequential model")
+    WHEN_BLOCKED = Reading("when-blocked", "a DMA is queued when issued; the transfer (its reads and its writes) and "
+                                           "its completion increment happen when every engine is blocked (the oldest "
+                                           "queued DMA first), when its engine drains, or at the end of the run")
+    AT_ISSUE = Reading("at-issue", "the transfer and its completion increment happen when the bundle executes")
+
+    @property
+    def deferred(self) -> bool:
+        return self.reading is self.WHEN_BLOCKED
+
+
+class PeArithmetic(Decision):
+    id = "S-41"
+    subject = "PE (0x02) products and sums"
+    reason = ("NKI: matmul accumulation and results are always in float32; the summation order is not observable "
+              "with the real programs' data (their large run's partial sums are exact)")
+    F64_ROUND = Reading("f64-round", "products and the sum over K in float64, rounded once to float32 (RNE) per "
+                                     "Matmul: deterministic, independent of a BLAS's order")
+    FP32 = Reading("fp32", "a float32 matrix product (numpy's order)")
+
+    @property
+    def wide(self) -> bool:
+        return self.reading is self.F64_ROUND
+
+
+class StationaryState(Decision):
+    id = "S-42"
+    subject = "the PE's stationary matrix between bundles"
+    reason = "chapter §4.3: 0x01 loads W, every following 0x02 multiplies by it (large: 4 Matmuls per Ldweights)"
+    CHOSEN = Reading("held", "one stationary per PE engine, loaded by 0x01 (with its dtype and K x M) and read by every "
+                             "0x02 until the next 0x01; a 0x02 before any 0x01, or whose K or M differs from the "
+                             "loaded one, stops the run")
+
+
+class PsumAccumulation(Decision):
+    id = "S-43"
+    subject = "how a Matmul writes PSUM"
+    reason = "chapter §4.3 and R-11: START overwrites, otherwise the result is added; STOP changes no data"
+    CHOSEN = Reading("fp32-add", "overwrite: the result converted to the PSUM dtype (R-12); accumulate: the old PSUM "
+                                 "value as float32 plus the float32 result, rounded once (RNE), stored in the PSUM dtype")
+
+
+class DmaConversion(Decision):
+    id = "S-44"
+    subject = "a DMA whose src and dst dtypes differ (0xD4 +0x3E != +0x3F)"
+    reason = "chapter §4.6 item 5: fp32 -> fp16 in the DMA rounds to nearest even (not distinguishable at rtol 1e-3)"
+    CHOSEN = Reading("element-wise", "the src runs are read as src-dtype elements, converted one by one (S-1/S-2: RNE, "
+                                     "fp8 saturates) and written as dst-dtype elements in the same order (R-16); "
+                                     "the same dtype copies bytes")
+
+
+class DmaAddressing(Decision):
+    id = "S-45"
+    subject = "what memory a DMA side names"
+    reason = ("R-17: variable 0 is SBUF, others are def.json variables, mode 0x20 goes through the dge-table; the "
+              "machine's variables are the memory description's (issue 14 adds a NEFF's def.json)")
+    CHOSEN = Reading("variables", "variable 0: SBUF, the word's partition (bits 18..24) and byte (bits 0..17), a step "
+                                  "of 0x40000 one partition; another variable: the DRAM bytes of that var_id; mode "
+                                  "0x20: the var_id of the machine's DGE table at that entry; a run may not cross a "
+                                  "partition or the variable's end")
+
+
+class ControlEffects(Decision):
+    id = "S-46"
+    subject = "what the sync/control opcodes do besides their sync lanes"
+    reason = ("chapter §4.2 (4): 0xA0, 0xA4 wait only; 0xB1, 0xCC have no effect on memory or semaphores; the book's "
+              "Halt, Drain and EventSemaphoreRangeClear (no real bundle)")
+    CHOSEN = Reading("book", "EventSemaphore, Nop, SetOrderingMode, PseudoBranchLabel and PseudoSyncBarrier change "
+                             "nothing; Halt and PseudoInst (Exit) end their engine's stream; Drain completes the "
+                             "engine's queued DMAs; EventSemaphoreRangeClear zeroes its semaphores; the other book-only "
+                             "opcodes (branches, calls, indirect DMAs, MX) stop the run")
+
+
+class EventSemaphoreLanes(Decision):
+    id = "S-47"
+    subject = "EventSemaphore's two waits and its update"
+    reason = "chapter §4.2 (1): a bundle starts only when each of its waits holds; R-19: the update after both"
+    CHOSEN = Reading("all-waits", "the bundle runs when both waits hold (a wait does not change the semaphore), then "
+                                  "its update applies, as for a header band")
