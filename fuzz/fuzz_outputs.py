@@ -35,7 +35,7 @@ with _common.instrumented(atheris, __name__):
     from tongasm.codegen import assemble
     from tongasm.errors import TongasmError
     from tongasm.ir import read_bir
-    from tongasm.sim.memory import MemoryDescription
+    from tongasm.ir.memory import MemoryDescription
     from tongasm.sim.run import run_streams, write_results
     from tongasm.util import check_output_name, output_name
 

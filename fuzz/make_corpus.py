@@ -98,7 +98,7 @@ def seeds() -> dict[str, dict[str, bytes]]:
         lines = list(listing([StreamInput(n, bytes(d)) for n, d in asm.streams.items()], decisions=ds))
         listings[f"{name}.s"] = ("\n".join(lines) + "\n").encode()
     # memory descriptions: the example's, with names that try to leave the output directory
-    from tongasm.sim.memory import describe_kernel
+    from tongasm.ir.memory import describe_kernel
 
     mem = describe_kernel(read_bir(ROOT / "examples" / "vector_add.json"), "gen2").to_json()
     out["outputs"]["vector_add_memory.json"] = json.dumps(mem).encode()

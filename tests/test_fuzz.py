@@ -601,7 +601,7 @@ EXAMPLE_STREAMS = {n: bytes(d) for n, d in assemble(read_bir(EXAMPLE)).streams.i
 @st.composite
 def memory_description(draw: st.DrawFn) -> bytes:
     """The example's memory.json with a few edits: names that try to leave -o, absurd numbers, wrong types."""
-    from tongasm.sim.memory import describe_kernel
+    from tongasm.ir.memory import describe_kernel
 
     mem = describe_kernel(read_bir(EXAMPLE), "gen2").to_json()
     for _ in range(draw(st.integers(1, 3))):

@@ -42,7 +42,7 @@ from tongasm.errors import (
 from tongasm.ir import read_bir
 from tongasm.ir.stream_reader import stream_bir
 from tongasm.passes import program
-from tongasm.sim.memory import MemoryDescription
+from tongasm.ir.memory import MemoryDescription
 from tongasm.text import TextSyntaxError, assemble_text
 from tongasm.util import check_output_name, output_name, write_output_dir
 
@@ -914,7 +914,7 @@ def test_inputs_must_fill_their_variable_exactly(tmp_path: Path, capsys: Any) ->
 def test_raw_void_items_are_the_bits_of_an_ml_dtype(tmp_path: Path) -> None:
     import ml_dtypes
 
-    from tongasm.sim.memory import Variable, conform_input
+    from tongasm.ir.memory import Variable, conform_input
     v = Variable("x", 1, "SB", 0, 0, 0, (2, 4), "bfloat16", [2, 2])
     bits = np.array([[1.5, 2.0], [3.0, -1.0]], dtype=ml_dtypes.bfloat16)
     arr, note = conform_input(v, bits.view("V2"))

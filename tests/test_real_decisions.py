@@ -14,7 +14,7 @@ from tongasm.decode import decode_bundle
 from tongasm.isa import DecisionSet, build_formats
 from tongasm.isa.decisions.real import Addr8Modes, PsumFlags
 from tongasm.ir import read_bir
-from tongasm.sim.memory import describe_kernel
+from tongasm.ir.memory import describe_kernel
 from tongasm.sim.run import run_kernel
 
 SB = loc("sb", "SB", dims=(128, 229376))

@@ -23,7 +23,7 @@ from tongasm.decode.batch import decode_stream
 from tongasm.decode.bundle import decode_bundle
 from tongasm.isa import DecisionSet, build_formats, get_target
 from tongasm.neff import Neff, read_neff
-from tongasm.sim.memory import MemoryDescription, Variable
+from tongasm.ir.memory import MemoryDescription, Variable
 from tongasm.sim.run import run_streams
 from tongasm.text.assembler import assemble_text
 from tongasm.text.explain import explain_bundle

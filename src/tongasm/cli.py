@@ -991,12 +991,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         if is_kernel:
             from .codegen.assembler import resolve_target
             from .ir import read_bir
-            from .sim.memory import describe_kernel
+            from .ir.memory import describe_kernel
 
             kernel = read_bir(Path(first))
             memory = describe_kernel(kernel, resolve_target(kernel.arch, args.target).name)
         else:
-            from .sim.memory import MemoryDescription
+            from .ir.memory import MemoryDescription
 
             memory = MemoryDescription.load(args.memory)
         # the variables the inputs and --outputs name, and each input's fit, before the run

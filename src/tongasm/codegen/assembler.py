@@ -188,7 +188,7 @@ class Assembly:
         if self.census is not None:
             files[CENSUS_FILE] = self.census
         if self.kernel is not None:
-            from ..sim.memory import describe_kernel
+            from ..ir.memory import describe_kernel
 
             mem = describe_kernel(self.kernel, self.target.name)
             files[MEMORY_FILE] = (json.dumps(mem.to_json(), indent=1) + "\n").encode()

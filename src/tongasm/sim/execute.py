@@ -6,63 +6,26 @@ the numeric kernels and writes the result back. The S-n decisions it relies on a
 
 from __future__ import annotations
 
-from functools import lru_cache, cache
+from functools import lru_cache
 from collections.abc import Callable
 
 import numpy as np
 
 from ..decode.bundle import DecodedBundle
 from ..isa.decisions import DecisionSet
-from ..isa.decisions.spec import FreeDimOrder
 from ..isa.descriptors import decode_addr4
 from ..isa.enums import ACC_WIRE, ALU_FROM_WIRE, ALU_INT_BAND, AccType, AluClass, AluOp
-from ..isa.fields import Format
 from ..isa.layout import Sem
 from ..isa.layouts.tensor import INT32_FORMS_GEN2, MOVESHAPE_DIMS
 from ..isa.opcodes import CAST_PREDICATED, MEMSET, PSEUDO_TENSOR_STORE, TENSOR_STORE, TT_BITVEC
 from . import numeric
+from .context import Ctx
+from .execute_pe import HANDLERS_PE
 from .machine import Machine, SimError
 
 _ACC_BY_WIRE = {w: a for a, w in ACC_WIRE.items()}
 _GEN2_INT32 = frozenset(o.byte for o, _w in INT32_FORMS_GEN2.values())
 _SAVES = frozenset((PSEUDO_TENSOR_STORE.byte, TENSOR_STORE.byte))
-
-
-class Ctx:
-    """The bundle being executed, its engine and the decision selection."""
-
-    def __init__(self, m: Machine, engine: str, d: DecodedBundle, ds: DecisionSet) -> None:
-        self.m, self.engine, self.d, self.ds = m, engine, d, ds
-        self.f = d.fields
-
-    def where(self) -> str:
-        return f"{self.engine}+{self.d.offset:#x} ({self.d.mnemonic})"
-
-    def ap(self, name: str) -> tuple[np.ndarray, int]:
-        """(view, wire dtype) of a descriptor slot: partitions x free dims outermost first (D-6)."""
-        f = self.f
-        addr_k, dim_ks, dtype_k = _ap_keys(self.d.fmt, name)
-        outer_first = tuple(self.ds.get(FreeDimOrder).from_slots([(f[sk], f[nk]) for sk, nk in dim_ks]))
-        w = f[dtype_k]
-        try:
-            view = self.m.tensor_view(self.engine, f[addr_k], f["num_partitions"], outer_first, w)
-        except (SimError, numeric.NumericError) as e:
-            raise SimError(f"{self.where()} {name}: {e}") from None
-        return view, w
-
-    def start_partition(self, name: str) -> int:
-        a = decode_addr4(self.f[f"{name}.addr"])
-        if a.space == "register":
-            a = decode_addr4(self.m.reg(self.engine, a.register or 0))
-        return a.partition or 0
-
-
-@cache
-def _ap_keys(fmt: Format, name: str) -> tuple[str, tuple[tuple[str, str], ...], str]:
-    """The field names of descriptor slot ``name`` in ``fmt``: address, (step, num) per dim, dtype."""
-    s = fmt.slots[name]
-    assert s.dtype_field is not None
-    return (f"{name}.addr", tuple((f"{name}.step{i}", f"{name}.num{i}") for i in range(s.ndims)), s.dtype_field)
 
 
 def _disjoint(a: np.ndarray, b: np.ndarray) -> bool:
@@ -345,9 +308,7 @@ HANDLERS: dict[Sem, Callable[[Ctx], None]] = {
 }
 
 
-# the PE, DMA and sync/control families (issue 13): their handlers live in execute_pe
-from .execute_pe import HANDLERS_PE  # noqa: E402  (needs Ctx, defined above)
-
+# the PE, DMA and sync/control families (issue 13)
 HANDLERS.update(HANDLERS_PE)
 
 

@@ -25,7 +25,7 @@ from ..isa.enums import WireDtype
 from ..isa.layout import Sem
 from ..isa.layouts.control import CLEAR_TABLE, SEM_MASK_WORDS
 from . import numeric
-from .execute import Ctx
+from .context import Ctx
 from .machine import DmaTransfer, SimError, Stationary
 
 # --- PE ----------------------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from ..errors import TongasmError
 from ..isa.descriptors import ADDR4_REGMODE, PSUM_BANK_BYTES, PSUM_PARTITION_BYTES, Addr4, decode_addr4
 from ..isa.targets import Target
 from . import numeric
-from .memory import MemoryDescription, Variable
+from ..ir.memory import MemoryDescription, Variable
 
 ENGINES = ("pool", "act", "pe", "dma", "dve", "sp")  # S-16: scheduling order
 N_SEMAPHORES = 256

@@ -20,7 +20,7 @@ not import codegen, decode, text, check or the bundle simulator (``sim.machine``
 
 What it shares is the numeric kernels (:mod:`tongasm.sim.numeric`), the S-n decisions
 (:mod:`tongasm.isa.decisions.semantics`, cited inline), :func:`tongasm.numeric.bit_pattern` for immediates, the
-ISA enum tables and the variable metadata of :mod:`tongasm.sim.memory` (so inputs and outputs use
+ISA enum tables and the variable metadata of :mod:`tongasm.ir.memory` (so inputs and outputs use
 the same layout as :class:`tongasm.sim.run.RunResult`).
 """
 
@@ -55,7 +55,7 @@ from ..numeric import NumericError as BitPatternError
 from ..numeric import bit_pattern
 from ..passes import flatten
 from . import numeric
-from .memory import MemoryDescription, Variable, conform_input, describe_kernel
+from ..ir.memory import MemoryDescription, Variable, conform_input, describe_kernel
 
 #: Engine names, in the order the results list them (the streams of SPEC §5).
 ENGINES: tuple[str, ...] = tuple(ENGINE_STREAM.values())

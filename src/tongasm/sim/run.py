@@ -17,7 +17,7 @@ from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.targets import Target, get_target
 from ..ir.instructions import Kernel
 from .machine import ENGINES, Machine
-from .memory import MemoryDescription, Variable, conform_input, describe_kernel
+from ..ir.memory import MemoryDescription, Variable, conform_input, describe_kernel
 from .scheduler import RunStats, Scheduler, load_streams
 
 

@@ -10,6 +10,7 @@ element dtype and logical shape.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 import math
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -19,8 +20,8 @@ import numpy as np
 
 from ..errors import InputError
 from ..isa.enums import DTYPE_INFO, Dtype
-from ..ir.instructions import Kernel
-from ..ir.operands import MemoryLocation, PhysicalAP, RegisterAP
+from .instructions import Instruction, Kernel, Loop
+from .operands import MemoryLocation, PhysicalAP, RegisterAP
 
 SPACES = ("DRAM", "SB", "PSUM")
 
@@ -284,13 +285,25 @@ def _is_ml_dtype(dt: np.dtype) -> bool:
     return dt.kind == "V" and dt.names is None and dt.type.__module__.startswith("ml_dtypes")
 
 
+def _every_instruction(kernel: Kernel) -> Iterator[Instruction]:
+    """Each instruction of the kernel once, in program order, a loop body once (not unrolled: an
+    instruction's operands are the same on every iteration)."""
+    def walk(items: Iterable[Instruction | Loop]) -> Iterator[Instruction]:
+        for x in items:
+            if isinstance(x, Loop):
+                for b in x.blocks:
+                    yield from walk(b.instructions)
+            else:
+                yield x
+    for func in kernel.functions:
+        yield from walk(func.instructions())
+
+
 def _dtypes_used(kernel: Kernel) -> dict[str, str]:
     """Location name → dtype of the first access pattern that touches it (when no allocation dtype)."""
     seen: dict[str, str] = {}
-    from ..passes import flatten
-
-    for item in flatten(kernel):
-        for op in [*item.inst.ins, *item.inst.outs]:
+    for inst in _every_instruction(kernel):
+        for op in [*inst.ins, *inst.outs]:
             if isinstance(op, PhysicalAP) and op.location is not None and isinstance(op.dtype, Dtype):
                 seen.setdefault(op.location.name, op.dtype.name)
             elif isinstance(op, RegisterAP) and op.allocation is not None and isinstance(op.dtype, Dtype):
