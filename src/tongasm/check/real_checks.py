@@ -9,16 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import numpy as np
+
 from ..isa.decisions.real import (
     Addr8Modes, DmaSyncCommand, OrderingMode, PeGeometry, PeTranspose, PeUnusedDims, PsumFlags, StationaryPattern,
 )
-from ..isa.descriptors import PSUM_BANK_BYTES, decode_addr4
+from ..isa.descriptors import ADDR4_ADDR_MASK, ADDR4_REGMODE, PSUM_BANK_BYTES, PSUM_BASE, decode_addr4
 from ..isa.enums import WIRE_DTYPE_ALIGN, WireDtype
 from ..isa.layouts.control import CLEAR_TABLE, SEM_MASK_WORDS
 from ..isa.layouts.pe import LDWEIGHTS, MATMUL
 from .bundle_checks import BundleView, _f, bundle_check
 from .registry import Finding, register
-from .vectorized import by_classes, vector
+from .vectorized import Columns, by_classes, vector
 
 # --- encoder refusals (level "encode") -------------------------------------------------------------------
 
@@ -217,8 +219,23 @@ vector("pe.gen2_bytes")(by_classes(_pe_gen2_bytes, *sorted({n for v in _GEN2_ONL
 vector("pe.stationary_pattern")(by_classes(_pe_stationary, "num_active_cols", "in_dtype", *_STEPS))
 vector("pe.psum_flags")(by_classes(_pe_flags, "psum_flags"))
 vector("pe.psum_dst")(by_classes(_pe_psum_dst, "psum.addr", "is_transpose", "in_dtype", *_STEPS))
-vector("dma.sides")(by_classes(_dma_sides, *(f"{s}.{k}" for s in ("src", "dst") for k in ("addr_mode", "var",
-                                                                                          "var_hi", "addr"))))
+
+
+@vector("dma.sides")
+def _v_dma_sides(c: Columns) -> np.ndarray:
+    modes = list(c.decisions.get(Addr8Modes).names())
+    m = c.none()
+    for side in ("src", "dst"):
+        mode = c.fields[f"{side}.addr_mode"]
+        m |= ~c.isin(f"{side}.addr_mode", modes)
+        sbuf_side = (mode == Addr8Modes.PHYSICAL) & (c.fields[f"{side}.var"] == Addr8Modes.SBUF_VAR) & \
+            (c.fields[f"{side}.var_hi"] == 0)
+        w = c.fields[f"{side}.addr"]
+        not_sbuf = (w >= ADDR4_REGMODE) | ((w & np.uint32(ADDR4_ADDR_MASK)) >= PSUM_BASE)  # decode_addr4's rule
+        m |= sbuf_side & not_sbuf
+    return m
+
+
 vector("dma.run_sizes")(by_classes(_dma_runs, "src_dtype", "dst_dtype", *(f"{s}.{k}" for s in ("src", "dst")
                                                                          for k in ("elem_size", "num0", "num1"))))
 vector("dma.sync_command")(by_classes(_dma_sync_command, "sync_command"))

@@ -143,17 +143,23 @@ def _check_columns(arr: np.ndarray, fs: FormatSet, target: Target, decisions: De
         found.append((base + k, -1, 0, Finding(cid, why_undecodable(raw, fs), "opcode", raw[0])))
     for g in cols.groups.values():
         fmt = g.fmt
-        rows = rows2d[g.index]
-        view = Columns(fmt, g.fields, rows, target, decisions, stream)
+        view = Columns(fmt, g.fields, rows2d, g.index, target, decisions, stream)
         fields_of: dict[int, dict[str, int]] = {}
         for order, c in enumerate(_checks_for(fmt, cs)):
             vec = VECTOR.get(c.id)
-            marked = np.flatnonzero(vec(view)) if vec is not None else np.arange(len(g))
+            if vec is not None:
+                mask = vec(view)
+                if not mask.any():
+                    continue
+                marked = np.flatnonzero(mask)
+            else:
+                marked = np.arange(len(g))
             for k in marked.tolist():
+                raw = rows2d[g.index[k]]
                 fields = fields_of.get(k)
                 if fields is None:
-                    fields = fields_of[k] = fmt.decode(rows[k])
-                b = BundleView(fmt, fields, bytes(rows[k]), target, decisions, stream)
+                    fields = fields_of[k] = fmt.decode(raw)
+                b = BundleView(fmt, fields, bytes(raw), target, decisions, stream)
                 for j, f in enumerate(c.fn(b)):
                     if f.check not in cs.disabled:
                         found.append((base + int(g.index[k]), order, j, f))

@@ -12,7 +12,6 @@ without a vector form runs on every row of the layouts it applies to (correct, o
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -27,7 +26,7 @@ from ..isa.enums import (
     ACC_WIRE, ALU_FROM_WIRE, ALU_INT_BAND, ALU_WIRE, INT_MASK_WIRE_DTYPES, PSUM_WRITE_WIRE_DTYPES, VALUELESS_UPDATES,
     WAIT_WIRE, WIDE_WIRE_DTYPES, WIRE_DTYPE_ALIGN, AccType, AluClass, AluOp, WaitMode, WireDtype,
 )
-from ..isa.fields import BUNDLE_SIZE, EnumTable, Format, Kind
+from ..isa.fields import EnumTable, Format, Kind, Slot
 from ..isa.layout import UpdateLane, WaitLane
 from ..isa.layouts.tensor import INT32_FORMS_GEN2, MOVESHAPE_DIMS
 from ..isa.opcodes import COPY, COPY_PREDICATED, RNG, TT_ARITH, TT_BITVEC
@@ -37,40 +36,72 @@ from .bundle_checks import BundleView
 from .registry import Finding
 
 
-@dataclass
 class Columns:
-    """What a vector form sees: one layout's rows of a stream, as columns."""
+    """What a vector form sees: one layout's rows of a piece of a stream, as columns.
 
-    fmt: Format
-    fields: dict[str, np.ndarray]
-    rows: np.ndarray  # the raw bundles, n x 64 uint8
-    target: Target
-    decisions: DecisionSet
-    stream: str | None
+    Field columns come in their decoded (narrow) dtype; ``c[name]`` widens one to int64 once (so
+    arithmetic cannot wrap), ``c.isin(name, values)`` tests membership on the narrow column through
+    a look-up table, and ``c.space(slot)`` splits a slot's ADDR4 word once for every check that needs it.
+    The raw rows are gathered only when a check asks for them."""
+
+    def __init__(self, fmt: Format, fields: dict[str, np.ndarray], chunk: np.ndarray, index: np.ndarray,
+                 target: Target, decisions: DecisionSet, stream: str | None) -> None:
+        self.fmt, self.fields, self.chunk, self.index = fmt, fields, chunk, index
+        self.target, self.decisions, self.stream = target, decisions, stream
+        self._cache: dict[str, np.ndarray] = {}
+        self._spaces: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._splits: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
     def __len__(self) -> int:
-        return len(self.rows)
+        return len(self.index)
 
     def __getitem__(self, name: str) -> np.ndarray:
         """A field's column, widened to int64 (arithmetic on it cannot wrap)."""
-        return self._wide(name)
-
-    def _wide(self, name: str) -> np.ndarray:
-        cache = self.__dict__.setdefault("_cache", {})
-        col = cache.get(name)
+        col = self._cache.get(name)
         if col is None:
-            col = cache[name] = self.fields[name].astype(np.int64)
+            col = self._cache[name] = self.fields[name].astype(np.int64)
         return col
 
     def has(self, name: str) -> bool:
         return name in self.fields
 
     def none(self) -> np.ndarray:
-        return np.zeros(len(self.rows), dtype=bool)
+        return np.zeros(len(self.index), dtype=bool)
+
+    def isin(self, name: str, values: Iterable[int]) -> np.ndarray:
+        """Whether each row's field ``name`` is one of ``values``."""
+        return _member(self.fields[name], values)
+
+    def word(self, slot: Slot) -> np.ndarray:
+        """The slot's ADDR4 word, uint32."""
+        return self.fields[slot.addr_key]
+
+    def split(self, slot: Slot) -> tuple[np.ndarray, np.ndarray]:
+        """Per row, of the slot's ADDR4 word: register mode (bit 31), the address bits (uint32)."""
+        got = self._splits.get(slot.addr_key)
+        if got is None:
+            w = self.word(slot)
+            got = self._splits[slot.addr_key] = (w >= ADDR4_REGMODE, w & np.uint32(ADDR4_ADDR_MASK))
+        return got
+
+    def space(self, slot: Slot) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Per row, of the slot's ADDR4 word: is SBUF, is PSUM, partition, byte (decode_addr4, vectorised)."""
+        got = self._spaces.get(slot.addr_key)
+        if got is None:
+            got = self._spaces[slot.addr_key] = _space(*self.split(slot))
+        return got
+
+    @cached_property
+    def rows(self) -> np.ndarray:
+        """The raw bundles, n x 64 uint8 (gathered on first use)."""
+        return self.chunk[self.index]
+
+    def row(self, k: int) -> np.ndarray:
+        return self.chunk[self.index[k]]
 
     @cached_property
     def opcode(self) -> np.ndarray:
-        return self.rows[:, 0].astype(np.int64)
+        return self.fields["opcode"]
 
 
 VectorFn = Callable[[Columns], np.ndarray]
@@ -93,18 +124,46 @@ def by_classes(check: Callable[[BundleView], Iterable[Finding]], *names: str) ->
     def fn(c: Columns) -> np.ndarray:
         if not len(c):
             return c.none()
-        keys = [c.opcode] + [c[n] for n in names if c.has(n)]
-        _u, first, inverse = np.unique(np.stack(keys, axis=1), axis=0, return_index=True, return_inverse=True)
+        keys = [c.opcode] + [c.fields[n] for n in names if c.has(n)]
+        # group by a 64-bit mix of the values (one fast integer sort); a row whose values differ from
+        # its group's first row (a hash collision) is marked too, so nothing is missed
+        h = np.zeros(len(c), dtype=np.uint64)
+        for k in keys:
+            h = h * np.uint64(0x9E3779B97F4A7C15) + k.astype(np.uint64)
+        _u, first, inverse = np.unique(h, return_index=True, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        rep = first[inverse]
+        collided = c.none()
+        for k in keys:
+            collided |= k != k[rep]
         bad = np.zeros(len(first), dtype=bool)
         for g, k in enumerate(first.tolist()):
-            view = BundleView(c.fmt, c.fmt.decode(c.rows[k]), bytes(c.rows[k]), c.target, c.decisions, c.stream)
+            raw = c.row(k)
+            view = BundleView(c.fmt, c.fmt.decode(raw), bytes(raw), c.target, c.decisions, c.stream)
             bad[g] = any(True for _f in check(view))
-        return bad[inverse.reshape(-1)]
+        return bad[inverse] | collided
     return fn
 
 
+_LUTS: dict[tuple[int, tuple[int, ...]], np.ndarray] = {}
+
+
+def _member(col: np.ndarray, values: Iterable[int]) -> np.ndarray:
+    """``np.isin(col, values)``; a byte or 16-bit column indexes a cached boolean table instead."""
+    vals = tuple(sorted(set(int(v) for v in values)))
+    if col.dtype in (np.uint8, np.uint16):
+        size = 1 << (8 * col.dtype.itemsize)
+        t = _LUTS.get((size, vals))
+        if t is None:
+            t = np.zeros(size, dtype=bool)
+            t[[v for v in vals if 0 <= v < size]] = True
+            _LUTS[(size, vals)] = t
+        return t[col]
+    return np.isin(col, np.asarray(vals, dtype=np.int64))
+
+
 def _in(col: np.ndarray, values: Iterable[int]) -> np.ndarray:
-    return np.isin(col, np.fromiter(values, dtype=np.int64))
+    return _member(col, values)
 
 
 def _table(mapping: dict[int, int], default: int = 0) -> np.ndarray:
@@ -118,11 +177,15 @@ def _table(mapping: dict[int, int], default: int = 0) -> np.ndarray:
 
 def _lut(table: np.ndarray, col: np.ndarray) -> np.ndarray:
     """``table[col]`` where col is a byte, else the table's default (index 0 is never a wire value here)."""
+    if col.dtype == np.uint8:
+        return table[col]
     inside = (col >= 0) & (col < 256)
     return np.where(inside, table[np.clip(col, 0, 255)], table[0])
 
 
 _ALIGN = _table(dict(WIRE_DTYPE_ALIGN))
+assert all(v & (v - 1) == 0 for v in WIRE_DTYPE_ALIGN.values()), "element sizes are powers of two"
+_ALIGN_MASK = _table({k: v - 1 for k, v in WIRE_DTYPE_ALIGN.items()})  # address bits an element's alignment clears
 
 
 # --- bytes and constants -----------------------------------------------------------------------------------
@@ -145,8 +208,11 @@ def _v_unexplained(c: Columns) -> np.ndarray:
     if inv is None:
         mask = np.frombuffer(c.fmt.covered_mask(), dtype=np.uint8)
         inv = _COVERED[c.fmt] = (~mask).view(np.uint64)
-    words = np.ascontiguousarray(c.rows).view(np.uint64).reshape(len(c.rows), BUNDLE_SIZE // 8)
-    return ((words & inv) != 0).any(axis=1)
+    words = c.chunk.view(np.uint64)  # the piece's bundles as rows of 8 words
+    m = c.none()
+    for j in np.flatnonzero(inv).tolist():  # only the words that hold an uncovered byte
+        m |= (words[c.index, j] & inv[j]) != 0
+    return m
 
 
 # --- enum bytes ------------------------------------------------------------------------------------------------
@@ -157,7 +223,7 @@ def _v_wire_dtypes(c: Columns) -> np.ndarray:
     known = list(WIRE_DTYPE_TABLE.names)
     for f in c.fmt.fields:
         if f.enum is WIRE_DTYPE_TABLE:
-            bad = ~_in(c[f.name], known)
+            bad = ~c.isin(f.name, known)
             if f.name == "fill_dtype" and c.has("use_fill"):
                 bad &= ~((c[f.name] == 0) & (c["use_fill"] == 0))
             m |= bad
@@ -169,7 +235,7 @@ def _enum_of(table: EnumTable) -> VectorFn:
         m = c.none()
         for f in c.fmt.fields:
             if f.enum is table:
-                m |= ~_in(c[f.name], list(table.names))
+                m |= ~c.isin(f.name, list(table.names))
         return m
     return fn
 
@@ -195,8 +261,7 @@ def _updates(c: Columns) -> tuple[UpdateLane, ...]:
 def _v_wait_mode(c: Columns) -> np.ndarray:
     m = c.none()
     for lane in _waits(c):
-        v = c[lane.mode]
-        m |= (v != 0) & ~_in(v, WAIT_WIRE.values())
+        m |= (c.fields[lane.mode] != 0) & ~c.isin(lane.mode, WAIT_WIRE.values())
     return m
 
 
@@ -205,7 +270,7 @@ def _v_update_mode(c: Columns) -> np.ndarray:
     m = c.none()
     known = list(update_table(c.decisions).names)
     for lane in _updates(c):
-        m |= ~_in(c[lane.mode], known)
+        m |= ~c.isin(lane.mode, known)
     return m
 
 
@@ -218,17 +283,15 @@ def _v_sync_unused(c: Columns) -> np.ndarray:
     m = c.none()
     written: dict[str, np.ndarray] = {name: c.none() for name in lanes.values}
     for w in lanes.waits:
-        wm = c[w.mode]
-        m |= (wm == 0) & (c[w.index] != 0)
-        written[w.value] = written[w.value] | _in(wm, _SEM_GE)
+        m |= (c.fields[w.mode] == 0) & (c.fields[w.index] != 0)
+        written[w.value] = written[w.value] | c.isin(w.mode, _SEM_GE)
     value_updates = [wire for wire, mode in d2.by_wire().items() if mode not in VALUELESS_UPDATES]
     for u in lanes.updates:
-        um = c[u.mode]
         if d2.zero_is_none:
-            m |= (um == 0) & (c[u.index] != 0)
-        written[u.value] = written[u.value] | _in(um, value_updates)
+            m |= (c.fields[u.mode] == 0) & (c.fields[u.index] != 0)
+        written[u.value] = written[u.value] | c.isin(u.mode, value_updates)
     for name in lanes.values:
-        m |= (c[name] != 0) & ~written[name]
+        m |= (c.fields[name] != 0) & ~written[name]
     return m
 
 
@@ -240,79 +303,79 @@ def _v_register_ids(c: Columns) -> np.ndarray:
     m = c.none()
     for f in c.fmt.fields:
         if f.kind is Kind.REGISTER:
-            m |= c[f.name] > limit
+            m |= c.fields[f.name] > limit
     for lane in _waits(c):
-        m |= (c[lane.mode] == WAIT_WIRE[WaitMode.sem_ge_reg]) & (c[lane.value] > limit)
+        m |= (c.fields[lane.mode] == WAIT_WIRE[WaitMode.sem_ge_reg]) & (c.fields[lane.value] > limit)
     for s in c.fmt.slots.values():
-        w = c[s.addr_key]
+        w = c.word(s)
         rid = w & 0xFF
-        m |= ((w & 0x7FFFFF00) == 0) & ((w & ADDR4_REGMODE) != 0) & (rid > limit) & (rid <= MAX_REGISTER_ID_ADDR4)
+        m |= c.split(s)[0] & ((w & 0x7FFFFF00) == 0) & (rid > limit) & (rid <= MAX_REGISTER_ID_ADDR4)
     return m
-
-
-def _addrs(c: Columns) -> list[tuple[object, np.ndarray]]:
-    return [(s, c[s.addr_key]) for s in c.fmt.slots.values()]
 
 
 @vector("addr4.register_form")
 def _v_addr4_register(c: Columns) -> np.ndarray:
     m = c.none()
-    for _s, w in _addrs(c):
-        m |= ((w & ADDR4_REGMODE) != 0) & (((w & 0x7FFFFF00) != 0) | ((w & 0xFF) > MAX_REGISTER_ID_ADDR4))
+    for s in c.fmt.slots.values():
+        w = c.word(s)
+        m |= c.split(s)[0] & (((w & 0x7FFFFF00) != 0) | ((w & 0xFF) > MAX_REGISTER_ID_ADDR4))
     return m
 
 
 @vector("addr4.mode_bits")
 def _v_addr4_mode_bits(c: Columns) -> np.ndarray:
     m = c.none()
-    for _s, w in _addrs(c):
-        m |= ((w & ADDR4_REGMODE) == 0) & ((w & (ADDR4_INDIRECT | ADDR4_ACTIVE)) != 0)
+    for s in c.fmt.slots.values():
+        m |= ~c.split(s)[0] & ((c.word(s) & (ADDR4_INDIRECT | ADDR4_ACTIVE)) != 0)
     return m
 
 
 @vector("addr4.region")
 def _v_addr4_region(c: Columns) -> np.ndarray:
     m = c.none()
-    for _s, w in _addrs(c):
-        a = w & ADDR4_ADDR_MASK
-        m |= ((w & ADDR4_REGMODE) == 0) & ((a >> 25) != 0) & ~((a >= PSUM_BASE) & (a <= PSUM_END))
+    for s in c.fmt.slots.values():
+        reg = c.split(s)[0]
+        sb, ps, _p, _b = c.space(s)
+        m |= ~reg & ~sb & ~ps
     return m
 
 
 def _dtype_col(c: Columns, s: object) -> np.ndarray | None:
     name = getattr(s, "dtype_field", None)
-    return c[name] if name else None
+    return c.fields[name] if name else None
 
 
 @vector("addr4.alignment")
 def _v_addr4_alignment(c: Columns) -> np.ndarray:
     m = c.none()
-    for s, w in _addrs(c):
+    for s in c.fmt.slots.values():
         dt = _dtype_col(c, s)
         if dt is None:
             continue
-        align = _lut(_ALIGN, dt)
-        m |= ((w & ADDR4_REGMODE) == 0) & (align > 0) & ((w & ADDR4_ADDR_MASK) % np.maximum(align, 1) != 0)
+        reg, a = c.split(s)
+        m |= ~reg & ((a & _lut(_ALIGN_MASK, dt).astype(np.uint32)) != 0)
     return m
 
 
-def _space(w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per word: is SBUF, is PSUM, partition, byte (the scalar decode_addr4, vectorised)."""
-    reg = (w & ADDR4_REGMODE) != 0
-    a = w & ADDR4_ADDR_MASK
+def _space(reg: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per word (register-mode flag, address bits): is SBUF, is PSUM, partition, byte (the scalar
+    decode_addr4, vectorised; partition and byte as int32)."""
     psum = ~reg & (a >= PSUM_BASE) & (a <= PSUM_END)
-    sbuf = ~reg & ~psum & ((a >> 25) == 0)
-    rel = a - PSUM_BASE
-    part = np.where(psum, rel >> PSUM_PARTITION_SHIFT, a >> SBUF_PARTITION_SHIFT)
+    sbuf = ~reg & (a < PSUM_BASE)  # the SBUF region is the addresses below PSUM_BASE (bit 25 clear)
+    if not psum.any():
+        return sbuf, psum, (a >> SBUF_PARTITION_SHIFT).astype(np.int32), \
+            (a & ((1 << SBUF_PARTITION_SHIFT) - 1)).astype(np.int32)
+    rel = a.astype(np.int64) - PSUM_BASE
+    part = np.where(psum, rel >> PSUM_PARTITION_SHIFT, a >> SBUF_PARTITION_SHIFT).astype(np.int32)
     byte = np.where(psum, rel & ((1 << PSUM_PARTITION_SHIFT) - 1), a & ((1 << SBUF_PARTITION_SHIFT) - 1))
-    return sbuf, psum, part, byte
+    return sbuf, psum, part, byte.astype(np.int32)
 
 
 @vector("addr4.psum_window")
 def _v_addr4_psum_window(c: Columns) -> np.ndarray:
     m = c.none()
-    for _s, w in _addrs(c):
-        _sb, ps, _p, byte = _space(w)
+    for s in c.fmt.slots.values():
+        _sb, ps, _p, byte = c.space(s)
         m |= ps & (byte >= PSUM_PARTITION_BYTES)
     return m
 
@@ -320,11 +383,11 @@ def _v_addr4_psum_window(c: Columns) -> np.ndarray:
 @vector("addr4.psum_write_dtype")
 def _v_psum_write(c: Columns) -> np.ndarray:
     m = c.none()
-    for s, w in _addrs(c):
+    for s in c.fmt.slots.values():
         dt = _dtype_col(c, s)
         if not getattr(s, "write", False) or dt is None:
             continue
-        _sb, ps, _p, _b = _space(w)
+        _sb, ps, _p, _b = c.space(s)
         m |= ps & ~_in(dt, PSUM_WRITE_WIRE_DTYPES)
     return m
 
@@ -332,35 +395,56 @@ def _v_psum_write(c: Columns) -> np.ndarray:
 @vector("geometry.partitions")
 def _v_geometry_partitions(c: Columns) -> np.ndarray:
     m = c.none()
-    for s, w in _addrs(c):
+    for s in c.fmt.slots.values():
         parts = getattr(s, "parts_field", None)
         if parts is None or not c.has(parts):
             continue
-        sb, ps, part, _b = _space(w)
-        m |= (sb | ps) & (part + c[parts] > 128)
+        sb, ps, part, _b = c.space(s)
+        m |= (sb | ps) & (part + c.fields[parts] > 128)
     return m
 
 
 @vector("geometry.bytes")
 def _v_geometry_bytes(c: Columns) -> np.ndarray:
     m = c.none()
-    for s, w in _addrs(c):
+    sbuf_limit = c.target.sbuf_bytes_per_partition
+    for s in c.fmt.slots.values():
         dt = _dtype_col(c, s)
         if dt is None:
             continue
         size = _lut(_ALIGN, dt)
-        sb, ps, _p, byte = _space(w)
-        lo = np.zeros(len(c), dtype=np.int64)
-        hi = np.zeros(len(c), dtype=np.int64)
-        for sk, nk in zip(s.step_keys, s.num_keys):  # type: ignore[attr-defined]
-            num = c[nk]
-            span = np.where(num > 1, c[sk] * (num - 1) * size, 0)
-            lo += np.minimum(span, 0)
-            hi += np.maximum(span, 0)
-        limit = np.where(sb, c.target.sbuf_bytes_per_partition, PSUM_PARTITION_BYTES)
-        first, last = byte + lo, byte + hi + size - 1
-        m |= (sb | ps) & (size > 0) & ((first < 0) | (last >= limit))
+        sb, ps, _p, byte = c.space(s)
+        # a bound first: the widest extent any row of this piece could have (column maxima); only the
+        # rows that bound cannot clear get the exact per-row extent
+        big = int(size.max()) if len(size) else 0
+        lo = hi = 0
+        for sk, nk in zip(s.step_keys, s.num_keys):
+            most = int(c.fields[nk].max()) - 1 if len(size) else 0
+            if most > 0:
+                st = c.fields[sk]
+                lo += min(int(st.min()), 0) * most * big
+                hi += max(int(st.max()), 0) * most * big
+        near = (sb & (byte > sbuf_limit - hi - big)) | (ps & (byte > PSUM_PARTITION_BYTES - hi - big))
+        if lo < 0:
+            near |= (sb | ps) & (byte < -lo)
+        rows = np.flatnonzero(near)
+        if len(rows):
+            m[rows] |= _geometry_exact(c, s, rows, size[rows], sb[rows], ps[rows], byte[rows], sbuf_limit)
     return m
+
+
+def _geometry_exact(c: Columns, s: Slot, rows: np.ndarray, size: np.ndarray, sb: np.ndarray, ps: np.ndarray,
+                    byte: np.ndarray, sbuf_limit: int) -> np.ndarray:
+    lo = np.zeros(len(rows), dtype=np.int64)
+    hi = np.zeros(len(rows), dtype=np.int64)
+    for sk, nk in zip(s.step_keys, s.num_keys):
+        num = c[nk][rows]
+        span = np.where(num > 1, c[sk][rows] * (num - 1) * size, 0)
+        lo += np.minimum(span, 0)
+        hi += np.maximum(span, 0)
+    limit = np.where(sb, sbuf_limit, PSUM_PARTITION_BYTES)
+    first, last = byte + lo, byte + hi + size - 1
+    return (sb | ps) & (size > 0) & ((first < 0) | (last >= limit))
 
 
 @vector("desc.count_range")
@@ -387,7 +471,7 @@ _GEN2_INT32 = {o.byte: w for o, w in INT32_FORMS_GEN2.values()}
 
 @vector("tt.opcode_class")
 def _v_tt_class(c: Columns) -> np.ndarray:
-    op, byte = c.opcode, c["op"]
+    op, byte = c.opcode, c.fields["op"]
     relevant = _in(op, (TT_ARITH.byte, TT_BITVEC.byte)) & ~_in(byte, ALU_INT_BAND) & _in(byte, _CLASS)
     bitvec = _in(byte, _IS_BITVEC_WIRE)
     if c.decisions.get(BitvecOpcode).is_bitvec(AluOp.bypass, AluClass.ARITH):
@@ -397,7 +481,7 @@ def _v_tt_class(c: Columns) -> np.ndarray:
 
 @vector("tt.int_band")
 def _v_tt_band(c: Columns) -> np.ndarray:
-    op, byte = c.opcode, c["op"]
+    op, byte = c.opcode, c.fields["op"]
     gen2 = c.target.name == "gen2"
     gen2_form = _in(op, _GEN2_INT32)
     band = _in(byte, ALU_INT_BAND)
@@ -419,7 +503,7 @@ def _v_tt_psum(c: Columns) -> np.ndarray:
         return c.none()
     m = c.none()
     for name in ("in0", "in1"):
-        _sb, ps, _p, _b = _space(c[f"{name}.addr"])
+        _sb, ps, _p, _b = c.space(c.fmt.slots[name])
         m |= ps
     return m
 
@@ -429,9 +513,9 @@ _DIV_LIKE = [ALU_WIRE[AluOp.divide][0], ALU_WIRE[AluOp.rsqrt][0]]
 
 @vector("tt.alu_legal")
 def _v_tt_alu_legal(c: Columns) -> np.ndarray:
-    byte = c["op"]
-    mod = (byte == ALU_WIRE[AluOp.mod][0]) & ~(_in(c["in0_dtype"], INT_MASK_WIRE_DTYPES) &
-                                                _in(c["in1_dtype"], INT_MASK_WIRE_DTYPES))
+    byte = c.fields["op"]
+    mod = (byte == ALU_WIRE[AluOp.mod][0]) & ~(c.isin("in0_dtype", INT_MASK_WIRE_DTYPES) &
+                                                c.isin("in1_dtype", INT_MASK_WIRE_DTYPES))
     return (c.opcode == TT_ARITH.byte) & (_in(byte, _DIV_LIKE) | mod)
 
 
@@ -452,7 +536,7 @@ def _v_datapath(c: Columns) -> np.ndarray:
 
 @vector("cp.mask_dtype")
 def _v_mask_dtype(c: Columns) -> np.ndarray:
-    return ~_in(c["mask_dtype"], INT_MASK_WIRE_DTYPES)
+    return ~c.isin("mask_dtype", INT_MASK_WIRE_DTYPES)
 
 
 def _v_equal_elements(c: Columns) -> np.ndarray:
@@ -507,7 +591,7 @@ def _v_sr_op(c: Columns) -> np.ndarray:
 @vector("sr.acc")
 def _v_sr_acc(c: Columns) -> np.ndarray:
     ok = [ACC_WIRE[a] for a in (AccType.Idle, AccType.ZeroAccumulate, AccType.AddAccumulate)]
-    return ~_in(c["acc"], ok)
+    return ~c.isin("acc", ok)
 
 
 @vector("sr.operands")
@@ -524,7 +608,7 @@ _SR_BAD = [WireDtype.FLOAT32R, WireDtype.INT32, WireDtype.UINT32, *WIDE_WIRE_DTY
 def _v_sr_dtypes(c: Columns) -> np.ndarray:
     m = c.none()
     for name in ("mask_dtype", "src_dtype", "dst_dtype", "fill_dtype"):
-        m |= _in(c[name], _SR_BAD)
+        m |= c.isin(name, _SR_BAD)
     return m
 
 
@@ -581,14 +665,14 @@ def _v_pairs(c: Columns) -> np.ndarray:
 
 @vector("alu.valid_op")
 def _v_alu_op(c: Columns) -> np.ndarray:
-    return ~_in(c["op"], _CLASS)
+    return ~c.isin("op", _CLASS)
 
 
 @vector("alu.dtypes")
 def _v_alu_dtype(c: Columns) -> np.ndarray:
     wide = c.has("dst_hi")
     allowed = [WireDtype.UINT64] if wide else [WireDtype.UINT32, WireDtype.INT32, *WIDE_WIRE_DTYPES]
-    return ~_in(c["src_dtype"], allowed)
+    return ~c.isin("src_dtype", allowed)
 
 
 @vector("ls.pairs")
