@@ -15,7 +15,7 @@ from ..errors import EncodeError
 from ..isa.decisions import DecisionSet
 from ..isa.decisions.spec import SharedSyncValue, SyncBandScope, UpdateModeWire
 from ..isa.descriptors import (
-    PACKINGS, NUM_MAX, NUM_MIN, PSUM_BANK_BYTES, PSUM_PARTITION_SHIFT, SBUF_PARTITION_SHIFT, STEP_MAX, STEP_MIN, addr4_psum, addr4_register,
+    PACKINGS, NUM_MAX, NUM_MIN, PSUM_BANK_BYTES, PSUM_BASE, PSUM_PARTITION_SHIFT, SBUF_PARTITION_SHIFT, STEP_MAX, STEP_MIN, addr4_psum, addr4_register,
     addr4_sbuf,
 )
 from ..isa.enums import (
@@ -44,7 +44,7 @@ class Context:
     and the plans (:class:`tongasm.codegen.plan.Encoder`).
     """
 
-    __slots__ = ("target", "decisions", "formats", "desc_memo", "op_memo", "sync_memo", "builders",
+    __slots__ = ("target", "decisions", "formats", "desc_memo", "shape_memo", "op_memo", "sync_memo", "builders",
                  "encoder")
 
     def __init__(self, target: Target, decisions: DecisionSet) -> None:
@@ -52,6 +52,7 @@ class Context:
         self.decisions = decisions
         self.formats: FormatSet = build_formats(decisions)
         self.desc_memo: dict[tuple[Any, ...], tuple[tuple[int, ...], int]] = {}  # see slot_part
+        self.shape_memo: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # see physical_part
         # format → slot → operand object → the slot's placed bits (see plan._builder)
         self.op_memo: dict[Format, dict[str, dict[Any, int]]] = {}
         self.sync_memo: dict[tuple[Any, ...], tuple[SyncInfo, int]] = {}  # see sync_part
@@ -337,8 +338,12 @@ def descriptor(op: Operand | None, s: Slot, ctx: Context, role: str | None = Non
 def slot_part(op: Operand | None, fmt: Format, s: Slot, ctx: Context) -> tuple[tuple[int, ...], int]:
     """:func:`descriptor` for slot ``s`` of ``fmt``, with the slot's bits placed in the bundle
     (:meth:`Format.place_slot`). Memoised per context on what both depend on: an access pattern
-    that recurs (the same location, dtype, pairs and offset) is packed once."""
+    that recurs (the same location, dtype, pairs and offset) is packed once, and a physical access
+    pattern's *shape* (all but its offset) once, so an operand at a new offset costs only its ADDR4
+    word (compilers' operands recur in shape, far less in offset)."""
     if type(op) is PhysicalAP:
+        if s.packing == "free-dims":
+            return physical_part(op, fmt, s, ctx)
         key: tuple[Any, ...] = (fmt, s.name, op.location, op.dtype, op.ap, op.offset)
     elif type(op) is RegisterAP:
         key = (fmt, s.name, op.register, op.dtype, op.ap, op.reg_ap_offset, op.is_regloc_offset)
@@ -353,6 +358,47 @@ def slot_part(op: Operand | None, fmt: Format, s: Slot, ctx: Context) -> tuple[t
         tup = _descriptor(op, s, ctx, s.name)
         hit = memo[key] = (tup, fmt.place_slot(s.name, tup))
     return hit
+
+
+def physical_part(op: PhysicalAP, fmt: Format, s: Slot, ctx: Context) -> tuple[tuple[int, ...], int]:
+    """slot_part of a physical access pattern in a D-6 (free-dims) slot: the shape's packing is
+    memoised (validated in full by the ordinary path the first time), the ADDR4 word computed per
+    offset by :func:`resolve_offset`'s rule; any address the shortcut cannot vouch for (off the
+    ADDR4 ranges, a location without dims) takes the ordinary path, which raises its exact error."""
+    memo = ctx.shape_memo
+    skey = (fmt, s.name, op.location, op.dtype, op.ap)
+    shape = memo.get(skey)
+    if shape is None:
+        if len(memo) >= DESC_MEMO_LIMIT:
+            memo.clear()
+        tup = _descriptor(op, s, ctx, s.name)  # every check of this shape (and of this offset)
+        tail = tup[1:]
+        loc = op.location
+        assert loc is not None
+        pos, lo, hi, _mask = fmt.placement(f"{s.name}.addr")
+        dims = loc.dims[1] if loc.dims and len(loc.dims) >= 2 and loc.dims[1] > 0 else 0
+        shape = memo[skey] = (tail, fmt.place_slot(s.name, (0, *tail)), pos, hi, loc.type == MemoryType.PSUM,
+                              loc.base, loc.addr, dims, dtype_size(op, s.name), loc.bank * PSUM_BANK_BYTES)
+        return tup, shape[1] | (tup[0] << pos)
+    tail, bits, pos, hi, psum, base, addr, dims, esize, bank_bytes = shape
+    off = op.offset * esize
+    if off == 0:
+        part, byte = base, addr
+    elif dims:
+        part, byte = base + off // dims, addr + off % dims
+    else:
+        part = -1
+    if psum:
+        byte += bank_bytes
+        ok = 0 <= part <= 127 and 0 <= byte < 1 << PSUM_PARTITION_SHIFT
+        word = PSUM_BASE + (part << PSUM_PARTITION_SHIFT) + byte
+    else:
+        ok = 0 <= part <= 127 and 0 <= byte < 1 << SBUF_PARTITION_SHIFT
+        word = (part << SBUF_PARTITION_SHIFT) | byte
+    if not ok or word > hi:
+        tup = _descriptor(op, s, ctx, s.name)  # raises the ordinary path's error (or agrees)
+        return tup, fmt.place_slot(s.name, tup)
+    return (word, *tail), bits | (word << pos)
 
 
 def _descriptor(op: Operand | None, s: Slot, ctx: Context, role: str) -> tuple[int, ...]:

@@ -33,7 +33,7 @@ from ..isa.fields import Format
 from ..isa.layout import Binding
 from ..ir.instructions import Instruction
 from ..ir.operands import Immediate, Operand, PhysicalAP, RegisterAccess, RegisterAP
-from .common import DESC_MEMO_LIMIT, Context, partitions, slot_part, wire
+from .common import DESC_MEMO_LIMIT, Context, physical_part, partitions, slot_part, wire
 
 #: A family's choice for one instruction: its layout and the static field values (opcode included).
 Selection = tuple[Format, dict[str, int]]
@@ -231,9 +231,10 @@ def _elements(op: Operand | None, role: str) -> int:
 
 def _slot_miss(ctx: Context, fmt: Format, sname: str, memo: dict[Any, int]) -> Callable[[Operand | None], int]:
     s = fmt.slots[sname]
+    direct = s.packing == "free-dims"  # a physical AP in a D-6 slot: straight to its shape memo
 
     def miss(op: Operand | None) -> int:
-        bits = slot_part(op, fmt, s, ctx)[1]
+        bits = (physical_part(op, fmt, s, ctx) if direct and type(op) is PhysicalAP else slot_part(op, fmt, s, ctx))[1]
         if len(memo) >= DESC_MEMO_LIMIT:
             memo.clear()
         memo[op] = bits
