@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ap, imm, inst, kernel, loc, reg
+from tongasm import expand_manifest
 from tongasm.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,17 +28,18 @@ def test_assemble_example_writes_streams_and_manifest(tmp_path, capsys):
     assert files == ["act.bin", "dve.bin", "manifest.json", "memory.json", "sp.bin"]
     man = json.loads((out / "manifest.json").read_text())
     assert man["target"] == "gen2"
-    names = [i["name"] for i in man["instructions"]]
-    assert names == ["add_ab", "sum_to_psum", "pick", "load_n", "set_limit", "add_count", "save_count"]
-    add = man["instructions"][0]
+    assert man["instructions"]["name"] == ["add_ab", "sum_to_psum", "pick", "load_n", "set_limit", "add_count",
+                                           "save_count"]
+    entries = list(expand_manifest(man))
+    add = entries[0]
     assert add["engine"] == "dve" and add["opcodes"] == [0x41] and add["offset"] == 0
-    pick = man["instructions"][2]  # a Select: two bundles, copy then predicated copy
+    pick = entries[2]  # a Select: two bundles, copy then predicated copy
     assert pick["opcodes"] == [0x46, 0x72] and pick["offsets"] == [64, 128]
     mem = json.loads((out / "memory.json").read_text())
     assert {v["name"]: v["var_id"] for v in mem["variables"]}["n"] == 7
     sizes = {p.name: p.stat().st_size for p in out.iterdir() if p.suffix == ".bin"}
     assert sizes == {"dve.bin": 192, "act.bin": 64, "sp.bin": 256}
-    for entry in man["instructions"]:
+    for entry in entries:
         data = (out / f"{entry['engine']}.bin").read_bytes()
         assert data[entry["offset"]] == entry["opcodes"][0]
     assert "dve.bin" in capsys.readouterr().out

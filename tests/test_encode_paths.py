@@ -113,3 +113,36 @@ def test_same_shape_at_many_offsets_encodes_as_each_alone(offsets: list[tuple[in
         return
     assert bad is None, f"accepted instruction {bad}, which alone is refused: {want[bad]}"
     assert got == b"".join(w for w in want if isinstance(w, bytes))
+
+
+# --- the manifest's column form ---------------------------------------------------------------------
+
+def test_manifest_columns_expand_to_every_entry_and_stay_smaller_than_the_streams(tmp_path: Path) -> None:
+    """The written manifest (streamed) equals manifest(); expanding it gives exactly the per-instruction
+    entries (names, opcodes read from the streams, byte offsets); it is smaller than the streams."""
+    from tongasm import expand_manifest
+
+    asm = assemble(KERNELS.kernel_ir(3000, seed=5), check="off")
+    with open(tmp_path / "m.json", "wb") as fh:
+        asm.write_manifest(fh)
+    written = json.loads((tmp_path / "m.json").read_text())
+    assert written == asm.manifest()
+    assert list(expand_manifest(written)) == [e.to_json() for e in asm.instructions]
+    for e in expand_manifest(written):  # each offset holds the named opcode, in the named stream
+        assert [asm.streams[e["engine"]][o] for o in e["offsets"]] == e["opcodes"]
+    assert (tmp_path / "m.json").stat().st_size < sum(len(s) for s in asm.streams.values()) / 4
+
+
+@pytest.mark.parametrize("bad", [{}, {"instructions": []}, {"instructions": {"form": "columns-0"}},
+                                 {"instructions": {"form": "columns-1", "count": 1, "name": ["a"], "kind": [3],
+                                                   "kinds": []}},
+                                 {"instructions": {"form": "columns-1", "count": 2, "name": ["a"], "kind": [0],
+                                                   "kinds": [{"engine": "dve", "opcodes": [65]}]}},
+                                 {"instructions": {"form": "columns-1", "count": 1, "name": ["a"], "kind": [0],
+                                                   "kinds": [{"engine": 3, "opcodes": [65]}]}}])
+def test_a_broken_manifest_is_an_input_error(bad: dict[str, Any]) -> None:
+    from tongasm import expand_manifest
+    from tongasm.errors import InputError
+
+    with pytest.raises(InputError):
+        list(expand_manifest(bad))

@@ -442,14 +442,14 @@ def cmd_decode(args: argparse.Namespace) -> int:
     decoded = pieces()
     failures = _Failures(args.file)
     if args.format == "json":
-        # the same text as json.dumps(list, indent=1), written element by element
-        out, sep = sys.stdout, "[\n "
+        # a JSON array, one bundle object per line (compact: json's C encoder writes each)
+        out, sep, dumps = sys.stdout, "[\n", json.dumps
         for d in decoded:
             if isinstance(d, DecodeFailure):
                 failures.add(d)
-            out.write(sep + json.dumps(d.to_json(), indent=1).replace("\n", "\n "))
-            sep = ",\n "
-        out.write("[]\n" if sep == "[\n " else "\n]\n")
+            out.write(sep + dumps(d.to_json()))
+            sep = ",\n"
+        out.write("[]\n" if sep == "[\n" else "\n]\n")
     else:
         for d in decoded:
             if isinstance(d, DecodeFailure):
@@ -532,11 +532,15 @@ def _decode_neff(args: argparse.Namespace) -> int:
     decisions = _decisions(args)
     failures: list[tuple[str, Any]] = []
     skipped: dict[int, int] = {}
-    out: list[dict[str, Any]] = []
-    for ns in sel.streams:
+    dumps = json.dumps
+    if args.format == "json":  # {"neff": ..., "streams": [{..., "bundles": [one compact object per line]}]}
+        sys.stdout.write('{"neff": ' + dumps(sel.selector.path) + ', "streams": [')
+    for n_stream, ns in enumerate(sel.streams):
         names = ns.bir_names or []
         if args.format == "json":
-            rows = []
+            head = dumps({"stream": ns.name, "member": ns.member, "target": ns.target.name})
+            sys.stdout.write(("," if n_stream else "") + "\n" + head[:-1] + ', "bundles": [')
+            sep = "\n"
         else:
             print(f"== {ns.name} ({ns.member}): {_plural(len(ns.data) // BUNDLE_SIZE, 'bundle')}")
         for i, d in enumerate(iter_stream(ns.data, decisions=decisions)):
@@ -549,13 +553,15 @@ def _decode_neff(args: argparse.Namespace) -> int:
                 row = d.to_json()
                 if isinstance(d, DecodeFailure):
                     row["name"] = _opcode_name(d.raw[0])
-                rows.append(dict(row, bir=bir))
+                row["bir"] = bir
+                sys.stdout.write(sep + dumps(row))
+                sep = ",\n"
             else:
                 _print_decoded(d, bir)
         if args.format == "json":
-            out.append({"stream": ns.name, "member": ns.member, "target": ns.target.name, "bundles": rows})
+            sys.stdout.write("]}")
     if args.format == "json":
-        _print_json({"neff": sel.selector.path, "streams": out})
+        sys.stdout.write("\n]}\n")
     if skipped and not getattr(args, "quiet", False):
         sys.stderr.write(f"tongasm: note: {sum(skipped.values())} bundles of opcodes tongasm has no layout for yet "
                          "listed undecoded: " + ", ".join(f"{op:#04x} {_opcode_name(op)} x{n}"

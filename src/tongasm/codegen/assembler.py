@@ -32,6 +32,7 @@ from ..passes import LOWERINGS, ProgramItem, lower
 from ..passes.program import Walked, label_of, walk, walk_top
 from ..passes.prologue import with_prologue
 from .common import Context, sync_part
+from .manifest import MANIFEST_FORM, KindTable, compact_instructions
 from .generator import CodegenResult, codegen_for, encoder_of, generate, stream_of
 from .plan import Encoder
 
@@ -164,18 +165,27 @@ class Assembly:
         }
 
     def manifest(self) -> dict[str, Any]:
-        """The ``manifest.json`` object."""
-        return {**self._manifest_head(), "instructions": [i.to_json() for i in self.log.entries(self.streams)]}
+        """The ``manifest.json`` object (the compact form of :mod:`tongasm.codegen.manifest`)."""
+        names: list[str] = []
+        kinds = KindTable()
+        column = [kinds.id_of(e, names) for e in self.log.entries(self.streams)]
+        return {**self._manifest_head(), "instructions": compact_instructions(names, column, kinds)}
 
     def write_manifest(self, fh: BinaryIO) -> None:
-        """Write ``manifest.json`` entry by entry (no whole-manifest object in memory)."""
+        """Write ``manifest.json`` (compact form), the name column streamed entry by entry (no
+        per-instruction objects kept; the kind column is one small integer each)."""
         head = json.dumps(self._manifest_head(), indent=1)
-        fh.write(head[:-2].encode() + b',\n "instructions": [')
-        first = True
-        for e in self.log.entries(self.streams):
-            fh.write((b"\n  " if first else b",\n  ") + json.dumps(e.to_json()).encode())
-            first = False
-        fh.write(b"\n ]\n}\n")
+        fh.write(head[:-2].encode() + b',\n "instructions": {\n  "form": "' + MANIFEST_FORM.encode() +
+                 b'",\n  "count": ' + str(len(self.log)).encode() + b',\n  "name": [')
+        kinds = KindTable()
+        column = array("I")
+        names: list[str] = []
+        dumps = json.dumps
+        for k, e in enumerate(self.log.entries(self.streams)):
+            column.append(kinds.id_of(e, names))
+            fh.write((b"," if k else b"") + dumps(names.pop()).encode())
+        fh.write(b"],\n  \"kind\": [" + ",".join(map(str, column)).encode() + b"],\n  \"kinds\": [")
+        fh.write(",\n   ".join(dumps(k) for k in kinds.rows).encode() + b"]\n }\n}\n")
 
     def write(self, out_dir: str | os.PathLike[str]) -> list[Path]:
         """Write the streams, the census, ``memory.json`` and ``manifest.json`` into ``out_dir`` atomically.
