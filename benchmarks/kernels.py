@@ -43,7 +43,7 @@ ALLOCATIONS = [
     {"name": "p_set", "kind": "Internal", "dtype": "float32",
      "memorylocations": [{"name": "p", "type": "PSUM", "addr": 0, "base": 0, "bank": 0, "dims": [128, 16384]}]},
     {"name": "t_set", "kind": "Const", "dtype": "int32",
-     "memorylocations": [{"name": "t", "type": "DRAM", "addr": 0, "dims": [1, 65536], "tensor_id": 3}]},
+     "memorylocations": [{"name": "t", "type": "DRAM", "addr": 0, "dims": [1, 65536], "tensor_id": 5}]},
 ]
 REGISTERS = {f"r{i}": i for i in range(16)}
 
