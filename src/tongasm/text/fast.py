@@ -10,6 +10,8 @@ output identical to the reference listing.
 
 from __future__ import annotations
 
+import operator
+
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
@@ -201,6 +203,12 @@ def _unexplained(fmt: Format, data2d: np.ndarray, index: np.ndarray) -> np.ndarr
 def stream_bodies(data: bytes | bytearray | memoryview | np.ndarray, *, decisions: DecisionSet = DEFAULT_DECISIONS,
                   cols: StreamColumns | None = None) -> list[str]:
     """The instruction text of every bundle of a stream, in order (``.bytes ...`` for undecodable ones)."""
+    return _bodies(data, decisions, cols)[0]
+
+
+def _bodies(data: bytes | bytearray | memoryview | np.ndarray, decisions: DecisionSet,
+            cols: StreamColumns | None = None) -> tuple[list[str], list[int]]:
+    """stream_bodies, and the indexes of the undecodable bundles."""
     arr = as_uint8(data)
     fs = build_formats(decisions)
     cols = cols or decode_stream(arr, decisions=decisions)
@@ -229,15 +237,21 @@ def stream_bodies(data: bytes | bytearray | memoryview | np.ndarray, *, decision
             for k in odd:
                 col[k] = "".join(", " + t for t in patch_text(fmt, bytes(rows[k])))
             parts.append(col)
-        mnemonics = {op: fast_template(fmt, op, fs, decisions).mnemonic for op in set(opcodes)}
-        texts = map("".join, zip(*parts)) if parts else [""] * len(g)
+        ops = set(opcodes)
+        mnemonics = {op: fast_template(fmt, op, fs, decisions).mnemonic for op in ops}
         bodies = np.empty(len(g), dtype=object)
-        bodies[:] = [mnemonics[op] + " " + t[2:] if t else mnemonics[op] for op, t in zip(opcodes, texts)]
+        if not parts:
+            bodies[:] = [mnemonics[op] for op in opcodes]
+        else:  # "Mnemonic, a=1, b=2" with its first ", " made a space; a row without operands keeps the mnemonic
+            lead = [mnemonics[opcodes[0]]] * len(g) if len(ops) == 1 else [mnemonics[op] for op in opcodes]
+            texts = list(map("".join, zip(lead, *parts)))
+            bodies[:] = [t.replace(", ", " ", 1) for t in texts]
         out[g.index] = bodies
-    for i in cols.undecodable.tolist():
+    bad = cols.undecodable.tolist()
+    for i in bad:
         raw = bytes(data2d[i])
         out[i] = f".bytes {raw.hex()}  ; {why_undecodable(raw, fs)}"
-    return out.tolist()
+    return out.tolist(), bad
 
 
 def stream_lines(data: bytes | bytearray | memoryview | np.ndarray, *, decisions: DecisionSet = DEFAULT_DECISIONS,
@@ -266,13 +280,15 @@ def _stream_lines(data: bytes | bytearray | memoryview | np.ndarray, decisions: 
 
         check_stream_length(arr.size)
     n = arr.size // BUNDLE_SIZE
-    bodies = stream_bodies(arr, decisions=decisions)
+    bodies, bad = _bodies(arr, decisions)
     rows = arr.reshape(n, BUNDLE_SIZE)
     if base + n * BUNDLE_SIZE > 0xFFFFFFFF:  # offsets wider than 8 digits: the plain path
         return [_line(first + i, rows[i], b, full_bytes) for i, b in enumerate(bodies)]
     prefixes = _prefixes(rows, full_bytes, first)
-    return [f"{(first + i) * BUNDLE_SIZE:08x}:  {b}" if b[0] == "." else p + b
-            for i, (p, b) in enumerate(zip(prefixes, bodies))]
+    lines = list(map(operator.add, prefixes, bodies))
+    for i in bad:  # an undecodable bundle's line has no bytes column (its .bytes directive holds them)
+        lines[i] = f"{(first + i) * BUNDLE_SIZE:08x}:  {bodies[i]}"
+    return lines
 
 
 _HEX = np.frombuffer(b"0123456789abcdef", dtype=np.uint8).astype(np.uint32)
