@@ -292,7 +292,7 @@ def cmd_assemble(args: argparse.Namespace) -> int:
     with _bar(args, "assemble", unit="instructions") as bar:
         kernel = stream_bir(Path(args.kernel))  # instruction by instruction: bounded memory on huge kernels
         asm = assemble(kernel, target=args.target, decisions=decisions, census=args.census,
-                       check="warn" if args.warn else "refuse", on_result=_assemble_progress(kernel, bar))
+                       check="warn" if args.warn else "refuse", progress=_assemble_progress(kernel, bar))
         bar.phase(f"assemble: writing {args.output}", done=len(asm.log))
         written = {p.name for p in asm.write(args.output)}
     warnings = Repeats(lambda line: sys.stderr.write(f"tongasm: warning: {line}\n"))
@@ -364,21 +364,19 @@ def _bar(args: argparse.Namespace, label: str, total: int | None = None, *, unit
     return progress(label, total, unit=unit, quiet=quiet)
 
 
-def _assemble_progress(kernel: Any, bar: NullProgress) -> Callable[[Any], None] | None:
-    """An ``on_result`` hook for :func:`tongasm.codegen.assemble` that moves the bar every 512
-    instructions; the share done is the streamed reader's position in the JSON text."""
+def _assemble_progress(kernel: Any, bar: NullProgress) -> Callable[[int], None] | None:
+    """A ``progress`` hook for :func:`tongasm.codegen.assemble` (called every 512 instructions) that
+    moves the bar; the share done is the streamed reader's position in the JSON text."""
     if bar.hook is None:
         return None
     text = kernel.text
     size = max(len(text.s), 1)
     update = bar.update
 
-    def on_result(res: Any) -> None:
-        i = res.item.index
-        if not i & 511:
-            update(i, fraction=text.i / size)
+    def progress(i: int) -> None:
+        update(i, fraction=text.i / size)
 
-    return on_result
+    return progress
 
 
 def cmd_opcodes(args: argparse.Namespace) -> int:

@@ -167,6 +167,18 @@ def _check_columns(arr: np.ndarray, fs: FormatSet, target: Target, decisions: De
     return [(pos, f) for pos, _o, _j, f in found if _lint_as_warnings([f])]
 
 
+def bundle_findings(data: bytes, *, target: Target, decisions: DecisionSet, stream: str | None,
+                    checks: CheckSet) -> Iterator[tuple[int, Finding]]:
+    """(bundle number, finding) of the bundle checks over a whole stream of encoded bundles, in the
+    order checking bundle by bundle gives, without a location (the caller names the instruction)."""
+    fs = build_formats(decisions)
+    arr = as_uint8(data)
+    whole = len(arr) // BUNDLE_SIZE
+    for start in range(0, whole, STREAM_CHUNK):
+        part = arr[start * BUNDLE_SIZE:min(whole, start + STREAM_CHUNK) * BUNDLE_SIZE]
+        yield from _check_columns(part, fs, target, decisions, stream, checks, "error", {}, start)
+
+
 def check_stream(data: bytes | bytearray | memoryview, *, name: str | None = None, target: Target = DEFAULT_TARGET,
                  decisions: DecisionSet = DEFAULT_DECISIONS, checks: CheckSet | None = None,
                  stream: str | None = None,

@@ -18,7 +18,8 @@ from typing import Any, BinaryIO
 from collections.abc import Callable, Iterable, Iterator
 
 from .._meta import __version__
-from ..check.runner import stage_of
+from ..check.registry import CheckSet
+from ..check.runner import bundle_findings, check_instruction, stage_of
 from ..errors import EncodeError, InputError, ValidationError
 from ..util import Content, manifest_files, paused_gc, write_output_dir
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
@@ -264,6 +265,7 @@ def assemble(
     check: str = "refuse",
     checks: Any = None,
     on_result: Callable[[CodegenResult], None] | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> Assembly:
     """Encode a kernel (or a streamed one, see :func:`tongasm.ir.stream_reader.stream_bir`) into
     per-engine streams.
@@ -273,7 +275,12 @@ def assemble(
     (RUN_ISA_CHECKS) and any ISA-validator finding raises :class:`~tongasm.errors.ValidationError`
     listing all of them; BIR-verifier findings are kept in ``Assembly.findings`` as warnings.
     ``check="warn"`` keeps every finding as a warning and returns the streams anyway;
-    ``check="off"`` runs GENERATE_ISACODE only.
+    ``check="off"`` runs GENERATE_ISACODE only. ``progress(index)`` is called every 512 instructions.
+
+    Without ``on_result`` the checks run over the finished streams (the vector forms of
+    :mod:`tongasm.check.vectorized`, then the scalar checks on the marked bundles) and the IR checks
+    per instruction: the findings, their order and what they name are those of checking each
+    instruction's bundle as it is made (``on_result`` needs that path: it sees each result).
 
     The iterations of an unrolled ``Loop`` are the same instruction objects (physical access
     patterns do not depend on the induction variable), so in GENERATE_ISACODE each loop body
@@ -286,15 +293,23 @@ def assemble(
         walked = with_prologue(walked, source.functions[0], decisions)
     with paused_gc():
         return _assemble(walked, source, target, decisions, census, check, checks, on_result,
-                         retain=not isinstance(kernel, StreamedKernel))
+                         retain=not isinstance(kernel, StreamedKernel), progress=progress)
 
 
 def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | None, decisions: DecisionSet,
               census: bool, check: str, checks: Any, on_result: Callable[[CodegenResult], None] | None,
-              retain: bool = False) -> Assembly:
+              retain: bool = False, progress: Callable[[int], None] | None = None) -> Assembly:
     tgt = resolve_target(kernel.arch, target)
     mode = CodeGenMode.GENERATE_ISACODE if check == "off" else CodeGenMode.RUN_ISA_CHECKS
-    plain = mode == CodeGenMode.GENERATE_ISACODE and on_result is None  # bytes wanted and nothing else
+    # the lean path: bytes wanted, and (RUN_ISA_CHECKS without on_result) findings from the finished streams
+    plain = on_result is None
+    batch = plain and mode == CodeGenMode.RUN_ISA_CHECKS
+    cs = checks or CheckSet()
+    ir_found: list[tuple[int, int, int, list[Any]]] = []  # (instruction, part, 1, findings) of the IR checks
+    b_part = array("H")  # per bundle (batch): its part of a lowered instruction, the number of parts,
+    b_parts = array("H")  # and its label (an id into labels)
+    b_label = array("I")
+    labels: dict[str, int] = {}
     ctx = Context(tgt, decisions)
     asm = Assembly(tgt, decisions, census=bytearray() if census else None, kernel=kernel)
     log = asm.log
@@ -314,6 +329,8 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
     class_ids: dict[type, int] = {}  # IR class → BIR opcode id, for the classes whose opcode is the class's
     for inst, func, it in walked:
         index += 1
+        if progress is not None and not index & 511:
+            progress(index)
         bid = class_ids.get(type(inst))
         if bid is None:
             log.add_instruction(inst if retain else inst.name, inst.opcode)
@@ -349,6 +366,19 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                 stream += b
                 if cen is not None:
                     cen += b
+                if batch:
+                    label = label_of(inst, x)
+                    b_part.append(part)
+                    b_parts.append(len(parts))
+                    b_label.append(labels.setdefault(label, len(labels)))
+                    found = check_instruction(x, cs, decisions, func, ctx.target)
+                    if part == 0 and inst is not x:  # rules on the instruction before its lowering
+                        found += check_instruction(inst, cs, decisions, func, ctx.target)
+                    if found:
+                        for f in found:
+                            f.inst_name, f.inst_index, f.inst_opcode = inst.name or None, index, label
+                            f.bundle = part if len(parts) > 1 else None
+                        ir_found.append((index, part, 1, found))
                 continue
             res = generate(ProgramItem(index, x, func, inst, part, len(parts), it), ctx, mode, checks=checks)
             if res.findings:
@@ -362,6 +392,8 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                 stream += b
                 if cen is not None:
                     cen += b
+    if batch:
+        asm.findings = _stream_findings(asm, ctx, cs, ir_found, b_part, b_parts, b_label, list(labels))
     # keep first-use order of streams: sort by the first bundle that went to each
     used = {n for n in STREAM_NAMES if streams[n]}
     first: dict[int, int] = {}
@@ -372,6 +404,38 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
     ordered = sorted(used, key=lambda n: first.get(STREAM_IDS[n], 0))
     asm.streams = {n: streams[n] for n in ordered}
     return _finish(asm, check)
+
+
+def _stream_findings(asm: Assembly, ctx: Context, cs: CheckSet, ir_found: list[tuple[int, int, int, list[Any]]],
+                     b_part: array[int], b_parts: array[int], b_label: array[int], labels: list[str]) -> list[Any]:
+    """The findings of RUN_ISA_CHECKS over a kernel, from its finished streams: the bundle checks run
+    over each stream's columns, each finding is given its bundle's instruction, and all are put in
+    program order (per instruction and part: its bundle's findings, then the IR checks')."""
+    import numpy as np
+
+    log = asm.log
+    names = log.names
+    inst_of = np.frombuffer(log.inst, dtype=np.int64)
+    stream_of_bundle = np.frombuffer(log.stream, dtype=np.uint8)
+    out: list[tuple[int, int, int, int, Any]] = [(i, p, kind, j, f) for i, p, kind, fs in ir_found
+                                                 for j, f in enumerate(fs)]
+    seq = 0
+    for name, data in asm.streams.items():
+        if not data:
+            continue
+        where = np.flatnonzero(stream_of_bundle == STREAM_IDS[name])  # the log's bundle numbers of this stream
+        for pos, f in bundle_findings(bytes(data), target=ctx.target, decisions=ctx.decisions, stream=name,
+                                      checks=cs):
+            k = int(where[pos])
+            i = int(inst_of[k])
+            src = names[i]
+            f.inst_name = (src if type(src) is str else src.name) or None  # type: ignore[union-attr]
+            f.inst_index, f.inst_opcode = i, labels[b_label[k]]
+            f.bundle = b_part[k] if b_parts[k] > 1 else None
+            out.append((i, b_part[k], 0, seq, f))
+            seq += 1
+    out.sort(key=lambda t: t[:4])
+    return [t[4] for t in out]
 
 
 def _route(inst: Instruction, stream_ids: dict[str, tuple[int, bytearray]],
