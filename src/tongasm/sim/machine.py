@@ -9,7 +9,7 @@ gather. Addresses come from the decoded ADDR4 word exactly as the spec lays it o
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
 
@@ -61,7 +61,7 @@ class Stationary:
 class DmaTransfer:
     """An issued DMA (S-40): what it reads and writes, resolved when it was issued, done by :meth:`complete`."""
 
-    __slots__ = ("engine", "where", "reads", "writes", "w_in", "w_out", "semaphore", "increments")
+    __slots__ = ("engine", "where", "reads", "writes", "w_in", "w_out", "semaphore", "increments", "issued")
 
     def __init__(self, engine: str, where: str, reads: tuple[np.ndarray, np.ndarray], writes: tuple[np.ndarray, np.ndarray],
                  w_in: int, w_out: int, semaphore: int, increments: list[int]) -> None:
@@ -70,6 +70,8 @@ class DmaTransfer:
         self.reads, self.writes = reads, writes
         self.w_in, self.w_out = w_in, w_out
         self.semaphore, self.increments = semaphore, increments
+        #: the scheduler's clock when the DMA was issued (for the trace; -1 until set)
+        self.issued = -1
 
     def complete(self, m: Machine) -> None:
         """Move the data (S-44: element-wise conversion) and apply the completion increments (R-15)."""
@@ -84,6 +86,10 @@ class DmaTransfer:
         dst[offs_out] = raw.reshape(offs_out.shape)
         for inc in self.increments:
             m.semaphores[self.semaphore] = _wrap32(int(m.semaphores[self.semaphore]) + inc)
+        if self.increments:
+            m.sem_last[self.semaphore] = f"the completion of the DMA at {self.where}"
+        if m.on_dma_complete is not None:
+            m.on_dma_complete(self)
 
 
 def _wrap32(v: int) -> int:
@@ -94,13 +100,21 @@ def _wrap32(v: int) -> int:
 class Machine:
     """One NeuronCore's state."""
 
-    def __init__(self, target: Target, memory: MemoryDescription | None = None, *, seed: int = 0) -> None:
+    def __init__(self, target: Target, memory: MemoryDescription | None = None, *, seed: int = 0,
+                 dram: Mapping[int, np.ndarray] | None = None) -> None:
+        """``dram`` gives the byte buffers (flat uint8) of some DRAM variables by var_id: a NEFF's
+        cores share their inputs and outputs, and its ``file`` constants come from its members; the
+        others are allocated zeroed (S-17)."""
         self.target = target
         self.sbuf = np.zeros(target.sbuf_partitions * target.sbuf_bytes_per_partition, dtype=np.uint8)  # S-17
         self.psum = np.zeros(target.sbuf_partitions * PSUM_PARTITION_BYTES, dtype=np.uint8)
         self.sbuf_stride = target.sbuf_bytes_per_partition
         self.psum_stride = PSUM_PARTITION_BYTES
         self.semaphores = np.zeros(N_SEMAPHORES, dtype=np.int64)  # int32 counters, kept wide and wrapped
+        #: who last changed each semaphore (a bundle's update or a DMA's completion), for deadlock reports
+        self.sem_last: dict[int, str] = {}
+        #: called with each DMA as it completes (the trace's DMA slices)
+        self.on_dma_complete: Callable[[DmaTransfer], None] | None = None
         self.events = np.zeros(N_SEMAPHORES, dtype=bool)
         self.engines = {e: EngineState(e, np.zeros(target.registers, dtype=np.uint32),
                                        np.full(target.sbuf_partitions, -np.inf, dtype=np.float32),
@@ -122,7 +136,10 @@ class Machine:
         for v in self.memory.variables:
             self.vars_by_id.setdefault(v.var_id, v)
             if v.space == "DRAM":
-                self.dram[v.var_id] = np.zeros(max(v.nbytes, 0), dtype=np.uint8)
+                given = None if dram is None else dram.get(v.var_id)
+                if given is not None and (given.dtype != np.uint8 or given.ndim != 1 or given.size != v.nbytes):
+                    raise SimError(f"variable {v.name!r}: the buffer given for it is not {v.nbytes} flat bytes")
+                self.dram[v.var_id] = given if given is not None else np.zeros(max(v.nbytes, 0), dtype=np.uint8)
 
     # --- DMAs (S-40) ---------------------------------------------------------------------------------
 
