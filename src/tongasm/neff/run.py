@@ -262,7 +262,8 @@ class NeffRunResult:
 def run_neff(neff: Neff, inputs: Mapping[str, np.ndarray], *, graphs: list[str] | None = None,
              decisions: DecisionSet = DEFAULT_DECISIONS, seed: int = 0, declared: Mapping[str, Declared] = {},
              timeline: Timeline | None = None, progress: Callable[[int, int | None], None] | None = None,
-             note: Callable[[str], None] | None = None, copy_inputs: bool = True) -> NeffRunResult:
+             note: Callable[[str], None] | None = None, copy_inputs: bool = True,
+             log: Callable[[str, DecodedBundle, int], None] | None = None) -> NeffRunResult:
     """Run the NEFF's graphs (default: all, S-61) on ``inputs`` (by the NEFF's variable names).
 
     Every input variable must be given, exactly its dtype and shape (or an exact cast, reported
@@ -338,7 +339,8 @@ def run_neff(neff: Neff, inputs: Mapping[str, np.ndarray], *, graphs: list[str] 
         if timeline is not None:
             timeline.core(core.graph.name)
         hook = None if progress is None else (lambda n, _t, base=done: progress(base + n, total))
-        sched = Scheduler(m, streams, decisions, progress=hook, timeline=timeline, dma_queues=core.queues, seed=seed)
+        sched = Scheduler(m, streams, decisions, log, progress=hook, timeline=timeline, dma_queues=core.queues,
+                          seed=seed)
         stats = sched.run()
         if timeline is not None:
             timeline.offset += sched.clock + 1

@@ -58,15 +58,19 @@ class Stationary:
     transpose: bool
 
 
+#: one side of a DMA: a [runs, run bytes] view, or (buffer, [runs, run bytes] byte indices)
+DmaSide = np.ndarray | tuple[np.ndarray, np.ndarray]
+
+
 class DmaTransfer:
     """An issued DMA (S-40): what it reads and writes, resolved when it was issued, done by :meth:`complete`."""
 
     __slots__ = ("engine", "where", "reads", "writes", "w_in", "w_out", "semaphore", "increments", "issued")
 
-    def __init__(self, engine: str, where: str, reads: tuple[np.ndarray, np.ndarray], writes: tuple[np.ndarray, np.ndarray],
+    def __init__(self, engine: str, where: str, reads: DmaSide, writes: DmaSide,
                  w_in: int, w_out: int, semaphore: int, increments: list[int]) -> None:
         self.engine, self.where = engine, where
-        # (buffer, the byte index of every byte of every run: [runs, run bytes]), runs in transfer order (R-16)
+        # a [runs, run bytes] view, or (buffer, the byte index of every byte of every run), runs in transfer order (R-16)
         self.reads, self.writes = reads, writes
         self.w_in, self.w_out = w_in, w_out
         self.semaphore, self.increments = semaphore, increments
@@ -75,15 +79,19 @@ class DmaTransfer:
 
     def complete(self, m: Machine) -> None:
         """Move the data (S-44: element-wise conversion) and apply the completion increments (R-15)."""
-        (src, offs_in), (dst, offs_out) = self.reads, self.writes
-        data = src[offs_in]  # fancy index: [runs, run bytes]
+        # [runs, run bytes], always a copy: the dst may overlap the src
+        data = self.reads[0][self.reads[1]] if isinstance(self.reads, tuple) else np.array(self.reads)
         values = data.reshape(-1).view(numeric.element_type(self.w_in))
-        out = numeric.convert(values, self.w_in, self.w_out)
+        out = values if self.w_in == self.w_out else numeric.convert(values, self.w_in, self.w_out)
         raw = np.ascontiguousarray(out).view(np.uint8)
-        if raw.size != offs_out.size:
+        shape = self.writes[1].shape if isinstance(self.writes, tuple) else self.writes.shape
+        if raw.size != shape[0] * shape[1]:
             raise SimError(f"{self.where}: the DMA reads {values.size} elements ({raw.size} bytes as the dst dtype) but "
-                           f"writes {offs_out.size} bytes")
-        dst[offs_out] = raw.reshape(offs_out.shape)
+                           f"writes {shape[0] * shape[1]} bytes")
+        if isinstance(self.writes, tuple):
+            self.writes[0][self.writes[1]] = raw.reshape(shape)
+        else:
+            self.writes[...] = raw.reshape(shape)
         for inc in self.increments:
             m.semaphores[self.semaphore] = _wrap32(int(m.semaphores[self.semaphore]) + inc)
         if self.increments:
