@@ -283,11 +283,11 @@ def run_neff(neff: Neff, inputs: Mapping[str, np.ndarray], *, graphs: list[str] 
                 raise NeffError(f"{v.name!r} is a {first.kind.lower() if first.kind else '?'} of {first.nbytes} bytes in "
                                 f"{cores[0].graph.name} but a {v.kind.lower()} of {v.nbytes} bytes in {core.graph.name}")
     for n in inputs:
-        v = shared.get(n)
-        if v is None:
+        given = shared.get(n)
+        if given is None:
             raise InputError(f"the NEFF has no input named {n!r} (inputs: "
                              f"{', '.join(k for k, x in shared.items() if x.kind == 'Input') or 'none'})")
-        if v.kind != "Input":
+        if given.kind != "Input":
             raise InputError(f"{n!r} is an output of the NEFF; only its inputs take -i")
     missing = [n for n, v in shared.items() if v.kind == "Input" and n not in inputs]
     if missing:
