@@ -15,9 +15,14 @@ large  matmul_large.neff: x [128, 32768] and y [32768, 65536] fp16 (4 GiB) with 
 
 from __future__ import annotations
 
+import os
+
+# one BLAS thread: the PE's 128 x 128 x N products are small, and on this 2-core sandbox OpenBLAS's
+# threads make each one ~10x slower (0.5 ms -> 5 ms for N = 512) when anything else runs. Set before numpy loads.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import argparse
 import json
-import os
 import resource
 import sys
 import time

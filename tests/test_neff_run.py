@@ -363,3 +363,16 @@ def test_cli_exit_2_for_unusable_neff_runs(tmp_path: Path, capsys: pytest.Captur
     args = _npys(tmp_path, x, y) if inputs else []
     assert main(["run", f"{small()}{spec}", *args, "-o", str(tmp_path / "O")]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_cli_trace_and_json_report_for_a_kernel_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--trace works for every kind of run (here a kernel: one process, a track per engine it uses)."""
+    kernel = Path(__file__).resolve().parent.parent / "examples" / "vector_add.json"
+    trace = tmp_path / "k.json"
+    assert main(["run", str(kernel), "-o", str(tmp_path / "O"), "--trace", str(trace), "--format", "json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    ev = json.loads(trace.read_text())["traceEvents"]
+    assert len([e for e in ev if e.get("cat") == "bundle"]) == rep["executed"] > 0
+    assert {e["args"]["name"] for e in ev if e["name"] == "thread_name"} == set(rep["per_engine"])
+    assert main(["run", str(kernel), "-o", str(tmp_path / "O"), "--declare", "a=float16:1"]) == 2
+    assert "--declare is for a NEFF" in capsys.readouterr().err
