@@ -161,12 +161,19 @@ def _findings(kernel: Any, ds: DecisionSet, per_instruction: bool) -> list[dict[
     return [{**f.to_json(), "bundle": f.bundle} for f in asm.findings]
 
 
-@pytest.mark.parametrize("path", sorted((ROOT / "tests" / "golden").glob("**/*.json")), ids=lambda p: p.name)
+def _kernel_vectors() -> list[Path]:
+    out = []
+    for p in sorted((ROOT / "tests" / "golden").glob("**/*.json")):
+        doc = json.loads(p.read_text())
+        if isinstance(doc, dict) and "kernel" in doc:
+            out.append(p)
+    return out
+
+
+@pytest.mark.parametrize("path", _kernel_vectors(), ids=lambda p: p.name)
 def test_batched_validator_reports_what_instruction_by_instruction_does(path: Path) -> None:
     """Every golden kernel (legal ones, ones the checks flag, ones the encoder refuses)."""
     doc = json.loads(path.read_text())
-    if not isinstance(doc, dict) or "kernel" not in doc:
-        pytest.skip("not a kernel vector")
     try:
         ds = DecisionSet.parse(doc.get("decisions", []))
         kernel = read_bir(doc["kernel"])

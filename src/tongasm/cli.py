@@ -18,6 +18,7 @@ Bundle streams are memory-mapped, not read into memory (:func:`tongasm.util.read
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -159,22 +160,31 @@ def build_parser() -> argparse.ArgumentParser:
     _add_format(ex)
     ex.set_defaults(func=cmd_explain)
 
-    r = sub.add_parser("run", help="assemble and simulate a kernel, or simulate pre-assembled streams",
+    r = sub.add_parser("run", help="simulate a NEFF, a kernel or pre-assembled streams",
                        description="Simulate bundles on a NeuronCore model and write every output tensor as .npy "
-                                   "(plus state.json: registers, semaphores, accumulators). Give a KERNEL.json, or "
-                                   "DIR/*.bin with --memory DIR/memory.json (written by 'tongasm assemble').")
-    r.add_argument("inputs", nargs="+", metavar="KERNEL.json|FILE.bin")
+                                   "(plus state.json: registers, semaphores, accumulators). Give a FILE.neff (its "
+                                   "inputs by their NEFF names: -i x=x.npy; FILE.neff:sg00 runs one core), a "
+                                   "KERNEL.json, or DIR/*.bin with --memory DIR/memory.json (written by "
+                                   "'tongasm assemble').")
+    r.add_argument("inputs", nargs="+", metavar="FILE.neff|KERNEL.json|FILE.bin")
     r.add_argument("--input", "-i", action="append", default=[], metavar="NAME=FILE.npy",
                    help="initial contents of a variable (repeatable)")
     r.add_argument("--memory", metavar="MEMORY.json", help="memory description for .bin streams")
     r.add_argument("-o", "--output", metavar="DIR", required=True, help="output directory")
     r.add_argument("--outputs", metavar="NAME,...", help="which variables to write (default: kind Output, else all)")
+    r.add_argument("--declare", action="append", default=[], metavar="NAME=DTYPE:D0xD1",
+                   help="dtype and shape of a NEFF variable whose neff.json records none (e.g. output0=float16:128x128)")
     r.add_argument("--target", choices=sorted(TARGETS), help="target (overrides the kernel's arch)")
-    r.add_argument("--seed", type=_seed, default=0, help="xorwow seed for Memset Random (S-12), 0..2**32-1")
-    r.add_argument("--trace", action="store_true", help="print each executed bundle to stderr")
+    r.add_argument("--seed", type=_seed, default=0,
+                   help="seed for Memset Random (S-12) and the random schedule (S-60=random), 0..2**32-1")
+    r.add_argument("--trace", metavar="FILE.json",
+                   help="write the schedule as a Chrome/Perfetto trace (one track per engine, a slice per bundle "
+                        "and per wait, DMAs on their queues' tracks); written even when the run deadlocks")
+    r.add_argument("--log", action="store_true", help="print each executed bundle to stderr")
     r.add_argument("--reference", action="store_true",
                    help="also run the IR reference interpreter and compare every output bit for bit")
     r.add_argument("--warn", action="store_true", help="run even if the ISA checks find illegal bundles")
+    _add_format(r)
     _add_quiet(r)
     _add_decisions(r)
     r.set_defaults(func=cmd_run)
@@ -353,9 +363,9 @@ class Repeats:
 
 def _bar(args: argparse.Namespace, label: str, total: int | None = None, *, unit: str = "",
          to_stdout: bool = False) -> NullProgress:
-    """The command's progress line: off with --quiet or --trace, and when ``to_stdout`` (the command
+    """The command's progress line: off with --quiet or --log, and when ``to_stdout`` (the command
     streams its output to stdout) and stdout is a terminal, where the bar would garble the output."""
-    quiet = bool(getattr(args, "quiet", False) or getattr(args, "trace", False))
+    quiet = bool(getattr(args, "quiet", False) or getattr(args, "log", False))
     if to_stdout:
         try:
             quiet = quiet or sys.stdout.isatty()
@@ -949,12 +959,19 @@ def cmd_run(args: argparse.Namespace) -> int:
         run_streams,
         write_results,
     )
-    from .util import output_dir_path, read_head
+    from .neff import is_neff_spec
+    from .util import output_dir_path, output_file_path, read_head
 
     decisions = _decisions(args)
     # everything the arguments alone decide is checked before any work
     output_dir_path(args.output)
+    if args.trace is not None:
+        output_file_path(args.trace)
     first = args.inputs[0]
+    if is_neff_spec(first):
+        return _run_neff(args, decisions)
+    if args.declare:
+        raise UsageError("--declare is for a NEFF's variables; a kernel or memory.json describes its own")
     head = read_head(first) if len(args.inputs) == 1 else b""  # sniff the kind without reading the whole file
     is_kernel = len(args.inputs) == 1 and _is_kernel(first, head)
     if is_kernel and args.memory:
@@ -978,7 +995,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         names = list(dict.fromkeys(names))
     inputs = parse_inputs(args.input)
     trace = None
-    if args.trace:
+    timeline = _timeline(args)
+    if args.log:
         from .isa.formats import build_formats
         from .text.listing import instruction_text
 
@@ -1008,14 +1026,21 @@ def cmd_run(args: argparse.Namespace) -> int:
             memory.by_name(n)
         inputs = conform_inputs(memory, inputs, note)
         if kernel is not None:
-            result = run_kernel(kernel, inputs, target=args.target, decisions=decisions, seed=args.seed,
-                                check="warn" if args.warn else "refuse", trace=trace, progress=bar.hook)
+            with _tracing(timeline, args.trace):
+                if timeline is not None:
+                    timeline.core(Path(first).name)
+                result = run_kernel(kernel, inputs, target=args.target, decisions=decisions, seed=args.seed,
+                                    check="warn" if args.warn else "refuse", trace=trace, progress=bar.hook,
+                                    timeline=timeline)
         else:
             streams = {_stream_name(p): _read_stream(p) for p in args.inputs}
             for p, data in zip(args.inputs, streams.values()):
                 _check_length(p, data)
-            result = run_streams(streams, memory, inputs, target=args.target, decisions=decisions, seed=args.seed,
-                                 trace=trace, progress=bar.hook)
+            with _tracing(timeline, args.trace):
+                if timeline is not None:
+                    timeline.core("streams")
+                result = run_streams(streams, memory, inputs, target=args.target, decisions=decisions,
+                                     seed=args.seed, trace=trace, progress=bar.hook, timeline=timeline)
     mismatches = []
     if args.reference:
         from .sim.reference import interpret
@@ -1028,15 +1053,110 @@ def cmd_run(args: argparse.Namespace) -> int:
             if arr.tobytes() != other.tobytes():
                 mismatches.append(name)
     written = write_results(result, args.output, names)
-    if not args.quiet:
+    if args.format == "json":
+        _print_json({"ran": args.inputs, "executed": result.stats.executed, "per_engine": result.stats.per_engine,
+                     "outputs": [str(Path(args.output) / p.name) for p in written],
+                     **({"trace": args.trace} if args.trace else {}),
+                     **({"reference": {"mismatches": mismatches}} if args.reference else {})})
+    elif not args.quiet:
         print(f"ran {', '.join(args.inputs)}: {_plural(result.stats.executed, 'bundle')} on "
               f"{', '.join(f'{e} ({n})' for e, n in result.stats.per_engine.items())}")
         for p in written:
             print(f"  {Path(args.output) / p.name}")
+        if args.trace:
+            print(f"  {args.trace} (trace)")
         if args.reference:
             print("reference interpreter: " + ("all outputs agree bit for bit" if not mismatches else
                                                f"MISMATCH in {', '.join(mismatches)}"))
     return 1 if mismatches else 0
+
+
+def _timeline(args: argparse.Namespace) -> Any:
+    from .sim.trace import Timeline
+
+    return Timeline() if args.trace is not None else None
+
+
+@contextlib.contextmanager
+def _tracing(timeline: Any, path: str | None) -> Iterator[None]:
+    """Write the trace when the run ends, also when it stops with a simulator error (a deadlock's
+    schedule is what a user wants to see); nothing is written if the run is interrupted."""
+    from .sim.machine import SimError
+    from .sim.trace import write_trace
+
+    try:
+        yield
+    except SimError:
+        if timeline is not None and path is not None:
+            write_trace(timeline, path)
+        raise
+    if timeline is not None and path is not None:
+        write_trace(timeline, path)
+
+
+def _run_neff(args: argparse.Namespace, decisions: DecisionSet) -> int:
+    """``tongasm run FILE.neff[:GRAPH] -i NAME=FILE.npy ... -o DIR``: the NEFF's own variables and
+    streams (tongasm.neff.run); ``DIR/<output>.npy`` per output plus ``state.json``."""
+    import time
+
+    from .neff import parse_selector, read_neff
+    from .neff.run import Declared, run_neff
+    from .sim.run import parse_inputs, write_outputs
+
+    if len(args.inputs) != 1:
+        raise UsageError("give one FILE.neff (FILE.neff:sg00 runs one of its cores)")
+    if args.memory:
+        raise UsageError("--memory is for .bin streams; a NEFF describes its own variables (def.json)")
+    if args.reference:
+        raise UsageError("--reference needs a KERNEL.json (a NEFF holds no BIR instructions to interpret)")
+    if args.target:
+        raise UsageError("--target is for kernels and streams; a NEFF names its own (kelf-0.json)")
+    sel = parse_selector(args.inputs[0])
+    assert sel is not None
+    if sel.stream is not None or sel.bundle_offset is not None:
+        raise UsageError(f"{args.inputs[0]}: tongasm run takes a whole NEFF or one graph (FILE.neff:sg00), "
+                         "not a stream or a bundle")
+    declared = dict(Declared.parse(d) for d in args.declare)
+    names = None
+    if args.outputs is not None:
+        names = list(dict.fromkeys(n.strip() for n in args.outputs.split(",")))
+        if not all(names):
+            raise UsageError(f"--outputs expects NAME,NAME,..., got {args.outputs!r}")
+    neff = read_neff(sel.path)
+    if sel.graph is not None:
+        neff.graph(sel.graph)  # an unknown graph is named before the inputs are read
+    inputs = parse_inputs(args.input)
+    timeline = _timeline(args)
+    trace = None
+    if args.log:
+        def trace(engine: str, d: Any, n: int) -> None:
+            sys.stderr.write(f"[{n:>6}] {engine:>4}+{d.offset:#07x}  {d.mnemonic}\n")
+
+    def note(text: str) -> None:
+        sys.stderr.write(f"tongasm: note: {text}\n")
+
+    start = time.perf_counter()
+    with _bar(args, "run", unit="bundles") as bar, _tracing(timeline, args.trace):
+        result = run_neff(neff, inputs, graphs=[sel.graph] if sel.graph else None, decisions=decisions,
+                          seed=args.seed, declared=declared, timeline=timeline, progress=bar.hook, note=note,
+                          copy_inputs=False, log=trace)
+    seconds = time.perf_counter() - start
+    written = write_outputs(result.outputs(names), dict(result.state(), seconds=round(seconds, 6)), args.output)
+    rate = result.executed / seconds if seconds > 0 else 0.0
+    if args.format == "json":
+        _print_json({"ran": args.inputs[0], "graphs": [c.graph for c in result.cores], "executed": result.executed,
+                     "seconds": round(seconds, 6), "bundles_per_second": round(rate, 1),
+                     "cores": result.state()["cores"], "outputs": [str(Path(args.output) / p.name) for p in written],
+                     **({"trace": args.trace} if args.trace else {})})
+    elif not args.quiet:
+        print(f"ran {args.inputs[0]}: {_plural(result.executed, 'bundle')} on "
+              f"{_plural(len(result.cores), 'core')} ({', '.join(c.graph for c in result.cores)}) in {seconds:.3f} s "
+              f"({rate:,.0f} bundles/s)")
+        for p in written:
+            print(f"  {Path(args.output) / p.name}")
+        if args.trace:
+            print(f"  {args.trace} (trace)")
+    return 0
 
 
 def cmd_formats(args: argparse.Namespace) -> int:

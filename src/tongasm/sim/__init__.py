@@ -6,6 +6,7 @@ from ..ir.memory import MemoryDescription, Variable, describe_kernel
 from .reference import InterpretError, ReferenceResult, interpret
 from .run import RunResult, run_kernel, run_streams
 from .scheduler import Deadlock
+from .trace import Timeline, write_trace
 
 __all__ = ["Deadlock", "InterpretError", "Machine", "MemoryDescription", "ReferenceResult", "RunResult", "SimError",
-           "Variable", "describe_kernel", "interpret", "run_kernel", "run_streams"]
+           "Timeline", "Variable", "describe_kernel", "interpret", "run_kernel", "run_streams", "write_trace"]

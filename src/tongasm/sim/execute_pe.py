@@ -77,8 +77,10 @@ def multiply_moving(c: Ctx) -> None:
 
 # --- DMA ---------------------------------------------------------------------------------------------------
 
-def _side(c: Ctx, side: str, points: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
-    """S-45: (the buffer, the byte index of every byte of every run) of one DMA side."""
+def _side(c: Ctx, side: str, points: list[tuple[int, int]]) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    """S-45: the bytes of one DMA side, runs in transfer order: a [runs, run bytes] view of the buffer
+    when the runs are evenly spaced and do not overlap (every real DMA), else (the buffer, the byte
+    index of every byte of every run)."""
     f, m = c.f, c.m
     mode, var = f[f"{side}.addr_mode"], f[f"{side}.var"] | f[f"{side}.var_hi"] << 16
     word, run = f[f"{side}.addr"], f[f"{side}.elem_size"]
@@ -102,6 +104,15 @@ def _side(c: Ctx, side: str, points: list[tuple[int, int]]) -> tuple[np.ndarray,
         if (starts < 0).any() or (starts + run > buf_.size).any():
             raise SimError(f"{c.where()} {side}: a run leaves variable {vid} ({buf_.size} bytes)")
         buf, base = buf_, starts
+    return _strided(buf, base, run)
+
+
+def _strided(buf: np.ndarray, base: np.ndarray, run: int) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    """A [runs, run] view when ``base`` is an arithmetic progression with runs that do not overlap."""
+    n = base.size
+    step = int(base[1] - base[0]) if n > 1 else run
+    if n and step >= run and (n < 3 or bool((np.diff(base) == step).all())):
+        return np.lib.stride_tricks.as_strided(buf[int(base[0]):], shape=(n, run), strides=(step, 1), writeable=True)
     return buf, base[:, None] + np.arange(run, dtype=np.int64)[None, :]
 
 

@@ -19,6 +19,7 @@ from ..ir.instructions import Kernel
 from .machine import ENGINES, Machine
 from ..ir.memory import MemoryDescription, Variable, conform_input, describe_kernel
 from .scheduler import RunStats, Scheduler, load_streams
+from .trace import Timeline
 
 
 @dataclass
@@ -82,7 +83,7 @@ def conform_inputs(memory: MemoryDescription, inputs: Mapping[str, np.ndarray],
 def run_streams(streams: Mapping[str, bytes | bytearray | memoryview], memory: MemoryDescription, inputs: Mapping[str, np.ndarray] = {},
                 *, target: Target | str | None = None, decisions: DecisionSet = DEFAULT_DECISIONS, seed: int = 0,
                 trace: Callable[[str, DecodedBundle, int], None] | None = None,
-                progress: Callable[[int, int | None], None] | None = None) -> RunResult:
+                progress: Callable[[int, int | None], None] | None = None, timeline: Timeline | None = None) -> RunResult:
     """Simulate engine streams (``{"dve": bytes, ...}``) on a fresh machine.
 
     The streams together may hold at most :func:`tongasm.passes.program.max_instructions` bundles
@@ -101,7 +102,8 @@ def run_streams(streams: Mapping[str, bytes | bytearray | memoryview], memory: M
     memory.validate(tgt)
     m = Machine(tgt, memory, seed=seed)
     load_inputs(m, memory, inputs)
-    sched = Scheduler(m, load_streams(streams, decisions), decisions, trace, progress=progress)
+    sched = Scheduler(m, load_streams(streams, decisions), decisions, trace, progress=progress, timeline=timeline,
+                      seed=seed)
     stats = sched.run()
     return RunResult(m, memory, stats)
 
@@ -109,14 +111,14 @@ def run_streams(streams: Mapping[str, bytes | bytearray | memoryview], memory: M
 def run_kernel(kernel: Kernel, inputs: Mapping[str, np.ndarray] = {}, *, target: str | Target | None = None,
                decisions: DecisionSet = DEFAULT_DECISIONS, seed: int = 0, check: str = "refuse",
                trace: Callable[[str, DecodedBundle, int], None] | None = None,
-               progress: Callable[[int, int | None], None] | None = None) -> RunResult:
+               progress: Callable[[int, int | None], None] | None = None, timeline: Timeline | None = None) -> RunResult:
     """Assemble a kernel, then simulate its bundles (from bytes, not from the IR)."""
     from ..codegen import assemble
 
     asm = assemble(kernel, target=target, decisions=decisions, check=check)
     memory = describe_kernel(kernel, asm.target.name)
     return run_streams({n: bytes(s) for n, s in asm.streams.items()}, memory, inputs, target=asm.target,
-                       decisions=decisions, seed=seed, trace=trace, progress=progress)
+                       decisions=decisions, seed=seed, trace=trace, progress=progress, timeline=timeline)
 
 
 def parse_inputs(specs: list[str]) -> dict[str, np.ndarray]:
@@ -169,6 +171,11 @@ def read_npy(path: str | Path) -> np.ndarray:
 
 
 def write_results(result: RunResult, out_dir: str | Path, names: list[str] | None = None) -> list[Path]:
+    """``<name>.npy`` for each output plus ``state.json`` (:func:`write_outputs`)."""
+    return write_outputs(result.outputs(names), result.state(), out_dir)
+
+
+def write_outputs(outputs: Mapping[str, np.ndarray], state: Mapping[str, Any], out_dir: str | Path) -> list[Path]:
     """``<name>.npy`` for each output plus ``state.json``, written atomically as one directory.
 
     A variable's name becomes a file name through :func:`tongasm.util.output_name` (``a/b`` is
@@ -180,7 +187,7 @@ def write_results(result: RunResult, out_dir: str | Path, names: list[str] | Non
 
     files: dict[str, bytes] = {}
     listing: dict[str, Any] = {}
-    for name, arr in result.outputs(names).items():
+    for name, arr in outputs.items():
         fname = output_name(name, ".npy", "variable")
         if fname in files:
             raise InputError(f"variables {listing[fname]!r} and {name!r} would both be written as {fname}")
@@ -188,9 +195,9 @@ def write_results(result: RunResult, out_dir: str | Path, names: list[str] | Non
         np.save(buf, arr, allow_pickle=False)
         files[fname] = buf.getvalue()
         listing[fname] = name
-    state = result.state()
-    state["outputs"] = {name: {"file": fname} for fname, name in listing.items()}
-    files[STATE_FILE] = (json.dumps(state, indent=1) + "\n").encode()
+    full = dict(state)
+    full["outputs"] = {name: {"file": fname} for fname, name in listing.items()}
+    files[STATE_FILE] = (json.dumps(full, indent=1) + "\n").encode()
     return write_output_dir(out_dir, files, stale=lambda d: {n for n in manifest_files(d / STATE_FILE, ["outputs"])
                                                              if n.endswith(".npy")})
 
@@ -199,4 +206,4 @@ STATE_FILE = "state.json"
 
 
 __all__ = ["RunResult", "Variable", "conform_inputs", "load_inputs", "parse_inputs", "read_npy", "run_kernel",
-           "run_streams", "write_results"]
+           "run_streams", "write_outputs", "write_results"]

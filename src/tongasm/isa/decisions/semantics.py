@@ -298,3 +298,85 @@ class EventSemaphoreLanes(Decision):
     reason = "chapter §4.2 (1): a bundle starts only when each of its waits holds; R-19: the update after both"
     CHOSEN = Reading("all-waits", "the bundle runs when both waits hold (a wait does not change the semaphore), then "
                                   "its update applies, as for a header band")
+
+
+# --- issue 14: running a real NEFF (S-60..S-69; S-48..S-59 stay free for issue 13's families) -------------
+
+
+class EngineSchedule(Decision):
+    id = "S-60"
+    subject = "the order in which ready engines run and in-flight DMAs complete"
+    reason = ("chapter §4.2 (R-20) fixes only what may start when (waits before, updates after, DMAs signal at "
+              "completion); the hardware's interleaving is not observable from the bytes. The chapter's reference "
+              "simulator picked uniformly at random among the ready engines and the in-flight DMAs and got x @ y under "
+              "six schedules: a program whose semaphores are sufficient gives the same answer under every schedule, "
+              "so a seeded random schedule is a test of the waits, and the fixed turns are reproducible")
+    TURNS = Reading("turns", "engines take turns one bundle at a time in the S-16 order; DMAs complete as S-40 says")
+    RANDOM = Reading("random", "at each step one of the engines whose next bundle may start, or one in-flight DMA, "
+                               "is picked uniformly at random (numpy's PCG64 seeded by the run's --seed) and runs or "
+                               "completes; S-40 at-issue still completes a DMA when it is issued")
+
+    @property
+    def randomised(self) -> bool:
+        return self.reading is self.RANDOM
+
+
+class NeffCores(Decision):
+    id = "S-61"
+    subject = "the graphs (cores) of one NEFF"
+    reason = ("chapter §1.11 and §4.1 (I): an LNC=2 NEFF holds one program per physical core (sg00, sg01); they "
+              "share no semaphore, read the same inputs and write disjoint columns of the output; nothing in "
+              "def.json names a cross-core dependency")
+    SEQUENTIAL = Reading("sequential", "each graph runs on its own machine (SBUF, PSUM, semaphores, file constants "
+                                       "and virtual variables private), the graphs one after the other in "
+                                       "kelf-0.json order; the input and output variables (by name) are one shared "
+                                       "DRAM buffer each")
+
+
+class ActTableLoadStandIn(Decision):
+    id = "S-62"
+    subject = "ActivationTableLoad (0x23) while no layout decodes it"
+    reason = ("chapter §2.8 and §4.2 (4): the four real 0x23 bundles are all zero after +0x01 except the table index "
+              "+0x23 (0 = exp_and_others), carry no sync and change no data the copies read; R-21 (its layout) "
+              "belongs to the activation family (branch fam15). Until it is merged the NEFF runner needs to step "
+              "over the bundle without declaring its bytes")
+    NO_EFFECT = Reading("no-effect", "an undecodable bundle with the ActivationTableLoad opcode is read through "
+                                     "the Nop layout (the shared header sync band, D-3: its waits and updates are "
+                                     "honoured, all zero in the real files) and changes nothing; shown as "
+                                     "ActivationTableLoad in traces and reports")
+    REFUSE = Reading("refuse", "an undecodable 0x23 stops the run before it starts, naming the bundle")
+
+    @property
+    def stands_in(self) -> bool:
+        return self.reading is self.NO_EFFECT
+
+
+class NeffVariables(Decision):
+    id = "S-63"
+    subject = "the DRAM variables of a NEFF's def.json var table"
+    reason = ("chapter §1.8 and §4.1: var_id is what 0xD4 names (R-17); §4.6 item 7 (I): a `file` variable holds "
+              "the .npy member's data without its header; the `virtual` spill variables (large) name a backing "
+              "variable that def.json does not list; neff.json records the shapes and dtypes of the inputs and "
+              "outputs")
+    CHOSEN = Reading("def-json", "input and output: a DRAM variable of `size` bytes, its dtype and shape from "
+                                 "neff.json (else given by the user); file: the member's .npy data, exactly `size` "
+                                 "bytes, dtype and shape from the .npy header; virtual: its own zeroed buffer of "
+                                 "`size` bytes (backing_variable_off ignored: no two virtual ranges of the real "
+                                 "files overlap); state-buffer: var 0 = SBUF (S-45); dge-table: its list is the DGE "
+                                 "table (R-17); any other type stops the run, naming it")
+
+
+class DmaQueues(Decision):
+    id = "S-64"
+    subject = "DMA queues (def.json dma_queue)"
+    reason = ("chapter §1.9 (V): every 0xD4 is in the stream of its queue's owner and its completion semaphore "
+              "(+0x0D) is in that queue's semaphore_set; the queues are dynamic (descriptors generated at run time), "
+              "so a 0xD4 bundle is the whole DMA (§4.2 (7))")
+    CHECKED = Reading("checked", "before the run, every 0xD4's completion semaphore must be in the semaphore_set of "
+                                 "a queue its engine owns (else the run is refused, naming the bundle); the trace "
+                                 "shows each DMA from issue to completion on its queue's track")
+    FREE = Reading("free", "any semaphore; the trace names the issuing engine's DMAs")
+
+    @property
+    def checked(self) -> bool:
+        return self.reading is self.CHECKED
