@@ -22,7 +22,7 @@ from ..isa.fields import BUNDLE_SIZE, Format
 from ..isa.formats import FormatSet, build_formats
 from ..isa.targets import DEFAULT_TARGET, TARGETS, Target
 from ..util import check_output_name
-from .syntax import ParseError, parse_operands
+from .syntax import ParseError, parse_operands, top_level
 
 
 class TextSyntaxError(TongasmError):
@@ -67,24 +67,9 @@ _PREFIX = re.compile(r"^\s*(?:[0-9a-fA-F]+:\s*)?(?:\|[^|]*\|\s*)?")
 
 
 def _strip_comment(line: str) -> str:
-    depth = 0
-    quoted = escaped = False  # a "..." name (AsciiOp) may hold ; and #
-    for i, ch in enumerate(line):
-        if quoted:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                quoted = False
-            continue
-        if ch == '"':
-            quoted = True
-        elif ch in "[(":
-            depth += 1
-        elif ch in "])":
-            depth -= 1
-        elif ch in ";#" and depth == 0:
+    """The line without its ``;`` or ``#`` comment (one inside a "..." name or brackets is text)."""
+    for i in top_level(line):
+        if line[i] in ";#":
             return line[:i]
     return line
 

@@ -23,7 +23,7 @@ import json
 import math
 import re
 from dataclasses import dataclass, field
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from ..errors import TongasmError
 from ..isa.decisions import DecisionSet
@@ -853,10 +853,11 @@ def patch_text(fmt: Format, raw: bytes) -> list[str]:
     return out
 
 
-def split_operands(text: str) -> list[tuple[str, int]]:
-    """Split on top-level commas (not inside brackets, parentheses or quotes); keep each item's column."""
-    items, depth, start = [], 0, 0
-    quoted = escaped = False  # inside a "..." name (AsciiOp): commas and brackets are text
+def top_level(text: str) -> Iterator[int]:
+    """The indexes of ``text``'s top-level characters: outside brackets, parentheses and "..." names
+    (an AsciiOp name may hold commas, brackets, ``;`` and ``#``; ``\\"`` escapes a quote)."""
+    depth = 0
+    quoted = escaped = False
     for i, ch in enumerate(text):
         if quoted:
             if escaped:
@@ -872,7 +873,15 @@ def split_operands(text: str) -> list[tuple[str, int]]:
             depth += 1
         elif ch in "])":
             depth -= 1
-        elif ch == "," and depth == 0:
+        elif depth == 0:
+            yield i
+
+
+def split_operands(text: str) -> list[tuple[str, int]]:
+    """Split on top-level commas (not inside brackets, parentheses or quotes); keep each item's column."""
+    items, start = [], 0
+    for i in top_level(text):
+        if text[i] == ",":
             items.append((text[start:i], start))
             start = i + 1
     items.append((text[start:], start))
