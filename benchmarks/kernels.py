@@ -13,8 +13,10 @@ import random
 from pathlib import Path
 from typing import Any, Iterator, TextIO
 
-TILES = 64  # distinct tile offsets per tensor
+TILES = 64  # distinct tile offsets per tensor (variety="tiles")
 F = 64  # free elements per tile row
+#: elements per partition of each tensor (its offsets stay inside: variety="wide" draws any of them)
+ROW = {"i": 8192, "p": 4096}
 
 
 def _ap(memref: str, dtype: str, pairs: list[list[int]], offset: int) -> dict[str, Any]:
@@ -41,18 +43,28 @@ ALLOCATIONS = [
     {"name": "p_set", "kind": "Internal", "dtype": "float32",
      "memorylocations": [{"name": "p", "type": "PSUM", "addr": 0, "base": 0, "bank": 0, "dims": [128, 16384]}]},
     {"name": "t_set", "kind": "Const", "dtype": "int32",
-     "memorylocations": [{"name": "t", "type": "DRAM", "addr": 0, "dims": [1, 65536], "tensor_id": 3}]},
+     "memorylocations": [{"name": "t", "type": "DRAM", "addr": 0, "dims": [1, 65536], "tensor_id": 5}]},
 ]
 REGISTERS = {f"r{i}": i for i in range(16)}
 
 
-def instructions(n: int, seed: int = 0) -> Iterator[dict[str, Any]]:
-    """``n`` BIR instruction objects of the mixed kernel."""
+def instructions(n: int, seed: int = 0, variety: str = "wide") -> Iterator[dict[str, Any]]:
+    """``n`` BIR instruction objects of the mixed kernel.
+
+    ``variety="wide"`` (the default): each operand's element offset is drawn from 8,128 values (4,032
+    for the PSUM tile), every one keeping the tile inside its tensor's partition, so operands hardly
+    repeat; the real NEFFs' DMA operands
+    are like this (matmul_large: 8,235 distinct addresses over 17,536 DMA operands). ``"tiles"``:
+    64 tile offsets per tensor, like their compute operands (matmul_large: 18-320 distinct
+    addresses per layout)."""
+    if variety not in ("wide", "tiles"):
+        raise ValueError(f"variety must be 'wide' or 'tiles', not {variety!r}")
     rnd = random.Random(seed)
     ops = ["add", "subtract", "mult", "max", "min", "is_lt", "bitwise_and", "logical_shift_left"]
     tile = [[65536 // 4, 128], [1, F]]
+    draw = ((lambda: rnd.randrange(TILES) * F) if variety == "tiles" else (lambda: rnd.randrange(ROW["i"] - F)))
     for k in range(n):
-        t0, t1, t2 = (rnd.randrange(TILES) * F for _ in range(3))
+        t0, t1, t2 = draw(), draw(), draw()
         kind = k % 16
         name = f"i{k}"
         sync: dict[str, Any] | None = None
@@ -79,7 +91,7 @@ def instructions(n: int, seed: int = 0) -> Iterator[dict[str, Any]]:
                                                                                        [1, 2]], t1 * 2)]}
         elif kind == 7:
             d = {"opcode": "TensorCopy", "name": name, "engine": "Activation",
-                 "ins": [_ap("a", "float32", tile, t0)], "outs": [_ap("p", "float32", [[4096, 128], [1, F]], t1 % 4096)]}
+                 "ins": [_ap("a", "float32", tile, t0)], "outs": [_ap("p", "float32", [[4096, 128], [1, F]], t1 % (ROW["p"] - F))]}
         elif kind == 8:
             d = {"opcode": "Memset", "name": name, "engine": "DVE", "mode": "Const", "constant": 0,
                  "ins": [], "outs": [_ap("a", "float32", tile, t0)]}
@@ -112,31 +124,31 @@ def instructions(n: int, seed: int = 0) -> Iterator[dict[str, Any]]:
         yield d
 
 
-def write_kernel(path: str | Path, n: int, seed: int = 0) -> int:
+def write_kernel(path: str | Path, n: int, seed: int = 0, variety: str = "wide") -> int:
     """Write the mixed kernel as BIR JSON, one instruction at a time; returns the file size."""
     p = Path(path)
     with open(p, "w") as fh:
-        _write(fh, n, seed)
+        _write(fh, n, seed, variety)
     return p.stat().st_size
 
 
-def _write(fh: TextIO, n: int, seed: int) -> None:
+def _write(fh: TextIO, n: int, seed: int, variety: str) -> None:
     fh.write('{"arch": "gen2", "version": 2, "functions": [{"name": "bench", "attributes": [], "allocations": ')
     fh.write(json.dumps(ALLOCATIONS))
     fh.write(', "registers": ' + json.dumps(REGISTERS))
     fh.write(', "blocks": [{"name": "b", "instructions": [\n')
-    for k, d in enumerate(instructions(n, seed)):
+    for k, d in enumerate(instructions(n, seed, variety)):
         fh.write((",\n" if k else "") + json.dumps(d, separators=(",", ":")))
     fh.write("\n]}]}]}\n")
 
 
-def kernel_ir(n: int, seed: int = 0) -> Any:
+def kernel_ir(n: int, seed: int = 0, variety: str = "wide") -> Any:
     """The same kernel as IR objects (through the ordinary reader)."""
     from tongasm.ir.bir_json import kernel_from_json
 
     return kernel_from_json({"arch": "gen2", "functions": [
         {"name": "bench", "allocations": ALLOCATIONS, "registers": REGISTERS,
-         "blocks": [{"name": "b", "instructions": list(instructions(n, seed))}]}]})
+         "blocks": [{"name": "b", "instructions": list(instructions(n, seed, variety))}]}]})
 
 
 def looped_kernel_ir(n: int, body: int = 1000, seed: int = 0) -> Any:

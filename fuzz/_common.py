@@ -45,11 +45,11 @@ def capped_unrolling() -> Iterator[None]:
     """Lower tongasm's unrolling limit (see :data:`MAX_UNROLLED`) while fuzzing one input."""
     from tongasm.passes import program
 
-    old, program.MAX_UNROLLED = program.MAX_UNROLLED, MAX_UNROLLED
+    old, program.MAX_INSTRUCTIONS = program.MAX_INSTRUCTIONS, MAX_UNROLLED
     try:
         yield
     finally:
-        program.MAX_UNROLLED = old
+        program.MAX_INSTRUCTIONS = old
 
 
 def instrumented(atheris: object, name: str) -> object:

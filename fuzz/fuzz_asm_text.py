@@ -5,7 +5,8 @@ Input: the bytes of a listing, read as UTF-8 (undecodable bytes replaced, as no 
 hand the assembler anything but text). ``assemble_text`` returns streams or raises a
 :class:`tongasm.text.TextSyntaxError` (a :class:`tongasm.errors.TongasmError`) whose line and
 column lie inside the text; no other exception. What it accepts re-lists and re-assembles to the
-same bytes (text -> bytes -> text -> bytes is stable).
+same bytes (text -> bytes -> text -> bytes is stable), and an operand given twice is refused
+(no silent last-wins).
 
     python fuzz/fuzz_asm_text.py -max_total_time=600 fuzz/corpus/asm_text   # atheris
     python fuzz/fuzz_asm_text.py --replay fuzz/corpus/asm_text              # no atheris
@@ -28,6 +29,7 @@ except ImportError:  # the --replay / --random fallback modes run without it
 with _common.instrumented(atheris, __name__):
     from tongasm.errors import TongasmError
     from tongasm.text import StreamInput, TextSyntaxError, assemble_text, listing
+    from tongasm.text.syntax import split_operands
 
 
 def TestOneInput(data: bytes) -> None:
@@ -52,6 +54,31 @@ def TestOneInput(data: bytes) -> None:
     again = assemble_text(relisted, path="relisted.s")
     assert {n: bytes(d) for n, d in again.streams.items()} == streams, "re-listing changed the bytes"
     assert again.target == prog.target and again.decisions == prog.decisions
+    refuses_repeated_operands(relisted)
+
+
+def refuses_repeated_operands(relisted: str) -> None:
+    """No silent last-wins: each listed instruction with one of its operands given again (its value
+    unchanged; a ``wait``/``upd`` item more times than its layout has lanes) is refused, naming it."""
+    lines = relisted.splitlines()
+    head = [line for line in lines if line.startswith((".target", ".decision"))]
+    for line in lines:
+        if "|" not in line or ".bytes" in line:  # an instruction line: OFFSET:  |BYTES|  MNEMONIC OPERANDS
+            continue
+        body = line.split("|", 2)[-1].strip()
+        mnemonic, _, ops = body.partition(" ")
+        items = split_operands(ops)
+        if mnemonic == ".bytes" or not items:
+            continue
+        item = items[0][0]
+        text = "\n".join([*head, ".stream s", f"{mnemonic} {ops}" + f", {item}" * 4])
+        try:
+            assemble_text(text, path="twice.s")
+        except TextSyntaxError as e:
+            assert "is given " in str(e), str(e)
+        else:
+            raise AssertionError(f"an operand given twice was accepted: {item!r} in {body!r}")
+        return  # one line per input is enough
 
 
 def _atheris_main() -> None:

@@ -33,7 +33,7 @@ except ImportError:  # the --replay / --random fallback modes run without it
 
 with _common.instrumented(atheris, __name__):
     import tongasm.passes  # noqa: F401  (instrumented too: codegen imports it lazily)
-    from tongasm.check import check_kernel
+    from tongasm.codegen import check_kernel
     from tongasm.codegen import assemble
     from tongasm.errors import TongasmError
     from tongasm.ir import read_bir
@@ -43,13 +43,23 @@ _TMP = Path(tempfile.mkdtemp(prefix="tongasm-fuzz-"))
 atexit.register(shutil.rmtree, _TMP, True)
 
 
-def _streams(read) -> dict[str, bytes] | None:  # type: ignore[no-untyped-def]
-    """The streams ``assemble(read(), check="warn")`` gives, or None when it raises a TongasmError."""
+def _streams(read, errors: list[str] | None = None) -> dict[str, bytes] | None:  # type: ignore[no-untyped-def]
+    """The streams ``assemble(read(), check="warn")`` gives, or None when it raises a TongasmError
+    (its message appended to ``errors``)."""
     try:
         asm = assemble(read(), check="warn")
-    except TongasmError:
+    except TongasmError as e:
+        if errors is not None:
+            errors.append(str(e))
         return None
     return {n: bytes(s) for n, s in asm.streams.items()}
+
+
+def _duplicate(message: str | None) -> str | None:
+    """The "duplicate key 'K'" part of a reader's message, if that is what it refused."""
+    if message is None or "duplicate key" not in message:
+        return None
+    return message[message.index("duplicate key"):].split(" (")[0]
 
 
 def TestOneInput(data: bytes) -> None:
@@ -60,10 +70,12 @@ def TestOneInput(data: bytes) -> None:
 
 
 def _one(data: bytes) -> None:
+    whole_error = None
     try:
         kernel = read_bir(data)
-    except TongasmError:
+    except TongasmError as e:
         kernel = None
+        whole_error = str(e)
     if kernel is not None:
         try:
             check_kernel(kernel)
@@ -73,9 +85,16 @@ def _one(data: bytes) -> None:
 
     path = _TMP / "kernel.json"
     path.write_bytes(data)
-    streamed = _streams(lambda: stream_bir(path))
+    errors: list[str] = []
+    streamed = _streams(lambda: stream_bir(path), errors)
     if whole is not None and streamed is not None:
         assert whole == streamed, "read_bir and stream_bir assemble to different streams"
+    # a key repeated in an object: both readers refuse it (the streaming reader must not see a
+    # different program than the whole-file reader)
+    if _duplicate(whole_error) is not None:
+        assert streamed is None, f"stream_bir accepted what read_bir refused: {whole_error}"
+    if any(_duplicate(e) for e in errors):
+        assert kernel is None, f"read_bir accepted what stream_bir refused: {errors}"
 
 
 def _atheris_main() -> None:

@@ -10,7 +10,8 @@ tests/golden/listings, and a few kernels made with :class:`tongasm.ir.builder.Ke
 * ``decode``: byte 0 = index of the decision readings (0 = defaults), then a stream;
 * ``check``:  byte 0 = target/pedantic/engine selector, byte 1 = decision readings, then a stream;
 * ``asm_text``: listing text (the golden listings and listings of the assembled streams);
-* ``bir_json``: BIR JSON kernels.
+* ``bir_json``: BIR JSON kernels;
+* ``outputs``: memory descriptions (the example's ``memory.json``, with names that try to escape).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from tongasm.ir.builder import KernelBuilder, sync  # noqa: E402
 from tongasm.isa import DecisionSet  # noqa: E402
 from tongasm.text import StreamInput, listing  # noqa: E402
 
-HARNESSES = ("decode", "check", "asm_text", "bir_json")
+HARNESSES = ("decode", "check", "asm_text", "bir_json", "outputs")
 
 
 def builder_kernels() -> list[str]:
@@ -96,6 +97,17 @@ def seeds() -> dict[str, dict[str, bytes]]:
                                                          0]) + data
         lines = list(listing([StreamInput(n, bytes(d)) for n, d in asm.streams.items()], decisions=ds))
         listings[f"{name}.s"] = ("\n".join(lines) + "\n").encode()
+    # memory descriptions: the example's, with names that try to leave the output directory
+    from tongasm.ir.memory import describe_kernel
+
+    mem = describe_kernel(read_bir(ROOT / "examples" / "vector_add.json"), "gen2").to_json()
+    out["outputs"]["vector_add_memory.json"] = json.dumps(mem).encode()
+    for i, name in enumerate(["../x", "/abs", "a\u0000b", "\ud800", ".", "..", ".hidden", "a/b", "%2F", "é"]):
+        bad = json.loads(json.dumps(mem))
+        bad["variables"][2]["name"] = name
+        out["outputs"][f"name_{i}.json"] = json.dumps(bad).encode()
+    out["outputs"]["empty.json"] = b'{"variables": []}'
+    out["outputs"]["duplicate.json"] = b'{"variables": [], "variables": []}'
     # a few hand-made edge cases
     out["decode"]["empty"] = b""
     out["decode"]["zeros"] = bytes(1 + 128)

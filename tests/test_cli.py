@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ap, imm, inst, kernel, loc, reg
+from tongasm import expand_manifest
 from tongasm.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,17 +28,18 @@ def test_assemble_example_writes_streams_and_manifest(tmp_path, capsys):
     assert files == ["act.bin", "dve.bin", "manifest.json", "memory.json", "sp.bin"]
     man = json.loads((out / "manifest.json").read_text())
     assert man["target"] == "gen2"
-    names = [i["name"] for i in man["instructions"]]
-    assert names == ["add_ab", "sum_to_psum", "pick", "load_n", "set_limit", "add_count", "save_count"]
-    add = man["instructions"][0]
+    assert man["instructions"]["name"] == ["add_ab", "sum_to_psum", "pick", "load_n", "set_limit", "add_count",
+                                           "save_count"]
+    entries = list(expand_manifest(man))
+    add = entries[0]
     assert add["engine"] == "dve" and add["opcodes"] == [0x41] and add["offset"] == 0
-    pick = man["instructions"][2]  # a Select: two bundles, copy then predicated copy
+    pick = entries[2]  # a Select: two bundles, copy then predicated copy
     assert pick["opcodes"] == [0x46, 0x72] and pick["offsets"] == [64, 128]
     mem = json.loads((out / "memory.json").read_text())
     assert {v["name"]: v["var_id"] for v in mem["variables"]}["n"] == 7
     sizes = {p.name: p.stat().st_size for p in out.iterdir() if p.suffix == ".bin"}
     assert sizes == {"dve.bin": 192, "act.bin": 64, "sp.bin": 256}
-    for entry in man["instructions"]:
+    for entry in entries:
         data = (out / f"{entry['engine']}.bin").read_bytes()
         assert data[entry["offset"]] == entry["opcodes"][0]
     assert "dve.bin" in capsys.readouterr().out
@@ -86,10 +88,10 @@ def test_rerun_replaces_stale_streams(tmp_path):
      "unknown ALU op 'frobnicate'"),
     ('{"arch": "gen9", "functions": []}', "unknown arch 'gen9'"),
 ])
-def test_bad_input_exits_1_with_a_clear_message(tmp_path, capsys, text, needle):
+def test_bad_input_exits_2_with_a_clear_message(tmp_path, capsys, text, needle):
     src = tmp_path / "k.json"
     src.write_text(text)
-    assert run("assemble", str(src), "-o", str(tmp_path / "o")) == 1
+    assert run("assemble", str(src), "-o", str(tmp_path / "o")) == 2  # unusable input (README)
     err = capsys.readouterr().err
     assert needle in err and "Traceback" not in err
     assert not (tmp_path / "o").exists()
@@ -136,7 +138,7 @@ def test_decode_command(tmp_path, capsys):
 def test_decode_reports_bad_streams(tmp_path, capsys):
     p = tmp_path / "x.bin"
     p.write_bytes(bytes(70))
-    assert run("decode", str(p)) == 1
+    assert run("decode", str(p)) == 2  # not a stream: unusable input
     assert "not a whole number of 64-byte bundles" in capsys.readouterr().err
     p.write_bytes(bytes([0x7F, 0x10]) + bytes(62) + bytes([0x41, 0x10]) + bytes(62))
     assert run("decode", str(p)) == 1

@@ -7,6 +7,7 @@ import pytest
 
 from conftest import ap, fails, imm, inst, kernel, loc, one, reg, reg_ap, streams
 from tongasm.decode import decode_bundle
+from tongasm.errors import TongasmError
 from tongasm.isa import DECISIONS, DecisionSet
 
 F32 = [[512, 128], [1, 512]]
@@ -28,12 +29,21 @@ TT_ADD = inst("TensorTensor", [ap("a", "int32", F32)] * 2, [ap("a", "int32", F32
 
 
 def test_every_decision_has_a_test_here():
+    """Every D-n has a ``test_d<n>_...`` here; every R-n, N-n and S-n a test that cites its id
+    (``test_r7_...``, ``test_s12_...`` anywhere in the suite, or its id in a test module)."""
+    import re
+    from pathlib import Path
+
     names = {n for n in globals() if n.startswith("test_d")}
+    texts = {p: p.read_text() for p in Path(__file__).parent.glob("test_*.py")}
     for did in DECISIONS:
-        if not did.startswith("D-"):  # R-n, N-n and S-n are pinned in their own test files
+        kind, num = did.split("-")
+        if kind == "D":
+            assert any(n.startswith(f"test_d{num}_") for n in names), f"no test_d{num}_... for {did}"
             continue
-        num = did.split("-")[1]
-        assert any(n.startswith(f"test_d{num}_") for n in names), f"no test for {did}"
+        named = re.compile(rf"def test_{kind.lower()}{num}_")
+        cited = re.compile(rf"\b{kind}-{num}\b")
+        assert any(named.search(t) or cited.search(t) for t in texts.values()), f"no test pins {did}"
 
 
 def test_d1_inst_word_len_is_0x10_everywhere():
@@ -250,3 +260,10 @@ def test_selectable_decisions_change_something(did):
     for c in dec.choices[1:]:
         ds = DecisionSet.parse([f"{did}={c}"])
         assert ds[did] == c and not ds.is_default(did)
+
+
+def test_d28_register_ap_offset_on_load_save_is_refused():
+    # D-28: refused, not dropped (the SP page has no field for it)
+    k = kernel(inst("TensorLoad", [reg_ap("r3", "int32", [[1, 1]], reg_ap_offset="r4")], [reg("r1")], engine="SP"))
+    with pytest.raises(TongasmError, match="D-28"):
+        one(k)

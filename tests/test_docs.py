@@ -77,3 +77,16 @@ def test_formats_command(capsys):
     assert out.startswith("Memset: 0x49") and "+0x3e  u16        dst.num3" in out
     assert main(["formats", "NoSuchLayout"]) == 2
     assert "unknown layout" in capsys.readouterr().err
+
+
+def test_docs_decisions_evidence_md_is_current() -> None:
+    """docs/decisions-evidence.md is the evidence report over both real NEFFs, regenerated here."""
+    from neff_support import large, small
+
+    from tongasm.neff import read_neff
+    from tongasm.neff.evidence import decision_evidence, evidence_markdown
+
+    want = evidence_markdown([(p.name, decision_evidence(read_neff(p))) for p in (small(), large())])
+    assert (Path(__file__).resolve().parents[1] / "docs" / "decisions-evidence.md").read_text() == want, (
+        "docs/decisions-evidence.md is stale: regenerate it with tongasm decisions --evidence SMALL --evidence LARGE "
+        "--format markdown")

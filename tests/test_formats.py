@@ -61,10 +61,16 @@ def test_header_and_sync_band_are_shared() -> None:
     expect = {"opcode": (0, 1), "inst_word_len": (1, 1), "reserved_02": (2, 2), "wait_mode": (4, 1),
               "wait_idx": (5, 1), "update_mode": (6, 1), "update_idx": (7, 1), "sync_value": (8, 4)}
     for fmt in fs:
-        for name, (off, size) in expect.items():
+        # EventSemaphore (0xA0) has its own lanes: wait 0 where the band's wait is, +0x06/+0x07 reserved
+        # a second wait at +0x20/+0x21/+0x24 and the update at +0x22/+0x23/+0x28
+        own = {"update_mode": (0x22, 1), "update_idx": (0x23, 1)} if fmt.layout.sync is not None else {}
+        for name, (off, size) in {**expect, **own}.items():
             f = fmt.field_map[name]
             assert (f.offset, f.size) == (off, size), (fmt.name, name)
         assert fmt.field_map["inst_word_len"].const == 0x10  # D-1
+    lanes = fs.by_name["EventSemaphore"].sync
+    assert lanes is not None and [w.value for w in lanes.waits] == ["sync_value", "wait1_value"]
+    assert fs.by_name["EventSemaphore"].field_map["wait1_value"].offset == 0x24
 
 
 def _sample(fmt, variant_values):  # values that satisfy a variant's match rule

@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 
 from conftest import load_file, time_limit
 from strategies import format_and_values
-from tongasm.check import check_kernel
+from tongasm.codegen import check_kernel
 from tongasm.cli import main as cli_main
 from tongasm.codegen import assemble
 from tongasm.decode import DecodeFailure, decode_bundle, iter_stream
@@ -59,11 +59,11 @@ SETTINGS = dict(deadline=None, derandomize=True, database=None,
 @contextlib.contextmanager
 def capped_unrolling(limit: int = 2000) -> Iterator[None]:
     """A mutated loop bound makes a legal but huge kernel; keep it to a refusal instead of minutes of work."""
-    old, program_pass.MAX_UNROLLED = program_pass.MAX_UNROLLED, limit
+    old, program_pass.MAX_INSTRUCTIONS = program_pass.MAX_INSTRUCTIONS, limit
     try:
         yield
     finally:
-        program_pass.MAX_UNROLLED = old
+        program_pass.MAX_INSTRUCTIONS = old
 
 
 def outcome(fn: Callable[[], Any], what: str, seconds: float = 10.0) -> tuple[Any, TongasmError | None]:
@@ -245,7 +245,8 @@ def assembled_or_syntax_error(text: str) -> None:
 
 TOKENS = ["", "0", "-1", "08", "0x", "0x1g", "99999999999999999999", "r63", "r64", "sem", "evt", "float32", "dt(99)",
           "sb", "psum.b7", "[", "]", "(", ")", "[1x0]", "1.5", "nan", "inf", "-inf", "=", ",", ":", ";", "|", "/",
-          ".bytes", ".stream", ".target", ".decision", "wait", "upd", "++", "@+0x3c=55", "é", "\t", "\x00"]
+          ".bytes", ".stream", ".target", ".decision", "wait", "upd", "++", "@+0x3c=55", "é", "\t", "\x00",
+          "9" * 5000, "0x" + "f" * 1000, "..", ".hidden", "a/b"]  # absurd numbers, names that are not file names
 
 
 @st.composite
@@ -337,7 +338,8 @@ BIR_WORDS = ["gen2", "gen3", "Loop", "TensorTensor", "TensorCopy", "Memset", "Se
              "TensorLoad", "TensorSave", "MoveShape", "CopyPredicated", "GenericCopy", "physical_ap", "register_ap",
              "symbolic_ap", "register_access", "imm_value", "float32", "int32", "uint8", "bfloat16", "int64", "SB",
              "PSUM", "DRAM", "DVE", "SP", "Pool", "add", "sem_ge_imm", "sem_inc", "r1", "nan", "inf", "a", "x"]
-INTS = [0, 1, -1, 2, 127, 128, 255, 256, 65535, 65536, 2**31 - 1, 2**31, 2**32, 2**63, -(2**63), 2**64, 10**30]
+INTS = [0, 1, -1, 2, 127, 128, 255, 256, 65535, 65536, 2**31 - 1, 2**31, 2**32, 2**63, -(2**63), 2**64, 10**30,
+        10**18, -(10**18), 10**400, -(10**400)]  # absurd sizes: a clear refusal, never an internal error
 
 json_scalar = st.one_of(st.none(), st.booleans(), st.sampled_from(INTS), st.integers(-1000, 1000),
                         st.floats(allow_nan=False, allow_infinity=False, width=32), st.sampled_from(BIR_WORDS),
@@ -522,14 +524,23 @@ def cli_on(tmp: Path, command: str, name: str, data: bytes) -> int:
     src = tmp / name
     src.write_bytes(data)
     out = tmp / "out"
+    keep = {name, "out"}
+    if command == "run":  # ``data`` is the memory description of the example's streams
+        for n, d in EXAMPLE_STREAMS.items():
+            (tmp / f"{n}.bin").write_bytes(d)
+            keep.add(f"{n}.bin")
     args = {"assemble": ["assemble", str(src), "-o", str(out)],
             "asm": ["asm", str(src), "-o", str(out), "-q"],
             "disasm": ["disasm", str(src), "-o", str(out)],
-            "check": ["check", str(src)]}[command]
+            "check": ["check", str(src)],
+            "run": ["run", *[str(tmp / f"{n}.bin") for n in EXAMPLE_STREAMS], "--memory", str(src), "-o", str(out),
+                    "-q"]}[command]
     with capped_unrolling():
         rc, stdout, stderr = run_cli(args)
     assert "Traceback" not in stderr and "internal error" not in stderr, stderr
     assert rc in (0, 1, 2), (rc, stderr)
+    if any(why in stderr for why in ("not valid JSON", "cannot read", "not UTF-8", "duplicate key")):
+        assert rc == 2, (rc, stderr)  # unusable input (README)
     if command == "check":
         assert rc == 0 or stderr or stdout
     elif rc != 0:
@@ -537,7 +548,9 @@ def cli_on(tmp: Path, command: str, name: str, data: bytes) -> int:
         assert not files_under(out), f"{command} failed but wrote {files_under(out)}"
     else:
         assert files_under(out)
-    leftovers = [q.name for q in tmp.iterdir() if q.name not in (name, "out")]
+        if out.is_dir():  # a directory of outputs: nothing outside -o, no subdirectories
+            assert all(q.parent == out for q in files_under(out)), files_under(out)
+    leftovers = [q.name for q in tmp.iterdir() if q.name not in keep]
     assert not leftovers, f"temporary files left behind: {leftovers}"
     return rc
 
@@ -582,6 +595,39 @@ def test_cli_check_on_garbage(data: bytes, json_input: bool, tmp_dir: Path) -> N
     cli_on(tmp_dir, "check", "bad.json" if json_input else "bad.bin", data)
 
 
+EXAMPLE_STREAMS = {n: bytes(d) for n, d in assemble(read_bir(EXAMPLE)).streams.items()}
+
+
+@st.composite
+def memory_description(draw: st.DrawFn) -> bytes:
+    """The example's memory.json with a few edits: names that try to leave -o, absurd numbers, wrong types."""
+    from tongasm.ir.memory import describe_kernel
+
+    mem = describe_kernel(read_bir(EXAMPLE), "gen2").to_json()
+    for _ in range(draw(st.integers(1, 3))):
+        paths = [p for p in _paths(mem) if p]
+        path = draw(st.sampled_from(paths))
+        parent, key = _get(mem, path[:-1]), path[-1]
+        how = draw(st.sampled_from(["name", "name", "int", "value", "delete"]))
+        if how == "name":
+            v = draw(st.sampled_from(mem["variables"]))
+            v["name"] = draw(st.one_of(st.sampled_from(["../x", "/abs", "a\x00b", "\ud800", ".", "..", ".h", "a/b",
+                                                        "%2F", "x" * 300]), st.text(NAME_CHARS, max_size=8)))
+        elif how == "int":
+            parent[key] = draw(st.sampled_from(INTS)) * draw(st.sampled_from([1, -1]))
+        elif how == "delete":
+            del parent[key]
+        else:
+            parent[key] = draw(json_value)
+    return json.dumps(mem).encode()
+
+
+@settings(max_examples=40, **SETTINGS)
+@given(data=st.one_of(garbage, memory_description()))
+def test_cli_run_on_garbage_memory_descriptions(data: bytes, tmp_dir: Path) -> None:
+    cli_on(tmp_dir, "run", "memory.json", data)
+
+
 @pytest.mark.parametrize("spec", ["{f}@08", "{f}@0x41", "{f}@640", "{f}:2", "{f}:", "{f}@", "{f}@0x", "zz",
                                   "0x" + "0" * 127, "{f}x@0x40", "@0x40"])
 def test_cli_explain_on_bad_bundle_specs(spec: str, tmp_dir: Path) -> None:
@@ -592,9 +638,162 @@ def test_cli_explain_on_bad_bundle_specs(spec: str, tmp_dir: Path) -> None:
     assert rc in (1, 2) and stderr.startswith("tongasm: error: ") and "internal error" not in stderr, stderr
 
 
+# --- output names, duplicate keys, the instruction cap -----------------------------------------------
+
+#: Every code point, lone surrogates included (names read from JSON can hold them).
+NAME_CHARS = st.characters(min_codepoint=0, max_codepoint=0x10FFFF, exclude_categories=())
+
+
+def _percent_decode(fname: str) -> str:
+    out = bytearray()
+    i = 0
+    while i < len(fname):
+        if fname[i] == "%":
+            out.append(int(fname[i + 1:i + 3], 16))
+            i += 3
+        else:
+            out += fname[i].encode("utf-8")
+            i += 1
+    return out.decode("utf-8", "surrogatepass")
+
+
+@settings(max_examples=300, **SETTINGS)
+@given(name=st.text(NAME_CHARS, min_size=1, max_size=20))
+@example(name="..").via("regression")
+@example(name="\ud800").via("regression")
+def test_output_names_are_plain_and_reversible(name: str) -> None:
+    from tongasm.util import check_output_name, output_name
+
+    fname = output_name(name, ".npy")
+    assert check_output_name(fname) == fname
+    assert fname.endswith(".npy") and _percent_decode(fname[:-4]) == name  # distinct names, distinct files
+
+
+def _dump_with_duplicate(node: Any, target: tuple, key: str, value: Any, at: tuple = ()) -> str:
+    """JSON text of ``node`` in which the object at path ``target`` has ``key`` twice (``value`` second)."""
+    if isinstance(node, dict):
+        items = [f"{json.dumps(k)}: {_dump_with_duplicate(v, target, key, value, (*at, k))}" for k, v in node.items()]
+        if at == target:
+            i = list(node).index(key)
+            items.insert(i + 1, f"{json.dumps(key)}: {json.dumps(value)}")
+        return "{" + ", ".join(items) + "}"
+    if isinstance(node, list):
+        return "[" + ", ".join(_dump_with_duplicate(v, target, key, value, (*at, i)) for i, v in enumerate(node)) + "]"
+    return json.dumps(node)
+
+
+@settings(max_examples=150, **SETTINGS)
+@given(data=st.data())
+def test_both_readers_refuse_a_repeated_key_at_the_same_path(data: st.DataObject, tmp_dir: Path) -> None:
+    from tongasm.errors import BirError
+
+    k = data.draw(st.sampled_from(KERNELS))
+    objects = [p for p in _paths(k) if isinstance(_get(k, p), dict) and _get(k, p)]
+    path = data.draw(st.sampled_from(objects))
+    key = data.draw(st.sampled_from(sorted(_get(k, path))))
+    value = data.draw(st.one_of(st.just(_get(k, path)[key]), json_scalar))
+    text = _dump_with_duplicate(k, path, key, value)
+    p = tmp_dir / "dup.json"
+    p.write_text(text)
+    got = []
+    for read in (lambda: read_bir(text), lambda: list(stream_bir(p).instructions())):
+        with pytest.raises(BirError) as e:
+            read()
+        got.append((e.value.detail, e.value.path))
+    assert got[0] == got[1] and got[0][0].startswith(f"duplicate key {key!r}"), got
+
+
+def _loop_tree(draw: st.DrawFn, depth: int) -> list[Any]:
+    body: list[Any] = []
+    for _ in range(draw(st.integers(0, 3))):
+        if depth and draw(st.booleans()):
+            lb, ub = draw(st.integers(-3, 4)), draw(st.integers(-3, 6))
+            stride = draw(st.sampled_from([1, 1, 2, -1, -2, 3]))
+            body.append({"opcode": "Loop", "LoopAxis": {"name": "i", "lb": lb, "ub": ub, "stride": stride},
+                         "blocks": [{"name": "b", "instructions": _loop_tree(draw, depth - 1)}]})
+        else:
+            body.append({"opcode": "RegisterMove", "name": "m", "ins": [{"kind": "imm_value", "dtype": "int32",
+                                                                         "value": 1}],
+                         "outs": [{"kind": "register_access", "dtype": "int32", "regref": "r1"}]})
+    return body
+
+
+@settings(max_examples=80, **SETTINGS)
+@given(data=st.data())
+def test_the_instruction_cap_is_exact_and_checked_before_expansion(data: st.DataObject, tmp_dir: Path) -> None:
+    """The counted size equals what unrolling yields; over the cap both readers' walks refuse, at the
+    cap they pass."""
+    k = {"functions": [{"name": "f", "blocks": [{"name": "b", "instructions": _loop_tree(data.draw, 3)}]}]}
+    kernel = read_bir(k)
+    n = program_pass.unrolled_count(kernel)
+    assert n == sum(1 for _ in program_pass.walk(kernel))
+    p = tmp_dir / "loops.json"
+    p.write_text(json.dumps(k))
+    for cap, ok in ((n, True), (n - 1, False)):
+        if cap < 1:
+            continue
+        with capped_unrolling(cap):
+            for walk in (lambda: program_pass.walk(read_bir(k)),
+                         lambda: program_pass.walk_top((x, f) for x, f, _ in stream_bir(p).instructions())):
+                if ok:
+                    assert sum(1 for _ in walk()) == n
+                else:
+                    with pytest.raises(TongasmError, match=f"at most {cap}"):
+                        for _ in walk():
+                            pass
+
+
+SMALL_KERNEL = {"functions": [{"name": "f", "registers": {"x": 1}, "blocks": [{"name": "b", "instructions": [
+    {"opcode": "RegisterMove", "name": "m", "ins": [{"kind": "imm_value", "dtype": "int32", "value": 1}],
+     "outs": [{"kind": "register_access", "dtype": "int32", "regref": "x"}]}]}]}]}
+DIR_STEPS = ["assemble", "assemble-small", "assemble-census", "asm-dve", "foreign-file", "foreign-dir", "fail"]
+
+
+@settings(max_examples=25, **SETTINGS)
+@given(steps=st.lists(st.sampled_from(DIR_STEPS), min_size=1, max_size=4))
+def test_an_output_directory_always_matches_its_manifest(steps: list[str], tmp_path_factory: Any) -> None:
+    """Whatever sequence of writes (and foreign files) an output directory sees, it holds exactly the
+    foreign files plus what the last manifest lists (and memory.json once assemble wrote it), and no
+    temporary file is left beside it."""
+    root = tmp_path_factory.mktemp("dirs")
+    out = root / "o"
+    src = root / "small.json"
+    src.write_text(json.dumps(SMALL_KERNEL))
+    listing_s = root / "k.s"
+    listing_s.write_text("\n".join(listing([StreamInput("dve", EXAMPLE_STREAMS["dve"])])) + "\n")
+    bad = root / "bad.json"
+    bad.write_text("{")
+    foreign: set[str] = set()
+    memory = False
+    for i, step in enumerate(steps):
+        argv = {"assemble": ["assemble", str(EXAMPLE)], "assemble-small": ["assemble", str(src)],
+                "assemble-census": ["assemble", str(EXAMPLE), "--census"], "asm-dve": ["asm", str(listing_s)],
+                "fail": ["assemble", str(bad)]}.get(step)
+        if argv is None:
+            out.mkdir(exist_ok=True)
+            name = f"mine{i}"
+            (out / name).mkdir() if step == "foreign-dir" else (out / name).write_text("x")
+            foreign.add(name)
+            continue
+        rc, _, err = run_cli([*argv, "-o", str(out), "-q"])
+        assert rc == (2 if step == "fail" else 0), err
+        memory |= step.startswith("assemble") and rc == 0
+    if not (out / "manifest.json").exists():
+        return
+    from tongasm.util import manifest_files
+
+    listed = manifest_files(out / "manifest.json", ["streams", "census", "memory"])
+    assert {p.name for p in out.iterdir()} == foreign | listed | {"manifest.json"} | ({"memory.json"} if memory else set())
+    man = json.loads((out / "manifest.json").read_text())
+    for e in man["streams"].values():
+        assert (out / e["file"]).stat().st_size == 64 * e["bundles"]
+    assert not [p.name for p in root.iterdir() if ".tmp-" in p.name or "lock" in p.name]
+    assert not [p.name for p in out.iterdir() if p.name.startswith(".")]
+
+
 # --- the atheris harnesses -----------------------------------------------------------------------------
 
-HARNESSES = ["decode", "check", "asm_text", "bir_json"]
+HARNESSES = ["decode", "check", "asm_text", "bir_json", "outputs"]
 
 
 

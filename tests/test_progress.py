@@ -253,9 +253,9 @@ def test_read_buffer_maps_regular_files_and_reads_the_rest(tmp_path):
     e = tmp_path / "e.bin"
     e.write_bytes(b"")
     assert read_buffer(e) == b""
-    with pytest.raises(OSError):
+    with pytest.raises(InputError, match="No such file"):
         read_buffer(tmp_path / "missing.bin")
-    with pytest.raises(OSError):
+    with pytest.raises(InputError, match="directory"):
         read_buffer(tmp_path)  # a directory
 
 
@@ -338,18 +338,18 @@ def test_stream_not_a_whole_number_of_bundles(tmp_path, assembled, capsys):
     p = tmp_path / "dve.bin"
     p.write_bytes((assembled / "dve.bin").read_bytes() + bytes(10))
     out = tmp_path / "k.s"
-    assert main(["disasm", str(p), "-o", str(out)]) == 1
+    assert main(["disasm", str(p), "-o", str(out)]) == 2  # not a stream: unusable input
     err = capsys.readouterr().err
     assert f"{p} has 202 bytes" in err and "not a whole number of 64-byte bundles" in err
     assert "Traceback" not in err
     assert not out.exists() and _leftovers(tmp_path) == []
-    assert main(["disasm", str(p)]) == 1
+    assert main(["disasm", str(p)]) == 2
     assert capsys.readouterr().out == ""  # nothing printed before the error
-    assert main(["decode", str(p)]) == 1
+    assert main(["decode", str(p)]) == 2
     assert "not a whole number" in capsys.readouterr().err
     assert main(["check", str(p)]) == 1
     assert "stream.length" in capsys.readouterr().out
-    assert main(["run", str(p), "--memory", str(assembled / "memory.json"), "-o", str(tmp_path / "r")]) == 1
+    assert main(["run", str(p), "--memory", str(assembled / "memory.json"), "-o", str(tmp_path / "r")]) == 2
     assert "not a whole number" in capsys.readouterr().err
     assert not (tmp_path / "r").exists()
 
@@ -441,5 +441,5 @@ def test_failing_disasm_keeps_the_old_listing(tmp_path, assembled):
     out.write_text("old")
     bad = tmp_path / "x.bin"
     bad.write_bytes(bytes(65))
-    assert main(["disasm", str(assembled / "dve.bin"), str(bad), "-o", str(out)]) == 1
+    assert main(["disasm", str(assembled / "dve.bin"), str(bad), "-o", str(out)]) == 2
     assert out.read_text() == "old" and _leftovers(tmp_path) == []

@@ -45,7 +45,7 @@ from tongasm.ir.builder import KernelBuilder, Tensor
 from tongasm.ir.instructions import Instruction
 from tongasm.ir.operands import Register, SyncInfo, SyncUpdate, SyncWait
 from tongasm.numeric import NumericError, bit_pattern, int_range
-from tongasm.sim.memory import describe_kernel
+from tongasm.ir.memory import describe_kernel
 from tongasm.sim.reference import ENGINES, interpret
 from tongasm.sim.run import run_kernel
 

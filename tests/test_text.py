@@ -105,9 +105,9 @@ def test_hand_written_text_assembles_to_the_golden_bytes():
     (".stream dve\nCopy src=sb[p0:128][1x4].float32, dst=sb[p0:64][1x4].float32", 2, 39, "partition count 64"),
     (".stream dve\nCopy src=sb[q0:128][1x4].float32, dst=sb[p0:128][1x4].float32", 2, 10, "not an access pattern"),
     (".stream dve\n.bytes 00", 2, 1, "exactly 64 bytes"),
-    # the cross-lane reduce's dst always has one partition (ApText count=1; the bundle does not store it)
+    # the cross-lane reduce's dst has one partition and no count field (the bundle does not store it)
     (".stream pool\nCrossLaneReduceArith op=add, src=sb[p0:128][1x8].float32, dst=sb[p0:2][1x8].float32, "
-     "per_element=1", 2, 63, "has 1 partition(s), got 2"),
+     "per_element=1", 2, 63, "no partition-count field: write sb[p0], not sb[p0:2]"),
     (".stream sp\nMove.imm dst=r4, imm=300:int8", 2, 22, "does not fit int8"),
     (".stream sp\nMove.imm dst=r999, imm=1:int32", 2, 14, "does not fit"),
     (".stream sp\nMove.imm dst=r4, imm=1:int32, wait sem3>=5 / upd sem4+=6", 2, 46, "share one value dword"),

@@ -59,7 +59,7 @@ def test_explain_forms(tmp_path, capsys):
     assert js["layout"] == "RegisterMove.imm" and {r["confidence"] for r in js["fields"]} <= {"C", "H", "I", "D"}
     assert main(["explain", f"{out / 'sp.bin'}@0x40"]) == 0
     assert "Move.imm" in capsys.readouterr().out
-    assert main(["explain", "abcd"]) == 1
+    assert main(["explain", "abcd"]) == 2  # unusable input
     assert "128 hex digits" in capsys.readouterr().err
-    assert main(["explain", f"{out / 'sp.bin'}:9"]) == 1
+    assert main(["explain", f"{out / 'sp.bin'}:9"]) == 2
     assert "no bundle at byte offset" in capsys.readouterr().err

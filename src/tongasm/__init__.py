@@ -19,17 +19,17 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__version__ = "0.1.0"
+from ._meta import __version__  # noqa: F401  (re-exported)
 
 _EXPORTS = {
     "read_bir": "tongasm.ir", "write_bir": "tongasm.ir", "kernel_from_json": "tongasm.ir",
     "kernel_to_json": "tongasm.ir", "stream_bir": "tongasm.ir.stream_reader", "KernelBuilder": "tongasm.ir.builder",
-    "assemble": "tongasm.codegen", "collect_opcodes": "tongasm.codegen",
+    "assemble": "tongasm.codegen", "collect_opcodes": "tongasm.codegen", "expand_manifest": "tongasm.codegen",
     "decode_bundle": "tongasm.decode", "iter_stream": "tongasm.decode", "decode_stream": "tongasm.decode.batch",
     "StreamColumns": "tongasm.decode.batch",
     "DecisionSet": "tongasm.isa", "DEFAULT_DECISIONS": "tongasm.isa", "FORMATS": "tongasm.isa",
     "GEN2": "tongasm.isa", "GEN3": "tongasm.isa",
-    "check_kernel": "tongasm.check", "check_stream": "tongasm.check", "check_bundle": "tongasm.check",
+    "check_kernel": "tongasm.codegen", "check_stream": "tongasm.check", "check_bundle": "tongasm.check",
     "listing": "tongasm.text", "StreamInput": "tongasm.text", "assemble_text": "tongasm.text",
     "explain_bundle": "tongasm.text",
     "run_kernel": "tongasm.sim", "run_streams": "tongasm.sim",
@@ -38,7 +38,7 @@ _EXPORTS = {
 
 __all__ = ["DEFAULT_DECISIONS", "DecisionSet", "FORMATS", "GEN2", "GEN3", "KernelBuilder", "StreamColumns",
     "StreamInput", "TongasmError", "assemble", "assemble_text", "check_bundle", "check_kernel",
-    "check_stream", "collect_opcodes", "decode_bundle", "decode_stream", "explain_bundle", "iter_stream",
+    "check_stream", "collect_opcodes", "decode_bundle", "decode_stream", "expand_manifest", "explain_bundle", "iter_stream",
     "kernel_from_json", "kernel_to_json", "listing", "read_bir", "run_kernel", "run_streams", "stream_bir",
     "write_bir"]
 

@@ -1,8 +1,14 @@
 """Command-line interface: argument parsing and printing only; every command calls the library.
 
-Exit codes: 0 success, 1 an error in the input or the work (the message says what), 2 a usage
-error (bad option, unknown decision...). No Python traceback is shown for user mistakes; set
-``TONGASM_DEBUG=1`` to see one for an internal error.
+Exit codes: 0 success, 1 an error or a finding (an illegal instruction, a failed check, a full
+disk...), 2 unusable input (missing, unreadable, not JSON, not a kernel or a stream, a number of absurd
+size) or a usage error (bad option, unknown decision, an ``-o`` that cannot be written). No Python
+traceback is shown for user mistakes; set ``TONGASM_DEBUG=1`` to see one for an internal error.
+
+Everything a command needs from its arguments is checked before it does any work (``-o`` with
+:func:`tongasm.util.output_dir_path`, option combinations); every file is read and written through
+:mod:`tongasm.util`; standard output that cannot be written (a full disk, a closed pipe) is an
+:class:`~tongasm.errors.OutputError`. Repeated identical warnings are printed once, then counted.
 
 Long jobs (``assemble``, ``disasm``, ``check``, ``run``) show a progress line on stderr when it is a
 terminal (see :mod:`tongasm.progress`); ``-q/--quiet`` or ``TONGASM_NO_PROGRESS=1`` turns it off.
@@ -12,16 +18,17 @@ Bundle streams are memory-mapped, not read into memory (:func:`tongasm.util.read
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
 import traceback
 from pathlib import Path
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
-from collections.abc import Callable, Iterator, Sequence
 
-from . import __version__
-from .errors import DecodeError, InputError, TongasmError, UsageError
+from ._meta import __version__
+from .errors import DecodeError, InputError, OutputError, TongasmError, UsageError
 from .isa.decisions import DECISIONS, DecisionSet
 from .isa.fields import BUNDLE_SIZE
 from .isa.targets import TARGETS
@@ -153,22 +160,31 @@ def build_parser() -> argparse.ArgumentParser:
     _add_format(ex)
     ex.set_defaults(func=cmd_explain)
 
-    r = sub.add_parser("run", help="assemble and simulate a kernel, or simulate pre-assembled streams",
+    r = sub.add_parser("run", help="simulate a NEFF, a kernel or pre-assembled streams",
                        description="Simulate bundles on a NeuronCore model and write every output tensor as .npy "
-                                   "(plus state.json: registers, semaphores, accumulators). Give a KERNEL.json, or "
-                                   "DIR/*.bin with --memory DIR/memory.json (written by 'tongasm assemble').")
-    r.add_argument("inputs", nargs="+", metavar="KERNEL.json|FILE.bin")
+                                   "(plus state.json: registers, semaphores, accumulators). Give a FILE.neff (its "
+                                   "inputs by their NEFF names: -i x=x.npy; FILE.neff:sg00 runs one core), a "
+                                   "KERNEL.json, or DIR/*.bin with --memory DIR/memory.json (written by "
+                                   "'tongasm assemble').")
+    r.add_argument("inputs", nargs="+", metavar="FILE.neff|KERNEL.json|FILE.bin")
     r.add_argument("--input", "-i", action="append", default=[], metavar="NAME=FILE.npy",
                    help="initial contents of a variable (repeatable)")
     r.add_argument("--memory", metavar="MEMORY.json", help="memory description for .bin streams")
     r.add_argument("-o", "--output", metavar="DIR", required=True, help="output directory")
     r.add_argument("--outputs", metavar="NAME,...", help="which variables to write (default: kind Output, else all)")
+    r.add_argument("--declare", action="append", default=[], metavar="NAME=DTYPE:D0xD1",
+                   help="dtype and shape of a NEFF variable whose neff.json records none (e.g. output0=float16:128x128)")
     r.add_argument("--target", choices=sorted(TARGETS), help="target (overrides the kernel's arch)")
-    r.add_argument("--seed", type=int, default=0, help="xorwow seed for Memset Random (S-12)")
-    r.add_argument("--trace", action="store_true", help="print each executed bundle to stderr")
+    r.add_argument("--seed", type=_seed, default=0,
+                   help="seed for Memset Random (S-12) and the random schedule (S-60=random), 0..2**32-1")
+    r.add_argument("--trace", metavar="FILE.json",
+                   help="write the schedule as a Chrome/Perfetto trace (one track per engine, a slice per bundle "
+                        "and per wait, DMAs on their queues' tracks); written even when the run deadlocks")
+    r.add_argument("--log", action="store_true", help="print each executed bundle to stderr")
     r.add_argument("--reference", action="store_true",
                    help="also run the IR reference interpreter and compare every output bit for bit")
     r.add_argument("--warn", action="store_true", help="run even if the ISA checks find illegal bundles")
+    _add_format(r)
     _add_quiet(r)
     _add_decisions(r)
     r.set_defaults(func=cmd_run)
@@ -184,8 +200,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_neff_parser(sub)
 
-    ds = sub.add_parser("decisions", help="list the spec decisions (D-n, R-n) and their selectable readings")
-    _add_format(ds)
+    ds = sub.add_parser("decisions", help="list the decisions (D-n, R-n, N-n, S-n) and their selectable readings",
+                        description="List every decision and its readings; with --evidence FILE.neff, say for each "
+                                    "D-n and R-n whether the NEFF's real bundles confirm it, contradict it or do "
+                                    "not exercise it, naming the bundles that show it.")
+    ds.add_argument("--evidence", metavar="FILE.neff", action="append",
+                    help="weigh every D-n and R-n against a real NEFF (repeat for several; --format markdown "
+                         "writes the side-by-side table of docs/decisions-evidence.md)")
+    _add_format(ds, ("text", "json", "markdown"))
     ds.set_defaults(func=cmd_decisions)
     return p
 
@@ -251,6 +273,15 @@ def _add_neff_parser(sub: Any) -> None:
     h.set_defaults(func=cmd_neff_header)
 
 
+def _seed(text: str) -> int:
+    """``--seed``: a 32-bit unsigned integer (the xorwow state words are 32 bits; a wider seed would
+    silently alias a narrower one)."""
+    t = text.strip()
+    if not t.isdigit() or len(t) > 10 or int(t) >= 1 << 32:
+        raise argparse.ArgumentTypeError(f"expected an integer 0..{(1 << 32) - 1}, got {text[:40]!r}")
+    return int(t)
+
+
 def _decisions(args: argparse.Namespace) -> DecisionSet:
     return DecisionSet.parse(getattr(args, "decision", None))
 
@@ -264,36 +295,77 @@ def _print_json(obj: Any) -> None:
 def cmd_assemble(args: argparse.Namespace) -> int:
     from .codegen import assemble
     from .ir.stream_reader import stream_bir
+    from .util import output_dir_path
 
     decisions = _decisions(args)
+    output_dir_path(args.output)  # an unusable -o is refused before any work
     with _bar(args, "assemble", unit="instructions") as bar:
         kernel = stream_bir(Path(args.kernel))  # instruction by instruction: bounded memory on huge kernels
         asm = assemble(kernel, target=args.target, decisions=decisions, census=args.census,
-                       check="warn" if args.warn else "refuse", on_result=_assemble_progress(kernel, bar))
+                       check="warn" if args.warn else "refuse", progress=_assemble_progress(kernel, bar))
         bar.phase(f"assemble: writing {args.output}", done=len(asm.log))
-        asm.write(args.output)
+        written = {p.name for p in asm.write(args.output)}
+    warnings = Repeats(lambda line: sys.stderr.write(f"tongasm: warning: {line}\n"))
     for f in asm.findings:
-        sys.stderr.write(f"tongasm: warning: {f.line()}\n")
+        warnings.add(f)
+    warnings.finish()
     if args.format == "json":
         _print_json(asm.manifest())
     elif not args.quiet:
         n = len(asm.log)
-        print(f"assembled {args.kernel} for {asm.target.name}: {n} instruction{'s' * (n != 1)}, "
-              f"{asm.bundle_count} bundle{'s' * (asm.bundle_count != 1)} -> {args.output}/")
+        print(f"assembled {args.kernel} for {asm.target.name}: {_plural(n, 'instruction')}, "
+              f"{_plural(asm.bundle_count, 'bundle')} -> {args.output}/")
         for name, data in asm.streams.items():
-            nb = len(data) // BUNDLE_SIZE
-            print(f"  {name + '.bin':<12} {nb:>8} bundle{'s' * (nb != 1):<1} {len(data):>10} bytes")
+            print(f"  {name + '.bin':<13} {_plural(len(data) // BUNDLE_SIZE, 'bundle'):>16} {len(data):>12} bytes")
         if asm.census is not None:
-            print(f"  {'census.bin':<12} {len(asm.census) // BUNDLE_SIZE:>8} bundles {len(asm.census):>10} bytes")
-        print("  manifest.json")
+            print(f"  {'census.bin':<13} {_plural(len(asm.census) // BUNDLE_SIZE, 'bundle'):>16} "
+                  f"{len(asm.census):>12} bytes")
+        for extra, what in (("memory.json", "the variables, for 'tongasm run' on the streams"),
+                            ("manifest.json", "each instruction's engine, opcodes and offset")):
+            if extra in written:
+                print(f"  {extra:<30} {what}")
     return 0
+
+
+class Repeats:
+    """Prints findings (warnings) one line each, but an identical one again (same check, field,
+    value, message and limit; only the place differs) is counted instead of printed; :meth:`finish`
+    prints one line per repeated kind with the count and the last place. 62,500 identical
+    ``lint.var_id_collision`` warnings become two lines. At most :data:`KINDS` kinds are tracked
+    (bounded memory); later kinds print every time."""
+
+    KINDS = 4096
+
+    def __init__(self, write: Callable[[str], Any], line: Callable[[Any], str] | None = None) -> None:
+        self.write = write
+        self.line = line or (lambda f: str(f.line()))
+        self.kinds: dict[str, list[Any]] = {}  # body -> [repeats, check, last place]
+
+    def add(self, f: Any) -> None:
+        where = f.where()
+        line = self.line(f)
+        body = str(f.line())[len(where):]
+        seen = self.kinds.get(body)
+        if seen is not None:
+            seen[0] += 1
+            seen[2] = where
+            return
+        if len(self.kinds) < self.KINDS:
+            self.kinds[body] = [0, f.check, where]
+        self.write(line)
+
+    def finish(self) -> None:
+        for n, check, last in self.kinds.values():
+            if n:
+                self.write(f"... and {_plural(n, 'more identical ' + check + ' finding')} (the last at {last})")
+        self.kinds.clear()
 
 
 def _bar(args: argparse.Namespace, label: str, total: int | None = None, *, unit: str = "",
          to_stdout: bool = False) -> NullProgress:
-    """The command's progress line: off with --quiet or --trace, and when ``to_stdout`` (the command
+    """The command's progress line: off with --quiet or --log, and when ``to_stdout`` (the command
     streams its output to stdout) and stdout is a terminal, where the bar would garble the output."""
-    quiet = bool(getattr(args, "quiet", False) or getattr(args, "trace", False))
+    quiet = bool(getattr(args, "quiet", False) or getattr(args, "log", False))
     if to_stdout:
         try:
             quiet = quiet or sys.stdout.isatty()
@@ -302,21 +374,19 @@ def _bar(args: argparse.Namespace, label: str, total: int | None = None, *, unit
     return progress(label, total, unit=unit, quiet=quiet)
 
 
-def _assemble_progress(kernel: Any, bar: NullProgress) -> Callable[[Any], None] | None:
-    """An ``on_result`` hook for :func:`tongasm.codegen.assemble` that moves the bar every 512
-    instructions; the share done is the streamed reader's position in the JSON text."""
+def _assemble_progress(kernel: Any, bar: NullProgress) -> Callable[[int], None] | None:
+    """A ``progress`` hook for :func:`tongasm.codegen.assemble` (called every 512 instructions) that
+    moves the bar; the share done is the streamed reader's position in the JSON text."""
     if bar.hook is None:
         return None
     text = kernel.text
     size = max(len(text.s), 1)
     update = bar.update
 
-    def on_result(res: Any) -> None:
-        i = res.item.index
-        if not i & 511:
-            update(i, fraction=text.i / size)
+    def progress(i: int) -> None:
+        update(i, fraction=text.i / size)
 
-    return on_result
+    return progress
 
 
 def cmd_opcodes(args: argparse.Namespace) -> int:
@@ -334,21 +404,21 @@ def cmd_opcodes(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_stream(path: str, error: type[TongasmError] = InputError) -> memoryview | bytes:
-    """A bundle stream's bytes, memory-mapped (read-only) when the file allows it: no copy in memory."""
+def _read_stream(path: str) -> memoryview | bytes:
+    """A bundle stream's bytes, memory-mapped (read-only) when the file allows it: no copy in memory;
+    a pipe or device is read up to :data:`tongasm.util.PIPE_LIMIT` bytes (an InputError beyond)."""
     from .util import read_buffer
 
-    try:
-        return read_buffer(path)
-    except OSError as e:
-        raise error(f"cannot read {path}: {e.strerror or e}") from None
+    return read_buffer(path)
 
 
 def _check_length(path: str, data: memoryview | bytes) -> None:
-    """A stream must be a whole number of bundles (a DecodeError, exit 1, naming the file)."""
-    from .decode.bundle import check_stream_length
-
-    check_stream_length(len(data), path)
+    """A stream must be a whole number of bundles; anything else is not a stream (InputError, exit 2)."""
+    n = len(data)
+    if n % BUNDLE_SIZE:
+        raise InputError(f"{path} has {n} bytes, which is not a whole number of {BUNDLE_SIZE}-byte bundles "
+                         f"({_plural(n // BUNDLE_SIZE, 'whole bundle')} and {_plural(n % BUNDLE_SIZE, 'trailing byte')}"
+                         "): not a bundle stream")
 
 
 def _format_value(name: str, value: int, enum_name: str | None) -> str:
@@ -365,27 +435,59 @@ def cmd_decode(args: argparse.Namespace) -> int:
 
     if is_neff_spec(args.file):
         return _decode_neff(args)
+    decisions = _decisions(args)
     data = _read_stream(args.file)
     _check_length(args.file, data)
-    decoded = iter_stream(data, decisions=_decisions(args))  # one bundle at a time: bounded memory
-    failures: list[Any] = []
+
+    def pieces() -> Iterator[Any]:  # one bundle at a time, the mapped pages dropped piece by piece
+        from .util import drop_pages
+
+        step = DISASM_CHUNK * BUNDLE_SIZE
+        for a in range(0, len(data), step):
+            yield from iter_stream(data[a:a + step], decisions=decisions, base=a)
+            drop_pages(data, a, a + step)
+
+    decoded = pieces()
+    failures = _Failures(args.file)
     if args.format == "json":
-        # the same text as json.dumps(list, indent=1), written element by element
-        out, sep = sys.stdout, "[\n "
+        # a JSON array, one bundle object per line (compact: json's C encoder writes each)
+        out, sep, dumps = sys.stdout, "[\n", json.dumps
         for d in decoded:
             if isinstance(d, DecodeFailure):
-                failures.append(d)
-            out.write(sep + json.dumps(d.to_json(), indent=1).replace("\n", "\n "))
-            sep = ",\n "
-        out.write("[]\n" if sep == "[\n " else "\n]\n")
+                failures.add(d)
+            out.write(sep + dumps(d.to_json()))
+            sep = ",\n"
+        out.write("[]\n" if sep == "[\n" else "\n]\n")
     else:
         for d in decoded:
             if isinstance(d, DecodeFailure):
-                failures.append(d)
+                failures.add(d)
             _print_decoded(d)
-    for f in failures:
-        sys.stderr.write(f"tongasm: error: {args.file}: {DecodeError(f.reason, f.offset)}\n")
-    return 1 if failures else 0
+    failures.report()
+    return 1 if failures.count else 0
+
+
+class _Failures:
+    """The undecodable bundles of a stream, for the error lines after the listing: the first
+    :data:`SHOWN` in full, then how many more (bounded memory on a stream of any size)."""
+
+    SHOWN = 20
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.count = 0
+        self.first: list[Any] = []
+
+    def add(self, d: Any) -> None:
+        self.count += 1
+        if len(self.first) < self.SHOWN:
+            self.first.append(d)
+
+    def report(self) -> None:
+        for f in self.first:
+            sys.stderr.write(f"tongasm: error: {self.path}: {DecodeError(f.reason, f.offset)}\n")
+        if self.count > len(self.first):
+            sys.stderr.write(f"tongasm: error: {self.path}: ... and {_plural(self.count - len(self.first), 'more undecodable bundle')}\n")
 
 
 def _print_decoded(d: Any, bir: str | None = None) -> None:
@@ -438,11 +540,15 @@ def _decode_neff(args: argparse.Namespace) -> int:
     decisions = _decisions(args)
     failures: list[tuple[str, Any]] = []
     skipped: dict[int, int] = {}
-    out: list[dict[str, Any]] = []
-    for ns in sel.streams:
+    dumps = json.dumps
+    if args.format == "json":  # {"neff": ..., "streams": [{..., "bundles": [one compact object per line]}]}
+        sys.stdout.write('{"neff": ' + dumps(sel.selector.path) + ', "streams": [')
+    for n_stream, ns in enumerate(sel.streams):
         names = ns.bir_names or []
         if args.format == "json":
-            rows = []
+            head = dumps({"stream": ns.name, "member": ns.member, "target": ns.target.name})
+            sys.stdout.write(("," if n_stream else "") + "\n" + head[:-1] + ', "bundles": [')
+            sep = "\n"
         else:
             print(f"== {ns.name} ({ns.member}): {_plural(len(ns.data) // BUNDLE_SIZE, 'bundle')}")
         for i, d in enumerate(iter_stream(ns.data, decisions=decisions)):
@@ -455,13 +561,15 @@ def _decode_neff(args: argparse.Namespace) -> int:
                 row = d.to_json()
                 if isinstance(d, DecodeFailure):
                     row["name"] = _opcode_name(d.raw[0])
-                rows.append(dict(row, bir=bir))
+                row["bir"] = bir
+                sys.stdout.write(sep + dumps(row))
+                sep = ",\n"
             else:
                 _print_decoded(d, bir)
         if args.format == "json":
-            out.append({"stream": ns.name, "member": ns.member, "target": ns.target.name, "bundles": rows})
+            sys.stdout.write("]}")
     if args.format == "json":
-        _print_json({"neff": sel.selector.path, "streams": out})
+        sys.stdout.write("\n]}\n")
     if skipped and not getattr(args, "quiet", False):
         sys.stderr.write(f"tongasm: note: {sum(skipped.values())} bundles of opcodes tongasm has no layout for yet "
                          "listed undecoded: " + ", ".join(f"{op:#04x} {_opcode_name(op)} x{n}"
@@ -492,17 +600,22 @@ def _is_kernel(path: str, head: bytes) -> bool:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from .check.registry import CHECKS, CheckSet
-    from .check.runner import check_kernel, check_stream
+    from .check.runner import check_stream
+    from .codegen import check_kernel
     from .codegen.assembler import STREAM_NAMES
     from .ir import read_bir
-    from .isa.targets import get_target
+    from .passes.program import unrolled_count
+    from .util import read_input
 
     decisions = _decisions(args)
     unknown = [c for c in args.disable if c not in CHECKS]
     if unknown:
         raise UsageError(f"unknown check id(s) {', '.join(unknown)}; 'tongasm checks' lists them")
     checks = CheckSet(pedantic=args.pedantic, disabled=frozenset(args.disable))
-    reports: list[dict[str, Any]] = []
+    # every input is read (kernels read and checked, streams mapped) before anything is printed, so an
+    # unusable input (exit 2) comes before any output; a stream's findings are then made and printed
+    # piece by piece (bounded memory on a stream of any size)
+    inputs: list[dict[str, Any]] = []
     from .neff.select import is_neff_spec, resolve_selector
 
     with _bar(args, "check") as bar:
@@ -513,77 +626,124 @@ def cmd_check(args: argparse.Namespace) -> int:
                 for ns in sel.streams:
                     label = f"{sel.selector.path}:{ns.graph}/{ns.stream}"
                     bar.phase(f"check {ns.name}", len(ns.data) // BUNDLE_SIZE, unit="bundles")
-                    findings = check_stream(ns.data, name=label, target=target, decisions=decisions, checks=checks,
+                    found = check_stream(ns.data, name=label, target=target, decisions=decisions, checks=checks,
                                             stream=ns.stream, progress=bar.hook, unmodelled="note")
-                    reports.append({"input": label, "kind": "neff", "bundles": len(ns.data) // BUNDLE_SIZE,
-                                    "findings": findings})
+                    inputs.append({"input": label, "kind": "neff", "bundles": len(ns.data) // BUNDLE_SIZE,
+                                   "findings": found})
                 continue
             # a stream is mapped, not read; a file named neither .json nor .bin is sniffed from its bytes
-            stream = None if path.endswith(".json") else _read_stream(path, UsageError)
+            stream = None if path.endswith(".json") else _read_stream(path)
             if stream is None or _is_kernel(path, bytes(stream[:64])):
-                try:
-                    data = Path(path).read_bytes() if stream is None else bytes(stream)
-                except OSError as e:
-                    raise UsageError(f"cannot read {path}: {e.strerror or e}") from None
-                try:
-                    kernel = read_bir(data)
-                    del data
-                    bar.phase(f"check {Path(path).name}", _instruction_count(kernel), unit="instructions")
-                    report = check_kernel(kernel, target=args.target, decisions=decisions, checks=checks,
-                                          progress=bar.hook)
-                except InputError as e:  # unusable input: exit 2
-                    raise UsageError(f"{path}: {e}") from None
-                findings = report.findings
-                reports.append({"input": path, "kind": "kernel", "instructions": report.instructions,
-                                "bundles": report.bundles, "findings": findings})
+                data = read_input(path) if stream is None else bytes(stream)
+                kernel = read_bir(data)
+                del data
+                bar.phase(f"check {Path(path).name}", unrolled_count(kernel), unit="instructions")
+                report = check_kernel(kernel, target=args.target, decisions=decisions, checks=checks,
+                                      progress=bar.hook)
+                inputs.append({"input": path, "kind": "kernel", "instructions": report.instructions,
+                               "bundles": report.bundles, "findings": report.findings})
             else:
                 stem = Path(path).stem
-                engine = args.engine or (stem if stem in STREAM_NAMES else None)
-                bar.phase(f"check {Path(path).name}", len(stream) // BUNDLE_SIZE, unit="bundles")
-                findings = check_stream(stream, name=Path(path).name, target=get_target(args.target or "gen2"),
-                                        decisions=decisions, checks=checks, stream=engine, progress=bar.hook)
-                reports.append({"input": path, "kind": "stream", "bundles": len(stream) // BUNDLE_SIZE,
-                                "findings": findings})
-    # warnings (tongasm's lint stage) are reported but do not fail the check
-    errors = sum(f.severity == "error" for r in reports for f in r["findings"])
-    if args.format == "json":
-        _print_json({"clean": errors == 0, "inputs": [
-            {**{k: v for k, v in r.items() if k != "findings"}, "findings": [f.to_json() for f in r["findings"]]}
-            for r in reports]})
-    else:
-        for r in reports:
-            for f in r["findings"]:
-                print(f.line() if r["kind"] != "stream" else f.line().replace(f"{Path(r['input']).name}+", f"{r['input']}+", 1))
-        for r in reports if not args.quiet else ():
+                inputs.append({"input": path, "kind": "stream", "bundles": len(stream) // BUNDLE_SIZE,
+                               "findings": stream, "engine": args.engine or (stem if stem in STREAM_NAMES else None)})
+        errors = 0
+        summary: list[str] = []
+        out = sys.stdout.write
+        if args.format == "json":
+            out('{\n "inputs": [')
+        for k, r in enumerate(inputs):
+            findings: Any = r.pop("findings")
+            engine = r.pop("engine", None)
+            if r["kind"] == "stream":
+                findings = _stream_findings(findings, r["input"], engine, args, decisions, checks, bar)
+            counts = [0, 0]  # errors, warnings
+
+            def counted(fs: Iterable[Any], counts: list[int] = counts) -> Iterator[Any]:
+                for f in fs:
+                    counts[f.severity != "error"] += 1
+                    yield f
+
+            if args.format == "json":
+                out("\n  " if k == 0 else ",\n  ")
+                for piece in _json_with_list(r, "findings", (f.to_json() for f in counted(findings)), "  "):
+                    out(piece)
+            else:
+                _print_findings(counted(findings), r)
+            errors += counts[0]
             what = (_plural(r["instructions"], "instruction") + ", " if r["kind"] == "kernel" else "") + \
                 _plural(r["bundles"], "bundle")
-            n = sum(f.severity == "error" for f in r["findings"])
-            w = len(r["findings"]) - n
-            verdict = "clean" if n == 0 else _plural(n, "finding")
-            sys.stderr.write(f"{r['input']}: {what}: {verdict}" + (f", {_plural(w, 'warning')}" if w else "") + "\n")
+            verdict = "clean" if counts[0] == 0 else _plural(counts[0], "finding")
+            summary.append(f"{r['input']}: {what}: {verdict}" +
+                           (f", {_plural(counts[1], 'warning')}" if counts[1] else "") + "\n")
+        if args.format == "json":
+            out(("\n ]" if inputs else "]") + f',\n "clean": {json.dumps(errors == 0)}\n}}\n')
+    if not args.quiet:  # after the bar is gone
+        sys.stderr.write("".join(summary))
+    # warnings (tongasm's lint stage) are reported but do not fail the check
     return 1 if errors else 0
 
 
-def _instruction_count(kernel: Any) -> int:
-    """How many instructions a kernel runs with its loops unrolled (for the progress bar's total)."""
-    from .ir.instructions import Loop
+def _stream_findings(stream: memoryview | bytes, path: str, engine: str | None, args: argparse.Namespace,
+                     decisions: DecisionSet, checks: Any, bar: NullProgress) -> Iterator[Any]:
+    """:func:`tongasm.check.check_stream` over a stream in pieces of :data:`DISASM_CHUNK` bundles
+    (findings are made, printed and dropped piece by piece), offsets as in one call on the whole."""
+    from .check.runner import check_stream
+    from .isa.targets import get_target
+    from .util import drop_pages
 
-    def count(blocks: Any) -> int:
-        n = 0
-        for b in blocks:
-            for x in b.instructions:
-                if isinstance(x, Loop):
-                    ax = x.axis
-                    n += len(range(ax.lb, ax.ub, ax.stride)) * count(x.blocks) if ax.stride else 0
-                else:
-                    n += 1
-        return n
+    n = len(stream)
+    total = n // BUNDLE_SIZE
+    step = DISASM_CHUNK * BUNDLE_SIZE
+    name = Path(path).name
+    target = get_target(args.target or "gen2")
+    bar.phase(f"check {name}", total, unit="bundles")
+    hook = bar.hook
+    for a in range(0, max(n, 1), step):
+        piece = stream[a:a + step] if a + step < n else stream[a:]  # the last piece keeps a ragged tail
+        progress = None if hook is None else (lambda d, t, a=a: hook(a // BUNDLE_SIZE + d, total))
+        for f in check_stream(piece, name=name, target=target, decisions=decisions, checks=checks, stream=engine,
+                              progress=progress):
+            if f.offset is not None:
+                f.offset += a
+            yield f
+        drop_pages(stream, a, a + step)
 
-    return sum(count(f.blocks) for f in kernel.functions)
+
+def _print_findings(findings: Iterable[Any], r: dict[str, Any]) -> None:
+    """One line per finding on stdout; identical warnings once, then counted (:class:`Repeats`)."""
+    if r["kind"] != "stream":  # a kernel's or a NEFF stream's findings already name their input
+        def line(f: Any) -> str:
+            return str(f.line())
+    else:
+        name, path = Path(r["input"]).name, r["input"]
+
+        def line(f: Any) -> str:
+            return str(f.line()).replace(f"{name}+", f"{path}+", 1)
+
+    warnings = Repeats(print, line)
+    for f in findings:
+        if f.severity == "error":
+            print(line(f))
+        else:
+            warnings.add(f)
+    warnings.finish()
+
+
+def _json_with_list(head: dict[str, Any], key: str, items: Iterable[Any], indent: str) -> Iterator[str]:
+    """The text of ``json.dumps({**head, key: list(items)}, indent=1)`` nested at ``indent``, with the
+    list written item by item (never built in memory)."""
+    text = json.dumps(head, indent=1)
+    yield (text[:-2] + "," if head else "{").replace("\n", "\n" + indent)
+    yield f"\n{indent} {json.dumps(key)}: ["
+    first = True
+    for it in items:
+        yield ("\n" if first else ",\n") + indent + "  " + json.dumps(it, indent=1).replace("\n", "\n" + indent + "  ")
+        first = False
+    yield ("]" if first else f"\n{indent} ]") + f"\n{indent}}}"
 
 
 def cmd_checks(args: argparse.Namespace) -> int:
-    from .check.registry import UNCHECKED, all_checks
+    from .check import UNCHECKED, all_checks
 
     checks = list(all_checks())
     if args.format == "json":
@@ -615,6 +775,10 @@ def cmd_disasm(args: argparse.Namespace) -> int:
     from .text.listing import StreamInput
 
     decisions = _decisions(args)
+    if args.output is not None:
+        from .util import output_file_path
+
+        output_file_path(args.output)  # an unusable -o is refused before any work
     inputs: list[StreamInput] = []
     neff_targets: dict[str, str] = {}
     for p in args.files:
@@ -631,19 +795,19 @@ def cmd_disasm(args: argparse.Namespace) -> int:
                          + "); one listing has one .target")
     target = get_target(args.target or next(iter(neff_targets.values()), "gen2"))
     total = sum(len(s.data) for s in inputs) // BUNDLE_SIZE
-    with _bar(args, "disasm", total, unit="bundles", to_stdout=not args.output) as bar:
+    with _bar(args, "disasm", total, unit="bundles", to_stdout=args.output is None) as bar:
         if args.format == "json":
-            pieces: Iterator[str] = iter([_listing_json_text(inputs, decisions, target, bar)])
+            pieces: Iterator[str] = _listing_json_pieces(inputs, decisions, target, bar)
         else:
             pieces = _listing_pieces(inputs, decisions, target, args.bytes, bar)
-        if args.output:
+        if args.output is not None:
             from .util import atomic_write
 
             def write(fh: Any) -> None:
                 for piece in pieces:
                     fh.write(piece.encode())
 
-            atomic_write(Path(args.output), write)
+            atomic_write(args.output, write)
         else:
             for piece in pieces:
                 sys.stdout.write(piece)
@@ -674,37 +838,45 @@ def _listing_pieces(inputs: Sequence[Any], decisions: DecisionSet, target: Any, 
             yield "\n".join(lines) + "\n"
 
 
-def _listing_json_text(inputs: Sequence[Any], decisions: DecisionSet, target: Any, bar: NullProgress) -> str:
-    """The JSON listing (as :func:`tongasm.text.listing.listing_json`), built piece by piece for the bar."""
+def _listing_json_pieces(inputs: Sequence[Any], decisions: DecisionSet, target: Any,
+                        bar: NullProgress) -> Iterator[str]:
+    """The JSON listing (the text of ``json.dumps(listing_json(...), indent=1)``) in pieces of at most
+    :data:`DISASM_CHUNK` bundles: bounded memory on a stream of any size."""
     from .text.listing import StreamInput, listing_json
+    from .util import drop_pages
 
-    out = listing_json([], decisions=decisions, target=target)
+    head = listing_json([], decisions=decisions, target=target)
+    del head["streams"]
+    yield json.dumps(head, indent=1)[:-2] + ',\n "streams": ['
     step = DISASM_CHUNK * BUNDLE_SIZE
     done = 0
-    for s in inputs:
-        entry: dict[str, Any] | None = None
-        for a in range(0, max(len(s.data), 1), step):
+
+    def rows(s: Any) -> Iterator[Any]:
+        nonlocal done
+        for a in range(0, len(s.data), step):
             names = s.bir_names[a // BUNDLE_SIZE:(a + step) // BUNDLE_SIZE] if s.bir_names is not None else None
             part = listing_json([StreamInput(s.name, s.data[a:a + step], names)], decisions=decisions,
-                                target=target)["streams"][0]
-            if a:
-                for row in part["bundles"]:
-                    row["offset"] += a
-            if entry is None:
-                entry = part
-            else:
-                entry["bundles"].extend(part["bundles"])
-            done += len(part["bundles"])
+                                target=target)["streams"][0]["bundles"]
+            drop_pages(s.data, a, a + step)
+            for row in part:
+                row["offset"] += a
+                yield row
+            done += len(part)
             bar.update(done)
-        out["streams"].append(entry)
-    return json.dumps(out, indent=1) + "\n"
+
+    for k, s in enumerate(inputs):
+        yield "\n  " if k == 0 else ",\n  "
+        yield from _json_with_list({"stream": s.name}, "bundles", rows(s), "  ")
+    yield ("\n ]" if inputs else "]") + "\n}\n"
 
 
 def cmd_asm(args: argparse.Namespace) -> int:
     from .codegen.assembler import write_streams
     from .text.assembler import assemble_file
+    from .util import output_dir_path
 
     decisions = DecisionSet.parse(args.decision) if args.decision else None
+    output_dir_path(args.output)  # an unusable -o is refused before any work
     prog = assemble_file(args.source, decisions=decisions, target=args.target)
     write_streams(args.output, {n: bytes(d) for n, d in prog.streams.items()},
                   {"tool": "tongasm", "version": __version__, "source": args.source, "target": prog.target.name,
@@ -720,23 +892,32 @@ def cmd_asm(args: argparse.Namespace) -> int:
 
 
 def _bundle_arg(spec: str) -> tuple[bytes, str | None]:
+    """``explain``'s BUNDLE: 128 hex digits, FILE.bin:INDEX or FILE.bin@OFFSET (decimal or 0x hex)."""
     import re
 
+    from .util import brief_int, read_buffer
+
     hexs = re.sub(r"[\s_]", "", spec)
-    if re.fullmatch(r"(0x)?[0-9a-fA-F]+", hexs) and not Path(spec).exists():
+    if re.fullmatch(r"(0x)?[0-9a-fA-F]+", hexs) and not os.path.exists(spec):
         hexs = hexs[2:] if hexs.lower().startswith("0x") else hexs
         if len(hexs) != 2 * BUNDLE_SIZE:
             raise InputError(f"a bundle is {BUNDLE_SIZE} bytes = {2 * BUNDLE_SIZE} hex digits; got {len(hexs)}")
         return bytes.fromhex(hexs), None
     m = re.fullmatch(r"(.+?)(?:[:](\d+)|@(0x[0-9a-fA-F]+|\d+))", spec)
     if not m:
-        raise InputError(f"expected 128 hex digits, FILE.bin:INDEX or FILE.bin@OFFSET, got {spec!r}")
-    data = _read_stream(m.group(1))  # memory-mapped: only the bundle's page is read
-    off = (int(m.group(2)) * BUNDLE_SIZE if m.group(2) is not None
-           else int(m.group(3), 16 if m.group(3).startswith("0x") else 10))  # "08": decimal, not int(x, 0)
+        raise InputError(f"expected 128 hex digits, FILE.bin:INDEX or FILE.bin@OFFSET, got {spec[:80]!r}")
+    path, index, offset = m.groups()
+    number = index if index is not None else offset
+    if len(number) > 40:  # no stream has that many bytes; and decimal text past 4300 digits cannot be read
+        raise InputError(f"{'bundle index' if index is not None else 'byte offset'} {number[:20]}... "
+                         f"({len(number)} digits) is out of range for {path}")
+    data = read_buffer(path)  # memory-mapped: only the bundle's page is read
+    off = (int(index) * BUNDLE_SIZE if index is not None
+           else int(offset, 16 if offset.startswith("0x") else 10))  # "08": decimal, not int(x, 0)
     if off % BUNDLE_SIZE or off + BUNDLE_SIZE > len(data):
-        raise InputError(f"{m.group(1)} has {len(data) // BUNDLE_SIZE} bundles; no bundle at byte offset {off:#x}")
-    return bytes(data[off:off + BUNDLE_SIZE]), _stream_name(m.group(1))
+        raise InputError(f"{path} has {_plural(len(data) // BUNDLE_SIZE, 'bundle')}; no bundle at byte offset "
+                         f"{brief_int(off) if off >= 1 << 64 else hex(off)}")
+    return bytes(data[off:off + BUNDLE_SIZE]), _stream_name(path)
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
@@ -771,13 +952,51 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .sim.run import parse_inputs, run_kernel, run_streams, write_results
+    from .sim.run import (
+        conform_inputs,
+        parse_inputs,
+        run_kernel,
+        run_streams,
+        write_results,
+    )
+    from .neff import is_neff_spec
+    from .util import output_dir_path, output_file_path, read_head
 
     decisions = _decisions(args)
+    # everything the arguments alone decide is checked before any work
+    output_dir_path(args.output)
+    if args.trace is not None:
+        output_file_path(args.trace)
+    first = args.inputs[0]
+    if is_neff_spec(first):
+        return _run_neff(args, decisions)
+    if args.declare:
+        raise UsageError("--declare is for a NEFF's variables; a kernel or memory.json describes its own")
+    head = read_head(first) if len(args.inputs) == 1 else b""  # sniff the kind without reading the whole file
+    is_kernel = len(args.inputs) == 1 and _is_kernel(first, head)
+    if is_kernel and args.memory:
+        raise UsageError("--memory is for .bin streams; a KERNEL.json describes its own variables")
+    if not is_kernel:
+        if args.reference:
+            raise UsageError("--reference needs a KERNEL.json (the interpreter executes BIR instructions)")
+        if not args.memory:
+            raise UsageError("running .bin streams needs --memory MEMORY.json (tongasm assemble writes memory.json)")
+        engines: dict[str, str] = {}
+        for p in args.inputs:
+            if _stream_name(p) in engines:
+                raise UsageError(f"{engines[_stream_name(p)]} and {p} are both the {_stream_name(p)!r} stream; give "
+                                 "one stream per engine")
+            engines[_stream_name(p)] = p
+    names = None
+    if args.outputs is not None:
+        names = [n.strip() for n in args.outputs.split(",")]
+        if not all(names):
+            raise UsageError(f"--outputs expects NAME,NAME,..., got {args.outputs!r}")
+        names = list(dict.fromkeys(names))
     inputs = parse_inputs(args.input)
-    names = [n.strip() for n in args.outputs.split(",")] if args.outputs else None
     trace = None
-    if args.trace:
+    timeline = _timeline(args)
+    if args.log:
         from .isa.formats import build_formats
         from .text.listing import instruction_text
 
@@ -786,55 +1005,158 @@ def cmd_run(args: argparse.Namespace) -> int:
         def trace(engine, d, n):
             sys.stderr.write(f"[{n:>6}] {engine:>4}+{d.offset:#07x}  {instruction_text(d, fs, decisions)}\n")
 
-    kernel = None
-    first = args.inputs[0]
-    head = b""
-    if len(args.inputs) == 1 and Path(first).is_file():
-        from .util import read_head
+    def note(text: str) -> None:
+        sys.stderr.write(f"tongasm: note: {text}\n")
 
-        try:
-            head = read_head(first)  # sniff the kind without reading the whole file
-        except OSError as e:
-            raise InputError(f"cannot read {first}: {e.strerror or e}") from None
+    kernel = None
     with _bar(args, "run", unit="bundles") as bar:
-        if len(args.inputs) == 1 and _is_kernel(first, head):
+        if is_kernel:
+            from .codegen.assembler import resolve_target
             from .ir import read_bir
+            from .ir.memory import describe_kernel
 
             kernel = read_bir(Path(first))
-            result = run_kernel(kernel, inputs, target=args.target, decisions=decisions, seed=args.seed,
-                                check="warn" if args.warn else "refuse", trace=trace, progress=bar.hook)
+            memory = describe_kernel(kernel, resolve_target(kernel.arch, args.target).name)
         else:
-            from .sim.memory import MemoryDescription
+            from .ir.memory import MemoryDescription
 
-            if not args.memory:
-                raise UsageError("running .bin streams needs --memory MEMORY.json "
-                                 "(tongasm assemble writes memory.json)")
             memory = MemoryDescription.load(args.memory)
+        # the variables the inputs and --outputs name, and each input's fit, before the run
+        for n in names or ():
+            memory.by_name(n)
+        inputs = conform_inputs(memory, inputs, note)
+        if kernel is not None:
+            with _tracing(timeline, args.trace):
+                if timeline is not None:
+                    timeline.core(Path(first).name)
+                result = run_kernel(kernel, inputs, target=args.target, decisions=decisions, seed=args.seed,
+                                    check="warn" if args.warn else "refuse", trace=trace, progress=bar.hook,
+                                    timeline=timeline)
+        else:
             streams = {_stream_name(p): _read_stream(p) for p in args.inputs}
-            result = run_streams(streams, memory, inputs, target=args.target, decisions=decisions, seed=args.seed,
-                                 trace=trace, progress=bar.hook)
-    written = write_results(result, args.output, names)
+            for p, data in zip(args.inputs, streams.values()):
+                _check_length(p, data)
+            with _tracing(timeline, args.trace):
+                if timeline is not None:
+                    timeline.core("streams")
+                result = run_streams(streams, memory, inputs, target=args.target, decisions=decisions,
+                                     seed=args.seed, trace=trace, progress=bar.hook, timeline=timeline)
     mismatches = []
     if args.reference:
-        if kernel is None:
-            raise UsageError("--reference needs a KERNEL.json (the interpreter executes BIR instructions)")
         from .sim.reference import interpret
 
+        assert kernel is not None  # --reference without a kernel was refused above
         ref = interpret(kernel, inputs, target=args.target or result.memory.target, decisions=decisions,
                         seed=args.seed)
         for name, arr in result.outputs(names).items():
             other = ref.outputs([name])[name]
             if arr.tobytes() != other.tobytes():
                 mismatches.append(name)
-    if not args.quiet:
-        print(f"ran {', '.join(args.inputs)}: {result.stats.executed} bundles on "
+    written = write_results(result, args.output, names)
+    if args.format == "json":
+        _print_json({"ran": args.inputs, "executed": result.stats.executed, "per_engine": result.stats.per_engine,
+                     "outputs": [str(Path(args.output) / p.name) for p in written],
+                     **({"trace": args.trace} if args.trace else {}),
+                     **({"reference": {"mismatches": mismatches}} if args.reference else {})})
+    elif not args.quiet:
+        print(f"ran {', '.join(args.inputs)}: {_plural(result.stats.executed, 'bundle')} on "
               f"{', '.join(f'{e} ({n})' for e, n in result.stats.per_engine.items())}")
         for p in written:
-            print(f"  {p}")
+            print(f"  {Path(args.output) / p.name}")
+        if args.trace:
+            print(f"  {args.trace} (trace)")
         if args.reference:
             print("reference interpreter: " + ("all outputs agree bit for bit" if not mismatches else
                                                f"MISMATCH in {', '.join(mismatches)}"))
     return 1 if mismatches else 0
+
+
+def _timeline(args: argparse.Namespace) -> Any:
+    from .sim.trace import Timeline
+
+    return Timeline() if args.trace is not None else None
+
+
+@contextlib.contextmanager
+def _tracing(timeline: Any, path: str | None) -> Iterator[None]:
+    """Write the trace when the run ends, also when it stops with a simulator error (a deadlock's
+    schedule is what a user wants to see); nothing is written if the run is interrupted."""
+    from .sim.machine import SimError
+    from .sim.trace import write_trace
+
+    try:
+        yield
+    except SimError:
+        if timeline is not None and path is not None:
+            write_trace(timeline, path)
+        raise
+    if timeline is not None and path is not None:
+        write_trace(timeline, path)
+
+
+def _run_neff(args: argparse.Namespace, decisions: DecisionSet) -> int:
+    """``tongasm run FILE.neff[:GRAPH] -i NAME=FILE.npy ... -o DIR``: the NEFF's own variables and
+    streams (tongasm.neff.run); ``DIR/<output>.npy`` per output plus ``state.json``."""
+    import time
+
+    from .neff import parse_selector, read_neff
+    from .neff.run import Declared, run_neff
+    from .sim.run import parse_inputs, write_outputs
+
+    if len(args.inputs) != 1:
+        raise UsageError("give one FILE.neff (FILE.neff:sg00 runs one of its cores)")
+    if args.memory:
+        raise UsageError("--memory is for .bin streams; a NEFF describes its own variables (def.json)")
+    if args.reference:
+        raise UsageError("--reference needs a KERNEL.json (a NEFF holds no BIR instructions to interpret)")
+    if args.target:
+        raise UsageError("--target is for kernels and streams; a NEFF names its own (kelf-0.json)")
+    sel = parse_selector(args.inputs[0])
+    assert sel is not None
+    if sel.stream is not None or sel.bundle_offset is not None:
+        raise UsageError(f"{args.inputs[0]}: tongasm run takes a whole NEFF or one graph (FILE.neff:sg00), "
+                         "not a stream or a bundle")
+    declared = dict(Declared.parse(d) for d in args.declare)
+    names = None
+    if args.outputs is not None:
+        names = list(dict.fromkeys(n.strip() for n in args.outputs.split(",")))
+        if not all(names):
+            raise UsageError(f"--outputs expects NAME,NAME,..., got {args.outputs!r}")
+    neff = read_neff(sel.path)
+    if sel.graph is not None:
+        neff.graph(sel.graph)  # an unknown graph is named before the inputs are read
+    inputs = parse_inputs(args.input)
+    timeline = _timeline(args)
+    trace = None
+    if args.log:
+        def trace(engine: str, d: Any, n: int) -> None:
+            sys.stderr.write(f"[{n:>6}] {engine:>4}+{d.offset:#07x}  {d.mnemonic}\n")
+
+    def note(text: str) -> None:
+        sys.stderr.write(f"tongasm: note: {text}\n")
+
+    start = time.perf_counter()
+    with _bar(args, "run", unit="bundles") as bar, _tracing(timeline, args.trace):
+        result = run_neff(neff, inputs, graphs=[sel.graph] if sel.graph else None, decisions=decisions,
+                          seed=args.seed, declared=declared, timeline=timeline, progress=bar.hook, note=note,
+                          copy_inputs=False, log=trace)
+    seconds = time.perf_counter() - start
+    written = write_outputs(result.outputs(names), dict(result.state(), seconds=round(seconds, 6)), args.output)
+    rate = result.executed / seconds if seconds > 0 else 0.0
+    if args.format == "json":
+        _print_json({"ran": args.inputs[0], "graphs": [c.graph for c in result.cores], "executed": result.executed,
+                     "seconds": round(seconds, 6), "bundles_per_second": round(rate, 1),
+                     "cores": result.state()["cores"], "outputs": [str(Path(args.output) / p.name) for p in written],
+                     **({"trace": args.trace} if args.trace else {})})
+    elif not args.quiet:
+        print(f"ran {args.inputs[0]}: {_plural(result.executed, 'bundle')} on "
+              f"{_plural(len(result.cores), 'core')} ({', '.join(c.graph for c in result.cores)}) in {seconds:.3f} s "
+              f"({rate:,.0f} bundles/s)")
+        for p in written:
+            print(f"  {Path(args.output) / p.name}")
+        if args.trace:
+            print(f"  {args.trace} (trace)")
+    return 0
 
 
 def cmd_formats(args: argparse.Namespace) -> int:
@@ -940,6 +1262,25 @@ def cmd_neff_header(args: argparse.Namespace) -> int:
 
 
 def cmd_decisions(args: argparse.Namespace) -> int:
+    if args.evidence:
+        from pathlib import Path as _Path
+
+        from .neff import read_neff
+        from .neff.evidence import decision_evidence, evidence_markdown, render_evidence
+
+        reports = [(path, decision_evidence(read_neff(path))) for path in args.evidence]
+        if args.format == "json":
+            _print_json([{"neff": path, "decisions": [e.to_json() for e in evs]} for path, evs in reports]
+                        if len(reports) > 1 else {"neff": reports[0][0], "decisions": [e.to_json() for e in reports[0][1]]})
+        elif args.format == "markdown":
+            print(evidence_markdown([(_Path(path).name, evs) for path, evs in reports]), end="")
+        else:
+            for path, evs in reports:
+                for line in render_evidence(evs, path):
+                    print(line)
+        return 1 if any(e.status == "contradicted" for _p, evs in reports for e in evs) else 0
+    if args.format == "markdown":
+        raise UsageError("--format markdown needs --evidence")
     if args.format == "json":
         _print_json([{"id": d.id, "kind": d.kind, "subject": d.subject, "default": d.default,
                       "readings": dict(d.readings), **({"reason": d.reason} if d.reason else {})}
@@ -957,34 +1298,100 @@ def cmd_decisions(args: argparse.Namespace) -> int:
 
 # --- entry point -----------------------------------------------------------------------------------------
 
+class _Stdout:
+    """``sys.stdout`` while a command runs: a write or flush that fails (a full disk, a closed pipe,
+    an I/O error) becomes one :class:`~tongasm.errors.OutputError`, and text that the terminal's
+    encoding cannot show (a lone surrogate in a name read from JSON) is written escaped."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def write(self, text: str) -> int:
+        try:
+            return int(self._inner.write(text))
+        except UnicodeEncodeError:
+            enc = getattr(self._inner, "encoding", None) or "utf-8"
+            return int(self._inner.write(text.encode(enc, "backslashreplace").decode(enc)))
+        except OSError as e:
+            raise _stdout_error(e) from None
+
+    def flush(self) -> None:
+        try:
+            self._inner.flush()
+        except OSError as e:
+            raise _stdout_error(e) from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class _StdoutError(OutputError):
+    """Standard output could not be written."""
+
+
+def _stdout_error(e: OSError) -> _StdoutError:
+    import errno
+
+    if e.errno == errno.EPIPE:
+        return _StdoutError("standard output was closed before the output was complete (broken pipe)")
+    return _StdoutError(f"cannot write to standard output: {e.strerror or e}")
+
+
+def _silence_stdout(inner: Any) -> None:
+    """After a failed write to stdout, point its file descriptor at /dev/null so that the
+    interpreter's last flush at exit does not fail (and print) again."""
+    try:
+        fd = inner.fileno()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, fd)
+        os.close(devnull)
+    except (AttributeError, OSError, ValueError):
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (also used by ``python -m tongasm``)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     func: Callable[[argparse.Namespace], int] = args.func
+    inner = sys.stdout
+    sys.stdout = _Stdout(inner)
     try:
-        return func(args)
-    except UsageError as e:
+        code = func(args)
+        sys.stdout.flush()
+        return code
+    except _StdoutError as e:
+        _silence_stdout(inner)
         sys.stderr.write(f"tongasm: error: {e}\n")
-        return 2
+        return e.exit_code
     except TongasmError as e:
         sys.stderr.write(f"tongasm: error: {e}\n")
         return e.exit_code
-    except BrokenPipeError:
-        try:
-            sys.stdout.close()
-        except Exception:
-            pass
-        return 0
-    except KeyboardInterrupt:
-        sys.stderr.write("tongasm: interrupted\n")
-        return 130
+    except KeyboardInterrupt as e:  # SIGINT; SIGTERM/SIGHUP while writing (tongasm.errors.Terminated)
+        import signal
+
+        signum = getattr(e, "signum", signal.SIGINT)
+        sys.stderr.write(f"tongasm: interrupted ({signal.Signals(signum).name}); nothing was left half-written\n")
+        return 128 + signum
+    except RecursionError:
+        sys.stderr.write("tongasm: error: the input is nested too deeply to process\n")
+        return 2
+    except MemoryError:
+        sys.stderr.write("tongasm: error: out of memory (the input is too large for this machine)\n")
+        return 1
     except Exception as e:  # a bug in tongasm, not a user mistake
         if os.environ.get("TONGASM_DEBUG"):
             traceback.print_exc()
         sys.stderr.write(f"tongasm: internal error: {type(e).__name__}: {e} (set TONGASM_DEBUG=1 for a traceback; "
                          "please report it)\n")
         return 1
+    finally:
+        if sys.stdout is not inner:
+            try:
+                sys.stdout.flush()
+            except Exception:
+                _silence_stdout(inner)
+            sys.stdout = inner
 
 
 if __name__ == "__main__":

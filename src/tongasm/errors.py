@@ -28,7 +28,24 @@ class UsageError(TongasmError):
 
 
 class InputError(TongasmError):
-    """An input file cannot be used: missing, unreadable, not JSON, not a bundle stream..."""
+    """An input cannot be used: missing, unreadable, not a regular file where one is needed, not JSON,
+    not a kernel, not a bundle stream, a number of absurd size... (exit code 2: unusable input)."""
+
+    exit_code = 2
+
+
+class OutputError(TongasmError):
+    """An output cannot be written: the disk is full, standard output was closed, another tongasm is
+    writing the same directory... (exit code 1: an error in the work, not in what was asked)."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP arrived while tongasm was writing its outputs (raised by the handler that
+    :mod:`tongasm.util` installs for the write, so that temporary files are removed as on Ctrl-C)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
 class BirError(InputError):

@@ -1,45 +1,186 @@
-"""Small shared helpers: reading large inputs without copies, atomic file and directory output.
+"""Shared helpers for reading inputs and writing outputs: the one place where tongasm touches files.
 
-Inputs: :func:`read_buffer` memory-maps a bundle stream (read-only) instead of reading it, so a
-stream of gigabytes costs address space, not a copy in memory.
+Inputs (:func:`read_buffer`, :func:`read_input`, :func:`read_head`): a regular file is memory-mapped
+(bundle streams: address space, not a copy in memory) or read; anything else a path can name — a pipe,
+a character device such as ``/dev/zero``, a socket — is read in bounded pieces up to
+:data:`PIPE_LIMIT` bytes and refused beyond, so no input grows memory without limit. Every failure is
+an :class:`~tongasm.errors.InputError` (exit code 2) naming the path.
 
-Outputs are written to a temporary file or directory beside the target and moved into place only
-when everything succeeded, so an error never leaves a partial file behind. Content can be given as
-bytes or as a function that writes it piece by piece to the open temporary file (for outputs too
-large to build in memory first).
+Output names (:func:`output_name`, :func:`check_output_name`): a file name derived from data (a
+variable's name, a ``.stream`` name) is percent-encoded into a plain name — no ``/``, ``\\``, NUL,
+control character, lone surrogate or leading ``.`` — so no output ever lands outside its directory.
+:func:`write_output_dir` refuses any other name, whoever built it.
+
+Output targets (:func:`output_dir_path`, :func:`output_file_path`): ``-o`` must name a directory (or a
+regular file) that can be replaced. The empty path, ``/``, FIFOs, devices, sockets, a directory where
+a file is expected (and the reverse), read-only targets and dangling symbolic links are refused with
+a :class:`~tongasm.errors.UsageError` (exit 2), before any work. A symbolic link to a directory (or
+to a regular file) is followed: the outputs go where it points, and the link is kept.
+
+Writing (:func:`atomic_write`, :func:`write_output_dir`): a file is written to a temporary name beside
+it and renamed. A directory is built complete as a temporary sibling and then swapped in with one
+``renameat2(RENAME_EXCHANGE)`` (two renames where the file system cannot exchange), so readers see the
+old directory or the new one, never a mix; files in it that tongasm did not write are carried over
+(hard links), and of the files it did write earlier only those the caller names as stale (for
+``assemble``/``asm``: the ones the old ``manifest.json`` lists) are dropped. A directory that holds
+subdirectories or special files (or that cannot be swapped: a mount point, the working directory)
+is updated file by file instead, with the termination signals held back while the files are renamed. A lock file beside the
+directory (``.NAME.tongasm-lock``, ``flock``) makes a second tongasm wait for the first and refuse
+after :data:`LOCK_WAIT` seconds. While writing, SIGTERM and SIGHUP raise
+:class:`~tongasm.errors.Terminated` (SIGINT: ``KeyboardInterrupt``) so that the temporary files are
+removed; only SIGKILL can leave a hidden ``.NAME.tmp-*`` behind, and the next write to that
+directory removes it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import mmap
 import os
 import shutil
+import signal
 import stat
+import sys
 import tempfile
+import threading
+import time
 from pathlib import Path
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import BinaryIO
-from collections.abc import Callable, Iterable, Mapping
 
-from .errors import InputError
+from .errors import InputError, OutputError, Terminated, UsageError
 
 Content = bytes | bytearray | memoryview | Callable[[BinaryIO], None]
 
+#: A pipe, a character device or a socket is read whole up to this many bytes and refused beyond
+#: (a regular file is mapped or read whatever its size): ``/dev/zero`` must not fill the memory.
+PIPE_LIMIT = 64 << 20
+
+#: How long a write waits for another tongasm that holds the output directory's lock.
+LOCK_WAIT = 10.0
+
+_PIECE = 1 << 20
+
+
+# --- inputs -----------------------------------------------------------------------------------------
+
+def _kind(mode: int) -> str:
+    """What a non-regular file is, for messages."""
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    return "not a regular file"
+
+
+def _reason(e: BaseException) -> str:
+    return getattr(e, "strerror", None) or str(e)
+
+
+@contextlib.contextmanager
+def _opened(path: str | os.PathLike[str]) -> Iterator[tuple[BinaryIO, os.stat_result]]:
+    """An input opened for reading with its status; every failure is an InputError naming it."""
+    try:
+        fh = open(path, "rb")
+    except (OSError, ValueError) as e:  # ValueError: a NUL in the path, a lone surrogate
+        raise InputError(f"cannot read {os.fsdecode(path) if not isinstance(path, str) else path}: "
+                         f"{_reason(e)}") from None
+    with fh:
+        st = os.fstat(fh.fileno())
+        if stat.S_ISDIR(st.st_mode):
+            raise InputError(f"cannot read {path}: it is a directory")
+        yield fh, st
+
+
+def _read_bounded(fh: BinaryIO, path: str | os.PathLike[str], st: os.stat_result, limit: int | None = None) -> bytes:
+    """The rest of a non-regular file, read in pieces, refused past :data:`PIPE_LIMIT` (or ``limit``)."""
+    cap = PIPE_LIMIT if limit is None else limit
+    parts: list[bytes] = []
+    size = 0
+    try:
+        while True:
+            piece = fh.read(min(_PIECE, cap + 1 - size))
+            if not piece:
+                break
+            parts.append(piece)
+            size += len(piece)
+            if size > cap:
+                raise InputError(f"{path} is {_kind(st.st_mode)} that gives more than {cap} bytes; tongasm reads "
+                                 "such inputs whole, up to that size (save it to a regular file)")
+    except OSError as e:
+        raise InputError(f"cannot read {path}: {_reason(e)}") from None
+    return b"".join(parts)
+
 
 def read_buffer(path: str | os.PathLike[str]) -> memoryview | bytes:
-    """The bytes of a file without copying them: a read-only memory map of a regular, non-empty file
-    (as a :class:`memoryview`); otherwise (an empty file, a pipe, a device, a file system that
-    cannot map) the file read whole. Raises :class:`OSError` like :func:`open`.
+    """The bytes of an input without copying them: a read-only memory map of a regular, non-empty
+    file (as a :class:`memoryview`); a pipe or device read whole up to :data:`PIPE_LIMIT` bytes.
+    Raises :class:`~tongasm.errors.InputError` (missing, unreadable, a directory, too large a pipe).
 
     The map lives as long as the view (or any numpy array or slice made from it) is referenced.
     """
-    with open(path, "rb") as fh:
-        st = os.fstat(fh.fileno())
-        if stat.S_ISREG(st.st_mode) and st.st_size > 0:
+    with _opened(path) as (fh, st):
+        if not stat.S_ISREG(st.st_mode):
+            return _read_bounded(fh, path, st)
+        if st.st_size > 0:
             try:
                 return memoryview(mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ))
             except (OSError, ValueError):
                 pass  # cannot map here: fall back to reading
-        return fh.read()
+        try:
+            return fh.read()
+        except OSError as e:
+            raise InputError(f"cannot read {path}: {_reason(e)}") from None
+
+
+def read_input(path: str | os.PathLike[str]) -> bytes:
+    """The whole content of an input (a kernel, a listing, a memory description): a regular file
+    read whole, anything else read up to :data:`PIPE_LIMIT` bytes. Raises InputError."""
+    with _opened(path) as (fh, st):
+        if not stat.S_ISREG(st.st_mode):
+            return _read_bounded(fh, path, st)
+        try:
+            return fh.read()
+        except OSError as e:
+            raise InputError(f"cannot read {path}: {_reason(e)}") from None
+
+
+def read_text(path: str | os.PathLike[str]) -> str:
+    """:func:`read_input` decoded as UTF-8 (an InputError when it is not)."""
+    data = read_input(path)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"cannot read {path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+
+
+def read_head(path: str | os.PathLike[str], n: int = 64) -> bytes:
+    """The first ``n`` bytes of an input (to sniff its kind without reading it all). Raises InputError."""
+    with _opened(path) as (fh, _st):
+        try:
+            return fh.read(n)
+        except OSError as e:
+            raise InputError(f"cannot read {path}: {_reason(e)}") from None
+
+
+def input_size(path: str | os.PathLike[str], what: str = "input") -> int:
+    """The size of a regular file; a FIFO, device or directory is refused where a size is needed."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError) as e:
+        raise InputError(f"cannot read {path}: {_reason(e)}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError(f"{path} is {_kind(st.st_mode)}; a {what} must be a regular file")
+    return st.st_size
 
 
 def drop_pages(buf: object, start: int, stop: int) -> None:
@@ -60,81 +201,262 @@ def drop_pages(buf: object, start: int, stop: int) -> None:
             pass
 
 
-def read_head(path: str | os.PathLike[str], n: int = 64) -> bytes:
-    """The first ``n`` bytes of a file (to sniff its kind without reading it all)."""
-    with open(path, "rb") as fh:
-        return fh.read(n)
+# --- numbers ----------------------------------------------------------------------------------------
+
+def brief_int(v: int, limit: int = 40) -> str:
+    """An integer for a message: in full up to ``limit`` digits, else its magnitude (``about
+    10^5000``): a huge number must not become a huge message, nor hit Python's limit on converting
+    integers of more than 4300 digits to text."""
+    if -(10 ** limit) < v < 10 ** limit:
+        return str(v)
+    import math
+
+    return f"{'-' if v < 0 else ''}about 10^{int(math.log10(abs(v)))}"
 
 
-def atomic_write(path: Path, data: Content) -> None:
-    """Write ``data`` (bytes, or a function that writes to an open binary file) to ``path`` via a
-    temporary file in the same directory and a rename; on any error the temporary file is removed
-    and ``path`` is left as it was."""
-    parent = path.parent if str(path.parent) else Path(".")
+# --- output names -------------------------------------------------------------------------------------
+
+#: Characters kept as they are in a file name made from data; every other one is percent-encoded
+#: (as its UTF-8 bytes, a lone surrogate as the bytes ``surrogatepass`` gives).
+_UNSAFE = frozenset("/\\%") | {chr(c) for c in range(32)} | {"\x7f"}
+#: The longest file name (in UTF-8 bytes) common file systems take.
+NAME_MAX = 255
+
+
+def output_name(name: str, suffix: str = "", what: str = "name") -> str:
+    """A plain file name for ``name`` + ``suffix``: characters that could leave the directory or
+    break a file system (``/``, ``\\``, NUL and control characters, ``%`` itself, lone surrogates, a
+    leading ``.``) are percent-encoded, so ``../x`` becomes ``%2E.%2Fx`` and distinct names stay
+    distinct. An empty or too long name is an InputError naming ``what``."""
+    if not isinstance(name, str) or not name:
+        raise InputError(f"{what} {name!r} cannot be a file name (it is empty)")
+    out = []
+    for i, ch in enumerate(name):
+        if ch in _UNSAFE or (i == 0 and ch == ".") or "\ud800" <= ch <= "\udfff":
+            out.append("".join(f"%{b:02X}" for b in ch.encode("utf-8", "surrogatepass")))
+        else:
+            out.append(ch)
+    fname = "".join(out) + suffix
+    return check_output_name(fname, what=f"{what} {name!r}")
+
+
+def check_output_name(fname: str, what: str = "output file name") -> str:
+    """``fname`` if it is a plain file name inside a directory (see :func:`output_name`); else an
+    InputError saying why. The one gate every name written by :func:`write_output_dir` passes."""
+    why = None
+    if not isinstance(fname, str) or not fname:
+        why = "it is empty"
+    elif fname[0] == ".":
+        why = "it starts with '.' (hidden names, '.' and '..' are not outputs)"
+    elif any(ch in "/\\" for ch in fname):
+        why = "it contains a path separator"
+    elif any(ord(ch) < 32 or ch == "\x7f" for ch in fname):
+        why = "it contains a NUL or control character"
+    else:
+        try:
+            size = len(fname.encode("utf-8"))
+        except UnicodeEncodeError:
+            why = "it contains a lone surrogate (not encodable as UTF-8)"
+        else:
+            if size > NAME_MAX:
+                why = f"it is {size} bytes long (at most {NAME_MAX})"
+    if why is not None:
+        raise InputError(f"{what} cannot be a file name: {why}")
+    return fname
+
+
+# --- output targets ------------------------------------------------------------------------------------
+
+def _read_only(st: os.stat_result, path: str | os.PathLike[str]) -> bool:
+    """No write permission for the owner, or none for this user (also for root: the mode says so)."""
+    return not st.st_mode & stat.S_IWUSR or not os.access(path, os.W_OK)
+
+
+def _target(path: str | os.PathLike[str], what: str) -> tuple[Path, os.stat_result | None]:
+    """``path`` made absolute, a symbolic link followed; with its status (None: does not exist)."""
+    text = os.fspath(path)
+    if not isinstance(text, str):
+        text = os.fsdecode(text)
+    if not text:
+        raise UsageError(f"the {what} path is empty")
+    if "\0" in text:
+        raise UsageError(f"the {what} path {text!r} contains a NUL character")
     try:
-        parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=parent)
-    except OSError as e:
-        raise InputError(f"cannot write {path}: {e.strerror or e}") from None
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise UsageError(f"the {what} path {text!r} is not valid text (a lone surrogate)") from None
     try:
-        with os.fdopen(fd, "wb") as fh:
-            if callable(data):
-                data(fh)
-            else:
-                fh.write(data)
-        os.chmod(tmp, 0o666 & ~_umask())  # the mode open() would give (mkstemp makes it private)
-        os.replace(tmp, path)
+        p = Path(os.path.abspath(text))
+    except OSError as e:  # a relative path, and the working directory was removed
+        raise UsageError(f"cannot use {text} as the {what}: the current directory is gone ({_reason(e)})") from None
+    try:
+        lst = os.lstat(p)
+    except FileNotFoundError:
+        return p, None
     except OSError as e:
-        raise InputError(f"cannot write {path}: {e.strerror or e}") from None
+        raise UsageError(f"cannot use {text} as the {what}: {_reason(e)}") from None
+    if stat.S_ISLNK(lst.st_mode):
+        real = Path(os.path.realpath(p))
+        try:
+            return real, os.stat(real)
+        except FileNotFoundError:
+            raise UsageError(f"{text} is a symbolic link to {real}, which does not exist; tongasm follows links "
+                             "to an existing output only") from None
+        except OSError as e:
+            raise UsageError(f"cannot use {text} as the {what}: {_reason(e)}") from None
+    return p, lst
+
+
+def output_dir_path(path: str | os.PathLike[str]) -> Path:
+    """The absolute directory ``-o`` names, checked before any work: not empty, not ``/``, a
+    directory or nothing yet (then its parent must be a writable directory), writable, not a
+    file, FIFO, device or socket. A symbolic link to a directory is followed."""
+    p, st = _target(path, "output directory")
+    if p.parent == p:
+        raise UsageError(f"{os.fspath(path)!s} is the root directory; tongasm will not write its outputs there")
+    if st is None:
+        parent = _existing_parent(p)
+        if not os.path.isdir(parent):
+            raise UsageError(f"cannot create output directory {p}: {parent} is not a directory")
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise UsageError(f"cannot create output directory {p}: {parent} is not writable")
+        return p
+    if not stat.S_ISDIR(st.st_mode):
+        raise UsageError(f"output path {p} exists and is {_kind(st.st_mode) if not stat.S_ISREG(st.st_mode) else 'a file'}"
+                         "; -o names a directory here")
+    if _read_only(st, p):
+        raise UsageError(f"output directory {p} is read-only")
+    return p
+
+
+def output_file_path(path: str | os.PathLike[str]) -> Path:
+    """The absolute file ``-o`` names, checked before any work: not empty, a regular file or
+    nothing yet, not read-only, not a directory, FIFO, device or socket. A symbolic link to a
+    regular file is followed (the file it points to is replaced; the link is kept)."""
+    p, st = _target(path, "output file")
+    if st is None:
+        parent = _existing_parent(p)
+        if not os.path.isdir(parent):
+            raise UsageError(f"cannot create {p}: {parent} is not a directory")
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise UsageError(f"cannot create {p}: {parent} is not writable")
+        return p
+    if not stat.S_ISREG(st.st_mode):
+        raise UsageError(f"output path {p} is {_kind(st.st_mode)}; tongasm writes regular files only")
+    if _read_only(st, p):
+        raise UsageError(f"output file {p} is read-only")
+    if not os.access(p.parent, os.W_OK | os.X_OK):
+        raise UsageError(f"cannot replace {p}: its directory {p.parent} is not writable")
+    return p
+
+
+def _existing_parent(p: Path) -> Path:
+    """The nearest ancestor of ``p`` that exists (parents are created as needed)."""
+    q = p.parent
+    while not os.path.lexists(q) and q.parent != q:
+        q = q.parent
+    return q
+
+
+# --- signals ------------------------------------------------------------------------------------------
+
+_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
+_held = [0]  # depth of signals_held() blocks
+_pending: list[int] = []  # signals that arrived inside one
+
+
+def _on_signal(signum: int, frame: object) -> None:
+    if _held[0]:
+        _pending.append(signum)  # delivered when the outermost signals_held() block ends
+        return
+    raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def termination_raises() -> Iterator[None]:
+    """While writing, SIGINT, SIGTERM and SIGHUP raise :class:`Terminated` (a KeyboardInterrupt
+    with the signal number) so that cleanup code runs, or wait for the end of a
+    :func:`signals_held` block. Only a default disposition is replaced (a handler the program
+    installed stays), only in the main thread; the old handlers come back afterwards."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = {}
+    for s in _SIGNALS:
+        try:
+            if signal.getsignal(s) in (signal.SIG_DFL, signal.default_int_handler):
+                old[s] = signal.signal(s, _on_signal)
+        except (OSError, ValueError):
+            pass
+    try:
+        yield
     finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        for s, h in old.items():
+            signal.signal(s, h)
 
 
-def write_output_dir(out_dir: str | os.PathLike[str], files: Mapping[str, Content],
-                     stale: Iterable[str] = ()) -> list[Path]:
-    """Write ``files`` (name → bytes) into ``out_dir`` atomically.
-
-    A file's content is bytes, or a function that writes it to an open binary file (for outputs too
-    large to build in memory first). Everything is written into a temporary directory beside
-    ``out_dir`` first and then moved in: a new ``out_dir`` appears in one rename, complete; into an
-    existing one each file is renamed over its old version. On an error the temporary directory is
-    removed and ``out_dir`` is left as it was.
-    Names in ``stale`` that this call does not produce are removed from ``out_dir``, so the
-    directory matches what was just written.
-    """
-    out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise InputError(f"output path {out} exists and is not a directory")
-    parent = out.parent if str(out.parent) else Path(".")
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """Inside the block a termination signal is held back and raised when the block ends: the
+    few renames that commit an output, or the removal of a temporary file, are never cut in the
+    middle (Python runs signal handlers in the main thread, whichever thread the signal hit)."""
+    _held[0] += 1
     try:
-        parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=parent))
-    except OSError as e:
-        raise InputError(f"cannot create output directory {out}: {e.strerror or e}") from None
-    written: list[Path] = []
-    try:
-        for fname, data in files.items():
-            with open(tmp / fname, "wb") as fh:
-                if callable(data):
-                    data(fh)
-                else:
-                    fh.write(data)
-        if not out.exists() and _rename_dir(tmp, out):
-            return [out / fname for fname in files]
-        out.mkdir(exist_ok=True)
-        for fname in files:
-            os.replace(tmp / fname, out / fname)
-            written.append(out / fname)
-        for name in stale:
-            if name not in files and (out / name).is_file():
-                (out / name).unlink()
-    except OSError as e:
-        raise InputError(f"cannot write to {out}: {e.strerror or e}") from None
+        yield
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return written
+        _held[0] -= 1
+        if not _held[0] and _pending:
+            signum = _pending[0]
+            _pending.clear()
+            raise Terminated(signum)
 
+
+# --- the lock ------------------------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def _locked(lock: Path, what: Path) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``lock`` (created, and removed again when released): a second
+    writer waits up to :data:`LOCK_WAIT` seconds, then gets an OutputError."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no lock
+        yield
+        return
+    deadline = time.monotonic() + LOCK_WAIT
+    while True:
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+        except OSError as e:
+            raise OutputError(f"cannot write to {what}: cannot create the lock file {lock}: {_reason(e)}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            if time.monotonic() > deadline:
+                raise OutputError(f"another tongasm is writing {what} (it holds {lock}); try again when it has "
+                                  "finished") from None
+            time.sleep(0.05)
+            continue
+        except OSError:  # a file system without flock: go on unlocked
+            os.close(fd)
+            yield
+            return
+        try:
+            same = os.path.samestat(os.fstat(fd), os.stat(lock))
+        except OSError:
+            same = False
+        if same:
+            break
+        os.close(fd)  # the holder before us removed the file we locked: lock the new one
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(lock)
+        os.close(fd)
+
+
+# --- writing -------------------------------------------------------------------------------------------
 
 def _umask() -> int:
     mask = os.umask(0o022)
@@ -142,15 +464,336 @@ def _umask() -> int:
     return mask
 
 
-def _rename_dir(tmp: Path, out: Path) -> bool:
-    """Move a finished temporary directory to the (absent) ``out`` in one step, with the permissions
-    a plain mkdir would have given it; False when that cannot be done (the caller moves file by file)."""
+def _fill(fh: BinaryIO, data: Content) -> None:
+    if callable(data):
+        data(fh)
+    else:
+        fh.write(data)
+
+
+def atomic_write(path: str | os.PathLike[str], data: Content) -> Path:
+    """Write ``data`` (bytes, or a function that writes to an open binary file) to ``path`` via a
+    temporary file in the same directory and a rename; on any error (or SIGINT/SIGTERM/SIGHUP) the
+    temporary file is removed and ``path`` is left as it was. ``path`` is checked first
+    (:func:`output_file_path`). Returns the path written."""
+    target = output_file_path(path)
+    parent = target.parent
+    tmp: str | None = None
+    with termination_raises():
+        try:
+            with signals_held():
+                try:
+                    parent.mkdir(parents=True, exist_ok=True)
+                    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.tmp-", dir=parent)
+                except OSError as e:
+                    raise OutputError(f"cannot write {target}: {_reason(e)}") from None
+            with os.fdopen(fd, "wb") as fh:
+                _fill(fh, data)
+            os.chmod(tmp, 0o666 & ~_umask())  # the mode open() would give (mkstemp makes it private)
+            output_file_path(target)  # still a regular, writable file (or nothing) just before the rename
+            with signals_held():
+                os.replace(tmp, target)
+                tmp = None
+        except OSError as e:
+            raise OutputError(f"cannot write {target}: {_reason(e)}") from None
+        finally:
+            if tmp is not None:
+                with signals_held(), contextlib.suppress(OSError):
+                    os.unlink(tmp)
+    return target
+
+
+StaleNames = Iterable[str] | Callable[[Path], Iterable[str]]
+
+
+def write_output_dir(out_dir: str | os.PathLike[str], files: Mapping[str, Content],
+                     stale: StaleNames = ()) -> list[Path]:
+    """Write ``files`` (name → bytes, or a function that writes the file to an open binary file)
+    into the directory ``out_dir`` as one change; return the paths written.
+
+    ``stale`` names files an earlier run of the same command wrote that this one may drop when it
+    does not write them again (a callable gets the existing directory and returns them: the names
+    its old manifest lists). Every other file already in the directory is kept. Names are checked
+    by :func:`check_output_name`; the directory by :func:`output_dir_path`. See the module docstring
+    for how the change is made all at once, locked and cleaned up.
+    """
+    out = output_dir_path(out_dir)
+    names = [check_output_name(n) for n in files]
+    parent = out.parent
     try:
-        os.chmod(tmp, 0o777 & ~_umask())
-        os.rename(tmp, out)
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise OutputError(f"cannot create output directory {out}: {_reason(e)}") from None
+    # the lock lives beside the directory; inside it when only the directory itself is writable
+    lock = (parent / f".{out.name}.tongasm-lock" if os.access(parent, os.W_OK | os.X_OK)
+            else out / ".tongasm-lock")
+    with termination_raises(), _locked(lock, out):
+        _remove_leftovers(out)
+        out = output_dir_path(out)  # again, under the lock
+        if not out.is_dir():
+            return _write_new(out, files)
+        drop = set(stale(out) if callable(stale) else stale) - set(names)
+        _check_replaceable(out, names, drop)
+        if _swappable(out):
+            return _write_swapped(out, files, drop)
+        return _write_in_place(out, files, drop)
+
+
+def manifest_files(manifest: Path, keys: Iterable[str]) -> set[str]:
+    """The file names an earlier manifest lists under ``keys`` (``"streams": {NAME: {"file": ...}}``,
+    ``"census": {"file": ...}``, ``"memory": {"file": ...}``; ``state.json``'s ``"outputs"``): what
+    that run wrote, so what a new run
+    may drop. Only plain names (:func:`check_output_name`) count; an unreadable or foreign manifest
+    lists nothing. The head of the manifest is read, not its (possibly huge) instruction list."""
+    import json
+
+    wanted = set(keys)
+    try:
+        with open(manifest, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                return set()
+            text = fh.read(1 << 20).decode("utf-8", "replace")
+    except (OSError, ValueError):
+        return set()
+    dec = json.JSONDecoder()
+    ws = " \t\r\n"
+    found: list[object] = []
+    try:
+        i = len(text) - len(text.lstrip(ws))
+        if text[i:i + 1] != "{":
+            return set()
+        i += 1
+        while wanted:
+            while text[i] in ws:
+                i += 1
+            key, i = dec.raw_decode(text, i)
+            while text[i] in ws:
+                i += 1
+            if text[i] != ":" or key == "instructions":
+                break
+            i += 1
+            while text[i] in ws:
+                i += 1
+            value, i = dec.raw_decode(text, i)
+            if key in wanted:
+                wanted.discard(key)
+                # {"file": NAME} or {KEY: {"file": NAME}, ...}
+                found += [value] if not isinstance(value, dict) or "file" in value else list(value.values())
+            while text[i] in ws:
+                i += 1
+            if text[i] != ",":
+                break
+            i += 1
+    except (ValueError, IndexError, RecursionError):
+        pass
+    names = set()
+    for entry in found:
+        name = entry.get("file") if isinstance(entry, dict) else None
+        if isinstance(name, str):
+            try:
+                names.add(check_output_name(name))
+            except InputError:
+                pass
+    return names
+
+
+def _tmp_dir(where: Path, name: str) -> Path:
+    with signals_held():
+        try:
+            return Path(tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=where))
+        except OSError as e:
+            raise OutputError(f"cannot write to {where / name}: {_reason(e)}") from None
+
+
+def _fill_dir(tmp: Path, files: Mapping[str, Content]) -> None:
+    for fname, data in files.items():
+        with open(tmp / fname, "wb") as fh:
+            _fill(fh, data)
+
+
+def _discard(d: Path) -> None:
+    """Remove a temporary directory of tongasm's: the plain files and links in it, then the
+    directory. Anything else (a subdirectory someone put there) is left, and so is the directory."""
+    with signals_held():
+        try:
+            entries = list(os.scandir(d))
+        except OSError:
+            return
+        for e in entries:
+            if e.is_file(follow_symlinks=False) or e.is_symlink():
+                with contextlib.suppress(OSError):
+                    os.unlink(e.path)
+        with contextlib.suppress(OSError):
+            os.rmdir(d)
+
+
+def _remove_leftovers(out: Path) -> None:
+    """Temporary directories a killed tongasm left beside (or in) ``out``: we hold the lock, so no
+    live writer owns them."""
+    for where, prefix in ((out.parent, f".{out.name}.tmp-"), (out, ".tongasm.tmp-")):
+        try:
+            entries = [e for e in os.scandir(where) if e.name.startswith(prefix)]
+        except OSError:
+            continue
+        for e in entries:
+            if e.is_dir(follow_symlinks=False):
+                _discard(Path(e.path))
+
+
+def _check_replaceable(out: Path, names: Iterable[str], drop: Iterable[str]) -> None:
+    """What this write replaces or removes in ``out`` must be a writable regular file (or a link)."""
+    for name in [*names, *drop]:
+        p = out / name
+        try:
+            st = os.lstat(p)
+        except FileNotFoundError:
+            continue
+        except OSError as e:
+            raise OutputError(f"cannot write {p}: {_reason(e)}") from None
+        if stat.S_ISLNK(st.st_mode):
+            continue  # the link itself is replaced, never what it points to
+        if not stat.S_ISREG(st.st_mode):
+            raise UsageError(f"{p} is {_kind(st.st_mode)}; tongasm would replace it with its output "
+                             "(move it away first)")
+        if not st.st_mode & stat.S_IWUSR:
+            raise UsageError(f"{p} is read-only; tongasm would replace it with its output")
+
+
+def _swappable(out: Path) -> bool:
+    """Whether ``out`` can be replaced as a whole: only plain files and links in it (they are carried
+    over), not a mount point, its parent writable and on the same file system, and not the working
+    directory of this process (or one it is inside: ``-o .`` from a shell in that directory would
+    leave the shell in the old, removed directory)."""
+    cwd = _cwd()
+    if cwd is None or cwd == str(out) or cwd.startswith(str(out) + os.sep):
+        return False
+    try:
+        if os.path.ismount(out) or not os.access(out.parent, os.W_OK | os.X_OK):
+            return False
+        if os.stat(out).st_dev != os.stat(out.parent).st_dev:
+            return False
+        return all(e.is_symlink() or e.is_file(follow_symlinks=False) for e in os.scandir(out))
     except OSError:
         return False
-    return True
+
+
+def _write_new(out: Path, files: Mapping[str, Content]) -> list[Path]:
+    """``out`` does not exist: build it as a sibling and rename it into place."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _tmp_dir(out.parent, out.name)
+    done = False
+    try:
+        _fill_dir(tmp, files)
+        os.chmod(tmp, 0o777 & ~_umask())  # what a plain mkdir gives (mkdtemp makes it private)
+        with signals_held():
+            os.rename(tmp, out)  # fails if someone created a non-empty out meanwhile
+            done = True
+    except OSError as e:
+        raise OutputError(f"cannot write to {out}: {_reason(e)}") from None
+    finally:
+        if not done:
+            _discard(tmp)
+    return [out / n for n in files]
+
+
+def _write_swapped(out: Path, files: Mapping[str, Content], drop: set[str]) -> list[Path]:
+    """Build the new directory beside ``out`` (new files, plus hard links to every old file that is
+    neither replaced nor dropped), then exchange the two in one step and remove the old one."""
+    tmp = _tmp_dir(out.parent, out.name)
+    swapped = False
+    try:
+        _fill_dir(tmp, files)
+        for e in os.scandir(out):
+            if e.name in files or e.name in drop or e.name.startswith(".tongasm.tmp-"):
+                continue
+            if e.is_symlink():
+                os.symlink(os.readlink(e.path), tmp / e.name)
+            else:
+                try:
+                    os.link(e.path, tmp / e.name, follow_symlinks=False)
+                except OSError:
+                    shutil.copy2(e.path, tmp / e.name, follow_symlinks=False)
+        st = os.stat(out)
+        os.chmod(tmp, stat.S_IMODE(st.st_mode))
+        if (st.st_uid, st.st_gid) != (os.getuid(), os.getgid()):
+            with contextlib.suppress(OSError):
+                os.chown(tmp, st.st_uid, st.st_gid)
+        with signals_held():
+            _exchange(tmp, out)
+            swapped = True  # tmp now holds the old directory
+            _discard(tmp)
+    except OSError as e:
+        raise OutputError(f"cannot write to {out}: {_reason(e)}") from None
+    finally:
+        if not swapped:
+            _discard(tmp)
+    return [out / n for n in files]
+
+
+def _write_in_place(out: Path, files: Mapping[str, Content], drop: set[str]) -> list[Path]:
+    """``out`` holds subdirectories or special files (or cannot be swapped): write the files into a
+    temporary directory in it, then rename them in one by one and remove the dropped ones, with the
+    termination signals held back."""
+    tmp = _tmp_dir(out, "tongasm")
+    try:
+        _fill_dir(tmp, files)
+        with signals_held():
+            for fname in files:
+                os.replace(tmp / fname, out / fname)
+            for fname in drop:
+                p = out / fname
+                if p.is_symlink() or p.is_file():
+                    p.unlink()
+    except OSError as e:
+        raise OutputError(f"cannot write to {out}: {_reason(e)}") from None
+    finally:
+        _discard(tmp)
+    return [out / n for n in files]
+
+
+def _exchange(a: Path, b: Path) -> None:
+    """Swap two directories atomically (Linux ``renameat2(RENAME_EXCHANGE)``); where that is not
+    available, move ``b`` aside and ``a`` into its place (then ``a`` names the old ``b``)."""
+    if _renameat2 is not None:
+        import ctypes
+
+        if _renameat2(-100, os.fsencode(a), -100, os.fsencode(b), 2) == 0:  # AT_FDCWD, RENAME_EXCHANGE
+            return
+        err = ctypes.get_errno()
+        if err not in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
+            raise OSError(err, os.strerror(err), str(b))
+    aside = b.parent / f".{b.name}.tmp-old-{os.getpid()}"
+    os.rename(b, aside)
+    try:
+        os.rename(a, b)
+    except OSError:
+        os.rename(aside, b)
+        raise
+    os.rename(aside, a)
+
+
+def _load_renameat2() -> Callable[..., int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        fn = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return None
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    fn.restype = ctypes.c_int
+    return fn
+
+
+_renameat2 = _load_renameat2()
+
+
+def _cwd() -> str | None:
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
 
 
 class paused_gc:

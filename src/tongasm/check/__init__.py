@@ -1,9 +1,11 @@
-"""The ISA validator: named checks with stable ids, findings, and the runners for kernels and raw
-streams (``tongasm check``, and the RUN_ISA_CHECKS mode of codegen)."""
+"""The ISA validator: named checks with stable ids, findings, and the runners for one bundle, one
+instruction and raw streams (``tongasm check``). Checking a whole kernel is codegen's RUN_ISA_CHECKS
+mode: :func:`tongasm.codegen.check_kernel`."""
 
-from . import family_checks  # noqa: F401  (the next families' checks register themselves)
-from .registry import CHECKS, UNCHECKED, Check, CheckSet, Finding, all_checks
-from .runner import KernelReport, check_bundle, check_instruction, check_kernel, check_stream
+from .registry import CHECKS, UNCHECKED, Check, CheckSet, Finding
+from .runner import all_checks, check_bundle, check_instruction, check_stream
+from . import real_checks  # noqa: F401  (the PE, DMA and sync/control checks: registration side effect)
+from . import family_checks  # noqa: F401  (the next families' checks: registration side effect)
 
-__all__ = ["CHECKS", "Check", "CheckSet", "Finding", "KernelReport", "UNCHECKED", "all_checks", "check_bundle",
-           "check_instruction", "check_kernel", "check_stream"]
+__all__ = ["CHECKS", "Check", "CheckSet", "Finding", "UNCHECKED", "all_checks", "check_bundle",
+           "check_instruction", "check_stream"]

@@ -22,7 +22,7 @@ from ..isa.descriptors import (
 )
 from ..isa.enums import (
     DTYPE_INFO, ACC_WIRE, ALU_FROM_WIRE, ALU_INT_BAND, ALU_WIRE, INT_MASK_WIRE_DTYPES, PSUM_WRITE_WIRE_DTYPES, VALUELESS_UPDATES,
-    WIDE_WIRE_DTYPES, WIRE_DTYPE_ALIGN, AccType, AluOp, UpdateMode, WaitMode, WireDtype, WAIT_WIRE,
+    WIDE_WIRE_DTYPES, WIRE_DTYPE_ALIGN, AccType, AluOp, WaitMode, WireDtype, WAIT_WIRE,
 )
 from ..isa.layouts.tensor import INT32_FORMS_GEN2, MOVESHAPE_DIMS
 from ..isa.opcodes import COPY, COPY_PREDICATED, RNG, TT_ARITH, TT_BITVEC
@@ -182,57 +182,73 @@ def _acc_bytes(b: BundleView) -> Iterator[Finding]:
 
 # --- sync band (SPEC §3.2) -----------------------------------------------------------------------
 
+def _has_waits(f: Format) -> bool:
+    return f.sync is not None and bool(f.sync.waits)
+
+
+def _has_updates(f: Format) -> bool:
+    return f.sync is not None and bool(f.sync.updates)
+
+
 @bundle_check("sync.wait_mode", "the wait-mode byte is none or a known wait mode (0x07, 0x05, 0x85)", "SPEC §2.3",
-              applies=_has("wait_mode"))
+              applies=_has_waits)
 def _wait_mode(b: BundleView) -> Iterator[Finding]:
-    v = b.fields["wait_mode"]
-    if v != 0 and v not in WAIT_WIRE.values():
-        yield _f("sync.wait_mode", "unknown wait mode", "wait_mode", v, "0, 0x05, 0x07, 0x85")
+    for lane in b.fmt.sync.waits:  # type: ignore[union-attr]
+        v = b.fields[lane.mode]
+        if v != 0 and v not in WAIT_WIRE.values():
+            yield _f("sync.wait_mode", "unknown wait mode", lane.mode, v, "0, 0x05, 0x07, 0x85")
 
 
 @bundle_check("sync.update_mode", "the update-mode byte is none or a known update mode (LUT 11 15 17 13 14 19)",
-              "SPEC §2.3, D-2", applies=_has("update_mode"))
+              "SPEC §2.3, D-2", applies=_has_updates)
 def _update_mode(b: BundleView) -> Iterator[Finding]:
-    v = b.fields["update_mode"]
     names = update_table(b.decisions).names
-    if v not in names:
-        yield _f("sync.update_mode", "unknown update mode", "update_mode", v, ", ".join(f"{k:#x}" for k in names))
-
-
-def _update_mode_of(b: BundleView) -> UpdateMode | None:
-    # D-2: under the raw reading 0 is evt_set (a value-carrying update) as much as "none"
-    return b.decisions.get(UpdateModeWire).mode(b.fields["update_mode"])
+    for lane in b.fmt.sync.updates:  # type: ignore[union-attr]
+        v = b.fields[lane.mode]
+        if v not in names:
+            yield _f("sync.update_mode", "unknown update mode", lane.mode, v, ", ".join(f"{k:#x}" for k in names))
 
 
 @bundle_check("sync.unused", "semaphore indexes and the shared value are zero when no mode uses them", "SPEC §3.2",
-              applies=_has("wait_mode"))
+              applies=lambda f: f.sync is not None)
 def _sync_unused(b: BundleView) -> Iterator[Finding]:
     fv = b.fields
-    if fv["wait_mode"] == 0 and fv["wait_idx"]:
-        yield _f("sync.unused", "wait index set without a wait mode", "wait_idx", fv["wait_idx"], "0")
-    upd = _update_mode_of(b)
-    if fv["update_mode"] == 0 and fv["update_idx"] and b.decisions.get(UpdateModeWire).zero_is_none:
-        yield _f("sync.unused", "update index set without an update mode", "update_idx", fv["update_idx"], "0")
-    wait_writes = fv["wait_mode"] in (WAIT_WIRE[WaitMode.sem_ge_imm], WAIT_WIRE[WaitMode.sem_ge_reg])
-    update_writes = upd is not None and upd not in VALUELESS_UPDATES
-    if fv["sync_value"] and not (wait_writes or update_writes):
-        yield _f("sync.unused", "the shared value dword is set but neither the wait nor the update writes it",
-                 "sync_value", fv["sync_value"], "0")
+    lanes = b.fmt.sync
+    assert lanes is not None
+    d2 = b.decisions.get(UpdateModeWire)
+    written: set[str] = set()  # value fields some lane writes
+    for w in lanes.waits:
+        if fv[w.mode] == 0 and fv[w.index]:
+            yield _f("sync.unused", "wait index set without a wait mode", w.index, fv[w.index], "0")
+        if fv[w.mode] in (WAIT_WIRE[WaitMode.sem_ge_imm], WAIT_WIRE[WaitMode.sem_ge_reg]):
+            written.add(w.value)
+    for u in lanes.updates:
+        # D-2: under the raw reading 0 is evt_set (a value-carrying update) as much as "none"
+        upd = d2.mode(fv[u.mode])
+        if fv[u.mode] == 0 and fv[u.index] and d2.zero_is_none:
+            yield _f("sync.unused", "update index set without an update mode", u.index, fv[u.index], "0")
+        if upd is not None and upd not in VALUELESS_UPDATES:
+            written.add(u.value)
+    for name in lanes.values:
+        if fv[name] and name not in written:
+            what = ("the shared value dword is set but neither the wait nor the update writes it"
+                    if lanes.shared_value(name) else f"{name} is set but its lane does not write it")
+            yield _f("sync.unused", what, name, fv[name], "0")
 
 
 # --- registers (SPEC §1) ---------------------------------------------------------------------------
 
 @bundle_check("register.id_range", "register ids are usable physical registers (0..61)", "SPEC §1",
-              applies=lambda f: any(x.kind is Kind.REGISTER for x in f.fields) or "wait_mode" in f.field_map
-              or bool(f.slots))
+              applies=lambda f: any(x.kind is Kind.REGISTER for x in f.fields) or _has_waits(f) or bool(f.slots))
 def _register_ids(b: BundleView) -> Iterator[Finding]:
     limit = b.target.registers - 1
     for f in _fields_where(b.fmt, "register"):
         if b.fields[f.name] > limit:
             yield _f("register.id_range", "register id out of range", f.name, b.fields[f.name], f"0..{limit}")
-    if b.fields.get("wait_mode") == WAIT_WIRE[WaitMode.sem_ge_reg] and b.fields["sync_value"] > limit:
-        yield _f("register.id_range", "sem_ge_reg wait register out of range", "sync_value", b.fields["sync_value"],
-                 f"0..{limit}")
+    for lane in b.fmt.sync.waits if b.fmt.sync is not None else ():
+        if b.fields[lane.mode] == WAIT_WIRE[WaitMode.sem_ge_reg] and b.fields[lane.value] > limit:
+            yield _f("register.id_range", "sem_ge_reg wait register out of range", lane.value, b.fields[lane.value],
+                     f"0..{limit}")
     for s in b.fmt.slots.values():
         w = b.fields[s.addr_key]
         if (w & 0x7FFFFF00) == 0 and w & ADDR4_REGMODE and limit < (w & 0xFF) <= MAX_REGISTER_ID_ADDR4:
@@ -343,14 +359,16 @@ def _psum_write(b: BundleView) -> Iterator[Finding]:
 
 
 @bundle_check("geometry.partitions", "start partition + partition count <= 128", "SPEC §3.4",
-              applies=lambda f: bool(f.slots) and "num_partitions" in f.field_map)
+              applies=lambda f: any(s.parts_field in f.field_map for s in f.slots.values()))
 def _geometry_partitions(b: BundleView) -> Iterator[Finding]:
     for s in b.fmt.slots.values():
-        n = s.partition_count(b.fields)
+        if s.parts_field not in b.fields:
+            continue
+        n = b.fields[s.parts_field]
         a = decode_addr4(b.fields[s.addr_key])
         if a.space in ("sbuf", "psum") and a.partition is not None and a.partition + n > 128:
             yield _f("geometry.partitions", f"start partition {a.partition} + {n} partitions exceeds 128",
-                     f"{s.name}.addr", a.partition, f"0..{128 - n}")
+                     f"{s.name}.addr", a.partition, f"0..{128 - n}" if n <= 128 else "none: the count exceeds 128")
 
 
 @bundle_check("geometry.bytes", "the bytes an operand touches stay inside its partition (SBUF: the target's bytes "

@@ -20,16 +20,16 @@ import numpy as np
 
 from ..isa.enums import ALU_FROM_WIRE, ALU_WIRE, AluClass, AluOp
 from ..isa.family_opcodes import TR_BITVEC, TR_T_BITVEC, CROSS_BITVEC
-from ..isa.decisions import DecisionSet
+from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.decisions.families import (
-    ActivationUnsupportedKeys, NonPreluAlpha, PoolPacking, Residency, ScalarKindCodes,
+    ActivationUnsupportedKeys, ActTableIndex, NonPreluAlpha, PoolPacking, Residency, ScalarKindCodes,
 )
 from ..isa.decisions.spec import FreeDimOrder
 from ..isa.family_opcodes import (
     ACT_TABLE_LOAD, ACTIVATE, TS_BITVEC, TS_CACHE_CUMULATIVE, TS_CACHE_REDUCE, TS_PTR_BITVEC,
 )
 from ..isa.family_tables import REDUCE_IDENTITY
-from ..isa.family_tables import ACT_FUNC_FROM_WIRE, ACT_FUNC_WIRE, ACT_SETS, ActFunc, AxisList, sets_holding
+from ..isa.family_tables import ACT_FUNC_FROM_WIRE, ACT_FUNC_WIRE, ActFunc, AxisList
 from ..ir.family_instructions import (
     Activation, BNStats, BNStatsAggregate, Iota, Pool, TensorReduce, TensorScalar, TensorScalarCache, TensorScalarPtr,
 )
@@ -37,6 +37,7 @@ from ..passes.lower_families import is_lowered_part
 from ..ir.instructions import Instruction
 from ..ir.operands import Operand, PhysicalAP, RegisterAP, SymbolicAP
 from .bundle_checks import BundleView, bundle_check
+from .vectorized import Columns, VectorFn, by_classes, vector
 from .ir_checks import ir_check
 from .registry import CHECKS, CheckSet, Finding, register
 
@@ -283,9 +284,9 @@ def _act_gate(b: BundleView) -> Iterator[Finding]:
 @bundle_check("act.set_id", "LoadActFuncSet names one of the 21 trainium function sets", "chapter §2.2")
 def _act_set(b: BundleView) -> Iterator[Finding]:
     v = b.fields["act_tbl_sel"]
-    if v >= len(ACT_SETS):
-        yield _f("act.set_id", "no such activation function set in the trainium profile", "act_tbl_sel", v,
-                 f"0..{len(ACT_SETS) - 1}")
+    sets = b.decisions.get(ActTableIndex).sets()
+    if v >= len(sets):
+        yield _f("act.set_id", "no such activation function set (R-21)", "act_tbl_sel", v, f"0..{len(sets) - 1}")
 
 
 @bundle_check("read.count_one", "an accumulator read-out writes one element per partition", "chapter §3.2 (ACT)")
@@ -540,6 +541,37 @@ def _iota_count(inst: Instruction) -> Iterator[Finding]:
         yield Finding("iota.count", f"the pattern has {n} elements, dst {out} per partition", "pattern", n, str(out))
 
 
+# --- vector forms (check_stream): each rule reads a few fields with few distinct values per stream ------------
+
+def _with_slot_dims(check: Callable[[BundleView], Iterator[Finding]], *names: str, steps: bool = False) -> VectorFn:
+    """:func:`by_classes` over ``names`` and the counts (and steps, with ``steps``) of every descriptor
+    slot of the layout at hand: the exact form of a rule on element counts or windows."""
+    def fn(c: Columns) -> np.ndarray:
+        dims = [k for sl in c.fmt.slots.values() for k in (*sl.num_keys, *(sl.step_keys if steps else ()))]
+        return by_classes(check, *names, *dims)(c)
+    return fn
+
+
+vector("family.equal_elements")(_with_slot_dims(_equal_slot_elements))
+vector("tr.opcode_class")(by_classes(_tr_class, "op"))
+vector("tr.axis_byte")(by_classes(_tr_axis, "axis"))
+vector("tr.flags")(by_classes(_tr_flags, "negate"))
+vector("act.func_byte")(by_classes(_act_func, "func"))
+vector("act.scalar_kinds")(by_classes(_act_kinds, "arg1_kind", "arg2_kind", "func", "arg3_kind"))
+vector("act.arg3_gate")(by_classes(_act_gate, "func", "arg3_kind", "arg3_value"))
+vector("act.set_id")(by_classes(_act_set, "act_tbl_sel"))
+vector("read.count_one")(by_classes(_read_count, "element_count", "dst.num0"))
+vector("read.negated_flag")(by_classes(_read_negated, "negated"))
+vector("ts.opcode_class")(by_classes(_ts_class, "op0", "op1"))
+vector("ts.scalar_kinds")(by_classes(_ts_kinds, "s0_kind", "s1_kind"))
+vector("ts.fused")(by_classes(_ts_fused, "acc", "op1"))
+vector("bn.shape")(_with_slot_dims(_bn_shape))
+vector("bn.counts")(_with_slot_dims(_bn_counts, "n_even", "n_odd"))
+vector("tr.cross_flags")(by_classes(_cross_flags, "cross_lane", "command", "scale"))
+vector("pool.scale")(_with_slot_dims(_pool_scale, "func", "scale", steps=True))
+vector("iota.pattern")(_with_slot_dims(_iota_pattern, *(f"pnum{i}" for i in range(4))))
+
+
 # --- N-35: function-set residency (a rule on a stream's order of bundles) --------------------------------------
 
 register("act.resident", "an Activation's function is in the set the last LoadActFuncSet (0x23) of its stream "
@@ -549,8 +581,13 @@ register("act.resident", "an Activation's function is in the set the last LoadAc
 class ResidencyState:
     """The sets each stream has loaded so far (N-35), fed bundle by bundle in stream order."""
 
-    def __init__(self) -> None:
+    #: the opcodes the rule reads (the others pass it by)
+    OPCODES = (ACT_TABLE_LOAD.byte, ACTIVATE.byte)
+
+    def __init__(self, decisions: DecisionSet = DEFAULT_DECISIONS) -> None:
         self.loaded: dict[str | None, int] = {}
+        self.index = decisions.get(ActTableIndex)  # R-21: what the loaded index names
+        self.sets = self.index.sets()
 
     def visit(self, stream: str | None, opcode: int, fields: dict[str, int]) -> Iterator[Finding]:
         if opcode == ACT_TABLE_LOAD.byte:
@@ -561,13 +598,14 @@ class ResidencyState:
         func = ACT_FUNC_FROM_WIRE.get(fields["func"])
         if func is None:
             return
-        where = sets_holding(func)
+        where = self.index.holding(func)
         loaded = self.loaded.get(stream)
-        ok = loaded is not None and loaded < len(ACT_SETS) and ACT_SETS[loaded].holds(func)
+        sets = self.sets
+        ok = loaded is not None and loaded < len(sets) and sets[loaded].holds(func)
         if ok:
             return
         have = ("no LoadActFuncSet on this stream yet" if loaded is None else
-                f"last LoadActFuncSet loaded set {loaded} ({ACT_SETS[loaded].name if loaded < len(ACT_SETS) else '?'})")
+                f"last LoadActFuncSet loaded set {loaded} ({sets[loaded].name if loaded < len(sets) else '?'})")
         yield Finding("act.resident", f"Activation function {func.name} is not resident: {have}; load one of "
                       f"{', '.join(map(str, where))}", "func", func.name, ", ".join(map(str, where)))
 
@@ -576,7 +614,7 @@ def residency_rule(decisions: DecisionSet, checks: CheckSet) -> ResidencyState |
     """A fresh N-35 rule, or None when it is off (N-35=off, or the check disabled)."""
     if not decisions.get(Residency).enforced or not checks.wants(CHECKS["act.resident"]):
         return None
-    return ResidencyState()
+    return ResidencyState(decisions)
 
 
 _NO_RULE = object()

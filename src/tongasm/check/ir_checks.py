@@ -9,9 +9,11 @@ from collections.abc import Callable, Iterator
 
 from ..isa.decisions import DecisionSet
 from ..isa.decisions.spec import SelectReduceFill, VariableId
-from ..isa.enums import DTYPE_INFO, AluOp, Dtype
+from ..isa.descriptors import PSUM_PARTITION_BYTES
+from ..isa.enums import DTYPE_INFO, PACKED_DTYPES, AluOp, Dtype, MemoryType
+from ..isa.targets import TARGETS, Target
 from ..ir.instructions import (
-    CopyPredicated, Function, Instruction, RegisterAlu, Select, TensorCopy, TensorLoad, TensorSave, TensorTensor,
+    CopyPredicated, Function, Instruction, RegisterAlu, RegisterMove, Select, TensorCopy, TensorLoad, TensorSave, TensorTensor,
 )
 from ..ir.operands import Immediate, PhysicalAP, RegisterAccess, RegisterAP, SymbolicAP
 from .registry import Finding, register
@@ -25,18 +27,19 @@ class IrCheck:
     stage: str
     needs_decisions: bool = False
     needs_function: bool = False  # run only when the instruction's function is known
+    needs_target: bool = False  # fn(inst, target)
 
 
 IR_CHECKS: list[IrCheck] = []
 
 
 def ir_check(id: str, title: str, source: str, types: tuple[type[Instruction], ...], *, stage: str = "isa",
-             pedantic: bool = False, needs_decisions: bool = False, needs_function: bool = False
-             ) -> Callable[[Callable[..., Iterator[Finding]]], Callable[..., Iterator[Finding]]]:
+             pedantic: bool = False, needs_decisions: bool = False, needs_function: bool = False,
+             needs_target: bool = False) -> Callable[[Callable[..., Iterator[Finding]]], Callable[..., Iterator[Finding]]]:
     register(id, title, source, "ir", pedantic=pedantic, stage=stage)
 
     def deco(fn: Callable[..., Iterator[Finding]]) -> Callable[..., Iterator[Finding]]:
-        IR_CHECKS.append(IrCheck(id, types, fn, stage, needs_decisions, needs_function))
+        IR_CHECKS.append(IrCheck(id, types, fn, stage, needs_decisions, needs_function, needs_target))
         return fn
 
     return deco
@@ -223,3 +226,72 @@ def _ls_reads_as_64bit(inst: Instruction) -> Iterator[Finding]:
     yield Finding("lint.ls_reads_as_64bit", f"data r{data.lo} with offset r{off.lo} and an even count writes the same "
                   "bytes as a 64-bit access of the pair (D-9, D-22): decoders and the simulator (S-14) read it as "
                   "64-bit", "offset", f"r{off.lo}", f"any register but r{data.lo + 1}")
+
+
+#: the registers usable on every target (0..61 on gen2 and gen3)
+_USABLE_REGISTERS = min(t.registers for t in TARGETS.values())
+
+
+@ir_check("register.id_range", "register ids are usable physical registers (0..61)", "SPEC §1",
+          (RegisterAlu, RegisterMove, TensorLoad, TensorSave))
+def _pair_partners(inst: Instruction) -> Iterator[Finding]:
+    """A 64-bit register operand also uses r{lo + 1}; when the bundle has no field for that partner (a
+    64-bit RegisterAlu source) the bundle check cannot see it, so it is checked here, the same way as
+    an encoded id."""
+    if not (isinstance(inst, RegisterAlu) and inst.attr("is_64bit")):
+        return
+    for role in ("src1", "src2"):
+        op = getattr(inst, role)
+        if isinstance(op, (RegisterAccess, RegisterAP)) and op.register is not None:
+            lo = op.register.lo
+            if lo + 1 > _USABLE_REGISTERS - 1:
+                yield Finding("register.id_range", f"the 64-bit {role} is read from r{lo} and r{lo + 1}; r{lo + 1} is "
+                              "not a usable register", f"{role} (hi)", lo + 1, f"0..{_USABLE_REGISTERS - 1}")
+
+
+_INT_MASKS = {Dtype.uint8, Dtype.int8, Dtype.uint16, Dtype.int16, Dtype.uint32, Dtype.int32}
+
+
+@ir_check("cp.mask_dtype", "the predicate mask is an 8/16/32-bit integer", "SPEC §4.5", (CopyPredicated,))
+def _mask_bir_dtype(inst: Instruction) -> Iterator[Finding]:
+    """On the BIR dtype: float8_e8m0fnu shares uint8's wire tag and float4_e2m1fn_x4 uint16's, so the
+    bundle check on the wire tag cannot see them."""
+    mask = inst.ins[0] if inst.ins else None
+    if mask is not None and isinstance(mask.dtype, Dtype) and mask.dtype not in _INT_MASKS:
+        yield Finding("cp.mask_dtype", "predicate mask dtype must be an 8/16/32-bit integer", "mask.dtype",
+                      mask.dtype.name, "uint8, int8, uint16, int16, uint32, int32")
+
+
+@ir_check("geometry.bytes", "the bytes an operand touches stay inside its partition (SBUF: the target's bytes "
+          "per partition; PSUM: 16 KiB)", "SPEC §3.4", (Instruction,), needs_target=True)
+def _packed_geometry(inst: Instruction, target: Target) -> Iterator[Finding]:
+    """For the packed dtypes (``*_x4``): the bundle's wire tag is the 1- or 2-byte element's, so the
+    bundle check under-counts; here each element is sized by its BIR dtype."""
+    for role, op in _operands(inst):
+        if not isinstance(op, PhysicalAP) or op.location is None or not isinstance(op.dtype, Dtype):
+            continue
+        if op.dtype not in PACKED_DTYPES or op.location.type not in (MemoryType.SB, MemoryType.PSUM):
+            continue
+        size = DTYPE_INFO[op.dtype].size
+        loc = op.location
+        width = loc.dims[1] if loc.dims and len(loc.dims) > 1 and loc.dims[1] > 0 else None
+        start = op.offset * size
+        byte = loc.addr + (start % width if width else start)
+        lo = hi = 0
+        for step, num in op.ap[1:]:
+            if num > 1:
+                span = step * (num - 1) * size
+                lo, hi = (lo + span, hi) if span < 0 else (lo, hi + span)
+        first, last = byte + lo, byte + hi + size - 1
+        limit = target.sbuf_bytes_per_partition if loc.type == MemoryType.SB else PSUM_PARTITION_BYTES
+        if first < 0 or last >= limit:
+            yield Finding("geometry.bytes", f"{role} touches bytes {first:#x}..{last:#x} of its partition "
+                          f"({op.dtype.name} elements are {size} bytes)", role, f"{first:#x}..{last:#x}",
+                          f"0x0..{limit - 1:#x}")
+
+
+def _operands(inst: Instruction) -> Iterator[tuple[str, object]]:
+    names = {(out, k): role for role, (out, k) in type(inst).ROLES.items()}
+    for out, ops in ((False, inst.ins), (True, inst.outs)):
+        for k, op in enumerate(ops):
+            yield names.get((out, k), f"{'outs' if out else 'ins'}[{k}]"), op

@@ -182,6 +182,8 @@ _ENCODE = [
     ("ls.pairs", "TensorLoad/Save memory AP has one or two pairs, non-negative steps, nums >= 1", "SPEC §4.3"),
     ("ls.reg_dtype", "TensorLoad/Save register dtype equals the memory dtype", "SPEC §4.3"),
     ("ls.offset_64bit", "no offset operand with 64-bit data", "D-22"),
+    ("ls.reg_ap_offset", "no register-AP offset (reg_ap_offset, is_regloc_offset) on TensorLoad/Save operands: "
+     "the SP page has no field for it", "D-28"),
     ("ls.save_psum", "TensorSave never stores into PSUM", "SPEC §4.3"),
     ("ls.save_target", "TensorSave targets allowed on the target (gen2: no SBUF)", "D-11"),
     ("tt.acc", "TensorTensor acc is Idle (no field for it)", "SPEC §4.4"),
@@ -204,13 +206,6 @@ _ENCODE = [
 ]
 for _id, _title, _src in _ENCODE:
     register(_id, _title, _src, "encode", stage="encode")
-
-
-def all_checks() -> Iterator[Check]:
-    """Every declared check, sorted by id (importing the check modules registers theirs)."""
-    from . import bundle_checks, family_checks, ir_checks, runner  # noqa: F401  (registration side effect)
-
-    yield from sorted(CHECKS.values(), key=lambda c: c.id)
 
 
 CheckFn = Callable[..., Iterator[Finding]]

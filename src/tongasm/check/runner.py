@@ -8,20 +8,26 @@ as findings too. Nothing here raises for a rule violation; only unusable input r
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
-from ..errors import EncodeError, TongasmError
+import numpy as np
+
+from ..errors import TongasmError
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
-from ..isa.enums import CodeGenMode
 from ..isa.fields import BUNDLE_SIZE, Format
-from ..isa.formats import build_formats
+from ..decode.batch import as_uint8, decode_stream
+from ..decode.bundle import why_undecodable
+from ..isa.opcodes import ISA_OPCODE_NAMES
+from ..isa.formats import FormatSet, build_formats
 from ..isa.targets import DEFAULT_TARGET, Target
-from ..ir.instructions import Function, Instruction, Kernel
+from ..ir.instructions import Function, Instruction
 from .bundle_checks import BUNDLE_CHECKS, BundleCheck, BundleView
+from .family_checks import ResidencyState, residency_rule
 from .ir_checks import IR_CHECKS
-from .registry import CHECKS, CheckSet, Finding, register
+from .registry import CHECKS, Check, CheckSet, Finding, register
+from .vectorized import VECTOR, Columns
 
 register("stream.length", "a stream is a whole number of 64-byte bundles", "SPEC §3.1", "stream")
 register("bundle.opcode", "the opcode byte is one tongasm has a layout for", "SPEC §4", "stream")
@@ -77,7 +83,8 @@ _MEMO: dict[tuple[Any, ...], tuple[Finding, ...]] = {}
 
 
 def check_instruction(inst: Instruction, checks: CheckSet | None = None,
-                      decisions: DecisionSet = DEFAULT_DECISIONS, function: Function | None = None) -> list[Finding]:
+                      decisions: DecisionSet = DEFAULT_DECISIONS, function: Function | None = None,
+                      target: Target = DEFAULT_TARGET) -> list[Finding]:
     """The IR-level findings of one instruction (lint findings come back as warnings). The checks
     that need the instruction's function run only when it is given."""
     cs = checks or CheckSet()
@@ -87,6 +94,8 @@ def check_instruction(inst: Instruction, checks: CheckSet | None = None,
             if c.needs_function:
                 if function is not None:
                     out.extend(c.fn(inst, function))
+            elif c.needs_target:
+                out.extend(c.fn(inst, target))
             else:
                 out.extend(c.fn(inst, decisions) if c.needs_decisions else c.fn(inst))
     return _lint_as_warnings(out)
@@ -99,6 +108,11 @@ def _lint_as_warnings(findings: list[Finding]) -> list[Finding]:
     return findings
 
 
+def all_checks() -> Iterator[Check]:
+    """Every declared check, sorted by id (this module imports every check module, so all are registered)."""
+    yield from sorted(CHECKS.values(), key=lambda c: c.id)
+
+
 def stage_of(f: Finding) -> str:
     """The stage of a finding's check: ``isa`` (refused by assemble), ``bir`` (the BIR verifier's
     rules: reported, not refused by assemble) or ``lint`` (tongasm's own warnings)."""
@@ -106,64 +120,83 @@ def stage_of(f: Finding) -> str:
     return c.stage if c is not None else "isa"
 
 
-@dataclass
-class KernelReport:
-    """Findings over a kernel, with how much was looked at."""
-
-    findings: list[Finding] = field(default_factory=list)
-    instructions: int = 0
-    bundles: int = 0
-
-    @property
-    def clean(self) -> bool:
-        return not any(f.severity == "error" for f in self.findings)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"instructions": self.instructions, "bundles": self.bundles,
-                "findings": [f.to_json() for f in self.findings]}
+#: bundles checked at a time by check_stream (bounded memory on any stream size)
+STREAM_CHUNK = 1 << 16
 
 
-def check_kernel(kernel: Kernel, *, target: str | Target | None = None, decisions: DecisionSet = DEFAULT_DECISIONS,
-                 checks: CheckSet | None = None,
-                 progress: Callable[[int, int | None], None] | None = None) -> KernelReport:
-    """RUN_ISA_CHECKS over a kernel: every encoder refusal and every finding, not just the first.
+def _check_columns(arr: np.ndarray, fs: FormatSet, target: Target, decisions: DecisionSet, stream: str | None,
+                   cs: CheckSet, unmodelled: str, skipped: dict[int, list[int]],
+                   base: int, rule: ResidencyState | None = None) -> list[tuple[int, Finding]]:
+    """The findings of the bundle checks on a piece of a stream, as (bundle number, finding), in the
+    order checking bundle by bundle gives: by bundle, then by check, then as each check yields them.
 
-    ``progress(instructions_done, None)`` is called every 256 instructions when given.
-    """
-    from ..codegen.assembler import resolve_target
-    from ..codegen.common import Context
-    from ..codegen.generator import generate
-    from ..passes import flatten, lower_item
-
-    tgt = resolve_target(kernel.arch, target)
-    ctx = Context(tgt, decisions)
-    report = KernelReport()
-    seen: set[int] = set()
-    for it in flatten(kernel):
-        report.instructions += 1
-        if progress is not None and not report.instructions & 255:
-            progress(report.instructions, None)
-        try:
-            items = lower_item(it, decisions)
-        except EncodeError as e:
-            e.at(it.source.name or None, it.index, it.source.opcode)
-            report.findings.append(_from_error(e))
+    The stream is decoded into columns once; each check's vector form (:mod:`.vectorized`) marks the
+    rows it may fail on and the scalar check runs on those rows only. ``rule``: the state of the rule
+    on the stream's order of bundles (N-35 residency), fed the bundles it reads in stream order after
+    the piece's bundle checks (its findings come after a bundle's own)."""
+    cols = decode_stream(arr, decisions=decisions)
+    rows2d = arr.reshape(-1, BUNDLE_SIZE)
+    found: list[tuple[int, int, int, Finding]] = []  # (bundle, check order, yield order, finding)
+    for k in cols.undecodable.tolist():
+        raw = bytes(rows2d[k])
+        if unmodelled == "note" and raw[0] in ISA_OPCODE_NAMES and not fs.variants(raw[0]):
+            skipped.setdefault(raw[0], [0, (base + k) * BUNDLE_SIZE])[0] += 1
             continue
-        for item in items:
-            try:
-                res = generate(item, ctx, CodeGenMode.RUN_ISA_CHECKS, checks=checks)
-            except EncodeError as e:
-                report.findings.append(_from_error(e, item.part if item.parts > 1 else None))
+        cid = "bundle.layout" if fs.variants(raw[0]) else "bundle.opcode"
+        found.append((base + k, -1, 0, Finding(cid, why_undecodable(raw, fs), "opcode", raw[0])))
+    for g in cols.groups.values():
+        fmt = g.fmt
+        view = Columns(fmt, g.fields, rows2d, g.index, target, decisions, stream)
+        fields_of: dict[int, dict[str, int]] = {}
+        for order, c in enumerate(_checks_for(fmt, cs)):
+            vec = VECTOR.get(c.id)
+            if vec is not None:
+                mask = vec(view)
+                if not mask.any():
+                    continue
+                marked = np.flatnonzero(mask)
+            else:
+                marked = np.arange(len(g))
+            for k in marked.tolist():
+                raw = rows2d[g.index[k]]
+                fields = fields_of.get(k)
+                if fields is None:
+                    fields = fields_of[k] = fmt.decode(raw)
+                b = BundleView(fmt, fields, bytes(raw), target, decisions, stream)
+                for j, f in enumerate(c.fn(b)):
+                    if f.check not in cs.disabled:
+                        found.append((base + int(g.index[k]), order, j, f))
+    if rule is not None:
+        rows = np.flatnonzero(np.isin(arr[::BUNDLE_SIZE], rule.OPCODES))
+        undecodable = set(cols.undecodable.tolist())
+        for k in rows.tolist():
+            if k in undecodable:
                 continue
-            report.bundles += len(res.bundles)
-            report.findings.extend(res.findings)
-            seen.add(item.index)
-    return report
+            raw = bytes(rows2d[k])
+            sel = fs.select(raw[0], raw)
+            if sel is None:
+                continue
+            for j, f in enumerate(rule.visit(stream, raw[0], sel[1])):
+                found.append((base + k, _ORDER_RULE, j, f))
+    found.sort(key=lambda t: (t[0], t[1], t[2]))
+    return [(pos, f) for pos, _o, _j, f in found if _lint_as_warnings([f])]
 
 
-def _from_error(e: EncodeError, bundle: int | None = None) -> Finding:
-    return Finding(e.check or "encode", e.detail, e.field, e.value, e.limit, "error", e.inst_name, e.inst_index,
-                   e.inst_opcode, bundle)
+#: the sort position of the stream-order rule's findings: after every bundle check of the same bundle
+_ORDER_RULE = 1 << 30
+
+
+def bundle_findings(data: bytes, *, target: Target, decisions: DecisionSet, stream: str | None,
+                    checks: CheckSet) -> Iterator[tuple[int, Finding]]:
+    """(bundle number, finding) of the bundle checks over a whole stream of encoded bundles, in the
+    order checking bundle by bundle gives, without a location (the caller names the instruction)."""
+    fs = build_formats(decisions)
+    arr = as_uint8(data)
+    whole = len(arr) // BUNDLE_SIZE
+    order = residency_rule(decisions, checks)
+    for start in range(0, whole, STREAM_CHUNK):
+        part = arr[start * BUNDLE_SIZE:min(whole, start + STREAM_CHUNK) * BUNDLE_SIZE]
+        yield from _check_columns(part, fs, target, decisions, stream, checks, "error", {}, start, order)
 
 
 def check_stream(data: bytes | bytearray | memoryview, *, name: str | None = None, target: Target = DEFAULT_TARGET,
@@ -173,7 +206,9 @@ def check_stream(data: bytes | bytearray | memoryview, *, name: str | None = Non
                  unmodelled: str = "error") -> list[Finding]:
     """Check a raw bundle stream. ``name`` labels findings; ``stream`` is the engine when known.
 
-    ``progress(bundles_done, bundles)`` is called every 4096 bundles when given.
+    ``progress(bundles_done, bundles)`` is called for every piece of :data:`STREAM_CHUNK` bundles.
+    The checks run over the stream's columns (:func:`_check_columns`); the findings are exactly those
+    of :func:`check_bundle` on every bundle, in stream order.
     ``unmodelled="note"`` (real compiler output, e.g. a NEFF): a bundle of a live ISA opcode tongasm
     has no layout for is not an error but counted, one ``bundle.unmodelled`` warning per opcode;
     an opcode the ISA does not have stays a ``bundle.opcode`` error. The default reports every such
@@ -189,34 +224,18 @@ def check_stream(data: bytes | bytearray | memoryview, *, name: str | None = Non
         out.append(Finding("stream.length", f"{n} bytes is not a whole number of {BUNDLE_SIZE}-byte bundles; the "
                            f"{n % BUNDLE_SIZE} trailing bytes are not checked", "length", n,
                            f"a multiple of {BUNDLE_SIZE}", stream=label, offset=n - n % BUNDLE_SIZE))
-    mv = memoryview(data)
-    from ..decode.bundle import why_undecodable
-    from ..isa.opcodes import ISA_OPCODE_NAMES
-
+    cs = checks or CheckSet()
+    arr = as_uint8(data)
+    whole = n // BUNDLE_SIZE
     skipped: dict[int, list[int]] = {}  # opcode → [count, first offset] (unmodelled="note")
-    from .family_checks import residency_rule
-
-    order_rule = residency_rule(decisions, checks or CheckSet())  # N-35: a rule on the stream's order
-    for off in range(0, n - n % BUNDLE_SIZE, BUNDLE_SIZE):
-        if progress is not None and not off & 0x3FFFF:
-            progress(off // BUNDLE_SIZE, n // BUNDLE_SIZE)
-        raw = bytes(mv[off:off + BUNDLE_SIZE])
-        sel = fs.select(raw[0], raw)
-        if sel is None and unmodelled == "note" and raw[0] in ISA_OPCODE_NAMES and not fs.variants(raw[0]):
-            skipped.setdefault(raw[0], [0, off])[0] += 1
-            continue
-        if sel is None:
-            cid = "bundle.layout" if fs.variants(raw[0]) else "bundle.opcode"
-            out.append(Finding(cid, why_undecodable(raw, fs), "opcode", raw[0], stream=label, offset=off))
-            continue
-        fmt, fields = sel
-        for f in check_bundle(fmt, fields, raw, target=target, decisions=decisions, stream=stream, checks=checks):
-            f.stream, f.offset = label, off
+    order = residency_rule(decisions, cs)  # N-35: a rule on the stream's order of bundles
+    for start in range(0, whole, STREAM_CHUNK):
+        if progress is not None:
+            progress(start, whole)
+        part = arr[start * BUNDLE_SIZE:min(whole, start + STREAM_CHUNK) * BUNDLE_SIZE]
+        for pos, f in _check_columns(part, fs, target, decisions, stream, cs, unmodelled, skipped, start, order):
+            f.stream, f.offset = label, pos * BUNDLE_SIZE
             out.append(f)
-        if order_rule is not None:
-            for f in order_rule.visit(stream, raw[0], fields):
-                f.stream, f.offset = label, off
-                out.append(f)
     cs = checks or CheckSet()
     if "bundle.unmodelled" not in cs.disabled:
         for op, (count, first) in sorted(skipped.items()):
@@ -227,5 +246,4 @@ def check_stream(data: bytes | bytearray | memoryview, *, name: str | None = Non
     return out
 
 
-__all__ = ["KernelReport", "check_bundle", "check_instruction", "check_kernel", "check_stream", "stage_of",
-           "TongasmError"]
+__all__ = ["all_checks", "check_bundle", "check_instruction", "check_stream", "stage_of", "TongasmError"]

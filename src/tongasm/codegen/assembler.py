@@ -17,21 +17,23 @@ from pathlib import Path
 from typing import Any, BinaryIO
 from collections.abc import Callable, Iterable, Iterator
 
-from .. import __version__
-from ..check.runner import stage_of
+from .._meta import __version__
+from ..check.registry import CheckSet
+from ..check.runner import bundle_findings, check_instruction, stage_of
 from ..errors import EncodeError, InputError, ValidationError
-from ..util import Content, paused_gc, write_output_dir
+from ..util import Content, manifest_files, paused_gc, write_output_dir
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.enums import ENGINE_STREAM, CodeGenMode
 from ..isa.fields import BUNDLE_SIZE
 from ..isa.opcodes import opcode_name
 from ..isa.targets import DEFAULT_TARGET, TARGETS, Target, get_target
-from ..ir.instructions import Instruction, Kernel, Select, UnknownInstruction
+from ..ir.instructions import Instruction, Kernel, UnknownInstruction
 from ..ir.stream_reader import StreamedKernel
-from ..passes import ProgramItem, lower_select
-from ..passes.lower_families import LOWERED_TYPES, lower_family
+from ..passes import LOWERINGS, ProgramItem, lower
 from ..passes.program import Walked, label_of, walk, walk_top
+from ..passes.prologue import with_prologue
 from .common import Context, sync_part
+from .manifest import MANIFEST_FORM, KindTable, compact_instructions
 from .generator import CodegenResult, codegen_for, encoder_of, generate, stream_of
 from .plan import Encoder
 
@@ -160,41 +162,55 @@ class Assembly:
                         for name, data in self.streams.items()},
             **({"census": {"file": CENSUS_FILE, "bundles": len(self.census) // BUNDLE_SIZE}}
                if self.census is not None else {}),
+            **({"memory": {"file": MEMORY_FILE}} if self.kernel is not None else {}),
         }
 
     def manifest(self) -> dict[str, Any]:
-        """The ``manifest.json`` object."""
-        return {**self._manifest_head(), "instructions": [i.to_json() for i in self.log.entries(self.streams)]}
+        """The ``manifest.json`` object (the compact form of :mod:`tongasm.codegen.manifest`)."""
+        names: list[str] = []
+        kinds = KindTable()
+        column = [kinds.id_of(e, names) for e in self.log.entries(self.streams)]
+        return {**self._manifest_head(), "instructions": compact_instructions(names, column, kinds)}
 
     def write_manifest(self, fh: BinaryIO) -> None:
-        """Write ``manifest.json`` entry by entry (no whole-manifest object in memory)."""
+        """Write ``manifest.json`` (compact form), the name column streamed entry by entry (no
+        per-instruction objects kept; the kind column is one small integer each)."""
         head = json.dumps(self._manifest_head(), indent=1)
-        fh.write(head[:-2].encode() + b',\n "instructions": [')
-        first = True
-        for e in self.log.entries(self.streams):
-            fh.write((b"\n  " if first else b",\n  ") + json.dumps(e.to_json()).encode())
-            first = False
-        fh.write(b"\n ]\n}\n")
+        fh.write(head[:-2].encode() + b',\n "instructions": {\n  "form": "' + MANIFEST_FORM.encode() +
+                 b'",\n  "count": ' + str(len(self.log)).encode() + b',\n  "name": [')
+        kinds = KindTable()
+        column = array("I")
+        names: list[str] = []
+        dumps = json.dumps
+        for k, e in enumerate(self.log.entries(self.streams)):
+            column.append(kinds.id_of(e, names))
+            fh.write((b"," if k else b"") + dumps(names.pop()).encode())
+        fh.write(b"],\n  \"kind\": [" + ",".join(map(str, column)).encode() + b"],\n  \"kinds\": [")
+        fh.write(",\n   ".join(dumps(k) for k in kinds.rows).encode() + b"]\n }\n}\n")
 
     def write(self, out_dir: str | os.PathLike[str]) -> list[Path]:
         """Write the streams, the census, ``memory.json`` and ``manifest.json`` into ``out_dir`` atomically.
 
-        Stale ``<engine>.bin`` files from an earlier run that this assembly did not produce are
-        removed, so the directory always matches the manifest.
+        Files an earlier ``assemble`` or ``asm`` wrote (those its ``manifest.json`` lists) that this
+        assembly does not produce are removed, so the directory matches the manifest; every other
+        file in the directory is kept.
         """
         files: dict[str, Content] = {f"{n}.bin": d for n, d in self.streams.items()}
         if self.census is not None:
             files[CENSUS_FILE] = self.census
         if self.kernel is not None:
-            from ..sim.memory import describe_kernel
+            from ..ir.memory import describe_kernel
 
             mem = describe_kernel(self.kernel, self.target.name)
             files[MEMORY_FILE] = (json.dumps(mem.to_json(), indent=1) + "\n").encode()
         files[MANIFEST_FILE] = self.write_manifest
-        return write_output_dir(out_dir, files, stale=STALE)
+        return write_output_dir(out_dir, files, stale=_listed("streams", "census", "memory"))
 
 
-STALE = [f"{n}.bin" for n in STREAM_NAMES] + [CENSUS_FILE, MEMORY_FILE]
+def _listed(*keys: str) -> Callable[[Path], set[str]]:
+    """What an earlier manifest in the output directory lists under ``keys``: the files an earlier run
+    wrote and this one may drop (``asm`` keeps ``memory.json``: the edited streams still run with it)."""
+    return lambda out: manifest_files(out / MANIFEST_FILE, keys)
 
 
 def write_streams(out_dir: str | os.PathLike[str], streams: dict[str, bytes], manifest: dict[str, Any],
@@ -205,7 +221,7 @@ def write_streams(out_dir: str | os.PathLike[str], streams: dict[str, bytes], ma
         files[CENSUS_FILE] = census
     files.update(extra or {})
     files[MANIFEST_FILE] = (json.dumps(manifest, indent=1) + "\n").encode()
-    return write_output_dir(out_dir, files, stale=STALE)
+    return write_output_dir(out_dir, files, stale=_listed("streams", "census"))
 
 
 def program(kernel: Kernel) -> list[ProgramItem]:
@@ -220,22 +236,20 @@ def _walked(kernel: Kernel | StreamedKernel) -> tuple[Iterator[Walked], Kernel]:
     return walk(kernel), kernel
 
 
-#: The instruction types that may become several bundles (Select; the next families' two-output forms).
-LOWERED = frozenset({Select, *LOWERED_TYPES})
-
-
 def _lower(inst: Instruction, index: int, decisions: DecisionSet = DEFAULT_DECISIONS) -> list[Instruction]:
     try:
-        return lower_select(inst) if isinstance(inst, Select) else lower_family(inst, decisions)
+        parts = lower(inst, decisions)
     except EncodeError as e:
         raise e.at(inst.name or None, index, inst.opcode) from None
+    assert parts is not None
+    return parts
 
 
 def _items(walked: Iterable[Walked], decisions: DecisionSet = DEFAULT_DECISIONS) -> Iterator[ProgramItem]:
-    """Program items of a walked program, Selects (and two-bundle instructions) lowered (items with the
-    same index)."""
+    """Program items of a walked program, Selects, Matmults and the next families' two-bundle forms
+    lowered (items with the same index)."""
     for index, (inst, func, it) in enumerate(walked):
-        if type(inst) in LOWERED:
+        if type(inst) in LOWERINGS:
             parts = _lower(inst, index, decisions)
             for k, x in enumerate(parts):
                 yield ProgramItem(index, x, func, inst, k, len(parts), it)
@@ -252,6 +266,7 @@ def assemble(
     check: str = "refuse",
     checks: Any = None,
     on_result: Callable[[CodegenResult], None] | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> Assembly:
     """Encode a kernel (or a streamed one, see :func:`tongasm.ir.stream_reader.stream_bir`) into
     per-engine streams.
@@ -261,7 +276,12 @@ def assemble(
     (RUN_ISA_CHECKS) and any ISA-validator finding raises :class:`~tongasm.errors.ValidationError`
     listing all of them; BIR-verifier findings are kept in ``Assembly.findings`` as warnings.
     ``check="warn"`` keeps every finding as a warning and returns the streams anyway;
-    ``check="off"`` runs GENERATE_ISACODE only.
+    ``check="off"`` runs GENERATE_ISACODE only. ``progress(index)`` is called every 512 instructions.
+
+    Without ``on_result`` the checks run over the finished streams (the vector forms of
+    :mod:`tongasm.check.vectorized`, then the scalar checks on the marked bundles) and the IR checks
+    per instruction: the findings, their order and what they name are those of checking each
+    instruction's bundle as it is made (``on_result`` needs that path: it sees each result).
 
     The iterations of an unrolled ``Loop`` are the same instruction objects (physical access
     patterns do not depend on the induction variable), so in GENERATE_ISACODE each loop body
@@ -270,17 +290,27 @@ def assemble(
     if check not in ("refuse", "warn", "off"):
         raise ValueError(f"check must be 'refuse', 'warn' or 'off', not {check!r}")
     walked, source = _walked(kernel)
+    if source.functions:  # R-18: the stream prologue, when selected
+        walked = with_prologue(walked, source.functions[0], decisions)
     with paused_gc():
         return _assemble(walked, source, target, decisions, census, check, checks, on_result,
-                         retain=not isinstance(kernel, StreamedKernel))
+                         retain=not isinstance(kernel, StreamedKernel), progress=progress)
 
 
 def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | None, decisions: DecisionSet,
               census: bool, check: str, checks: Any, on_result: Callable[[CodegenResult], None] | None,
-              retain: bool = False) -> Assembly:
+              retain: bool = False, progress: Callable[[int], None] | None = None) -> Assembly:
     tgt = resolve_target(kernel.arch, target)
     mode = CodeGenMode.GENERATE_ISACODE if check == "off" else CodeGenMode.RUN_ISA_CHECKS
-    plain = mode == CodeGenMode.GENERATE_ISACODE and on_result is None  # bytes wanted and nothing else
+    # the lean path: bytes wanted, and (RUN_ISA_CHECKS without on_result) findings from the finished streams
+    plain = on_result is None
+    batch = plain and mode == CodeGenMode.RUN_ISA_CHECKS
+    cs = checks or CheckSet()
+    ir_found: list[tuple[int, int, int, list[Any]]] = []  # (instruction, part, 1, findings) of the IR checks
+    b_part = array("H")  # per bundle (batch): its part of a lowered instruction, the number of parts,
+    b_parts = array("H")  # and its label (an id into labels)
+    b_label = array("I")
+    labels: dict[str, int] = {}
     ctx = Context(tgt, decisions)
     asm = Assembly(tgt, decisions, census=bytearray() if census else None, kernel=kernel)
     log = asm.log
@@ -300,6 +330,8 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
     class_ids: dict[type, int] = {}  # IR class → BIR opcode id, for the classes whose opcode is the class's
     for inst, func, it in walked:
         index += 1
+        if progress is not None and not index & 511:
+            progress(index)
         bid = class_ids.get(type(inst))
         if bid is None:
             log.add_instruction(inst if retain else inst.name, inst.opcode)
@@ -308,7 +340,7 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
         else:
             names.append(inst if retain else inst.name)
             bir.append(bid)
-        parts = _lower(inst, index, decisions) if type(inst) in LOWERED else (inst,)
+        parts = _lower(inst, index, decisions) if type(inst) in LOWERINGS else (inst,)
         for part, x in enumerate(parts):
             if plain:
                 hit = unrolled.get((id(inst), part)) if it else None
@@ -335,6 +367,19 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                 stream += b
                 if cen is not None:
                     cen += b
+                if batch:
+                    label = label_of(inst, x)
+                    b_part.append(part)
+                    b_parts.append(len(parts))
+                    b_label.append(labels.setdefault(label, len(labels)))
+                    found = check_instruction(x, cs, decisions, func, ctx.target)
+                    if part == 0 and inst is not x:  # rules on the instruction before its lowering
+                        found += check_instruction(inst, cs, decisions, func, ctx.target)
+                    if found:
+                        for f in found:
+                            f.inst_name, f.inst_index, f.inst_opcode = inst.name or None, index, label
+                            f.bundle = part if len(parts) > 1 else None
+                        ir_found.append((index, part, 1, found))
                 continue
             res = generate(ProgramItem(index, x, func, inst, part, len(parts), it), ctx, mode, checks=checks)
             if res.findings:
@@ -348,6 +393,8 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                 stream += b
                 if cen is not None:
                     cen += b
+    if batch:
+        asm.findings = _stream_findings(asm, ctx, cs, ir_found, b_part, b_parts, b_label, list(labels))
     # keep first-use order of streams: sort by the first bundle that went to each
     used = {n for n in STREAM_NAMES if streams[n]}
     first: dict[int, int] = {}
@@ -358,6 +405,38 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
     ordered = sorted(used, key=lambda n: first.get(STREAM_IDS[n], 0))
     asm.streams = {n: streams[n] for n in ordered}
     return _finish(asm, check)
+
+
+def _stream_findings(asm: Assembly, ctx: Context, cs: CheckSet, ir_found: list[tuple[int, int, int, list[Any]]],
+                     b_part: array[int], b_parts: array[int], b_label: array[int], labels: list[str]) -> list[Any]:
+    """The findings of RUN_ISA_CHECKS over a kernel, from its finished streams: the bundle checks run
+    over each stream's columns, each finding is given its bundle's instruction, and all are put in
+    program order (per instruction and part: its bundle's findings, then the IR checks')."""
+    import numpy as np
+
+    log = asm.log
+    names = log.names
+    inst_of = np.frombuffer(log.inst, dtype=np.int64)
+    stream_of_bundle = np.frombuffer(log.stream, dtype=np.uint8)
+    out: list[tuple[int, int, int, int, Any]] = [(i, p, kind, j, f) for i, p, kind, fs in ir_found
+                                                 for j, f in enumerate(fs)]
+    seq = 0
+    for name, data in asm.streams.items():
+        if not data:
+            continue
+        where = np.flatnonzero(stream_of_bundle == STREAM_IDS[name])  # the log's bundle numbers of this stream
+        for pos, f in bundle_findings(bytes(data), target=ctx.target, decisions=ctx.decisions, stream=name,
+                                      checks=cs):
+            k = int(where[pos])
+            i = int(inst_of[k])
+            src = names[i]
+            f.inst_name = (src if type(src) is str else src.name) or None  # type: ignore[union-attr]
+            f.inst_index, f.inst_opcode = i, labels[b_label[k]]
+            f.bundle = b_part[k] if b_parts[k] > 1 else None
+            out.append((i, b_part[k], 0, seq, f))
+            seq += 1
+    out.sort(key=lambda t: t[:4])
+    return [t[4] for t in out]
 
 
 def _route(inst: Instruction, stream_ids: dict[str, tuple[int, bytearray]],

@@ -13,9 +13,9 @@ from collections.abc import Callable
 
 from ..errors import EncodeError
 from ..isa.decisions import DecisionSet
-from ..isa.decisions.spec import FreeDimOrder, SharedSyncValue, SyncBandScope, UpdateModeWire
+from ..isa.decisions.spec import SharedSyncValue, SyncBandScope, UpdateModeWire
 from ..isa.descriptors import (
-    NUM_MAX, NUM_MIN, PSUM_BANK_BYTES, PSUM_PARTITION_SHIFT, SBUF_PARTITION_SHIFT, STEP_MAX, STEP_MIN, addr4_psum, addr4_register,
+    PACKINGS, NUM_MAX, NUM_MIN, PSUM_BANK_BYTES, PSUM_BASE, PSUM_PARTITION_SHIFT, SBUF_PARTITION_SHIFT, STEP_MAX, STEP_MIN, addr4_psum, addr4_register,
     addr4_sbuf,
 )
 from ..isa.enums import (
@@ -23,9 +23,10 @@ from ..isa.enums import (
     AccType, AluClass, AluOp, Dtype, Engine, MemoryType, UpdateMode, WaitMode,
 )
 from ..isa.fields import Format, Slot
+from ..isa.layout import HEADER_SYNC, SyncLanes
 from ..isa.formats import FormatSet, build_formats
 from ..isa.targets import Target
-from ..ir.operands import Immediate, Operand, PhysicalAP, Register, RegisterAccess, RegisterAP, SymbolicAP, SyncInfo
+from ..ir.operands import Operand, PhysicalAP, Register, RegisterAccess, RegisterAP, SymbolicAP, SyncInfo
 
 SYMBOLIC_AP_MSG = "codegen stage can only have PhysicalAP or RegisterAP, no SymbolicAP is allowed"
 REGLOC_OFFSET_MSG = "offset register cannot be applied to 32bit Addressing in ISA"
@@ -43,15 +44,15 @@ class Context:
     and the plans (:class:`tongasm.codegen.plan.Encoder`).
     """
 
-    __slots__ = ("target", "decisions", "formats", "inner_first", "desc_memo", "op_memo", "sync_memo", "builders",
+    __slots__ = ("target", "decisions", "formats", "desc_memo", "shape_memo", "op_memo", "sync_memo", "builders",
                  "encoder", "stream_rules")
 
     def __init__(self, target: Target, decisions: DecisionSet) -> None:
         self.target = target
         self.decisions = decisions
         self.formats: FormatSet = build_formats(decisions)
-        self.inner_first = decisions.get(FreeDimOrder).innermost_first  # D-6
         self.desc_memo: dict[tuple[Any, ...], tuple[tuple[int, ...], int]] = {}  # see slot_part
+        self.shape_memo: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # see physical_part
         # format → slot → operand object → the slot's placed bits (see plan._builder)
         self.op_memo: dict[Format, dict[str, dict[Any, int]]] = {}
         self.sync_memo: dict[tuple[Any, ...], tuple[SyncInfo, int]] = {}  # see sync_part
@@ -154,79 +155,88 @@ def reg_lo(ctx: Context, op: Operand | None, role: str) -> int:
 
 
 def reg_pair(ctx: Context, op: Operand | None, role: str) -> tuple[int, int]:
+    """The (lo, hi) ids of a 64-bit register operand, for every opcode and every role alike: a 64-bit
+    value lives in r{lo} and r{lo + 1}, so a declared pair that is not [N, N + 1] is refused
+    (``reg.pair``) whether or not the bundle has a field for the hi id. (Whether hi is a usable
+    register is the validator's ``register.id_range``, like any register id.)"""
     lo, hi = register_of(op, role).pair()
+    if hi != lo + 1:
+        raise EncodeError(f"{role}: a 64-bit value is held in r{lo} and r{lo + 1}; the declared pair [{lo}, {hi}] "
+                          "cannot be encoded", field=role, value=f"[{lo}, {hi}]", limit=f"[{lo}, {lo + 1}]",
+                          check="reg.pair")
     return reg_id(ctx, lo, f"{role} (lo)"), reg_id(ctx, hi, f"{role} (hi)")
 
 
 # --- sync band (SPEC §3.2) ----------------------------------------------------------------------
 
-def sync_values(ctx: Context, sync: SyncInfo | None, *, sp_op: bool) -> dict[str, int]:
-    """Field values of the sync band for an instruction's ``sync`` (empty when there is none)."""
+def sync_values(ctx: Context, sync: SyncInfo | None, *, sp_op: bool,
+                lanes: SyncLanes | None = HEADER_SYNC) -> dict[str, int]:
+    """Field values of the sync lanes for an instruction's ``sync`` (empty when there is none): the
+    k-th wait goes to the k-th wait lane, the k-th update to the k-th update lane (the header band
+    has one of each, EventSemaphore two waits and an update). ``lanes`` None: the layout has no sync
+    fields (D-3=sp-only)."""
     if not sync:
         return {}
-    if not ctx.decisions.get(SyncBandScope).carries_sync(sp_op):
+    if lanes is None or not ctx.decisions.get(SyncBandScope).carries_sync(sp_op) and lanes is HEADER_SYNC:
         raise EncodeError("sync info on a non-SP op has no field under D-3=sp-only", field="sync", check="sync.sp_only")
-    if len(sync.waits) > 1:
-        raise EncodeError(TOO_MANY_WAITS_MSG, field="sync.wait", value=len(sync.waits), limit="1", check="sync.too_many")
-    if len(sync.updates) > 1:
-        raise EncodeError(TOO_MANY_UPDATES_MSG, field="sync.update", value=len(sync.updates), limit="1", check="sync.too_many")
+    if len(sync.waits) > len(lanes.waits):
+        raise EncodeError(TOO_MANY_WAITS_MSG, field="sync.wait", value=len(sync.waits), limit=str(len(lanes.waits)),
+                          check="sync.too_many")
+    if len(sync.updates) > len(lanes.updates):
+        raise EncodeError(TOO_MANY_UPDATES_MSG, field="sync.update", value=len(sync.updates),
+                          limit=str(len(lanes.updates)), check="sync.too_many")
     vals: dict[str, int] = {}
-    wait_value: int | None = None
-    wait_mode: WaitMode | None = None
-    if sync.waits:
-        w = sync.waits[0]
+    # value field → (what writes it, the value): a wait and an update sharing a dword is D-4
+    values: dict[str, list[tuple[str, int]]] = {}
+    for w, lane in zip(sync.waits, lanes.waits):
         if not isinstance(w.mode, WaitMode):
-            raise EncodeError(f"sync wait: unknown wait mode ordinal {w.mode} (0..2)", field="wait_mode",
+            raise EncodeError(f"sync wait: unknown wait mode ordinal {w.mode} (0..2)", field=lane.mode,
                               value=w.mode, limit="0..2", check="sync.mode")
-        wait_mode = w.mode
-        vals["wait_mode"] = WAIT_WIRE[w.mode]
-        vals["wait_idx"] = _sem_index(w.index, "wait")
+        vals[lane.mode] = WAIT_WIRE[w.mode]
+        vals[lane.index] = _sem_index(w.index, "wait", lane.index)
         if w.mode == WaitMode.evt_set_clear:
             if w.value not in (None, 0) or w.register is not None:
                 raise EncodeError(f"sync wait: an evt_set_clear wait writes no value; value {w.value!r} is refused",
-                                  field="sync_value", value=w.value, check="sync.value")
-        elif w.mode == WaitMode.sem_ge_imm:
+                                  field=lane.value, value=w.value, check="sync.value")
+            continue
+        if w.mode == WaitMode.sem_ge_imm:
             if w.value is None:
-                raise EncodeError("sync wait: a sem_ge_imm wait needs a 'value' (the threshold)", field="sync_value", check="sync.value")
-            wait_value = _u32(w.value, "sync wait value")
+                raise EncodeError("sync wait: a sem_ge_imm wait needs a 'value' (the threshold)", field=lane.value,
+                                  check="sync.value")
+            value = _u32(w.value, "sync wait value", lane.value)
+        elif w.register is None:
+            if w.value is None:
+                raise EncodeError("sync wait: a sem_ge_reg wait needs a 'value' naming the register",
+                                  field=lane.value, check="sync.value")
+            value = reg_id(ctx, w.value, "sync wait register")
         else:
-            if w.register is None:
-                if w.value is None:
-                    raise EncodeError("sync wait: a sem_ge_reg wait needs a 'value' naming the register",
-                                      field="sync_value", check="sync.value")
-                wait_value = reg_id(ctx, w.value, "sync wait register")
-            else:
-                wait_value = reg_id(ctx, w.register.lo, "sync wait register")
-    update_value: int | None = None
-    if sync.updates:
-        u = sync.updates[0]
+            value = reg_id(ctx, w.register.lo, "sync wait register")
+        values.setdefault(lane.value, []).append((w.mode.name, value))
+    for u, ulane in zip(sync.updates, lanes.updates):
         if not isinstance(u.mode, UpdateMode):
-            raise EncodeError(f"sync update: unknown update mode ordinal {u.mode} (0..5)", field="update_mode",
+            raise EncodeError(f"sync update: unknown update mode ordinal {u.mode} (0..5)", field=ulane.mode,
                               value=u.mode, limit="0..5", check="sync.mode")
         # D-2: the update mode goes through the LUT 11 15 17 13 14 19 (alternative: written raw).
-        vals["update_mode"] = ctx.decisions.get(UpdateModeWire).wire(u.mode)
-        vals["update_idx"] = _sem_index(u.index, "update")
+        vals[ulane.mode] = ctx.decisions.get(UpdateModeWire).wire(u.mode)
+        vals[ulane.index] = _sem_index(u.index, "update", ulane.index)
         if u.mode in VALUELESS_UPDATES:
             if u.value not in (None, 0, 1):
                 raise EncodeError(f"sync update: {u.mode.name} writes no value (it always counts 1); "
-                                  f"value {u.value} is refused", field="sync_value", value=u.value, check="sync.value")
-        else:
-            if u.value is None and u.mode != UpdateMode.evt_set:
-                raise EncodeError(f"sync update: a {u.mode.name} update needs a 'value'", field="sync_value", check="sync.value")
-            update_value = _u32(u.value or 0, "sync update value")
-    if wait_value is not None and update_value is not None:
-        # D-4: both want the shared dword at +0x08.
-        if ctx.decisions.get(SharedSyncValue).refuses:
-            assert wait_mode is not None
-            raise EncodeError(
-                f"sync: a {wait_mode.name} wait and a {getattr(sync.updates[0].mode, 'name', sync.updates[0].mode)} update both need the shared "
-                "value dword at +0x08 (D-4); put the update on a later instruction, or use sem_inc/sem_dec",
-                field="sync_value", check="sync.d4_conflict")
-        vals["sync_value"] = update_value
-    elif wait_value is not None:
-        vals["sync_value"] = wait_value
-    elif update_value is not None:
-        vals["sync_value"] = update_value
+                                  f"value {u.value} is refused", field=ulane.value, value=u.value, check="sync.value")
+            continue
+        if u.value is None and u.mode != UpdateMode.evt_set:
+            raise EncodeError(f"sync update: a {u.mode.name} update needs a 'value'", field=ulane.value,
+                              check="sync.value")
+        values.setdefault(ulane.value, []).append((u.mode.name, _u32(u.value or 0, "sync update value", ulane.value)))
+    for name, users in values.items():
+        if len(users) > 1:
+            # D-4: a wait and a value-carrying update both want the shared dword at +0x08.
+            if ctx.decisions.get(SharedSyncValue).refuses:
+                raise EncodeError(
+                    f"sync: a {users[0][0]} wait and a {users[-1][0]} update both need the shared "
+                    "value dword at +0x08 (D-4); put the update on a later instruction, or use sem_inc/sem_dec",
+                    field=name, check="sync.d4_conflict")
+        vals[name] = users[-1][1]  # D-4=update-wins: the update is written last
     return vals
 
 
@@ -239,20 +249,21 @@ def sync_part(ctx: Context, fmt: Format, sync: SyncInfo, *, sp_op: bool) -> int:
     if hit is None or hit[0] is not sync:
         if len(memo) >= DESC_MEMO_LIMIT:
             memo.clear()
-        hit = memo[key] = (sync, fmt.place(sync_values(ctx, sync, sp_op=sp_op)))
+        hit = memo[key] = (sync, fmt.place(sync_values(ctx, sync, sp_op=sp_op, lanes=fmt.sync)))
     return hit[1]
 
 
-def _sem_index(index: int, what: str) -> int:
+def _sem_index(index: int, what: str, field: str | None = None) -> int:
     if not 0 <= index <= SEMAPHORE_MAX:
         raise EncodeError(f"sync {what}: semaphore index {index} does not fit (0..{SEMAPHORE_MAX})",
-                          field=f"{what}_idx", value=index, limit=f"0..{SEMAPHORE_MAX}", check="sync.index_range")
+                          field=field or f"{what}_idx", value=index, limit=f"0..{SEMAPHORE_MAX}",
+                          check="sync.index_range")
     return index
 
 
-def _u32(v: int, what: str) -> int:
+def _u32(v: int, what: str, field: str = "sync_value") -> int:
     if not 0 <= v <= 0xFFFFFFFF:
-        raise EncodeError(f"{what} {v} does not fit the u32 field (0..4294967295)", field="sync_value", value=v,
+        raise EncodeError(f"{what} {v} does not fit the u32 field (0..4294967295)", field=field, value=v,
                           limit="0..4294967295", check="sync.value")
     return v
 
@@ -325,11 +336,28 @@ def descriptor(op: Operand | None, s: Slot, ctx: Context, role: str | None = Non
     return _descriptor(op, s, ctx, role or s.name)
 
 
+def pack_descriptor(op: Operand | None, s: Slot, ctx: Context, role: str | None = None) -> dict[str, int]:
+    """:func:`descriptor` as named fields (``<slot>.addr``, ``<slot>.step0``...): for a family whose
+    select packs a slot its binding does not place (the TensorReduce src, whose axis byte depends on
+    the packing; the cross-lane and Pool inputs)."""
+    t = descriptor(op, s, ctx, role)
+    n = s.ndims
+    vals = {f"{s.name}.addr": t[0]}
+    for i in range(n):
+        vals[f"{s.name}.step{i}"] = t[1 + i]
+        vals[f"{s.name}.num{i}"] = t[1 + n + i]
+    return vals
+
+
 def slot_part(op: Operand | None, fmt: Format, s: Slot, ctx: Context) -> tuple[tuple[int, ...], int]:
     """:func:`descriptor` for slot ``s`` of ``fmt``, with the slot's bits placed in the bundle
     (:meth:`Format.place_slot`). Memoised per context on what both depend on: an access pattern
-    that recurs (the same location, dtype, pairs and offset) is packed once."""
+    that recurs (the same location, dtype, pairs and offset) is packed once, and a physical access
+    pattern's *shape* (all but its offset) once, so an operand at a new offset costs only its ADDR4
+    word (compilers' operands recur in shape, far less in offset)."""
     if type(op) is PhysicalAP:
+        if s.packing == "free-dims":
+            return physical_part(op, fmt, s, ctx)
         key: tuple[Any, ...] = (fmt, s.name, op.location, op.dtype, op.ap, op.offset)
     elif type(op) is RegisterAP:
         key = (fmt, s.name, op.register, op.dtype, op.ap, op.reg_ap_offset, op.is_regloc_offset)
@@ -346,30 +374,54 @@ def slot_part(op: Operand | None, fmt: Format, s: Slot, ctx: Context) -> tuple[t
     return hit
 
 
-def pack_descriptor(op: Operand | None, s: Slot, ctx: Context, role: str | None = None) -> dict[str, int]:
-    """The same descriptor as named fields (``<slot>.addr``, ``<slot>.step0``...)."""
-    t = descriptor(op, s, ctx, role)
-    n = s.ndims
-    vals = {f"{s.name}.addr": t[0]}
-    for i in range(n):
-        vals[f"{s.name}.step{i}"] = t[1 + i]
-        vals[f"{s.name}.num{i}"] = t[1 + n + i]
-    return vals
+def physical_part(op: PhysicalAP, fmt: Format, s: Slot, ctx: Context) -> tuple[tuple[int, ...], int]:
+    """slot_part of a physical access pattern in a D-6 (free-dims) slot: the shape's packing is
+    memoised (validated in full by the ordinary path the first time), the ADDR4 word computed per
+    offset by :func:`resolve_offset`'s rule; any address the shortcut cannot vouch for (off the
+    ADDR4 ranges, a location without dims) takes the ordinary path, which raises its exact error."""
+    memo = ctx.shape_memo
+    skey = (fmt, s.name, op.location, op.dtype, op.ap)
+    shape = memo.get(skey)
+    if shape is None:
+        if len(memo) >= DESC_MEMO_LIMIT:
+            memo.clear()
+        tup = _descriptor(op, s, ctx, s.name)  # every check of this shape (and of this offset)
+        tail = tup[1:]
+        loc = op.location
+        assert loc is not None
+        pos, lo, hi, _mask = fmt.placement(f"{s.name}.addr")
+        dims = loc.dims[1] if loc.dims and len(loc.dims) >= 2 and loc.dims[1] > 0 else 0
+        shape = memo[skey] = (tail, fmt.place_slot(s.name, (0, *tail)), pos, hi, loc.type == MemoryType.PSUM,
+                              loc.base, loc.addr, dims, dtype_size(op, s.name), loc.bank * PSUM_BANK_BYTES)
+        return tup, shape[1] | (tup[0] << pos)
+    tail, bits, pos, hi, psum, base, addr, dims, esize, bank_bytes = shape
+    off = op.offset * esize
+    if off == 0:
+        part, byte = base, addr
+    elif dims:
+        part, byte = base + off // dims, addr + off % dims
+    else:
+        part = -1
+    if psum:
+        byte += bank_bytes
+        ok = 0 <= part <= 127 and 0 <= byte < 1 << PSUM_PARTITION_SHIFT
+        word = PSUM_BASE + (part << PSUM_PARTITION_SHIFT) + byte
+    else:
+        ok = 0 <= part <= 127 and 0 <= byte < 1 << SBUF_PARTITION_SHIFT
+        word = (part << SBUF_PARTITION_SHIFT) | byte
+    if not ok or word > hi:
+        tup = _descriptor(op, s, ctx, s.name)  # raises the ordinary path's error (or agrees)
+        return tup, fmt.place_slot(s.name, tup)
+    return (word, *tail), bits | (word << pos)
 
 
 def _descriptor(op: Operand | None, s: Slot, ctx: Context, role: str) -> tuple[int, ...]:
     addr = start_address(op, role, ctx)
     assert isinstance(op, (PhysicalAP, RegisterAP))
     pairs = check_pairs(op, role)
-    free = [p for p in pairs[1:] if p[1] != 1 or s.keep_degenerate]
-    if len(free) > s.ndims:
-        raise EncodeError(f"Illegal ISA memory access dimension {len(free)}, which must be in range of "
-                          f"[1, {s.ndims}]D tensor for ISA mem pattern", field=f"{role}.ap", value=len(free),
-                          limit=f"1..{s.ndims}", check="desc.active_dims")
-    # D-6: innermost first (slot 0 = last pair); alternative: outermost first.
-    ordered = free[::-1] if ctx.inner_first else free
-    ordered = list(ordered) + [(1, 1)] * (s.ndims - len(ordered))
-    return (addr, *[p[0] for p in ordered], *[p[1] for p in ordered])
+    # the slot's packing: D-6's drop-and-pack (innermost first, unused dims get the slot's fill), or
+    # a layout's own (the PE stationary's R-10 pattern)
+    return PACKINGS[s.packing](ctx.decisions, s, addr, pairs[1:], dtype_size(op, role), role)
 
 
 def check_pairs(op: PhysicalAP | RegisterAP | SymbolicAP, role: str) -> tuple[tuple[int, int], ...]:
@@ -414,10 +466,6 @@ def require(cond: bool, msg: str, **kw: Any) -> None:
 
 def is_tensor(op: Operand | None) -> bool:
     return isinstance(op, (PhysicalAP, RegisterAP, SymbolicAP))
-
-
-def is_scalar(op: Operand | None) -> bool:
-    return isinstance(op, Immediate)
 
 
 def engine_of(v: Any) -> Engine:

@@ -60,7 +60,7 @@ def _wire(opcode: str, key: str, field: str, v: Any, wire: Any) -> int:
         if v not in wire:
             known = ", ".join(getattr(k, "name", str(k)) for k in wire)
             raise EncodeError(f"{opcode} {key} {getattr(v, 'name', v)!r} has no wire value (known: {known})",
-                              field=field, value=getattr(v, "name", v), limit=known, check="enum.attribute")
+                              field=field, value=getattr(v, "name", v), limit=known, check="field.range")
         return int(wire[v])
     if isinstance(v, (bool, enum.IntEnum)) or type(v) is int:
         return int(v)

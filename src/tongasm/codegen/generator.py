@@ -19,11 +19,12 @@ from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.decisions.families import DefaultStream
 from ..isa.enums import CODEGEN_MODE_MSG, ENGINE_STREAM, CodeGenMode, Engine
 from ..ir.instructions import (
-    CopyPredicated, DeclaredInstruction, GenericCopy, Instruction, Memset, MoveShape, RefusedInstruction, RegisterAlu, RegisterMove, Select,
+    CopyPredicated, DeclaredInstruction, DMACopy, GenericCopy, Instruction, LoadStationary, Matmult, Memset, MoveShape,
+    MultiplyMoving, RefusedInstruction, RegisterAlu, RegisterMove, Select,
     TensorCopy, TensorLoad, TensorSave, TensorTensor, UnknownInstruction,
 )
 from ..passes.program import ProgramItem
-from . import family_ops, sp_ops, tensor_ops
+from . import dma_ops, family_ops, pe_ops, sp_ops, tensor_ops
 from ..isa.fields import BUNDLE_SIZE, Format
 from .common import Context, engine_of, sync_part
 from .declared import declared_family
@@ -42,12 +43,16 @@ FAMILIES: dict[type[Instruction], Family] = {
     GenericCopy: Family("TensorCopy", tensor_ops.tensor_copy_select, tensor_ops.tensor_copy_opcodes),
     Memset: Family("Memset", tensor_ops.memset_select, tensor_ops.memset_opcodes),
     MoveShape: Family("MoveShape", tensor_ops.move_shape_select, tensor_ops.move_shape_opcodes),
+    # --- issue 13: the PE and DMA families (Matmult is lowered to the PE pair before codegen) ---
+    LoadStationary: Family("LoadStationary", pe_ops.load_stationary_select, pe_ops.load_stationary_opcodes),
+    MultiplyMoving: Family("MultiplyMoving", pe_ops.multiply_moving_select, pe_ops.multiply_moving_opcodes),
+    DMACopy: Family("DMACopy", dma_ops.dma_copy_select, dma_ops.dma_copy_opcodes),
 }
 
 # --- the next families (next-families.md; codegen in .family_ops) ---
 FAMILIES.update(family_ops.FAMILIES)
 
-SUPPORTED = ", ".join(["Select", *(c.OPCODE for c in FAMILIES)])
+SUPPORTED = ", ".join(["Select", "Matmult", *(c.OPCODE for c in FAMILIES)])
 
 
 _STREAMS: dict[tuple[object, str, DecisionSet], str] = {}
@@ -70,6 +75,10 @@ def _stream_of(inst: Instruction, decisions: DecisionSet) -> str:
         raise EncodeError("engine ALL is refused: an instruction is encoded into one engine's stream (D-25)",
                           field="engine", value="ALL", check="engine.all")
     if engine == Engine.Unassigned:
+        if inst.FAMILY == "engine":
+            # the DMA and sync/control ops exist on every engine: which stream is the program's choice
+            raise EncodeError(f"{inst.opcode} runs on every engine; name the one (engine is Unassigned)",
+                              field="engine", value="Unassigned", check="engine.unassigned")
         return decisions.get(DefaultStream).stream(inst.stream_family())  # SPEC §5, N-16
     return ENGINE_STREAM[engine]
 
@@ -83,8 +92,8 @@ def codegen_for(inst: Instruction) -> Family:
         return declared_family(type(inst))  # type: ignore[arg-type]
     if isinstance(inst, RefusedInstruction):
         raise EncodeError(inst.REASON, field="opcode", value=inst.opcode, check="opcode.supported")
-    if isinstance(inst, Select):  # only reached if a Select was not lowered
-        raise EncodeError("Select must be lowered before codegen (passes.lower_select)", check="opcode.supported")
+    if isinstance(inst, (Select, Matmult)):  # only reached if it was not lowered
+        raise EncodeError(f"{inst.opcode} must be lowered before codegen (tongasm.passes.lower)", check="opcode.supported")
     name = inst.opcode if isinstance(inst, UnknownInstruction) else type(inst).__name__
     raise EncodeError(f"unsupported opcode {name!r}: tongasm encodes {SUPPORTED}", field="opcode", value=name, check="opcode.supported")
 
@@ -169,9 +178,9 @@ def _run_checks(result: CodegenResult, ctx: Context, checks: Any) -> list[Any]:
                                      stream=result.stream, checks=checks))
         # rules on a stream's order of bundles (N-35 residency), in program order
         findings.extend(stream_rule_findings(ctx, result.stream, raw[0], fmt.decode(raw), checks))
-    findings.extend(check_instruction(item.inst, checks, ctx.decisions, item.function))
+    findings.extend(check_instruction(item.inst, checks, ctx.decisions, item.function, ctx.target))
     if item.part == 0 and item.source is not item.inst:  # rules on the instruction before its lowering
-        findings.extend(check_instruction(item.source, checks, ctx.decisions, item.function))
+        findings.extend(check_instruction(item.source, checks, ctx.decisions, item.function, ctx.target))
     for f in findings:
         f.inst_name, f.inst_index, f.inst_opcode = item.source.name or None, item.index, item.label
         f.bundle = item.part if item.parts > 1 else None

@@ -33,7 +33,7 @@ from ..isa.fields import Format
 from ..isa.layout import Binding
 from ..ir.instructions import Instruction
 from ..ir.operands import Immediate, Operand, PhysicalAP, RegisterAccess, RegisterAP
-from .common import DESC_MEMO_LIMIT, Context, partitions, slot_part, wire
+from .common import DESC_MEMO_LIMIT, Context, physical_part, partitions, slot_part, wire
 
 #: A family's choice for one instruction: its layout and the static field values (opcode included).
 Selection = tuple[Format, dict[str, int]]
@@ -199,9 +199,8 @@ def _builder(ctx: Context, fmt: Format, binding: Binding,
     for fname, role in binding.elements.items():
         ns["elements"] = _elements
         dynamic.append((fname, role, f"elements({fetch(role)}, {role!r})"))
-    if binding.partitions is not None:
-        dynamic.append(("num_partitions", binding.partitions, f"partitions({fetch(binding.partitions)}, "
-                                                              f"{binding.partitions!r})"))
+    for fname, role in binding.partition_fields.items():  # num_partitions, and the PE's K and M
+        dynamic.append((fname, role, f"partitions({fetch(role)}, {role!r})"))
     for k, (fname, _role, expr) in enumerate(dynamic):
         pos, lo, hi, mask = fmt.placement(fname)
         lines.append(f"    v{k} = {expr}")
@@ -232,9 +231,10 @@ def _elements(op: Operand | None, role: str) -> int:
 
 def _slot_miss(ctx: Context, fmt: Format, sname: str, memo: dict[Any, int]) -> Callable[[Operand | None], int]:
     s = fmt.slots[sname]
+    direct = s.packing == "free-dims"  # a physical AP in a D-6 slot: straight to its shape memo
 
     def miss(op: Operand | None) -> int:
-        bits = slot_part(op, fmt, s, ctx)[1]
+        bits = (physical_part(op, fmt, s, ctx) if direct and type(op) is PhysicalAP else slot_part(op, fmt, s, ctx))[1]
         if len(memo) >= DESC_MEMO_LIMIT:
             memo.clear()
         memo[op] = bits
@@ -283,10 +283,10 @@ class Encoder:
         by_pos = {(out, idx): role for role, (out, idx) in cls.ROLES.items()}
         it = self.interner
         ns: dict[str, Any] = {"H": it.heads, "F": it.fulls, "head": it.head, "full": it.full, "A": it.attrs,
-                              "attr": it.attr, "P": self.plans, "miss": self._miss, "family": family}
+                              "attr": it.attr, "P": self.plans, "miss": self._miss, "family": family, "C": cls}
         lines = ["def encode(inst):", "    a = inst.attrs", "    h = A.get(id(a))",
                  "    aid = h[1] if h is not None and h[0] is a else attr(a)"]
-        parts = ["inst.engine", "aid"]
+        parts = ["C", "inst.engine", "aid"]  # the class too: two instructions alike but for their opcode differ
         if n_in:
             lines.append("    i = inst.ins")
         if n_out:

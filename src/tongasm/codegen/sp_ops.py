@@ -109,11 +109,7 @@ def register_alu_select(inst: RegisterAlu, ctx: Context) -> Selection:
         vals["dst_lo"], vals["dst_hi"] = reg_pair(ctx, dst, "dst")
         for role, operand in (("src1", src1), ("src2", src2)):
             if isinstance(operand, (RegisterAccess, RegisterAP)) and operand.register is not None:
-                lo, hi = operand.register.pair()
-                if hi != lo + 1:  # only the low id has a field: the engine reads r{lo} and r{lo+1}
-                    raise EncodeError(f"{role}: a 64-bit source is read from r{lo} and r{lo + 1} (only the low id is "
-                                      f"encoded); the declared pair [{lo}, {hi}] cannot be encoded",
-                                      field=role, value=f"[{lo}, {hi}]", limit=f"[{lo}, {lo + 1}]", check="reg.pair")
+                reg_pair(ctx, operand, role)  # only the low id has a field: the engine reads r{lo} and r{lo+1}
     fmts = ctx.formats.by_name
     if isinstance(src2, Immediate):
         # D-7: the immediate path writes both dtype bytes and the immediate (src1's dtype).
@@ -165,6 +161,13 @@ def tensor_load_save_select(inst: TensorLoad | TensorSave, ctx: Context) -> Sele
     save = isinstance(inst, TensorSave)
     mem, reg, offset = inst.memory, inst.reg, inst.offset
     form = _ls_form(mem)
+    for role, op in (("memory", mem), ("offset", offset)):
+        if isinstance(op, RegisterAP) and (op.reg_ap_offset or op.is_regloc_offset):
+            # D-28: the SP page has no field for a register-AP offset (SPEC §3.3 refuses it in descriptors)
+            what = f"reg_ap_offset {op.reg_ap_offset!r}" if op.reg_ap_offset else "is_regloc_offset"
+            raise EncodeError(f"{role}: a register_ap with {what} has no field in the TensorLoad/Save bundle; refused "
+                              "rather than dropped (D-28)", field=f"{role}.addr", value=what,
+                              check="ls.reg_ap_offset")
     assert isinstance(mem, (PhysicalAP, RegisterAP))
     md = dtype_of(mem, "memory")
     register_of(reg, "register")

@@ -90,7 +90,8 @@ def decode_bundle(buf: bytes | bytearray | memoryview, offset: int = 0, *,
 def check_stream_length(n: int, what: str = "stream") -> None:
     if n % BUNDLE_SIZE:
         raise DecodeError(f"{what} has {n} bytes, which is not a whole number of {BUNDLE_SIZE}-byte bundles "
-                          f"({n // BUNDLE_SIZE} bundles and {n % BUNDLE_SIZE} trailing bytes)")
+                          f"({n // BUNDLE_SIZE} whole bundle{'s' * (n // BUNDLE_SIZE != 1)} and {n % BUNDLE_SIZE} "
+                          f"trailing byte{'s' * (n % BUNDLE_SIZE != 1)})")
 
 
 def iter_stream(data: bytes | bytearray | memoryview, *, formats: FormatSet | None = None,

@@ -20,6 +20,7 @@ from typing import Any
 from collections.abc import Callable, Mapping
 
 from ..errors import BirError, InputError
+from ..util import brief_int
 from ..isa.enums import (
     AccType, AluOp, Dtype, Engine, MemoryType, MemsetMode, UpdateMode, WaitMode, enum_by_name_or_ordinal,
 )
@@ -189,29 +190,85 @@ def _number(v: Any, path: str) -> int | float:
 
 # --- reading --------------------------------------------------------------------------------
 
+#: The key a duplicate-aware object hook adds to an object in which a key repeats (never a JSON key:
+#: JSON keys are strings).
+_DUPLICATE = object()
+
+
+class UniqueKeysHook:
+    """An ``object_pairs_hook`` for :mod:`json` that builds each object as a dict and marks one in
+    which a key repeats (and sets :attr:`found`). JSON lets the last value win silently, and the
+    streaming reader, which walks the outer structure itself, would see the first as well, so both
+    readers refuse such a file (:func:`refuse_duplicates`)."""
+
+    __slots__ = ("found",)
+
+    def __init__(self) -> None:
+        self.found = False
+
+    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        d = dict(pairs)
+        if len(d) != len(pairs):
+            seen: set[str] = set()
+            for k, _ in pairs:
+                if k in seen:
+                    break
+                seen.add(k)
+            d[_DUPLICATE] = k  # type: ignore[index]
+            self.found = True
+        return d
+
+
+def unique_keys_hook() -> UniqueKeysHook:
+    """A fresh :class:`UniqueKeysHook`."""
+    return UniqueKeysHook()
+
+
+def refuse_duplicates(data: Any, path: str = "") -> None:
+    """Raise a BirError naming the JSON path of the first object (in document order) that a
+    :func:`unique_keys_hook` marked, and its repeated key."""
+    todo: list[tuple[Any, str]] = [(data, path)]
+    while todo:
+        node, at = todo.pop()
+        if isinstance(node, dict):
+            if _DUPLICATE in node:
+                raise BirError(f"duplicate key {node[_DUPLICATE]!r} (JSON would keep only the last value; a key may "
+                               "appear once in an object)", at)
+            todo.extend((v, _path_join(at, k)) for k, v in reversed(list(node.items())))
+        elif isinstance(node, list):
+            todo.extend((v, _path_join(at, i)) for i, v in reversed(list(enumerate(node))))
+
+
+def loads(text: str | bytes, where: str | None = None) -> Any:
+    """JSON text → Python values, with duplicate keys refused (with their path); an InputError
+    prefixed by ``where`` (the file) for text that is not JSON."""
+    prefix = f"{where}: " if where else ""
+    hook = unique_keys_hook()
+    try:
+        data = json.loads(text, object_pairs_hook=hook)
+    except ValueError as e:  # JSONDecodeError, UnicodeDecodeError, an int past the digit limit
+        raise InputError(f"{prefix}not valid JSON: {e}") from None
+    except RecursionError:
+        raise InputError(f"{prefix}JSON nested too deeply to read") from None
+    if hook.found:
+        try:
+            refuse_duplicates(data)
+        except BirError as e:
+            raise BirError(e.detail, f"{where}: {e.path}" if where and e.path else (where or e.path)) from None
+    return data
+
+
 def read_bir(source: str | bytes | Path | Mapping[str, Any]) -> Kernel:
     """Read a BIR JSON kernel from a path (``Path`` or a ``str`` that is not JSON text), JSON
-    text/bytes, or an already-parsed object."""
+    text/bytes, or an already-parsed object. A key repeated in an object is refused."""
     if isinstance(source, str) and not source.lstrip().startswith(("{", "[")):
         source = Path(source)
     if isinstance(source, Path):
-        try:
-            text = source.read_bytes()
-        except (OSError, ValueError) as e:  # ValueError: a NUL in the path
-            raise InputError(f"cannot read {source}: {getattr(e, 'strerror', None) or e}") from None
-        try:
-            data = json.loads(text)
-        except ValueError as e:  # JSONDecodeError, UnicodeDecodeError, an int past the digit limit
-            raise InputError(f"{source}: not valid JSON: {e}") from None
-        except RecursionError:
-            raise InputError(f"{source}: JSON nested too deeply to read") from None
+        from ..util import read_input
+
+        data = loads(read_input(source), str(source))
     elif isinstance(source, (str, bytes)):
-        try:
-            data = json.loads(source)
-        except ValueError as e:  # JSONDecodeError, UnicodeDecodeError, an int past the digit limit
-            raise InputError(f"not valid JSON: {e}") from None
-        except RecursionError:
-            raise InputError("JSON nested too deeply to read") from None
+        data = loads(source)
     else:
         data = source
     return kernel_from_json(data)
@@ -436,6 +493,8 @@ def _operand(a: Any, path: str, ctx: _Ctx) -> Operand:
         if "value" not in a:
             raise BirError("imm_value has no 'value'", path)
         v = _number(a["value"], f"{path}.value")
+        if isinstance(v, int) and not -(1 << 1023) < v < 1 << 1023:  # no dtype holds it, and no float converts it
+            raise BirError(f"immediate {brief_int(v)} is too large for any dtype", f"{path}.value")
         return ctx.shared(Immediate, (dtype, v, extra), (type(v), math.copysign(1.0, v) if isinstance(v, float) else 0))
     if kind == "register_access":
         return ctx.shared(RegisterAccess, (dtype, _register(a.get("regref"), f"{path}.regref", ctx), str(a.get("regref")),

@@ -27,8 +27,8 @@ from ..isa.enums import AccType, AluOp, Dtype, Engine, MemoryType, MemsetMode, U
 from ..isa.family_tables import ACT_FUNC_ALIASES, ActFunc, AxisList
 from .bir_json import DTYPE_ALIASES, ENGINE_ALIASES, kernel_to_json, write_bir
 from .instructions import (
-    Block, CopyPredicated, Function, GenericCopy, Instruction, Kernel, Memset, MoveShape, RegisterAlu, RegisterMove,
-    Select, TensorCopy, TensorLoad, TensorSave, TensorTensor, instruction_class,
+    Block, CopyPredicated, Function, GenericCopy, Instruction, Kernel, Matmult, Memset, MoveShape, RegisterAlu,
+    RegisterMove, Select, TensorCopy, TensorLoad, TensorSave, TensorTensor, instruction_class,
 )
 from .operands import (
     Allocation, APPair, Immediate, MemoryLocation, Operand, PhysicalAP, Register, RegisterAccess, RegisterAP,
@@ -253,6 +253,14 @@ class KernelBuilder:
                           sync: SyncInfo | None = None) -> Instruction:
         """LoadActFuncSet (0x23): install activation function set ``set_id`` (chapter §2.2)."""
         return self._declared("LoadActFuncSet", [], [], {"act_func_set_id": set_id}, name, engine, sync)
+
+    def matmult(self, dst: Operand, stationary: Operand, moving: Operand, *, start: bool = True, stop: bool = True,
+                transpose: bool = False, engine: EnumArg = "PE", name: str | None = None,
+                sync: SyncInfo | None = None) -> Instruction:
+        """Matmult (lowered to 0x01 Ldweights + 0x02 Matmul): dst (PSUM) = stationary^T @ moving, written
+        (``start``) or added to dst; ``stop`` ends the accumulation group (R-11)."""
+        attrs = {"start_tensor_calc": start, "stop_tensor_calc": stop, "is_transpose": transpose}
+        return self._add(Matmult(ins=[stationary, moving], outs=[dst], attrs=attrs), name, engine, sync)
 
     def activation(self, dst: Operand, src: Operand, func: EnumArg, *, bias: Operand | float = 0.0,
                    scale: Operand | float = 1.0, alpha: Operand | float = 0.0, acc: EnumArg = "Idle",

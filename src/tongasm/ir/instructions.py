@@ -303,6 +303,120 @@ class MoveShape(Instruction):
         return bool(self.outs)
 
 
+# --- the PE and DMA instructions of the real NEFFs (issue 13) -------------------------------------------
+
+class Matmult(Instruction):
+    """BIR ``Matmult`` (KLR ``MatmultBase``): ins = [stationary, moving], outs = [dst (PSUM)].
+
+    Lowered before codegen (:mod:`tongasm.passes.lower_matmult`) into a LoadStationary (0x01) and a
+    MultiplyMoving (0x02), as the compiler does. The attributes with no field in either bundle must
+    keep their defaults (``pe.attrs``)."""
+
+    __slots__ = ()
+
+    OPCODE = "Matmult"
+    FAMILY = "pe"
+    ROLES = {"stationary": (False, 0), "moving": (False, 1), "dst": (True, 0)}
+    ATTRS = (
+        Attr("start_tensor_calc", bool, required=True),
+        Attr("stop_tensor_calc", bool, False),
+        Attr("is_transpose", bool, False),
+        Attr("perf_mode", str, "None"),
+        Attr("replication_resolution", int, 0),
+        Attr("replication_shift_amnt", int, 0),
+        Attr("replication_num_rows", int, 0),
+        Attr("is_fmap_onezero", bool, False),
+        Attr("is_weight_onezero", bool, False),
+        Attr("ifmap_quant_offset", int, 0),
+        Attr("weights_quant_offset", int, 0),
+    )
+
+    @property
+    def stationary(self) -> Operand | None:
+        return self._in(0)
+
+    @property
+    def moving(self) -> Operand | None:
+        return self._in(1)
+
+    @property
+    def dst(self) -> Operand | None:
+        return self._out(0)
+
+
+class LoadStationary(Instruction):
+    """KLR core ``LoadStationary{src, isTranspose}`` (NKI: the stationary of ``nc_matmul``): ins =
+    [stationary [K, M] tile in SBUF], outs = []; bundle 0x01 Ldweights."""
+
+    __slots__ = ()
+
+    OPCODE = "LoadStationary"
+    FAMILY = "pe"
+    ROLES = {"stationary": (False, 0)}
+    ATTRS = (Attr("is_transpose", bool, False),)
+
+    @property
+    def stationary(self) -> Operand | None:
+        return self._in(0)
+
+
+class MultiplyMoving(Instruction):
+    """KLR core ``MatMul{dst, moving, psumAccumulateFlag}`` (NKI: MultiplyMoving): ins = [moving [K, N]
+    in SBUF], outs = [dst [M, N] in PSUM]; bundle 0x02 Matmul. ``start_tensor_calc`` and
+    ``stop_tensor_calc`` give the accumulation-group role (R-11)."""
+
+    __slots__ = ()
+
+    OPCODE = "MultiplyMoving"
+    FAMILY = "pe"
+    ROLES = {"moving": (False, 0), "dst": (True, 0)}
+    ATTRS = (Attr("start_tensor_calc", bool, required=True), Attr("stop_tensor_calc", bool, False),
+             Attr("is_transpose", bool, False))
+
+    @property
+    def moving(self) -> Operand | None:
+        return self._in(0)
+
+    @property
+    def dst(self) -> Operand | None:
+        return self._out(0)
+
+
+class DMACopy(Instruction):
+    """BIR ``DMACopy`` (KLR ``DMA``): ins = [src], outs = [dst], each a physical AP on a DRAM location
+    (its variable, or a DGE-table entry when the location says ``dge_entry``) or on SBUF; bundle 0xD4.
+    ``dma_semaphore`` is the completion semaphore (one of the issuing engine's queue set),
+    ``dma_sem_increment`` what it adds (16, R-15), ``qos`` the QoS class. ``queue`` and ``dge_type``
+    name the hardware queue: the bundle has no field for them (the engine and the semaphore imply it)."""
+
+    __slots__ = ()
+
+    OPCODE = "DMACopy"
+    FAMILY = "engine"
+    ROLES = {"src": (False, 0), "dst": (True, 0)}
+    ATTRS = (
+        Attr("mode", str, "Copy"),
+        Attr("dma_semaphore", int, required=True),
+        Attr("dma_sem_increment", int, 16),
+        Attr("qos", int, 0),
+        Attr("queue", str),
+        Attr("dge_type", str, "None"),
+        Attr("duplicate", bool, False),
+        Attr("oob_is_err", bool, True),
+        Attr("transpose_op", str, "None"),
+        Attr("cce_op", str, "bypass"),
+        Attr("can_read_uninit", bool, False),
+    )
+
+    @property
+    def src(self) -> Operand | None:
+        return self._in(0)
+
+    @property
+    def dst(self) -> Operand | None:
+        return self._out(0)
+
+
 class RefusedInstruction(Instruction):
     """A BIR opcode tongasm reads and writes back but refuses to encode (SPEC §4.10)."""
 
@@ -315,15 +429,15 @@ class RefusedInstruction(Instruction):
 class Load(RefusedInstruction):
     __slots__ = ()
     OPCODE = "Load"
-    REASON = ("BIR Load is a DMA instruction (it becomes a DMA descriptor, not a 64-byte engine "
-              "bundle); tongasm does not encode DMA")
+    REASON = ("BIR Load is a DMA instruction without the queue fields a DMA bundle needs (SPEC §4.10); "
+              "write it as a DMACopy with its dma_semaphore (the 0xD4 bundle)")
 
 
 class Save(RefusedInstruction):
     __slots__ = ()
     OPCODE = "Save"
-    REASON = ("BIR Save is a DMA instruction (it becomes a DMA descriptor, not a 64-byte engine "
-              "bundle); tongasm does not encode DMA")
+    REASON = ("BIR Save is a DMA instruction without the queue fields a DMA bundle needs (SPEC §4.10); "
+              "write it as a DMACopy with its dma_semaphore (the 0xD4 bundle)")
 
 
 class TensorDequantize(RefusedInstruction):
@@ -348,7 +462,8 @@ class UnknownInstruction(Instruction):
 INSTRUCTION_CLASSES: dict[str, type[Instruction]] = {
     c.OPCODE: c
     for c in (RegisterMove, RegisterAlu, TensorLoad, TensorSave, TensorTensor, CopyPredicated, Select,
-              TensorCopy, GenericCopy, Memset, MoveShape, Load, Save, TensorDequantize)
+              TensorCopy, GenericCopy, Memset, MoveShape, Load, Save, TensorDequantize,
+              Matmult, LoadStationary, MultiplyMoving, DMACopy)
 }
 
 
@@ -470,7 +585,3 @@ def enum_text(value: Any) -> Any:
     if isinstance(value, enum.Enum):
         return value.name
     return value
-
-
-# --- the next families (next-families.md): their IR classes register themselves in INSTRUCTION_CLASSES ---
-from . import family_instructions as _family_instructions  # noqa: E402,F401

@@ -19,7 +19,15 @@ from typing import Any
 from collections.abc import Iterator
 
 from ..errors import BirError, InputError
-from .bir_json import _Ctx, _function, _instruction, _list, _obj
+from .bir_json import (
+    _Ctx,
+    _function,
+    _instruction,
+    _list,
+    _obj,
+    refuse_duplicates,
+    unique_keys_hook,
+)
 from .instructions import Function, Instruction, Kernel, Loop
 
 _WS = re.compile(r"[ \t\n\r]*")
@@ -32,7 +40,8 @@ class _Text:
         self.s = text
         self.i = 0
         self.where = where
-        self.dec = json.JSONDecoder()
+        self.hook = unique_keys_hook()
+        self.dec = json.JSONDecoder(object_pairs_hook=self.hook)
 
     def ws(self) -> None:
         m = _WS.match(self.s, self.i)
@@ -58,18 +67,26 @@ class _Text:
             raise InputError(f"{self.where}: not valid JSON: {e}") from None
         except RecursionError:
             raise InputError(f"{self.where}: JSON nested too deeply to read") from None
+        if self.hook.found:  # a key repeated inside this value: the same refusal as read_bir's
+            refuse_duplicates(v, path)
         return v
 
     def members(self, path: str) -> Iterator[str]:
-        """Keys of the object at the cursor; the caller consumes each value."""
+        """Keys of the object at the cursor; the caller consumes each value. A key that repeats is
+        refused (as :func:`tongasm.ir.bir_json.loads` refuses it)."""
         self.expect("{", path)
         if self.peek() == "}":
             self.i += 1
             return
+        seen: set[str] = set()
         while True:
             key = self.value(path)
             if not isinstance(key, str):
                 raise BirError("not valid JSON: object keys must be strings", path)
+            if key in seen:
+                raise BirError(f"duplicate key {key!r} (JSON would keep only the last value; a key may appear once "
+                               "in an object)", path)
+            seen.add(key)
             self.expect(":", path)
             yield key
             if self.peek() == ",":
@@ -147,13 +164,10 @@ def stream_bir(source: str | Path) -> StreamedKernel:
     dropped) while remembering where they start. :meth:`StreamedKernel.instructions` is the second
     pass.
     """
+    from ..util import read_text
+
     p = Path(source)
-    try:
-        with open(p, encoding="utf-8") as fh:
-            text = fh.read()
-    except (OSError, ValueError) as e:  # ValueError: not UTF-8, or a NUL in the path
-        raise InputError(f"cannot read {p}: {getattr(e, 'strerror', None) or e}") from None
-    t = _Text(text, str(p))
+    t = _Text(read_text(p), str(p))
     if t.peek() != "{":
         _obj(t.value(""), "", "the BIR module")
     top: dict[str, Any] = {}

@@ -9,7 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from collections.abc import Callable, Sequence
 
+from ..errors import EncodeError
+from .decisions import DecisionSet
+from .decisions.spec import FreeDimOrder
 from .fields import Conf, Field, Kind, Slot
 
 #: Descriptor type names by number of free dims (the TENSOR and MEM_PATTERN twins are byte-identical).
@@ -17,11 +21,6 @@ TENSOR_TYPES = {1: "TENSOR1D", 2: "TENSOR2D", 3: "TENSOR3D", 4: "TENSOR4D"}
 
 STEP_MIN, STEP_MAX = -(1 << 15), (1 << 15) - 1
 NUM_MIN, NUM_MAX = 1, (1 << 16) - 1
-
-
-def descriptor_size(ndims: int) -> int:
-    """4 + 4N bytes (SPEC §3.4, C)."""
-    return 4 + 4 * ndims
 
 
 def step_offset(ndims: int, i: int) -> int:
@@ -34,19 +33,74 @@ def num_offset(ndims: int, i: int) -> int:
     return 4 + 2 * ndims + 2 * i
 
 
-def slot(name: str, offset: int, ndims: int, *, dtype: str, write: bool = False, conf: Conf = Conf.C,
+def slot(name: str, offset: int, ndims: int, *, dtype: str | None, write: bool = False, conf: Conf = Conf.C,
          decision: str | None = None, doc: str = "", role_decision: str | None = None,
-         keep_degenerate: bool = False, partitions: int | None = None) -> Slot:
+         parts: str | None = "num_partitions", fill: tuple[int, int] = (1, 1), packing: str = "free-dims",
+         partitions: int | None = None) -> Slot:
     """Declare a descriptor slot of ``ndims`` free dims at ``offset`` of the bundle.
 
-    ``dtype`` names the field that holds the operand's wire dtype; ``write`` marks the operand the
-    op writes (a PSUM write needs a 4-byte dtype, reads do not). ``decision`` tags the slot's fields
-    (by default D-5 for the address, D-6 for the dims); ``role_decision`` names the decision that
-    says which operand the slot holds; ``keep_degenerate`` packs num == 1 pairs too (D-6 drops them);
-    ``partitions`` fixes the operand's partition count (else it is the bundle's ``num_partitions``).
+    ``dtype`` names the field that holds the operand's wire dtype (None: no field does, the PSUM
+    result of a Matmul); ``write`` marks the operand the op writes (a PSUM write needs a 4-byte
+    dtype, reads do not). ``decision`` tags the slot's fields (by default D-5 for the address, D-6
+    for the dims); ``role_decision`` names the decision that says which operand the slot holds.
+    ``parts`` names the field with the operand's partition count; ``fill`` is what an unused free
+    dim holds (D-6's {1, 1}; the PE opcodes' {0, 1}, R-9); ``packing`` names how an access
+    pattern's free dims become the slot's (:data:`PACKINGS`); ``partitions`` fixes the count of an
+    operand with no count field (``parts=None``).
     """
+    if packing not in PACKINGS:
+        raise ValueError(f"slot {name}: unknown packing {packing!r} (known: {', '.join(PACKINGS)})")
     return Slot(name, offset, ndims, TENSOR_TYPES[ndims], conf, decision, doc, dtype, write, role_decision,
-                keep_degenerate, partitions)
+                parts, fill, packing, partitions)
+
+
+# --- packings: access pattern → slot dims ------------------------------------------------------------
+
+#: A packing: (decisions, the slot, its ADDR4 word, the free pairs outermost first, the element size,
+#: the operand's role) → the slot as ``(addr, step0..stepN-1, num0..numN-1)``. It raises
+#: :class:`~tongasm.errors.EncodeError` for a pattern it cannot hold.
+Packing = Callable[[DecisionSet, Slot, int, Sequence[tuple[int, int]], int, str], tuple[int, ...]]
+
+#: The packings by name: ``free-dims`` (D-6) here; a layout module may add its own (the PE
+#: stationary's R-10 pattern is declared with the PE records).
+PACKINGS: dict[str, Packing] = {}
+
+
+def packing(name: str) -> Callable[[Packing], Packing]:
+    """Register a packing under ``name`` (a name is declared once)."""
+    def deco(fn: Packing) -> Packing:
+        if name in PACKINGS:
+            raise ValueError(f"packing {name!r} declared twice")
+        PACKINGS[name] = fn
+        return fn
+    return deco
+
+
+@packing("free-dims")
+def pack_free_dims(ds: DecisionSet, s: Slot, addr: int, free: Sequence[tuple[int, int]], esize: int,
+                   role: str) -> tuple[int, ...]:
+    """SPEC §3.4, D-6: pairs with num 1 are dropped, the rest go to the slots in D-6's order and
+    the unused slots get the slot's fill."""
+    kept = [p for p in free if p[1] != 1]
+    if len(kept) > s.ndims:
+        raise EncodeError(f"Illegal ISA memory access dimension {len(kept)}, which must be in range of "
+                          f"[1, {s.ndims}]D tensor for ISA mem pattern", field=f"{role}.ap", value=len(kept),
+                          limit=f"1..{s.ndims}", check="desc.active_dims")
+    ordered = ds.get(FreeDimOrder).to_slots(kept) + [s.fill] * (s.ndims - len(kept))
+    return (addr, *[p[0] for p in ordered], *[p[1] for p in ordered])
+
+
+@packing("keep-degenerate")
+def pack_keep_degenerate(ds: DecisionSet, s: Slot, addr: int, free: Sequence[tuple[int, int]], esize: int,
+                         role: str) -> tuple[int, ...]:
+    """D-6 without the dropping: the pairs with num 1 keep their slots (N-13=no-dropping for the
+    TensorReduce src, N-24 for the Pool input); the unused slots get the slot's fill."""
+    if len(free) > s.ndims:
+        raise EncodeError(f"Illegal ISA memory access dimension {len(free)}, which must be in range of "
+                          f"[1, {s.ndims}]D tensor for ISA mem pattern", field=f"{role}.ap", value=len(free),
+                          limit=f"1..{s.ndims}", check="desc.active_dims")
+    ordered = ds.get(FreeDimOrder).to_slots(list(free)) + [s.fill] * (s.ndims - len(free))
+    return (addr, *[p[0] for p in ordered], *[p[1] for p in ordered])
 
 
 def slot_fields(s: Slot) -> list[Field]:

@@ -129,11 +129,6 @@ INT_WIRE_DTYPES = frozenset({*INT_MASK_WIRE_DTYPES, W.UINT64, W.INT64})
 WIDE_WIRE_DTYPES = frozenset({W.UINT64, W.INT64})
 
 
-def wire_dtype(d: Dtype) -> int:
-    """The wire tag of a BIR dtype (SPEC §2.1 LUT)."""
-    return DTYPE_INFO[d].wire
-
-
 def dtype_size(d: Dtype) -> int:
     """Element (container) size in bytes of a BIR dtype."""
     return DTYPE_INFO[d].size
@@ -342,16 +337,6 @@ class CodeGenMode(enum.IntEnum):
 CODEGEN_MODE_MSG = (
     "Wrong CodeGenMode. It must be one of GENERATE_ISACODE, RUN_ISA_CHECKS, or COLLECT_OPCODES"
 )
-
-
-class ApKind(enum.IntEnum):
-    """Argument kinds (SPEC §2.3)."""
-
-    physical_ap = 1
-    symbolic_ap = 2
-    register_ap = 3
-    imm_value = 6
-    register_access = 11
 
 
 class MemoryType(enum.Enum):

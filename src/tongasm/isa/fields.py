@@ -15,14 +15,15 @@ from __future__ import annotations
 import enum
 import struct
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
+from types import CodeType
 from typing import TYPE_CHECKING, Any
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from ..errors import FieldRangeError
 
 if TYPE_CHECKING:
-    from .layout import Layout
+    from .layout import Layout, SyncLanes
 
 BUNDLE_SIZE = 64
 #: Per format and slot, at most this many packed descriptor slots are memoised (then the memo restarts).
@@ -153,15 +154,21 @@ class Slot:
     write: bool = False  # True for the operand the op writes (its role for the checks)
     #: the decision that says which operand this slot holds (R-7 for TensorTensor...), if any
     role_decision: str | None = None
-    #: pack the access pattern's num == 1 free pairs too (N-13 no-dropping, N-24): D-6 drops them otherwise
-    keep_degenerate: bool = False
-    #: a partition count the layout fixes for this operand (not the bundle's ``num_partitions``, not stored:
-    #: the cross-lane reduce's dst has 1); None = the bundle's count
+    # --- added for the PE/DMA layouts (issue 13) ---
+    #: the field that holds this operand's partition count (None: no field does)
+    parts_field: str | None = "num_partitions"
+    #: the (step, count) an unused free dim holds: {1, 1} by D-6, {0, 1} on the PE opcodes (R-9)
+    fill: tuple[int, int] = (1, 1)
+    #: how an access pattern's free dims become this slot's dims (a name in
+    #: :data:`tongasm.isa.descriptors.PACKINGS`): D-6's drop-and-pack by default
+    packing: str = "free-dims"
+    #: a partition count the layout fixes for an operand with no count field (the cross-lane reduce's
+    #: dst has 1): the simulator's view of the slot
     partitions: int | None = None
 
     def partition_count(self, fields: Mapping[str, int]) -> int:
-        """This operand's partition count in a decoded bundle."""
-        return self.partitions if self.partitions is not None else fields["num_partitions"]
+        """This operand's partition count in a decoded bundle: the fixed count, else its count field's."""
+        return self.partitions if self.partitions is not None else fields[self.parts_field or "num_partitions"]
 
     @property
     def size(self) -> int:
@@ -179,6 +186,13 @@ class Slot:
     @cached_property
     def num_keys(self) -> tuple[str, ...]:
         return tuple(f"{self.name}.num{i}" for i in range(self.ndims))
+
+
+@lru_cache(maxsize=1024)
+def _compiled(source: str, filename: str) -> CodeType:
+    """The code of a generated codec, compiled once per source (every FormatSet of a decision selection
+    compiles the same layouts again)."""
+    return compile(source, filename, "exec")
 
 
 class _Nonzero:
@@ -241,14 +255,17 @@ class Format:
         self.doc = doc
         #: the layout record this codec was compiled from (set by :func:`tongasm.isa.formats.compile_layout`)
         self.layout: Layout = None  # type: ignore[assignment]
+        #: where the bundle's sync lanes are (the header band, or the layout's own lanes; None: no sync
+        #: fields at all), set by :func:`tongasm.isa.formats.compile_layout`
+        self.sync: SyncLanes | None = None
         self._check_layout()
         self._carriers = self._build_carriers()
         self.struct = struct.Struct(self._struct_format())
         self.encode_source, self.decode_source = self._generate()
         ns: dict[str, Any] = {"_pack": self.struct.pack, "_unpack_from": self.struct.unpack_from,
                               "_err": self._range_error, "_StructError": struct.error}
-        exec(compile(self.encode_source, f"<tongasm format {name} encode>", "exec"), ns)
-        exec(compile(self.decode_source, f"<tongasm format {name} decode>", "exec"), ns)
+        exec(_compiled(self.encode_source, f"<tongasm format {name} encode>"), ns)
+        exec(_compiled(self.decode_source, f"<tongasm format {name} decode>"), ns)
         self._encode: Callable[[Mapping[str, int]], bytes] = ns["encode"]
         self.slot_fields: dict[str, tuple[str, ...]] = {
             s: tuple(f.name for f in sorted((f for f in self.fields if f.slot == s), key=lambda f: f.offset))
@@ -421,12 +438,6 @@ class Format:
         """The bits of the format's constant fields (placed)."""
         return self.place({f.name: f.const for f in self.fields if f.const is not None})
 
-    def _merge(self, values: Mapping[str, int], slots: Mapping[str, tuple[int, ...]]) -> dict[str, int]:
-        out = dict(values)
-        for name, tup in slots.items():
-            out.update(zip(self.slot_fields[name], tup))
-        return out
-
     def decode(self, buf: Any, offset: int = 0) -> dict[str, int]:
         """64 bytes at ``offset`` of ``buf`` → raw field values (every declared field)."""
         return self._decode(buf, offset)
@@ -447,15 +458,3 @@ class Format:
     def __repr__(self) -> str:
         ops = ", ".join(f"{o:#04x}" for o in self.opcodes)
         return f"<Format {self.name} [{ops}] {len(self.fields)} fields>"
-
-
-def _ident(name: str) -> str:
-    return "".join(ch if ch.isalnum() else "_" for ch in name)
-
-
-def fields_of(*groups: Iterable[Field]) -> list[Field]:
-    """Concatenate field groups (header, sync band, body...) into one list."""
-    out: list[Field] = []
-    for g in groups:
-        out.extend(g)
-    return out

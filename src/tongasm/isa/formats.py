@@ -18,7 +18,7 @@ from .decisions import DEFAULT_DECISIONS, DecisionSet
 from .decisions.spec import SyncBandScope
 from .descriptors import slot_fields
 from .fields import EnumTable, Field, Format
-from .layout import Layout
+from .layout import HEADER_SYNC, Layout
 from .layouts.common import header_fields, sync_fields
 from .opcodes import Op
 from .tables import opcode_table
@@ -28,7 +28,8 @@ def compile_layout(layout: Layout, decisions: DecisionSet, opcodes: EnumTable) -
     """The codec of one layout record (header, sync band, body and slot fields); ``opcodes`` names
     the opcode bytes of every layout."""
     sp_op = layout.family == "sp"
-    with_sync = decisions.get(SyncBandScope).carries_sync(sp_op)
+    # a layout with its own sync lanes (EventSemaphore) declares their fields in its body
+    with_sync = layout.sync is None and decisions.get(SyncBandScope).carries_sync(sp_op)
     fields: list[Field] = [*header_fields(decisions, sp_op, opcodes), *(sync_fields(decisions) if with_sync else ()),
                            *layout.body]
     for s in layout.slots:
@@ -36,6 +37,7 @@ def compile_layout(layout: Layout, decisions: DecisionSet, opcodes: EnumTable) -
     fmt = Format(layout.name, {o.byte: o.mnemonic for o in layout.opcodes}, fields, match=layout.match,
                  slots=layout.slots, doc=layout.doc)
     fmt.layout = layout
+    fmt.sync = layout.sync if layout.sync is not None else (HEADER_SYNC if with_sync else None)
     return fmt
 
 
@@ -65,6 +67,14 @@ class FormatSet:
     def variants(self, opcode: int) -> list[Format]:
         """The layouts of an opcode, in match order (empty if tongasm does not know it)."""
         return self.by_opcode.get(opcode, [])
+
+    def mnemonic(self, fmt: Format, opcode: int) -> str:
+        """The listing mnemonic of an opcode in a layout: the opcode's name, plus ``.variant`` when the
+        opcode has several layouts (``Move.imm64``)."""
+        m = fmt.opcodes[opcode]
+        if len(self.by_opcode.get(opcode, ())) > 1 and fmt.layout.variant:
+            m += "." + fmt.layout.variant
+        return m
 
     def select(self, opcode: int, buf: object, offset: int = 0) -> tuple[Format, dict[str, int]] | None:
         """Pick the variant whose ``match`` holds for the bytes; return it with the decoded fields."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 from collections.abc import Callable, Mapping, Sequence
 
@@ -52,6 +53,14 @@ class Sem(enum.Enum):
     CROSS_LANE_REDUCE = "fold across partitions (per free element, or everything)"
     POOL = "max or average over a window of the innermost dims"
     IOTA = "write an index pattern"
+    # --- the PE, DMA and sync/control families (issue 13) ---
+    LOAD_STATIONARY = "PE: load the stationary (weights) matrix into the array"
+    MULTIPLY_MOVING = "PE: multiply the moving tensor by the stationary, into PSUM"
+    DMA_2D = "DMA: copy a 2-D pattern between DRAM variables and SBUF, then signal its completion semaphore"
+    SEMAPHORE_CLEAR = "set a range (or mask) of semaphores to zero"
+    HALT = "stop this engine's stream"
+    DRAIN = "wait until this engine's outstanding DMAs have completed"
+    UNMODELLED = "decoded and checked, but not simulated (the simulator stops with the opcode's name)"
 
 
 # --- text templates (declared here as data; tongasm.text.syntax implements each kind) ------------------
@@ -161,6 +170,24 @@ class ScalarText(TextOp):
     value: str | None = None
     dtype_field: str | None = None
     fixed_dtype: int | None = None
+# --- text operands of the PE, DMA and sync/control layouts (issue 13) ---
+
+@dataclass(frozen=True, kw_only=True)
+class Addr8Text(TextOp):
+    """One side of a DMA (0xD4): ``<side>.addr/.var/.var_hi/.addr_mode`` (the ADDR8 address),
+    ``.step1/.num1/.step0/.num0`` (byte steps; dim 1 left out when {1, 1}), ``.elem_size`` and the side's
+    dtype field, written ``var4+0x80[0x1000x128]/0x100.float16``, ``dge1+0x80[...]``,
+    ``sb[p0]+0x37b00[0x40000x128]/...``."""
+
+    side: str
+    dtype_field: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class AsciiText(TextOp):
+    """A NUL-padded ASCII name spread over consecutive fields (``queue="qPoolDynamic"``)."""
+
+    fields: tuple[str, ...]
 
 
 def aps(slots: Sequence[Slot], parts: str | None) -> list[TextOp]:
@@ -186,12 +213,22 @@ class Binding:
     partitions: str | None = None
     elements: Mapping[str, str] = field(default_factory=dict)
     dtypes: Mapping[str, str] = field(default_factory=dict)
+    #: field → role whose partition count it holds, besides ``num_partitions`` (the PE layouts put
+    #: K in ``num_rows`` and M in ``num_active_cols``)
+    parts: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def partition_fields(self) -> dict[str, str]:
+        """Every partition-count field → the role it comes from (``num_partitions`` first)."""
+        out = {"num_partitions": self.partitions} if self.partitions else {}
+        out.update(self.parts)
+        return out
 
     @property
     def geometry_roles(self) -> frozenset[str]:
         """The roles whose geometry (access-pattern pairs, offset) reaches the bundle only through
         this binding: a plan must not depend on it."""
-        roles = set(self.slots.values()) | set(self.elements.values())
+        roles = set(self.slots.values()) | set(self.elements.values()) | set(self.parts.values())
         if self.partitions:
             roles.add(self.partitions)
         return frozenset(roles)
@@ -223,7 +260,64 @@ class BirForm:
     ins: tuple[str, ...] = ()
     outs: tuple[str, ...] = ()
     attrs: tuple[BirAttr, ...] = ()
-    family: str = "tensor"  # "sp": an Unassigned instruction goes to the sp stream, else dve
+    #: where an Unassigned instruction goes: "sp" the sp stream, "pe" the pe stream, "engine" nowhere
+    #: (it must name its engine: the sync/control and DMA ops run on every engine), else dve
+    family: str = "tensor"
+
+
+# --- sync lanes ----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class WaitLane:
+    """One wait of a bundle: its mode, semaphore and value (threshold or register) fields."""
+
+    mode: str = "wait_mode"
+    index: str = "wait_idx"
+    value: str = "sync_value"
+
+
+@dataclass(frozen=True)
+class UpdateLane:
+    """One update of a bundle: its mode (through D-2), semaphore and value fields."""
+
+    mode: str = "update_mode"
+    index: str = "update_idx"
+    value: str = "sync_value"
+
+
+@dataclass(frozen=True)
+class SyncLanes:
+    """Where a layout's waits and updates are. Every layout but EventSemaphore uses the header band
+    (:data:`HEADER_SYNC`: one wait, one update, one value dword they share, D-4); a layout that
+    declares its own lanes (its ``body`` holds their fields) gets no header band."""
+
+    waits: tuple[WaitLane, ...] = (WaitLane(),)
+    updates: tuple[UpdateLane, ...] = (UpdateLane(),)
+
+    @cached_property
+    def lanes(self) -> tuple[WaitLane | UpdateLane, ...]:
+        """Every lane, waits first."""
+        return (*self.waits, *self.updates)
+
+    @cached_property
+    def fields(self) -> tuple[str, ...]:
+        """Every field name of the lanes, once: each lane's mode and semaphore (waits first), then the
+        value dwords (the header band's order: wait_mode, wait_idx, update_mode, update_idx, sync_value)."""
+        return tuple(dict.fromkeys([*(n for lane in self.lanes for n in (lane.mode, lane.index)), *self.values]))
+
+    @cached_property
+    def values(self) -> tuple[str, ...]:
+        """The value fields of the lanes, once each."""
+        return tuple(dict.fromkeys(lane.value for lane in self.lanes))
+
+    def shared_value(self, name: str) -> bool:
+        """Whether several lanes use the value field ``name`` (the header band's D-4 case)."""
+        return sum(lane.value == name for lane in self.lanes) > 1
+
+
+#: The header sync band (SPEC §3.2, D-3): +0x04 wait mode, +0x05 wait semaphore, +0x06 update mode,
+#: +0x07 update semaphore, +0x08 the value dword they share.
+HEADER_SYNC = SyncLanes()
 
 
 # --- the record --------------------------------------------------------------------------------------
@@ -247,6 +341,8 @@ class Layout:
     checks: tuple[str, ...] = ()
     bir: BirForm | None = None
     doc: str = ""
+    #: the layout's own sync lanes (their fields are in ``body``); None: the header band (D-3)
+    sync: SyncLanes | None = None
 
     @property
     def family(self) -> str:

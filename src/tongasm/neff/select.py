@@ -75,7 +75,11 @@ class NeffSelection:
 
 
 def _looks_like_neff(path: str) -> bool:
+    """A regular file that starts with a NEFF header (a FIFO or device is never opened here; a name
+    the OS refuses, too long say, is simply not a NEFF)."""
     try:
+        if not Path(path).is_file():
+            return False
         with open(path, "rb") as fh:
             head = fh.read(16)
     except OSError:
@@ -91,7 +95,7 @@ def parse_selector(spec: str) -> Selector | None:
     """The selector in ``spec``, or None when ``spec`` does not name a NEFF."""
     m = re.match(r"^(?P<path>.*?\.neff)(?P<rest>[:@].*)?$", spec, re.IGNORECASE)
     if m is None:  # no .neff suffix: a file that starts with a NEFF header
-        return Selector(spec) if Path(spec).is_file() and _looks_like_neff(spec) else None
+        return Selector(spec) if _looks_like_neff(spec) else None
     path, rest = m.group("path"), m.group("rest")
     if rest is None:
         return Selector(path)

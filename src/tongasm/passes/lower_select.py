@@ -11,12 +11,10 @@ scheduler; tongasm has none, and splitting one Select over two streams would rac
 from __future__ import annotations
 
 from ..errors import EncodeError
-from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.enums import AccType, AluOp, Dtype, MemsetMode
 from ..ir.instructions import CopyPredicated, GenericCopy, Instruction, Memset, Select
 from ..ir.operands import FrozenMap, Immediate, SyncInfo
 from ..numeric import NumericError, bit_pattern
-from .program import ProgramItem
 
 
 def split_sync(sync: SyncInfo | None) -> tuple[SyncInfo | None, SyncInfo | None]:
@@ -80,22 +78,3 @@ def lower_select(sel: Select) -> list[Instruction]:
         first = GenericCopy(sel.name, sel.engine, (on_false,), (dst,), _NO_ATTRS, first_sync)
     second = CopyPredicated(sel.name, sel.engine, (pred, on_true), (dst,), _CP_ATTRS, last_sync)
     return [first, second]
-
-
-def lower_item(item: ProgramItem, decisions: DecisionSet = DEFAULT_DECISIONS) -> list[ProgramItem]:
-    """Lower one program item (a Select becomes two items, and so do the two-bundle instructions of
-    the next families, :mod:`.lower_families`; anything else is unchanged)."""
-    if isinstance(item.inst, Select):
-        parts = lower_select(item.inst)
-    elif type(item.inst) in LOWERED_TYPES:
-        parts = lower_family(item.inst, decisions)
-        if len(parts) == 1 and parts[0] is item.inst:
-            return [item]
-    else:
-        return [item]
-    return [ProgramItem(item.index, p, item.function, item.source, k, len(parts), item.iteration)
-            for k, p in enumerate(parts)]
-
-
-# --- the next families' two-bundle instructions (imported last: .lower_families uses split_sync) ---
-from .lower_families import LOWERED_TYPES, lower_family  # noqa: E402

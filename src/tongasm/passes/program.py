@@ -8,14 +8,72 @@ variable (a symbolic access pattern) is refused later by codegen with the spec's
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from collections.abc import Iterable, Iterator
 
-from ..errors import BirError
-from ..ir.instructions import Block, Function, Instruction, Kernel, Loop
+from ..errors import BirError, UsageError
+from ..ir.instructions import Block, Function, Instruction, Kernel, Loop, LoopAxis
+from ..util import brief_int
 
-#: Refuse to unroll beyond this many instructions (a runaway loop bound is a mistake, not a kernel).
-MAX_UNROLLED = 50_000_000
+#: The most instructions a kernel may unroll to (and bundles ``run`` takes from streams): one cap for
+#: every command, checked before a loop is expanded. A runaway or nested loop bound is a mistake, not
+#: a kernel; the environment variable ``TONGASM_MAX_INSTRUCTIONS`` raises (or lowers) it.
+MAX_INSTRUCTIONS = 1 << 22
+
+#: The environment variable that overrides :data:`MAX_INSTRUCTIONS`.
+ENV_MAX = "TONGASM_MAX_INSTRUCTIONS"
+
+
+def max_instructions() -> int:
+    """The cap in force: ``$TONGASM_MAX_INSTRUCTIONS`` when set (a positive integer), else
+    :data:`MAX_INSTRUCTIONS` (read at each call, so tests and fuzzers may lower the module value)."""
+    text = os.environ.get(ENV_MAX, "").strip()
+    if not text:
+        return MAX_INSTRUCTIONS
+    if not text.isdigit() or len(text) > 18 or int(text) < 1:
+        raise UsageError(f"{ENV_MAX} must be a positive integer, got {text[:40]!r}")
+    return int(text)
+
+
+def iterations(ax: LoopAxis) -> int:
+    """How many times a loop runs: ``len(range(lb, ub, stride))`` for bounds of any size (``len`` of a
+    huge range overflows); a stride of 0 with lb < ub never ends (a BirError)."""
+    if ax.stride == 0:
+        if ax.lb < ax.ub:
+            raise BirError(f"Loop {ax.name!r} has stride 0 with lb {brief_int(ax.lb)} < ub {brief_int(ax.ub)}: "
+                           "it never ends and cannot be unrolled")
+        return 0
+    if ax.stride > 0:
+        return max(0, (ax.ub - ax.lb + ax.stride - 1) // ax.stride)
+    return max(0, (ax.lb - ax.ub - ax.stride - 1) // -ax.stride)
+
+
+def unrolled_size(blocks: Iterable[Block]) -> int:
+    """How many instructions ``blocks`` unroll to, nested loops counted as products, without
+    expanding anything (Python integers: exact for bounds of any size)."""
+    n = 0
+    for b in blocks:
+        for x in b.instructions:
+            n += loop_size(x) if isinstance(x, Loop) else 1
+    return n
+
+
+def loop_size(loop: Loop) -> int:
+    """How many instructions one ``Loop`` unrolls to: its iterations times its body's size."""
+    k = iterations(loop.axis)
+    return k * unrolled_size(loop.blocks) if k else 0
+
+
+def unrolled_count(kernel: Kernel) -> int:
+    """How many instructions the kernel runs with its loops unrolled; a BirError (before any work)
+    when that is more than :func:`max_instructions`."""
+    n = sum(unrolled_size(func.blocks) for func in kernel.functions)
+    cap = max_instructions()
+    if n > cap:
+        raise BirError(f"the kernel unrolls to {brief_int(n)} instructions; tongasm handles at most {cap} "
+                       f"(set {ENV_MAX} to raise the cap)")
+    return n
 
 
 @dataclass(eq=False, slots=True)
@@ -51,29 +109,40 @@ Walked = tuple[Instruction, Function, tuple[int, ...]]
 
 def walk(kernel: Kernel) -> Iterator[Walked]:
     """All instructions of all functions in program order, loops unrolled (a generator of plain
-    tuples: the encoder's hot path creates no object per instruction)."""
-    n = 0
+    tuples: the encoder's hot path creates no object per instruction). The whole kernel is counted
+    first (:func:`unrolled_count`): one too large is refused before anything is expanded."""
+    unrolled_count(kernel)
     for func in kernel.functions:
         for b in func.blocks:
             for x in b.instructions:
                 if type(x) is Loop:
                     for inst, it in _unroll(x, ()):
-                        if n >= MAX_UNROLLED:
-                            raise BirError(f"the kernel unrolls to more than {MAX_UNROLLED} instructions")
                         yield inst, func, it
-                        n += 1
                 else:
                     yield x, func, ()  # type: ignore[misc]
-                    n += 1
 
 
 def walk_top(top: Iterable[tuple[Instruction | Loop, Function]]) -> Iterator[Walked]:
-    """:func:`walk` over top-level instructions given one at a time (a streamed kernel), loops unrolled."""
+    """:func:`walk` over top-level instructions given one at a time (a streamed kernel), loops
+    unrolled; each loop is counted before it is expanded and the running total kept under
+    :func:`max_instructions`."""
+    cap = max_instructions()
+    n = 0
     for x, func in top:
         if type(x) is Loop:
+            size = loop_size(x)
+            n += size
+            if n > cap:
+                raise BirError(f"the kernel unrolls to at least {brief_int(n)} instructions (Loop {x.axis.name!r} "
+                               f"alone to {brief_int(size)}); tongasm handles at most {cap} (set {ENV_MAX} to "
+                               "raise the cap)")
             for inst, it in _unroll(x, ()):
                 yield inst, func, it
         else:
+            n += 1
+            if n > cap:
+                raise BirError(f"the kernel has more than {cap} instructions; tongasm handles at most {cap} "
+                               f"(set {ENV_MAX} to raise the cap)")
             yield x, func, ()  # type: ignore[misc]
 
 
@@ -96,30 +165,14 @@ def _yields(blocks: list[Block]) -> bool:
     """Whether one pass over ``blocks`` yields an instruction (or a loop error to raise)."""
     for b in blocks:
         for x in b.instructions:
-            if not isinstance(x, Loop):
-                return True
-            ax = x.axis
-            if ax.stride == 0:
-                if ax.lb < ax.ub:  # _unroll raises for it
-                    return True
-                continue
-            n = len(range(ax.lb, ax.ub, ax.stride))
-            if n > MAX_UNROLLED or (n and _yields(x.blocks)):
+            if not isinstance(x, Loop) or (iterations(x.axis) and _yields(x.blocks)):
                 return True
     return False
 
 
 def _unroll(loop: Loop, it: tuple[int, ...]) -> Iterator[tuple[Instruction, tuple[int, ...]]]:
     ax = loop.axis
-    if ax.stride == 0:
-        if ax.lb < ax.ub:
-            raise BirError(f"Loop {ax.name!r} has stride 0 with lb {ax.lb} < ub {ax.ub}: it never ends "
-                           "and cannot be unrolled")
-        return
-    count = len(range(ax.lb, ax.ub, ax.stride))
-    if count > MAX_UNROLLED:
-        raise BirError(f"Loop {ax.name!r} has {count} iterations; tongasm unrolls at most {MAX_UNROLLED}")
-    if not _yields(loop.blocks):  # nothing to unroll: do not spin through empty iterations
+    if not iterations(ax) or not _yields(loop.blocks):  # nothing to unroll: do not spin through empty iterations
         return
     for i in range(ax.lb, ax.ub, ax.stride):
         yield from _walk_blocks(loop.blocks, (*it, i))

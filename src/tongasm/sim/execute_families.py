@@ -28,7 +28,7 @@ from ..isa.family_tables import ACT_FUNC_FROM_WIRE, ScalarKind
 from ..isa.layout import Sem
 from . import family_numeric as fn
 from . import numeric
-from .execute import Ctx, _alu, _flat, _store
+from .context import Ctx, _alu, _flat, _store
 from .machine import SimError
 
 _ACC_BY_WIRE = {w: a for a, w in ACC_WIRE.items()}

@@ -9,7 +9,7 @@ gather. Addresses come from the decoded ADDR4 word exactly as the spec lays it o
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
 
@@ -17,7 +17,7 @@ from ..errors import TongasmError
 from ..isa.descriptors import ADDR4_REGMODE, PSUM_BANK_BYTES, PSUM_PARTITION_BYTES, Addr4, decode_addr4
 from ..isa.targets import Target
 from . import numeric
-from .memory import MemoryDescription, Variable
+from ..ir.memory import MemoryDescription, Variable
 
 ENGINES = ("pool", "act", "pe", "dma", "dve", "sp")  # S-16: scheduling order
 N_SEMAPHORES = 256
@@ -49,29 +49,120 @@ class EngineState:
     shape: ShapeRegisters = field(default_factory=ShapeRegisters)
 
 
+@dataclass
+class Stationary:
+    """The PE's stationary matrix (S-42): ``weights[p][c]`` for p < K, c < M, in its element type."""
+
+    weights: np.ndarray
+    wire: int
+    transpose: bool
+
+
+#: one side of a DMA: a [runs, run bytes] view, or (buffer, [runs, run bytes] byte indices)
+DmaSide = np.ndarray | tuple[np.ndarray, np.ndarray]
+
+
+class DmaTransfer:
+    """An issued DMA (S-40): what it reads and writes, resolved when it was issued, done by :meth:`complete`."""
+
+    __slots__ = ("engine", "where", "reads", "writes", "w_in", "w_out", "semaphore", "increments", "issued")
+
+    def __init__(self, engine: str, where: str, reads: DmaSide, writes: DmaSide,
+                 w_in: int, w_out: int, semaphore: int, increments: list[int]) -> None:
+        self.engine, self.where = engine, where
+        # a [runs, run bytes] view, or (buffer, the byte index of every byte of every run), runs in transfer order (R-16)
+        self.reads, self.writes = reads, writes
+        self.w_in, self.w_out = w_in, w_out
+        self.semaphore, self.increments = semaphore, increments
+        #: the scheduler's clock when the DMA was issued (for the trace; -1 until set)
+        self.issued = -1
+
+    def complete(self, m: Machine) -> None:
+        """Move the data (S-44: element-wise conversion) and apply the completion increments (R-15)."""
+        # [runs, run bytes], always a copy: the dst may overlap the src
+        data = self.reads[0][self.reads[1]] if isinstance(self.reads, tuple) else np.array(self.reads)
+        values = data.reshape(-1).view(numeric.element_type(self.w_in))
+        out = values if self.w_in == self.w_out else numeric.convert(values, self.w_in, self.w_out)
+        raw = np.ascontiguousarray(out).view(np.uint8)
+        shape = self.writes[1].shape if isinstance(self.writes, tuple) else self.writes.shape
+        if raw.size != shape[0] * shape[1]:
+            raise SimError(f"{self.where}: the DMA reads {values.size} elements ({raw.size} bytes as the dst dtype) but "
+                           f"writes {shape[0] * shape[1]} bytes")
+        if isinstance(self.writes, tuple):
+            self.writes[0][self.writes[1]] = raw.reshape(shape)
+        else:
+            self.writes[...] = raw.reshape(shape)
+        for inc in self.increments:
+            m.semaphores[self.semaphore] = _wrap32(int(m.semaphores[self.semaphore]) + inc)
+        if self.increments:
+            m.sem_last[self.semaphore] = f"the completion of the DMA at {self.where}"
+        if m.on_dma_complete is not None:
+            m.on_dma_complete(self)
+
+
+def _wrap32(v: int) -> int:
+    v &= 0xFFFFFFFF
+    return v - (1 << 32) if v >> 31 else v
+
+
 class Machine:
     """One NeuronCore's state."""
 
-    def __init__(self, target: Target, memory: MemoryDescription | None = None, *, seed: int = 0) -> None:
+    def __init__(self, target: Target, memory: MemoryDescription | None = None, *, seed: int = 0,
+                 dram: Mapping[int, np.ndarray] | None = None) -> None:
+        """``dram`` gives the byte buffers (flat uint8) of some DRAM variables by var_id: a NEFF's
+        cores share their inputs and outputs, and its ``file`` constants come from its members; the
+        others are allocated zeroed (S-17)."""
         self.target = target
         self.sbuf = np.zeros(target.sbuf_partitions * target.sbuf_bytes_per_partition, dtype=np.uint8)  # S-17
         self.psum = np.zeros(target.sbuf_partitions * PSUM_PARTITION_BYTES, dtype=np.uint8)
         self.sbuf_stride = target.sbuf_bytes_per_partition
         self.psum_stride = PSUM_PARTITION_BYTES
         self.semaphores = np.zeros(N_SEMAPHORES, dtype=np.int64)  # int32 counters, kept wide and wrapped
+        #: who last changed each semaphore (a bundle's update or a DMA's completion), for deadlock reports
+        self.sem_last: dict[int, str] = {}
+        #: called with each DMA as it completes (the trace's DMA slices)
+        self.on_dma_complete: Callable[[DmaTransfer], None] | None = None
         self.events = np.zeros(N_SEMAPHORES, dtype=bool)
         self.engines = {e: EngineState(e, np.zeros(target.registers, dtype=np.uint32),
                                        np.full(target.sbuf_partitions, -np.inf, dtype=np.float32),
                                        numeric.xorwow_init(target.sbuf_partitions, seed))
                         for e in ENGINES}
         self.memory = memory or MemoryDescription(target.name)
+        # --- the PE, DMA and control state (issue 13) ---
+        #: the stationary matrix each PE engine holds (S-42), loaded by 0x01
+        self.stationary: dict[str, Stationary] = {}
+        #: issued DMAs not yet completed, oldest first (S-40); the scheduler completes them
+        self.dma_pending: list[DmaTransfer] = []
+        #: the DGE table (R-17): entry → var_id
+        self.dge_table: list[int | None] = list(self.memory.dge_table)
+        #: engines whose stream a Halt (or Exit) ended (S-46)
+        self.halted: set[str] = set()
         self._views: dict[tuple, np.ndarray] = {}
         self.dram: dict[int, np.ndarray] = {}
         self.vars_by_id: dict[int, Variable] = {}
         for v in self.memory.variables:
             self.vars_by_id.setdefault(v.var_id, v)
             if v.space == "DRAM":
-                self.dram[v.var_id] = np.zeros(max(v.nbytes, 0), dtype=np.uint8)
+                given = None if dram is None else dram.get(v.var_id)
+                if given is not None and (given.dtype != np.uint8 or given.ndim != 1 or given.size != v.nbytes):
+                    raise SimError(f"variable {v.name!r}: the buffer given for it is not {v.nbytes} flat bytes")
+                self.dram[v.var_id] = given if given is not None else np.zeros(max(v.nbytes, 0), dtype=np.uint8)
+
+    # --- DMAs (S-40) ---------------------------------------------------------------------------------
+
+    def complete_dmas(self, engine: str | None = None, count: int | None = None) -> int:
+        """Complete queued DMAs, oldest first: those of ``engine`` (all engines by default), at most
+        ``count`` of them. Returns how many completed."""
+        done = 0
+        for t in list(self.dma_pending):
+            if count is not None and done >= count:
+                break
+            if engine is None or t.engine == engine:
+                self.dma_pending.remove(t)
+                t.complete(self)
+                done += 1
+        return done
 
     # --- registers --------------------------------------------------------------------------------
 

@@ -20,7 +20,7 @@ not import codegen, decode, text, check or the bundle simulator (``sim.machine``
 
 What it shares is the numeric kernels (:mod:`tongasm.sim.numeric`), the S-n decisions
 (:mod:`tongasm.isa.decisions.semantics`, cited inline), :func:`tongasm.numeric.bit_pattern` for immediates, the
-ISA enum tables and the variable metadata of :mod:`tongasm.sim.memory` (so inputs and outputs use
+ISA enum tables and the variable metadata of :mod:`tongasm.ir.memory` (so inputs and outputs use
 the same layout as :class:`tongasm.sim.run.RunResult`).
 """
 
@@ -56,7 +56,7 @@ from ..numeric import NumericError as BitPatternError
 from ..numeric import bit_pattern
 from ..passes import flatten
 from . import numeric
-from .memory import MemoryDescription, Variable, describe_kernel
+from ..ir.memory import MemoryDescription, Variable, conform_input, describe_kernel
 from .reference_families import BY_OPCODE as FAMILY_BY_OPCODE
 from .reference_families import HANDLERS as FAMILY_HANDLERS
 from .reference_families import FamilyInterpretError
@@ -905,9 +905,11 @@ def interpret(kernel: Kernel, inputs: Mapping[str, np.ndarray] = {}, *, target: 
     """
     tgt = _resolve_target(kernel, target)
     memory = describe_kernel(kernel, tgt.name)
+    memory.validate(tgt)
     state = _State(kernel, tgt, memory, decisions, seed)
     for name, arr in inputs.items():
-        state.write_input(memory.by_name(name), np.asarray(arr))
+        v = memory.by_name(name)
+        state.write_input(v, conform_input(v, arr)[0])  # the same exact-fit rule as the bundle run
     interp = _Interpreter(state)
     executed = interp.run(kernel)
     return ReferenceResult(memory, state.registers, state.accumulators, state.shapes, state.semaphores,

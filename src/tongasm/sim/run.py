@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,13 +12,14 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from ..decode.bundle import DecodedBundle
-from ..errors import InputError
+from ..errors import InputError, UsageError
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.targets import Target, get_target
 from ..ir.instructions import Kernel
 from .machine import ENGINES, Machine
-from .memory import MemoryDescription, Variable, describe_kernel
+from ..ir.memory import MemoryDescription, Variable, conform_input, describe_kernel
 from .scheduler import RunStats, Scheduler, load_streams
+from .trace import Timeline
 
 
 @dataclass
@@ -59,22 +61,49 @@ class RunResult:
 
 
 def load_inputs(machine: Machine, memory: MemoryDescription, inputs: Mapping[str, np.ndarray]) -> None:
+    """Store each input in its variable; it must fill the variable exactly (:func:`conform_input`)."""
     for name, arr in inputs.items():
-        machine.write_variable(memory.by_name(name), np.asarray(arr))
+        v = memory.by_name(name)
+        machine.write_variable(v, conform_input(v, arr)[0])
+
+
+def conform_inputs(memory: MemoryDescription, inputs: Mapping[str, np.ndarray],
+                   note: Callable[[str], None] | None = None) -> dict[str, np.ndarray]:
+    """Every input checked against its variable before a run (:func:`conform_input`: exact shape,
+    exact dtype or an exact cast, reported through ``note``); an InputError names the first misfit."""
+    out = {}
+    for name, arr in inputs.items():
+        cast, why = conform_input(memory.by_name(name), arr)
+        if why and note is not None:
+            note(why)
+        out[name] = cast
+    return out
 
 
 def run_streams(streams: Mapping[str, bytes | bytearray | memoryview], memory: MemoryDescription, inputs: Mapping[str, np.ndarray] = {},
                 *, target: Target | str | None = None, decisions: DecisionSet = DEFAULT_DECISIONS, seed: int = 0,
                 trace: Callable[[str, DecodedBundle, int], None] | None = None,
-                progress: Callable[[int, int | None], None] | None = None) -> RunResult:
+                progress: Callable[[int, int | None], None] | None = None, timeline: Timeline | None = None) -> RunResult:
     """Simulate engine streams (``{"dve": bytes, ...}``) on a fresh machine.
 
-    ``progress(executed, total)`` is called as bundles run (see :class:`Scheduler`).
+    The streams together may hold at most :func:`tongasm.passes.program.max_instructions` bundles
+    (every bundle is decoded before the run); the memory description must fit the target
+    (:meth:`MemoryDescription.validate`). ``progress(executed, total)`` is called as bundles run
+    (see :class:`Scheduler`).
     """
+    from ..passes.program import max_instructions
+
     tgt = get_target(target or memory.target)
+    total = sum(len(d) for d in streams.values()) // 64
+    cap = max_instructions()
+    if total > cap:
+        raise InputError(f"the streams hold {total} bundles; tongasm runs at most {cap} "
+                         "(TONGASM_MAX_INSTRUCTIONS raises the cap)")
+    memory.validate(tgt)
     m = Machine(tgt, memory, seed=seed)
     load_inputs(m, memory, inputs)
-    sched = Scheduler(m, load_streams(streams, decisions), decisions, trace, progress=progress)
+    sched = Scheduler(m, load_streams(streams, decisions), decisions, trace, progress=progress, timeline=timeline,
+                      seed=seed)
     stats = sched.run()
     return RunResult(m, memory, stats)
 
@@ -82,43 +111,99 @@ def run_streams(streams: Mapping[str, bytes | bytearray | memoryview], memory: M
 def run_kernel(kernel: Kernel, inputs: Mapping[str, np.ndarray] = {}, *, target: str | Target | None = None,
                decisions: DecisionSet = DEFAULT_DECISIONS, seed: int = 0, check: str = "refuse",
                trace: Callable[[str, DecodedBundle, int], None] | None = None,
-               progress: Callable[[int, int | None], None] | None = None) -> RunResult:
+               progress: Callable[[int, int | None], None] | None = None, timeline: Timeline | None = None) -> RunResult:
     """Assemble a kernel, then simulate its bundles (from bytes, not from the IR)."""
     from ..codegen import assemble
 
     asm = assemble(kernel, target=target, decisions=decisions, check=check)
     memory = describe_kernel(kernel, asm.target.name)
     return run_streams({n: bytes(s) for n, s in asm.streams.items()}, memory, inputs, target=asm.target,
-                       decisions=decisions, seed=seed, trace=trace, progress=progress)
+                       decisions=decisions, seed=seed, trace=trace, progress=progress, timeline=timeline)
 
 
 def parse_inputs(specs: list[str]) -> dict[str, np.ndarray]:
-    """``NAME=FILE.npy`` → arrays."""
+    """``NAME=FILE.npy`` → arrays (:func:`read_npy`); a name given twice is refused."""
     out = {}
     for spec in specs:
         name, eq, path = spec.partition("=")
         if not eq or not name or not path:
-            raise InputError(f"--input expects NAME=FILE.npy, got {spec!r}")
-        try:
-            out[name] = np.load(path, allow_pickle=False)
-        except (OSError, ValueError) as e:
-            raise InputError(f"cannot load {path}: {e}") from None
+            raise UsageError(f"--input expects NAME=FILE.npy, got {spec!r}")
+        if name in out:
+            raise UsageError(f"--input gives {name!r} twice")
+        out[name] = read_npy(path)
     return out
 
 
+def read_npy(path: str | Path) -> np.ndarray:
+    """A ``.npy`` array, checked before its data is read: a regular file (its size is needed), a
+    version 1-3 header, a numeric dtype (no struct, void, string or object arrays; never a pickle),
+    and exactly as many data bytes as the header's shape says (a header that claims a huge shape
+    is refused, not allocated)."""
+    from numpy.lib import format as npf
+
+    from ..util import input_size
+
+    size = input_size(path, ".npy input")
+    try:
+        with open(path, "rb") as fh:
+            version = npf.read_magic(fh)
+            if version == (1, 0):
+                shape, fortran, dtype = npf.read_array_header_1_0(fh)
+            elif version in ((2, 0), (3, 0)):
+                shape, fortran, dtype = npf.read_array_header_2_0(fh)
+            else:
+                raise ValueError(f"unsupported .npy version {version}")
+            if dtype.hasobject or dtype.names is not None or dtype.kind in "OSUMm" or dtype.subdtype is not None:
+                raise ValueError(f"a {dtype} array is not numbers (struct, string, object and sub-array "
+                                 "dtypes cannot be inputs)")
+            count = math.prod(shape)
+            need = count * dtype.itemsize
+            have = size - fh.tell()
+            if need != have:
+                raise ValueError(f"the header describes {shape} x {dtype} = {need} bytes of data; the file holds "
+                                 f"{have}")
+            data = np.fromfile(fh, dtype=dtype, count=count) if count else np.empty(0, dtype)
+    except OSError as e:
+        raise InputError(f"cannot read {path}: {e.strerror or e}") from None
+    except (ValueError, TypeError, SyntaxError, OverflowError) as e:
+        raise InputError(f"cannot load {path}: not a usable .npy file: {e}") from None
+    return data.reshape(shape[::-1]).T if fortran else data.reshape(shape)
+
+
 def write_results(result: RunResult, out_dir: str | Path, names: list[str] | None = None) -> list[Path]:
-    """``<name>.npy`` for each output plus ``state.json``, written atomically."""
+    """``<name>.npy`` for each output plus ``state.json`` (:func:`write_outputs`)."""
+    return write_outputs(result.outputs(names), result.state(), out_dir)
+
+
+def write_outputs(outputs: Mapping[str, np.ndarray], state: Mapping[str, Any], out_dir: str | Path) -> list[Path]:
+    """``<name>.npy`` for each output plus ``state.json``, written atomically as one directory.
+
+    A variable's name becomes a file name through :func:`tongasm.util.output_name` (``a/b`` is
+    written as ``a%2Fb.npy``); ``state.json`` maps each variable to its file under ``"outputs"``,
+    and the ``.npy`` files an earlier run listed there that this run does not write are removed."""
     import io
 
-    from ..util import write_output_dir
+    from ..util import manifest_files, output_name, write_output_dir
 
     files: dict[str, bytes] = {}
-    for name, arr in result.outputs(names).items():
+    listing: dict[str, Any] = {}
+    for name, arr in outputs.items():
+        fname = output_name(name, ".npy", "variable")
+        if fname in files:
+            raise InputError(f"variables {listing[fname]!r} and {name!r} would both be written as {fname}")
         buf = io.BytesIO()
         np.save(buf, arr, allow_pickle=False)
-        files[f"{name}.npy"] = buf.getvalue()
-    files["state.json"] = (json.dumps(result.state(), indent=1) + "\n").encode()
-    return write_output_dir(out_dir, files)
+        files[fname] = buf.getvalue()
+        listing[fname] = name
+    full = dict(state)
+    full["outputs"] = {name: {"file": fname} for fname, name in listing.items()}
+    files[STATE_FILE] = (json.dumps(full, indent=1) + "\n").encode()
+    return write_output_dir(out_dir, files, stale=lambda d: {n for n in manifest_files(d / STATE_FILE, ["outputs"])
+                                                             if n.endswith(".npy")})
 
 
-__all__ = ["RunResult", "Variable", "load_inputs", "parse_inputs", "run_kernel", "run_streams", "write_results"]
+STATE_FILE = "state.json"
+
+
+__all__ = ["RunResult", "Variable", "conform_inputs", "load_inputs", "parse_inputs", "read_npy", "run_kernel",
+           "run_streams", "write_outputs", "write_results"]

@@ -12,23 +12,31 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from collections.abc import Callable, Mapping
 
+import numpy as np
+
 from ..decode.bundle import DecodedBundle, DecodeFailure, iter_stream
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
+from ..isa.decisions.semantics import EngineSchedule
 from ..isa.decisions.spec import UpdateModeWire
 from ..isa.enums import WAIT_WIRE, UpdateMode, WaitMode
+from ..isa.fields import BUNDLE_SIZE
 from ..isa.formats import build_formats
+from ..isa.layout import SyncLanes, UpdateLane, WaitLane
 from .execute import execute
-from .machine import ENGINES, Machine, SimError
+from .machine import ENGINES, DmaTransfer, Machine, SimError
+from .trace import Timeline
 
 _WAIT = {w: m for m, w in WAIT_WIRE.items()}
 
 
 class Deadlock(SimError):
-    """Every engine with work left is waiting; ``waiting`` says who waits for what."""
+    """Every engine with work left is waiting and no DMA is in flight; ``waiting`` says who waits for
+    what (one line per engine: the bundle, the condition, the semaphore's value and who last changed it)."""
 
     def __init__(self, waiting: list[str]) -> None:
         self.waiting = waiting
-        super().__init__("deadlock: every engine with bundles left is waiting:\n  " + "\n  ".join(waiting))
+        super().__init__("deadlock: every engine with bundles left is waiting and no DMA is in flight:\n  "
+                         + "\n  ".join(waiting))
 
 
 @dataclass
@@ -37,10 +45,19 @@ class Stream:
     bundles: list[DecodedBundle]
     pc: int = 0
     name: str = ""
+    #: the BIR instruction name of each bundle (a NEFF's .dbg members), for reports and traces
+    labels: list[str | None] | None = None
 
     @property
     def done(self) -> bool:
         return self.pc >= len(self.bundles)
+
+    def where(self, pc: int | None = None) -> str:
+        """``sg00.pe bundle 3 (I-87-0, Ldweights) at +0xc0``: a bundle as a report names it."""
+        pc = self.pc if pc is None else pc
+        d = self.bundles[pc]
+        label = self.labels[pc] if self.labels is not None and pc < len(self.labels) else None
+        return f"{self.name or self.engine} bundle {pc} ({f'{label}, ' if label else ''}{d.mnemonic}) at +{d.offset:#x}"
 
 
 @dataclass
@@ -48,6 +65,8 @@ class RunStats:
     executed: int = 0
     rounds: int = 0
     per_engine: dict[str, int] = field(default_factory=dict)
+    #: DMAs completed
+    dmas: int = 0
 
 
 def _signed32(v: int) -> int:
@@ -55,30 +74,46 @@ def _signed32(v: int) -> int:
     return v - (1 << 32) if v >> 31 else v
 
 
-def load_streams(streams: Mapping[str, bytes | bytearray | memoryview], decisions: DecisionSet = DEFAULT_DECISIONS) -> list[Stream]:
-    """Decode each engine's stream; an undecodable bundle cannot run."""
+StandIn = Callable[[DecodeFailure], DecodedBundle | None]
+
+
+def load_streams(streams: Mapping[str, bytes | bytearray | memoryview], decisions: DecisionSet = DEFAULT_DECISIONS,
+                 *, stand_in: StandIn | None = None, names: Mapping[str, str] | None = None) -> list[Stream]:
+    """Decode each engine's stream; an undecodable bundle cannot run (unless ``stand_in`` gives a
+    bundle to run in its place: the NEFF runner's S-62). ``names`` gives a stream's report name
+    (``sg00.pe``) by engine."""
     fs = build_formats(decisions)
     out = []
     for engine, data in streams.items():
         if engine not in ENGINES:
             raise SimError(f"stream {engine!r} is not an engine ({', '.join(ENGINES)}); name the files "
                            "pool.bin, act.bin, pe.bin, dma.bin, dve.bin or sp.bin")
+        name = (names or {}).get(engine, engine)
         bundles = []
         for d in iter_stream(data, formats=fs):
             if isinstance(d, DecodeFailure):
-                raise SimError(f"{engine}+{d.offset:#x}: cannot run an undecodable bundle: {d.reason}")
+                alt = stand_in(d) if stand_in is not None else None
+                if alt is None:
+                    raise SimError(f"{name} bundle {d.offset // BUNDLE_SIZE} at +{d.offset:#x}: cannot run an "
+                                   f"undecodable bundle: {d.reason}")
+                d = alt
             bundles.append(d)
-        out.append(Stream(engine, bundles, name=engine))
+        out.append(Stream(engine, bundles, name=name))
     out.sort(key=lambda s: ENGINES.index(s.engine))
     return out
 
 
 class Scheduler:
-    """Runs engine streams on a machine, honouring their sync bands."""
+    """Runs engine streams on a machine, honouring their sync bands.
+
+    ``timeline`` (optional) records the schedule for ``--trace`` (:mod:`.trace`); ``dma_queues``
+    names the DMA track of each engine there (a NEFF's ``dma_queue``); ``seed`` drives S-60=random.
+    """
 
     def __init__(self, machine: Machine, streams: list[Stream], decisions: DecisionSet = DEFAULT_DECISIONS,
                  trace: Callable[[str, DecodedBundle, int], None] | None = None,
-                 progress: Callable[[int, int | None], None] | None = None) -> None:
+                 progress: Callable[[int, int | None], None] | None = None, *, timeline: Timeline | None = None,
+                 dma_queues: Mapping[str, str] | None = None, seed: int = 0) -> None:
         self.m = machine
         self.progress = progress  # progress(executed, total bundles), every 256 bundles or so
         self.streams = streams
@@ -86,46 +121,90 @@ class Scheduler:
         self.trace = trace
         self.stats = RunStats()
         self._d2 = decisions.get(UpdateModeWire)
-        self._update = self._d2.by_wire()
+        self._by_wire = self._d2.by_wire()
+        self.timeline = timeline
+        self.dma_queues = dict(dma_queues or {})
+        self.seed = seed
+        self.clock = 0  # rounds (S-60=turns) or steps (S-60=random): the trace's time
+        self._blocked: dict[str, tuple[int, str]] = {}  # engine -> (since, what) while it waits (trace only)
+        self._prev_dma_hook = machine.on_dma_complete
+        machine.on_dma_complete = self._dma_done
 
     # --- sync -----------------------------------------------------------------------------------
 
     def _wait_text(self, s: Stream, d: DecodedBundle) -> str | None:
-        """None when the wait holds, else a description of what is awaited."""
+        """None when every wait of the bundle holds, else a description of what is awaited (S-47:
+        EventSemaphore's two wait lanes are both checked before it runs)."""
+        lanes = d.fmt.sync
+        if lanes is None:
+            return None
+        for lane in lanes.waits:
+            text = self._lane_wait(s, d, lane)
+            if text is not None:
+                return text
+        return None
+
+    def _lane_wait(self, s: Stream, d: DecodedBundle, lane: WaitLane) -> str | None:
         f = d.fields
-        mode = f.get("wait_mode", 0)
+        mode = f[lane.mode]
         if mode == 0:
             return None
         wm = _WAIT.get(mode)
-        idx = f["wait_idx"]
+        idx = f[lane.index]
         if wm == WaitMode.sem_ge_imm:
-            need, have = _signed32(f["sync_value"]), int(self.m.semaphores[idx])
+            need, have = _signed32(f[lane.value]), int(self.m.semaphores[idx])
             return None if have >= need else f"sem{idx} >= {need} (sem{idx} = {have})"
         if wm == WaitMode.sem_ge_reg:
-            need = _signed32(self.m.reg(s.engine, f["sync_value"]))
+            need = _signed32(self.m.reg(s.engine, f[lane.value]))
             have = int(self.m.semaphores[idx])
-            return None if have >= need else f"sem{idx} >= r{f['sync_value']} = {need} (sem{idx} = {have})"
+            return None if have >= need else f"sem{idx} >= r{f[lane.value]} = {need} (sem{idx} = {have})"
         if wm == WaitMode.evt_set_clear:
             return None if self.m.events[idx] else f"event {idx} to be set"
-        raise SimError(f"{s.engine}+{d.offset:#x}: unknown wait mode {mode:#04x}")
+        raise SimError(f"{s.where()}: unknown wait mode {mode:#04x}")
+
+    def _waiting_report(self, s: Stream) -> str:
+        """What a blocked stream waits for, with who last changed the semaphore (deadlock reports)."""
+        d = s.bundles[s.pc]
+        text = self._wait_text(s, d) or "nothing (its waits hold)"
+        lanes = d.fmt.sync
+        notes = []
+        for lane in lanes.waits if lanes is not None else ():
+            if d.fields[lane.mode] == 0 or self._lane_wait(s, d, lane) is None:
+                continue
+            idx = d.fields[lane.index]
+            kind = "event" if _WAIT.get(d.fields[lane.mode]) == WaitMode.evt_set_clear else "sem"
+            last = self.m.sem_last.get(idx) if kind == "sem" else None
+            notes.append(f"{kind}{idx} last changed by {last}" if last else f"{kind}{idx} never changed")
+            break
+        return f"{s.where()} waits for {text}" + (f"; {notes[0]}" if notes else "")
 
     def _after(self, s: Stream, d: DecodedBundle) -> None:
+        lanes = d.fmt.sync
+        if lanes is None:
+            return
         f = d.fields
-        if f.get("wait_mode") == WAIT_WIRE[WaitMode.evt_set_clear]:
-            self.m.events[f["wait_idx"]] = False  # the waiter clears the event
-        mode = f.get("update_mode", 0)
+        for w in lanes.waits:
+            if f[w.mode] == WAIT_WIRE[WaitMode.evt_set_clear]:
+                self.m.events[f[w.index]] = False  # the waiter clears the event
+        for u in lanes.updates:
+            self._apply_update(s, d, u, lanes)
+
+    def _apply_update(self, s: Stream, d: DecodedBundle, u: UpdateLane, lanes: SyncLanes) -> None:
+        f = d.fields
+        mode = f[u.mode]
         if mode == 0 and self._d2.zero_is_none:
             return
-        if mode == 0 and f.get("update_idx", 0) == 0:
+        if mode == 0 and f[u.index] == 0:
             # D-2=raw: mode 0 is evt_set, but an all-zero band is no update. The shared dword tells
             # them apart only when no sem_ge wait owns it (else "set event 0" cannot be told apart).
-            wait_owns_value = f.get("wait_mode") in (WAIT_WIRE[WaitMode.sem_ge_imm], WAIT_WIRE[WaitMode.sem_ge_reg])
-            if not f.get("sync_value") or wait_owns_value:
+            wait_owns_value = any(f[w.mode] in (WAIT_WIRE[WaitMode.sem_ge_imm], WAIT_WIRE[WaitMode.sem_ge_reg])
+                                  for w in lanes.waits if w.value == u.value)
+            if not f[u.value] or wait_owns_value:
                 return
-        um = self._update.get(mode)
+        um = self._by_wire.get(mode)
         if um is None:
-            raise SimError(f"{s.engine}+{d.offset:#x}: unknown update mode {mode:#04x}")
-        idx, value = f["update_idx"], _signed32(f["sync_value"])
+            raise SimError(f"{s.where()}: unknown update mode {mode:#04x}")
+        idx, value = f[u.index], _signed32(f[u.value])
         sem = self.m.semaphores
         if um == UpdateMode.evt_set:
             self.m.events[idx] = True
@@ -139,35 +218,134 @@ class Scheduler:
             sem[idx] = _signed32(int(sem[idx]) - 1)
         elif um == UpdateMode.sem_wr_imm:
             sem[idx] = value
+        if um != UpdateMode.evt_set:
+            self.m.sem_last[idx] = s.where()
+
+    # --- the trace ----------------------------------------------------------------------------------
+
+    def _dma_done(self, t: DmaTransfer) -> None:
+        self.stats.dmas += 1
+        if self.timeline is not None:
+            start = t.issued if t.issued >= 0 else self.clock
+            self.timeline.dma(self.dma_queues.get(t.engine, f"{t.engine} DMA"), start, self.clock, t.where,
+                              {"semaphore": t.semaphore, "increments": list(t.increments)})
+        if self._prev_dma_hook is not None:
+            self._prev_dma_hook(t)
+
+    def _note_blocked(self, s: Stream, text: str) -> None:
+        if s.engine not in self._blocked:
+            self._blocked[s.engine] = (self.clock, text)
 
     # --- run --------------------------------------------------------------------------------------
 
+    def _step(self, s: Stream, d: DecodedBundle) -> None:
+        """Run the stream's next bundle (its waits hold) and apply its updates."""
+        tl = self.timeline
+        if tl is not None:
+            waited = self._blocked.pop(s.engine, None)
+            if waited is not None:
+                tl.wait(s.engine, waited[0], self.clock, waited[1])
+            label = s.labels[s.pc] if s.labels is not None and s.pc < len(s.labels) else None
+            tl.bundle(s.engine, self.clock, d.mnemonic, {"bundle": s.pc, "offset": f"{d.offset:#x}",
+                                                         **({"bir": label} if label else {})})
+            pending = len(self.m.dma_pending)
+        if self.trace is not None:
+            self.trace(s.engine, d, self.stats.executed)
+        try:
+            execute(self.m, s.engine, d, self.ds)
+        except SimError as e:
+            if s.name and s.name != s.engine:
+                raise SimError(f"{s.where()}: {e}") from None
+            raise
+        self._after(s, d)
+        if tl is not None:
+            for t in self.m.dma_pending[pending:]:
+                t.issued = self.clock
+        s.pc += 1
+        if self.m.halted and s.engine in self.m.halted:  # S-46: Halt / Exit end the stream
+            s.pc = len(s.bundles)
+        self.stats.executed += 1
+        self.stats.per_engine[s.engine] = self.stats.per_engine.get(s.engine, 0) + 1
+
+    def _deadlock(self, live: list[Stream]) -> Deadlock:
+        return Deadlock([self._waiting_report(s) for s in live])
+
     def run(self, max_rounds: int | None = None) -> RunStats:
+        """Run every stream to its end (or ``max_rounds`` rounds); a deadlock raises :class:`Deadlock`."""
+        try:
+            if self.ds.get(EngineSchedule).randomised:
+                return self._run_random(max_rounds)
+            return self._run_turns(max_rounds)
+        finally:
+            self.m.on_dma_complete = self._prev_dma_hook
+
+    def _run_turns(self, max_rounds: int | None) -> RunStats:
         live = [s for s in self.streams if not s.done]
         progress, next_report = self.progress, 0
         total = sum(len(s.bundles) for s in self.streams)
+        tl = self.timeline
         while live:
             progressed = False
             for s in live:
                 d = s.bundles[s.pc]
-                if self._wait_text(s, d) is not None:
+                text = self._wait_text(s, d)
+                if text is not None:
+                    if tl is not None:
+                        self._note_blocked(s, text)
                     continue
-                if self.trace is not None:
-                    self.trace(s.engine, d, self.stats.executed)
-                execute(self.m, s.engine, d, self.ds)
-                self._after(s, d)
-                s.pc += 1
-                self.stats.executed += 1
-                self.stats.per_engine[s.engine] = self.stats.per_engine.get(s.engine, 0) + 1
+                self._step(s, d)
                 progressed = True
             self.stats.rounds += 1
             if progress is not None and self.stats.executed >= next_report:
                 progress(self.stats.executed, total)
                 next_report = self.stats.executed + 256
             live = [s for s in live if not s.done]
+            if not progressed and self.m.dma_pending:
+                self.m.complete_dmas(count=1)  # S-40: every engine is blocked, the oldest queued DMA completes
+                self.clock += 1
+                continue
+            self.clock += 1
             if not progressed:
-                raise Deadlock([f"{s.engine}+{s.bundles[s.pc].offset:#x} ({s.bundles[s.pc].mnemonic}, bundle "
-                                f"{s.pc}) waits for {self._wait_text(s, s.bundles[s.pc])}" for s in live])
+                raise self._deadlock(live)
+            if max_rounds is not None and self.stats.rounds >= max_rounds:
+                break
+        else:
+            self.m.complete_dmas()  # S-40: what is still queued completes at the end of the run
+        return self.stats
+
+    def _run_random(self, max_rounds: int | None) -> RunStats:
+        """S-60=random: each step runs one ready engine or completes one in-flight DMA, picked uniformly."""
+        rng = np.random.default_rng(self.seed)
+        live = [s for s in self.streams if not s.done]
+        progress, next_report = self.progress, 0
+        total = sum(len(s.bundles) for s in self.streams)
+        tl = self.timeline
+        pending = self.m.dma_pending
+        while live or pending:
+            ready = []
+            for s in live:
+                d = s.bundles[s.pc]
+                text = self._wait_text(s, d)
+                if text is None:
+                    ready.append(s)
+                elif tl is not None:
+                    self._note_blocked(s, text)
+            n = len(ready) + len(pending)
+            if n == 0:
+                raise self._deadlock(live)
+            k = int(rng.integers(n))
+            if k < len(ready):
+                s = ready[k]
+                self._step(s, s.bundles[s.pc])
+                if s.done:
+                    live.remove(s)
+            else:
+                pending.pop(k - len(ready)).complete(self.m)
+            self.stats.rounds += 1
+            self.clock += 1
+            if progress is not None and self.stats.executed >= next_report:
+                progress(self.stats.executed, total)
+                next_report = self.stats.executed + 256
             if max_rounds is not None and self.stats.rounds >= max_rounds:
                 break
         return self.stats

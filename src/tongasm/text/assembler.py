@@ -21,7 +21,8 @@ from ..isa.decisions import DecisionSet
 from ..isa.fields import BUNDLE_SIZE, Format
 from ..isa.formats import FormatSet, build_formats
 from ..isa.targets import DEFAULT_TARGET, TARGETS, Target
-from .syntax import ParseError, parse_operands
+from ..util import check_output_name
+from .syntax import ParseError, parse_operands, top_level
 
 
 class TextSyntaxError(TongasmError):
@@ -29,7 +30,11 @@ class TextSyntaxError(TongasmError):
 
     def __init__(self, path: str, line: int, col: int, message: str, source: str = "") -> None:
         self.path, self.line, self.col, self.detail = path, line, col, message
-        caret = f"\n  {source}\n  {' ' * col}^" if source else ""
+        at = col
+        if len(source) > 160:  # a window of a very long line around the column
+            start = max(0, min(col - 80, len(source) - 160))
+            source, at = ("..." if start else "") + source[start:start + 160] + "...", col - start + (3 if start else 0)
+        caret = f"\n  {source}\n  {' ' * at}^" if source else ""
         super().__init__(f"{path}:{line}:{col + 1}: {message}{caret}")
 
 
@@ -48,24 +53,23 @@ def mnemonic_table(fs: FormatSet) -> dict[str, tuple[int, Format]]:
     table: dict[str, tuple[int, Format]] = {}
     for op, fmts in fs.by_opcode.items():
         for fmt in fmts:
-            m = fmt.opcodes[op].lower()
-            if len(fmts) > 1:
-                m += "." + fmt.name.split(".", 1)[1].lower()
-            table[m] = (op, fmt)
+            table[fs.mnemonic(fmt, op).lower()] = (op, fmt)
     return table
 
+
+#: The longest run of digits an operand may hold (a raw patch of the whole 64-byte bundle is 128 hex
+#: digits); a longer one is refused before any number is converted (Python refuses to convert decimal
+#: text of more than 4300 digits, and such values only make unreadable messages).
+_MAX_DIGITS = 2 * BUNDLE_SIZE
+_LONG_NUMBER = re.compile(f"[0-9A-Fa-f_]{{{_MAX_DIGITS + 1},}}")
 
 _PREFIX = re.compile(r"^\s*(?:[0-9a-fA-F]+:\s*)?(?:\|[^|]*\|\s*)?")
 
 
 def _strip_comment(line: str) -> str:
-    depth = 0
-    for i, ch in enumerate(line):
-        if ch in "[(":
-            depth += 1
-        elif ch in "])":
-            depth -= 1
-        elif ch in ";#" and depth == 0:
+    """The line without its ``;`` or ``#`` comment (one inside a "..." name or brackets is text)."""
+    for i in top_level(line):
+        if line[i] in ";#":
             return line[:i]
     return line
 
@@ -107,11 +111,19 @@ def assemble_text(text: str, *, path: str = "<text>", decisions: DecisionSet | N
                 did, eq, choice = arg.partition("=")
                 if not eq:
                     raise err(f".decision expects D-n=READING, got {arg!r}", acol)
-                file_ds[did.strip().upper()] = choice.strip()
+                did = did.strip().upper()
+                if file_ds.get(did, choice.strip()) != choice.strip():
+                    raise err(f".decision {did} is given twice ({file_ds[did]} and {choice.strip()}); choose one "
+                              "reading", acol)
+                file_ds[did] = choice.strip()
                 continue
             if word == ".stream":
                 if not re.fullmatch(r"[A-Za-z0-9_.-]+", arg):
                     raise err(f".stream needs a stream name like dve, got {arg!r}", acol)
+                try:  # the stream is written as NAME.bin: the one rule for output names
+                    check_output_name(f"{arg}.bin", f".stream name {arg!r}")
+                except TongasmError as e:
+                    raise err(str(e), acol) from None
                 current = arg
                 prog.streams.setdefault(current, bytearray())
                 continue
@@ -153,6 +165,10 @@ def assemble_text(text: str, *, path: str = "<text>", decisions: DecisionSet | N
             raise err(f"unknown mnemonic {mnem!r}{hint}", body_col)
         opcode, fmt = entry
         ops_col = body_col + word_m.end()
+        long = _LONG_NUMBER.search(body, word_m.end())
+        if long:
+            raise err(f"a number of {long.end() - long.start()} digits is too long (at most {_MAX_DIGITS}; no "
+                      "field is that wide)", body_col + long.start())
         try:
             bundle = parse_operands(fmt, opcode, body[word_m.end():], prog.decisions, ops_col)
         except ParseError as e:
@@ -162,11 +178,7 @@ def assemble_text(text: str, *, path: str = "<text>", decisions: DecisionSet | N
 
 
 def assemble_file(path: str | Path, **kw: object) -> TextProgram:
-    p = Path(path)
-    try:
-        text = p.read_text()
-    except (OSError, ValueError) as e:  # ValueError: not UTF-8, or a NUL in the path
-        from ..errors import InputError
+    from ..util import read_text
 
-        raise InputError(f"cannot read {p}: {getattr(e, 'strerror', None) or e}") from None
-    return assemble_text(text, path=str(p), **kw)  # type: ignore[arg-type]
+    p = Path(path)
+    return assemble_text(read_text(p), path=str(p), **kw)  # type: ignore[arg-type]

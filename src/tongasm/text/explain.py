@@ -115,27 +115,36 @@ def _meaning(fmt: Format, f: Field, v: int, fields: dict[str, int], ds: Decision
         s = fmt.slots[f.slot]
         i = int(f.name[-1])
         which = ds.get(FreeDimOrder).slot_meaning(i)
-        if i >= 1 and all(fields[f"{s.name}.{k}{j}"] == 1 for j in range(i, s.ndims) for k in ("step", "num")):
-            which = "unused slot ({1,1} fill)"
+        if i >= 1 and all((fields[f"{s.name}.step{j}"], fields[f"{s.name}.num{j}"]) == s.fill for j in range(i, s.ndims)):
+            which = f"unused slot ({{{s.fill[0]},{s.fill[1]}}} fill{', R-9' if s.fill != (1, 1) else ''})"
         what = f"step {v} element{'s' * (abs(v) != 1)}" if ".step" in f.name else f"count {v}"
         return f"{what}: {which}"
-    if f.name == "sync_value":
-        return _sync_value_meaning(v, fields, ds)
+    if fmt.sync is not None and f.name in fmt.sync.values:
+        return _sync_value_meaning(fmt, f.name, v, fields, ds)
     return f"{v} ({v:#x}): {f.doc}" if v > 9 else f"{v}: {f.doc}"
 
 
-def _sync_value_meaning(v: int, fields: dict[str, int], ds: DecisionSet) -> str:
+def _sync_value_meaning(fmt: Format, name: str, v: int, fields: dict[str, int], ds: DecisionSet) -> str:
+    """What a sync lane's value dword holds for the lanes that use it (the header band's is shared: D-4)."""
+    lanes = fmt.sync
+    assert lanes is not None
     users = []
-    wm = fields.get("wait_mode", 0)
-    if wm == WAIT_WIRE[WaitMode.sem_ge_imm]:
-        users.append(f"wait threshold {v}")
-    elif wm == WAIT_WIRE[WaitMode.sem_ge_reg]:
-        users.append(f"wait register r{v}")
-    um = fields.get("update_mode", 0)
+    for w in lanes.waits:
+        if w.value != name:
+            continue
+        wm = fields.get(w.mode, 0)
+        if wm == WAIT_WIRE[WaitMode.sem_ge_imm]:
+            users.append(f"wait threshold {v}")
+        elif wm == WAIT_WIRE[WaitMode.sem_ge_reg]:
+            users.append(f"wait register r{v}")
     d2 = ds.get(UpdateModeWire)
-    mode = d2.mode(um)
-    if mode is not None and not (um == 0 and d2.zero_is_none) and mode not in VALUELESS_UPDATES:
-        users.append(f"update value {v}")
+    for u in lanes.updates:
+        if u.value != name:
+            continue
+        um = fields.get(u.mode, 0)
+        mode = d2.mode(um)
+        if mode is not None and not (um == 0 and d2.zero_is_none) and mode not in VALUELESS_UPDATES:
+            users.append(f"update value {v}")
     if len(users) > 1:
         return " and ".join(users) + " (one shared dword: D-4)"
     return users[0] if users else (f"unused ({v})" if v else "unused (0)")

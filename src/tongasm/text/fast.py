@@ -10,6 +10,8 @@ output identical to the reference listing.
 
 from __future__ import annotations
 
+import operator
+
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
@@ -25,15 +27,14 @@ from .syntax import (
     ApOp, Ctx, ImmOp, Operand, Template, default_value, generic_text, patch_text, render_sync, template_for,
 )
 
-_SYNC = ("wait_mode", "wait_idx", "update_mode", "update_idx", "sync_value")
 CACHE_LIMIT = 200_000  # entries per operand before a memo is cleared (bounded memory on unique streams)
 
 
 def _reads(op: Operand, fmt: Format) -> tuple[str, ...]:
     """The fields an operand's text depends on (what it claims, plus what it reads besides)."""
     extra: tuple[str, ...] = ()
-    if isinstance(op, ApOp) and "num_partitions" in fmt.field_map:
-        extra = ("num_partitions",)
+    if isinstance(op, ApOp) and op.slot.parts_field in fmt.field_map:
+        extra = (op.slot.parts_field,)
     elif isinstance(op, ImmOp) and op.dt and not op.claim_dt:
         extra = (op.dt,)
     names = list(op.claims) + [e for e in extra if e not in op.claims]
@@ -59,16 +60,17 @@ class FastTemplate:
         # (positions of the fields read, memo, render); memo values are ", name=value" or "" (left out)
         # and the bundle bytes those fields live in (a multi-field operand is memoised on its bytes)
         self.ops: list[tuple[tuple[int, ...], np.ndarray, dict[object, str], Callable[[object], str]]] = []
-        claimed = {"opcode", *_SYNC}
+        self.sync_names: tuple[str, ...] = fmt.sync.fields if fmt.sync is not None else ()
+        claimed = {"opcode", *self.sync_names}
         for op in tpl.operands:
             reads = _reads(op, fmt)
             self.ops.append((tuple(pos[r] for r in reads), _byte_spans(fmt, reads), {}, self._renderer(op, reads)))
             claimed.update(op.claims)
         # fields left to "field=value" when they differ from the parser's default
         self.leftover = [(f, pos[f.name]) for f in fmt.fields if f.name not in claimed]
-        self.has_sync = "wait_mode" in fmt.field_map
+        self.has_sync = fmt.sync is not None
         self.pos = pos
-        self.sync_spans = _byte_spans(fmt, _SYNC) if self.has_sync else np.zeros(0, dtype=np.intp)
+        self.sync_spans = _byte_spans(fmt, self.sync_names) if self.has_sync else np.zeros(0, dtype=np.intp)
         self.sync_memo: dict[bytes, str] = {}
 
     def _renderer(self, op: Operand, reads: tuple[str, ...]) -> Callable[[object], str]:
@@ -133,14 +135,15 @@ class FastTemplate:
         keys = np.ascontiguousarray(rows[:, self.sync_spans]).view(f"S{len(self.sync_spans)}").ravel().tolist()
         col: list[str | None] = list(map(self.sync_memo.get, keys))
         if None in col:
-            pos = [self.pos[n] for n in _SYNC]
+            names = self.sync_names
+            pos = [self.pos[n] for n in names]
             for k, key in enumerate(keys):
                 if col[k] is None:
                     t = self.sync_memo.get(key)
                     if t is None:
-                        vals = {n: lists[p][k] for n, p in zip(_SYNC, pos)}
-                        text, claimed = render_sync(vals, self.ds)
-                        items = [generic_text(self.fmt.field_map[n], vals[n]) for n in _SYNC if n not in claimed]
+                        vals = {n: lists[p][k] for n, p in zip(names, pos)}
+                        text, claimed = render_sync(vals, self.ds, self.fmt.sync)  # type: ignore[arg-type]
+                        items = [generic_text(self.fmt.field_map[n], vals[n]) for n in names if n not in claimed]
                         items += [text] if text else []
                         t = self.sync_memo[key] = "".join(", " + i for i in items)
                     col[k] = t
@@ -183,10 +186,7 @@ def fast_template(fmt: Format, opcode: int, fs: FormatSet, ds: DecisionSet) -> F
     key = (fmt, opcode, ds)
     t = _TEMPLATES.get(key)
     if t is None:
-        m = fmt.opcodes[opcode]
-        if len(fs.variants(opcode)) > 1:
-            m += "." + fmt.name.split(".", 1)[1]
-        t = _TEMPLATES[key] = FastTemplate(fmt, m, ds)
+        t = _TEMPLATES[key] = FastTemplate(fmt, fs.mnemonic(fmt, opcode), ds)
     return t
 
 
@@ -203,6 +203,12 @@ def _unexplained(fmt: Format, data2d: np.ndarray, index: np.ndarray) -> np.ndarr
 def stream_bodies(data: bytes | bytearray | memoryview | np.ndarray, *, decisions: DecisionSet = DEFAULT_DECISIONS,
                   cols: StreamColumns | None = None) -> list[str]:
     """The instruction text of every bundle of a stream, in order (``.bytes ...`` for undecodable ones)."""
+    return _bodies(data, decisions, cols)[0]
+
+
+def _bodies(data: bytes | bytearray | memoryview | np.ndarray, decisions: DecisionSet,
+            cols: StreamColumns | None = None) -> tuple[list[str], list[int]]:
+    """stream_bodies, and the indexes of the undecodable bundles."""
     arr = as_uint8(data)
     fs = build_formats(decisions)
     cols = cols or decode_stream(arr, decisions=decisions)
@@ -231,15 +237,21 @@ def stream_bodies(data: bytes | bytearray | memoryview | np.ndarray, *, decision
             for k in odd:
                 col[k] = "".join(", " + t for t in patch_text(fmt, bytes(rows[k])))
             parts.append(col)
-        mnemonics = {op: fast_template(fmt, op, fs, decisions).mnemonic for op in set(opcodes)}
-        texts = map("".join, zip(*parts)) if parts else [""] * len(g)
+        ops = set(opcodes)
+        mnemonics = {op: fast_template(fmt, op, fs, decisions).mnemonic for op in ops}
         bodies = np.empty(len(g), dtype=object)
-        bodies[:] = [mnemonics[op] + " " + t[2:] if t else mnemonics[op] for op, t in zip(opcodes, texts)]
+        if not parts:
+            bodies[:] = [mnemonics[op] for op in opcodes]
+        else:  # "Mnemonic, a=1, b=2" with its first ", " made a space; a row without operands keeps the mnemonic
+            lead = [mnemonics[opcodes[0]]] * len(g) if len(ops) == 1 else [mnemonics[op] for op in opcodes]
+            texts = list(map("".join, zip(lead, *parts)))
+            bodies[:] = [t.replace(", ", " ", 1) for t in texts]
         out[g.index] = bodies
-    for i in cols.undecodable.tolist():
+    bad = cols.undecodable.tolist()
+    for i in bad:
         raw = bytes(data2d[i])
         out[i] = f".bytes {raw.hex()}  ; {why_undecodable(raw, fs)}"
-    return out.tolist()
+    return out.tolist(), bad
 
 
 def stream_lines(data: bytes | bytearray | memoryview | np.ndarray, *, decisions: DecisionSet = DEFAULT_DECISIONS,
@@ -268,13 +280,15 @@ def _stream_lines(data: bytes | bytearray | memoryview | np.ndarray, decisions: 
 
         check_stream_length(arr.size)
     n = arr.size // BUNDLE_SIZE
-    bodies = stream_bodies(arr, decisions=decisions)
+    bodies, bad = _bodies(arr, decisions)
     rows = arr.reshape(n, BUNDLE_SIZE)
     if base + n * BUNDLE_SIZE > 0xFFFFFFFF:  # offsets wider than 8 digits: the plain path
         return [_line(first + i, rows[i], b, full_bytes) for i, b in enumerate(bodies)]
     prefixes = _prefixes(rows, full_bytes, first)
-    return [f"{(first + i) * BUNDLE_SIZE:08x}:  {b}" if b[0] == "." else p + b
-            for i, (p, b) in enumerate(zip(prefixes, bodies))]
+    lines = list(map(operator.add, prefixes, bodies))
+    for i in bad:  # an undecodable bundle's line has no bytes column (its .bytes directive holds them)
+        lines[i] = f"{(first + i) * BUNDLE_SIZE:08x}:  {bodies[i]}"
+    return lines
 
 
 _HEX = np.frombuffer(b"0123456789abcdef", dtype=np.uint8).astype(np.uint32)

@@ -29,10 +29,7 @@ HEAD_BYTES = 16
 
 def mnemonic_of(d: DecodedBundle, fs: FormatSet) -> str:
     """The listing mnemonic: the opcode's name, plus the layout's variant when the opcode has several."""
-    m = d.fmt.opcodes[d.opcode]
-    if len(fs.variants(d.opcode)) > 1:
-        m += "." + d.fmt.name.split(".", 1)[1]
-    return m
+    return fs.mnemonic(d.fmt, d.opcode)
 
 
 def bytes_column(raw: bytes, full: bool) -> str:

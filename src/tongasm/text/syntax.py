@@ -19,21 +19,23 @@ list (its *template*) is declared once below; the field offsets come from the fo
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from typing import Any
 from dataclasses import dataclass, field
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from ..errors import TongasmError
 from ..isa.decisions import DecisionSet
+from ..isa.decisions.real import Addr8Modes
 from ..isa.decisions.spec import FreeDimOrder, UpdateModeWire
 from ..isa.descriptors import PSUM_BANK_BYTES, PSUM_PARTITION_SHIFT, SBUF_PARTITION_SHIFT, addr4_psum, addr4_register, addr4_sbuf, decode_addr4
 from ..isa.enums import VALUELESS_UPDATES, WAIT_WIRE, UpdateMode, WaitMode, WireDtype
 from ..isa.fields import BUNDLE_SIZE, NONZERO, EnumTable, Field, Format, Slot
 from ..isa.layout import (
-    ApText, DtypeText, EnumText, ImmText, IntText, M2dText, PairText, RegText, ScalarText, ShapeText, TextOp,
-    VarText,
+    HEADER_SYNC, Addr8Text, AsciiText, SyncLanes, ApText, DtypeText, EnumText, ImmText, IntText, M2dText, PairText,
+    RegText, ScalarText, ShapeText, TextOp, VarText,
 )
 
 # --- value spellings ---------------------------------------------------------------------------------
@@ -186,7 +188,7 @@ class Ctx:
     fmt: Format
     decisions: DecisionSet
     values: dict[str, int]
-    ap_counts: dict[str, tuple[int, int]] = field(default_factory=dict)  # AP name → (count, column)
+    ap_counts: dict[str, tuple[int, int, str]] = field(default_factory=dict)  # AP name → (count, column, field)
     set_by: dict[str, str] = field(default_factory=dict)
     cols: dict[str, int] = field(default_factory=dict)  # field → column of the text that set it
 
@@ -316,18 +318,17 @@ class ApOp(Operand):
         self.slot = slot
         self.name = slot.name
         self.parts_here = parts_here
-        self.fixed = slot.partitions
         fields = [f"{slot.name}.addr"] + [f"{slot.name}.{k}{i}" for i in range(slot.ndims) for k in ("step", "num")]
         if slot.dtype_field:
             fields.append(slot.dtype_field)
-        if parts_here:
-            fields.append("num_partitions")
+        if parts_here and slot.parts_field:
+            fields.append(slot.parts_field)
         self.claims = tuple(fields)
 
     def _dims(self, c: Ctx) -> list[tuple[int, int]]:
         s = self.slot
         slots = [(c.values[f"{s.name}.step{i}"], c.values[f"{s.name}.num{i}"]) for i in range(s.ndims)]
-        while slots and slots[-1] == (1, 1):
+        while slots and slots[-1] == s.fill:  # unused dims hold the slot's fill ({1,1}; {0,1} on PE, R-9)
             slots.pop()
         # D-6: slots hold free dims innermost first; print outermost first.
         return c.decisions.get(FreeDimOrder).from_slots(slots)
@@ -335,23 +336,24 @@ class ApOp(Operand):
     def render(self, c: Ctx) -> str:
         s = self.slot
         word = c.values[f"{s.name}.addr"]
-        count = self.fixed if self.fixed is not None else c.values.get("num_partitions", 0)
+        # the operand's partition count, when a field holds it (":N"; a slot without one prints none)
+        count = f":{c.values.get(s.parts_field, 0)}" if s.parts_field else ""
         a = decode_addr4(word)
         if a.indirect or a.active or a.space == "invalid":
-            base = f"addr({word:#010x})[:{count}]"
+            base = f"addr({word:#010x})[{count}]"
         elif a.space == "register":
-            base = f"{reg_text(a.register or 0)}[:{count}]"
+            base = f"{reg_text(a.register or 0)}[{count}]"
         elif a.space == "sbuf":
-            base = f"sb[p{a.partition}:{count}]" + (f"+{a.byte:#x}" if a.byte else "")
+            base = f"sb[p{a.partition}{count}]" + (f"+{a.byte:#x}" if a.byte else "")
         else:
             bank, off = divmod(a.byte or 0, PSUM_BANK_BYTES)
-            base = f"psum.b{bank}[p{a.partition}:{count}]" + (f"+{off:#x}" if off else "")
+            base = f"psum.b{bank}[p{a.partition}{count}]" + (f"+{off:#x}" if off else "")
         dims = "".join(f"[{st}x{n}]" for st, n in self._dims(c))
         dt = f".{dtype_text(c.values[s.dtype_field])}" if s.dtype_field else ""
         return base + dims + dt
 
     _RE = re.compile(r"""^(?P<base>sb|psum\.b(?P<bank>\d+)|[rR](?P<reg>\d+)|addr\((?P<word>0[xX][0-9a-fA-F]+)\))
-                        \[(?:p(?P<part>\d+))?:(?P<count>\d+)\]
+                        \[(?:p(?P<part>\d+))?(?::(?P<count>\d+))?\]
                         (?:\+(?P<off>0[xX][0-9a-fA-F]+|\d+))?
                         (?P<dims>(?:\[-?\d+x\d+\])*)
                         (?:\.(?P<dtype>[A-Za-z0-9_()]+))?$""", re.X)
@@ -363,7 +365,11 @@ class ApOp(Operand):
             raise ParseError(f"{s.name}: not an access pattern: {text.strip()!r} (like sb[p0:128]+0x100[1x512].float32, "
                              "psum.b2[p0:64][1x64].float32, r7[:128][1x512].float32)", col)
         base, part, off = m.group("base"), m.group("part"), parse_int(m.group("off") or "0", col)
-        count = int(m.group("count"))
+        if (m.group("count") is None) != (s.parts_field is None):
+            raise ParseError(f"{s.name}: " + ("give the partition count, like sb[p0:128]" if s.parts_field else
+                                              "this operand has no partition-count field: write sb[p0], not "
+                                              f"sb[p0:{m.group('count')}]"), col)
+        count = int(m.group("count") or 0)
         if base == "sb" or base.startswith("psum"):
             if part is None:
                 raise ParseError(f"{s.name}: give the start partition, like sb[p0:128]", col)
@@ -389,7 +395,7 @@ class ApOp(Operand):
         if len(dims) > s.ndims:
             raise ParseError(f"{s.name}: {len(dims)} free dims, but a {s.type_name} holds {s.ndims}", col)
         slots = c.decisions.get(FreeDimOrder).to_slots(dims)
-        slots += [(1, 1)] * (s.ndims - len(slots))
+        slots += [s.fill] * (s.ndims - len(slots))
         for i, (st, n) in enumerate(slots):
             _set(c, f"{s.name}.step{i}", st, s.name, col)
             _set(c, f"{s.name}.num{i}", n, s.name, col)
@@ -397,13 +403,10 @@ class ApOp(Operand):
             if not m.group("dtype"):
                 raise ParseError(f"{s.name}: the access pattern needs its dtype, like .float32", col)
             _set(c, s.dtype_field, parse_dtype(m.group("dtype"), col), s.name, col)
-        if self.fixed is not None:
-            if count != self.fixed:
-                raise ParseError(f"{s.name}: this access pattern has {self.fixed} partition(s), got {count}", col)
-        else:
-            c.ap_counts[s.name] = (count, col)
-        if self.parts_here:
-            _set(c, "num_partitions", count, s.name, col)
+        if s.parts_field:
+            c.ap_counts[s.name] = (count, col, s.parts_field)
+            if self.parts_here:
+                _set(c, s.parts_field, count, s.name, col)
 
 
 class M2dOp(Operand):
@@ -561,6 +564,115 @@ class ScalarOp(Operand):
             _set(c, self.value, parse_int(m.group("ptr"), col), self.name, col)
 
 
+# --- operands of the PE, DMA and sync/control layouts (issue 13) ---------------------------------------
+
+_HEX = r"-?0[xX][0-9a-fA-F]+|-?\d+"
+
+
+class Addr8Op(Operand):
+    """One side of a DMA (R-17, R-16): ``var4+0x80[0x1000x128]/0x100.float16``.
+
+    The address is ``sb[pP]+0xB`` (mode 0x10, variable 0: the SBUF word ``P << 18 | B``),
+    ``varN+0xB`` (mode 0x10, DRAM variable N), ``dgeN+0xB`` (mode 0x20, DGE-table entry N) or
+    ``a8(0xMODE:N)+0xB`` (any other mode); then dim 1 and dim 0, ``[STEPxCOUNT]`` with byte steps
+    (dim 1 left out when it is the {1, 1} of every real DMA; under R-16's default dim 1 is the outer),
+    ``/`` the run size in bytes, and the side's dtype."""
+
+    _RE = re.compile(rf"""^(?:sb\[p(?P<part>\d+)\]|var(?P<var>\d+)|dge(?P<dge>\d+)|a8\((?P<mode>0[xX][0-9a-fA-F]+):(?P<avar>\d+)\))
+                         (?:\+(?P<off>0[xX][0-9a-fA-F]+|\d+))?
+                         (?P<dims>(?:\[(?:{_HEX})x\d+\])*)
+                         /(?P<elem>0[xX][0-9a-fA-F]+|\d+)
+                         \.(?P<dtype>[A-Za-z0-9_()]+)$""", re.X)
+    _DIM = re.compile(rf"\[({_HEX})x(\d+)\]")
+
+    def __init__(self, name: str, side: str, dtype_fld: str) -> None:
+        self.name, self.side, self.dt = name, side, dtype_fld
+        self.keys = {k: f"{side}.{k}" for k in ("addr", "var", "var_hi", "addr_mode", "step0", "step1", "num0", "num1",
+                                                 "elem_size")}
+        self.claims = (*self.keys.values(), dtype_fld)
+
+    def render(self, c: Ctx) -> str:
+        v = {k: c.values[f] for k, f in self.keys.items()}
+        var = v["var"] | v["var_hi"] << 16
+        mode, word = v["addr_mode"], v["addr"]
+        off = f"+{word:#x}" if word else ""
+        if mode == Addr8Modes.PHYSICAL and var == Addr8Modes.SBUF_VAR and not word >> 25:
+            a = decode_addr4(word)
+            where = f"sb[p{a.partition}]" + (f"+{a.byte:#x}" if a.byte else "")
+        elif mode == Addr8Modes.PHYSICAL:
+            where = f"var{var}{off}"
+        elif mode == Addr8Modes.DGE_IMMEDIATE:
+            where = f"dge{var}{off}"
+        else:
+            where = f"a8({mode:#04x}:{var}){off}"
+        dims = "" if (v["step1"], v["num1"]) == (1, 1) else f"[{_hex(v['step1'])}x{v['num1']}]"
+        dims += f"[{_hex(v['step0'])}x{v['num0']}]"
+        return f"{where}{dims}/{v['elem_size']:#x}.{dtype_text(c.values[self.dt])}"
+
+    def parse(self, text: str, c: Ctx, col: int) -> None:
+        m = self._RE.match(text.strip())
+        if not m:
+            raise ParseError(f"{self.name}: not a DMA side: {text.strip()!r} (like var4+0x80[0x100x128]/0x100.float16, "
+                             "dge1[0x200x128]/0x200.float16, sb[p0]+0x4000[0x40000x128]/0x100.float32)", col)
+        off = parse_int(m.group("off") or "0", col)
+        if m.group("part") is not None:
+            p = int(m.group("part"))
+            if p > 127 or off >= 1 << SBUF_PARTITION_SHIFT:
+                raise ParseError(f"{self.name}: SBUF partition {p} / byte {off:#x} do not fit the address word", col)
+            mode, var, word = Addr8Modes.PHYSICAL, Addr8Modes.SBUF_VAR, p << SBUF_PARTITION_SHIFT | off
+        elif m.group("var") is not None:
+            mode, var, word = Addr8Modes.PHYSICAL, int(m.group("var")), off
+        elif m.group("dge") is not None:
+            mode, var, word = Addr8Modes.DGE_IMMEDIATE, int(m.group("dge")), off
+        else:
+            mode, var, word = int(m.group("mode"), 16), int(m.group("avar")), off
+        dims = [(int(a, 0), int(b)) for a, b in self._DIM.findall(m.group("dims") or "")]
+        if not 1 <= len(dims) <= 2:
+            raise ParseError(f"{self.name}: a DMA side has one or two dims [STEPxCOUNT] (outermost first)", col)
+        (step1, num1), (step0, num0) = ((1, 1), dims[0]) if len(dims) == 1 else (dims[0], dims[1])
+        values = {"addr": word, "var": var & 0xFFFF, "var_hi": var >> 16, "addr_mode": mode, "step0": step0,
+                  "step1": step1, "num0": num0, "num1": num1, "elem_size": parse_int(m.group("elem"), col)}
+        for k, val in values.items():
+            _set(c, self.keys[k], val, self.name, col)
+        _set(c, self.dt, parse_dtype(m.group("dtype"), col), self.name, col)
+
+
+def _hex(v: int) -> str:
+    return f"-{-v:#x}" if v < 0 else f"{v:#x}"
+
+
+class AsciiOp(Operand):
+    """A NUL-padded ASCII name over consecutive fields: ``queue="qPoolDynamic"`` (JSON string syntax)."""
+
+    def __init__(self, name: str, fields: tuple[str, ...]) -> None:
+        self.name, self.claims = name, fields
+
+    def _sizes(self, c: Ctx) -> list[int]:
+        return [c.fmt.field_map[f].size for f in self.claims]
+
+    def render(self, c: Ctx) -> str:
+        raw = b"".join(c.values[f].to_bytes(n, "little") for f, n in zip(self.claims, self._sizes(c)))
+        # the trailing NUL padding left out; any other byte written as a JSON escape (\u00XX)
+        return json.dumps(raw.rstrip(b"\0").decode("latin-1"))
+
+    def parse(self, text: str, c: Ctx, col: int) -> None:
+        try:
+            name = json.loads(text.strip())
+            raw = name.encode("latin-1") if isinstance(name, str) else None
+        except (ValueError, UnicodeEncodeError):
+            raw = None
+        sizes = self._sizes(c)
+        if raw is None:
+            raise ParseError(f"{self.name}: expected a quoted name of bytes, like \"qPoolDynamic\"", col)
+        if len(raw) > sum(sizes):
+            raise ParseError(f"{self.name}: {len(raw)} bytes do not fit the {sum(sizes)}-byte name field", col)
+        raw = raw.ljust(sum(sizes), b"\0")
+        pos = 0
+        for f, n in zip(self.claims, sizes):
+            _set(c, f, int.from_bytes(raw[pos:pos + n], "little"), self.name, col)
+            pos += n
+
+
 @dataclass
 class Template:
     """The operands of one format, and the defaults the parser assumes for fields left out."""
@@ -599,6 +711,10 @@ def operand_of(t: TextOp, fmt: Format) -> Operand:
         op = ShapeOp(t.name, t.dims)
     elif isinstance(t, ScalarText):
         op = ScalarOp(t.name, t.kind, t.value, t.dtype_field, t.fixed_dtype)
+    elif isinstance(t, Addr8Text):
+        op = Addr8Op(t.name, t.side, t.dtype_field)
+    elif isinstance(t, AsciiText):
+        op = AsciiOp(t.name, t.fields)
     else:
         raise TypeError(f"{fmt.name}: no text implementation for {type(t).__name__}")
     op.optional = t.optional
@@ -630,44 +746,54 @@ def _update_wire(ds: DecisionSet, m: UpdateMode) -> int:
     return ds.get(UpdateModeWire).wire(m)
 
 
-def render_sync(v: dict[str, int], ds: DecisionSet) -> tuple[str | None, set[str]]:
-    """The ``wait ... / upd ...`` clause and the fields it claims (unknown bytes are left over)."""
-    parts, claimed = [], set()
-    value = v["sync_value"]
-    wm, wi = v["wait_mode"], v["wait_idx"]
-    value_claimed = False
-    if wm == 0:
-        if wi == 0:
-            claimed |= {"wait_mode", "wait_idx"}
-    elif wm in _WAIT_BY_WIRE:
-        mode = _WAIT_BY_WIRE[wm]
-        claimed |= {"wait_mode", "wait_idx"}
+def render_sync(v: Mapping[str, int], ds: DecisionSet, lanes: SyncLanes = HEADER_SYNC) -> tuple[str | None, set[str]]:
+    """The ``wait ... / upd ...`` clause and the fields it claims (unknown bytes are left over).
+
+    One ``wait`` per used wait lane and one ``upd`` per used update lane, in lane order (the header
+    band has one of each; EventSemaphore two waits and an update)."""
+    parts: list[str] = []
+    claimed: set[str] = set()
+    used_values: set[str] = set()
+    for lane in lanes.waits:
+        wm, wi, value = v[lane.mode], v[lane.index], v[lane.value]
+        if wm == 0:
+            if wi == 0:
+                claimed |= {lane.mode, lane.index}
+            continue
+        mode = _WAIT_BY_WIRE.get(wm)
+        if mode is None:
+            continue
+        claimed |= {lane.mode, lane.index}
         if mode == WaitMode.evt_set_clear:
             parts.append(f"wait evt{wi}")
         elif mode == WaitMode.sem_ge_imm:
             parts.append(f"wait sem{wi}>={value}")
-            value_claimed = True
+            used_values.add(lane.value)
         else:
             parts.append(f"wait sem{wi}>=r{value}")
-            value_claimed = True
-    um, ui = v["update_mode"], v["update_idx"]
+            used_values.add(lane.value)
     ubw = _update_by_wire(ds)
-    if um == 0 and ui == 0:
-        claimed |= {"update_mode", "update_idx"}
-    elif um in ubw:
-        umode = ubw[um]
-        claimed |= {"update_mode", "update_idx"}
+    for ulane in lanes.updates:
+        um, ui, value = v[ulane.mode], v[ulane.index], v[ulane.value]
+        if um == 0 and ui == 0:
+            claimed |= {ulane.mode, ulane.index}
+            continue
+        umode = ubw.get(um)
+        if umode is None:
+            continue
+        claimed |= {ulane.mode, ulane.index}
         sym = {UpdateMode.sem_add_imm: "+=", UpdateMode.sem_sub_imm: "-=", UpdateMode.sem_wr_imm: "="}
         if umode in VALUELESS_UPDATES:
             parts.append(f"upd sem{ui}{'++' if umode == UpdateMode.sem_inc else '--'}")
         elif umode == UpdateMode.evt_set:
             parts.append(f"upd evt{ui}" + (f"={value}" if value else ""))
-            value_claimed = True
+            used_values.add(ulane.value)
         else:
             parts.append(f"upd sem{ui}{sym[umode]}{value}")
-            value_claimed = True
-    if value_claimed or value == 0:
-        claimed.add("sync_value")
+            used_values.add(ulane.value)
+    for name in lanes.values:
+        if name in used_values or v[name] == 0:
+            claimed.add(name)
     return (" / ".join(parts) or None), claimed
 
 
@@ -677,8 +803,13 @@ _UPD_RE = re.compile(r"^(?:evt(?P<evt>\d+)(?:=(?P<evtval>0[xX][0-9a-fA-F]+|\d+))
 
 
 def parse_sync(text: str, c: Ctx, col: int) -> None:
-    """Parse ``wait ... / upd ...`` into the sync band fields."""
+    """Parse ``wait ... / upd ...`` into the sync lane fields: the k-th ``wait`` fills the k-th wait
+    lane, the k-th ``upd`` the k-th update lane."""
     ds = c.decisions
+    lanes = c.fmt.sync
+    if lanes is None:
+        raise ParseError(f"{c.fmt.name} carries no sync fields under this decision selection (D-3)", col)
+    n_wait = n_upd = 0
     for part in text.split("/"):
         p = part.strip()
         pcol = col + text.find(part) + (len(part) - len(part.lstrip()))
@@ -688,46 +819,57 @@ def parse_sync(text: str, c: Ctx, col: int) -> None:
             m = _WAIT_RE.match(rest)
             if not m:
                 raise ParseError(f"bad wait {rest!r} (like sem3>=5, sem3>=r4, evt3)", pcol)
+            if n_wait >= len(lanes.waits):
+                raise ParseError(f"{c.fmt.name} has {len(lanes.waits)} wait lane(s); this is wait {n_wait + 1}", pcol)
+            w = lanes.waits[n_wait]
+            n_wait += 1
             if m.group("evt") is not None:
-                _set(c, "wait_mode", WAIT_WIRE[WaitMode.evt_set_clear], "wait", pcol)
-                _set(c, "wait_idx", int(m.group("evt")), "wait", pcol)
+                _set(c, w.mode, WAIT_WIRE[WaitMode.evt_set_clear], "wait", pcol)
+                _set(c, w.index, int(m.group("evt")), "wait", pcol)
             else:
-                _set(c, "wait_idx", int(m.group("sem")), "wait", pcol)
+                _set(c, w.index, int(m.group("sem")), "wait", pcol)
                 if m.group("reg"):
-                    _set(c, "wait_mode", WAIT_WIRE[WaitMode.sem_ge_reg], "wait", pcol)
-                    _set_shared(c, parse_reg(m.group("reg"), pcol), pcol)
+                    _set(c, w.mode, WAIT_WIRE[WaitMode.sem_ge_reg], "wait", pcol)
+                    _set_value(c, lanes, w.value, parse_reg(m.group("reg"), pcol), pcol)
                 else:
-                    _set(c, "wait_mode", WAIT_WIRE[WaitMode.sem_ge_imm], "wait", pcol)
-                    _set_shared(c, parse_int(m.group("val"), pcol), pcol)
+                    _set(c, w.mode, WAIT_WIRE[WaitMode.sem_ge_imm], "wait", pcol)
+                    _set_value(c, lanes, w.value, parse_int(m.group("val"), pcol), pcol)
         elif kw == "upd":
             m = _UPD_RE.match(rest)
             if not m:
                 raise ParseError(f"bad update {rest!r} (like sem4+=1, sem4-=2, sem4++, sem4--, sem4=7, evt4)", pcol)
+            if n_upd >= len(lanes.updates):
+                raise ParseError(f"{c.fmt.name} has {len(lanes.updates)} update lane(s); this is update {n_upd + 1}",
+                                 pcol)
+            u = lanes.updates[n_upd]
+            n_upd += 1
             if m.group("evt") is not None:
-                _set(c, "update_mode", _update_wire(ds, UpdateMode.evt_set), "upd", pcol)
-                _set(c, "update_idx", int(m.group("evt")), "upd", pcol)
+                _set(c, u.mode, _update_wire(ds, UpdateMode.evt_set), "upd", pcol)
+                _set(c, u.index, int(m.group("evt")), "upd", pcol)
                 if m.group("evtval"):
-                    _set_shared(c, parse_int(m.group("evtval"), pcol), pcol)
+                    _set_value(c, lanes, u.value, parse_int(m.group("evtval"), pcol), pcol)
             else:
                 op, val = m.group("op"), m.group("val")
                 mode = {"++": UpdateMode.sem_inc, "--": UpdateMode.sem_dec, "+=": UpdateMode.sem_add_imm,
                         "-=": UpdateMode.sem_sub_imm, "=": UpdateMode.sem_wr_imm}[op]
                 if (mode in VALUELESS_UPDATES) != (val is None):
                     raise ParseError(f"bad update {rest!r}: ++/-- take no value, +=, -= and = need one", pcol)
-                _set(c, "update_mode", _update_wire(ds, mode), "upd", pcol)
-                _set(c, "update_idx", int(m.group("sem")), "upd", pcol)
+                _set(c, u.mode, _update_wire(ds, mode), "upd", pcol)
+                _set(c, u.index, int(m.group("sem")), "upd", pcol)
                 if val is not None:
-                    _set_shared(c, parse_int(val, pcol), pcol)
+                    _set_value(c, lanes, u.value, parse_int(val, pcol), pcol)
         else:
             raise ParseError(f"expected 'wait ...' or 'upd ...', got {p!r}", pcol)
 
 
-def _set_shared(c: Ctx, value: int, col: int) -> None:
-    if "sync_value" in c.values and c.values["sync_value"] != value:
-        raise ParseError(f"the wait and the update share one value dword (+0x08): {c.values['sync_value']} vs {value}",
-                         col)
-    c.values["sync_value"] = value
-    c.set_by["sync_value"] = "sync"
+def _set_value(c: Ctx, lanes: SyncLanes, name: str, value: int, col: int) -> None:
+    if name in c.values and c.values[name] != value:
+        if lanes.shared_value(name):
+            raise ParseError(f"the wait and the update share one value dword (+0x08): {c.values[name]} vs {value}",
+                             col)
+        raise ParseError(f"{name} set twice: {c.values[name]} vs {value}", col)
+    c.values[name] = value
+    c.set_by[name] = "sync"
 
 
 # --- printing and parsing one instruction ------------------------------------------------------------------
@@ -766,15 +908,17 @@ def render(fmt: Format, fields: dict[str, int], raw: bytes, ds: DecisionSet, mne
         items.append(f"{op.name}={text}")
         claimed.update(op.claims)
     # fields that match the parser's default need not be written (and claimed ones are written)
+    lanes = fmt.sync
+    sync_names = lanes.fields if lanes is not None else ()
     for f in fmt.fields:
-        if f.name in claimed or f.name in ("wait_mode", "wait_idx", "update_mode", "update_idx", "sync_value"):
+        if f.name in claimed or f.name in sync_names:
             continue
         v = fields[f.name]
         if v != default_value(fmt, f, fields, tpl):
             items.append(generic_text(f, v))
-    if "wait_mode" in fmt.field_map:
-        sync, sync_claimed = render_sync(fields, ds)
-        for name in ("wait_mode", "wait_idx", "update_mode", "update_idx", "sync_value"):
+    if lanes is not None:
+        sync, sync_claimed = render_sync(fields, ds, lanes)
+        for name in sync_names:
             if name not in sync_claimed:
                 items.append(generic_text(fmt.field_map[name], fields[name]))
         if sync:
@@ -799,15 +943,35 @@ def patch_text(fmt: Format, raw: bytes) -> list[str]:
     return out
 
 
-def split_operands(text: str) -> list[tuple[str, int]]:
-    """Split on top-level commas (not inside brackets or parentheses); keep each item's column."""
-    items, depth, start = [], 0, 0
+def top_level(text: str) -> Iterator[int]:
+    """The indexes of ``text``'s top-level characters: outside brackets, parentheses and "..." names
+    (an AsciiOp name may hold commas, brackets, ``;`` and ``#``; ``\\"`` escapes a quote)."""
+    depth = 0
+    quoted = escaped = False
     for i, ch in enumerate(text):
-        if ch in "[(":
+        if quoted:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                quoted = False
+            continue
+        if ch == '"':
+            quoted = True
+        elif ch in "[(":
             depth += 1
         elif ch in "])":
             depth -= 1
-        elif ch == "," and depth == 0:
+        elif depth == 0:
+            yield i
+
+
+def split_operands(text: str) -> list[tuple[str, int]]:
+    """Split on top-level commas (not inside brackets, parentheses or quotes); keep each item's column."""
+    items, start = [], 0
+    for i in top_level(text):
+        if text[i] == ",":
             items.append((text[start:i], start))
             start = i + 1
     items.append((text[start:], start))
@@ -819,15 +983,37 @@ def split_operands(text: str) -> list[tuple[str, int]]:
     return out
 
 
+def _once(seen: dict[str, int], name: str, col: int) -> None:
+    if name in seen:
+        shown = name.split("#")[0]
+        raise ParseError(f"operand {shown!r} is given {'twice' if shown == name else 'more often than the layout has lanes'}"
+                         f" (first at column {seen[name] + 1})", col)
+    seen[name] = col
+
+
+def _lane_key(fmt: Format, seen: dict[str, int], kind: str) -> str:
+    """The duplicate-check key of the next ``wait``/``upd`` item: a layout with several lanes of a kind
+    (EventSemaphore) takes that many, one more is refused like a repeated operand."""
+    lanes = 1 if fmt.sync is None else len(fmt.sync.waits if kind == "wait" else fmt.sync.updates)
+    k = sum(1 for key in seen if key == kind or key.startswith(kind + "#"))
+    if lanes <= 1:
+        return kind
+    return f"{kind}#{min(k, lanes - 1)}"
+
+
 def parse_operands(fmt: Format, opcode: int, text: str, ds: DecisionSet, col0: int) -> bytes:
     """Operands (after the mnemonic) → the 64 bytes of the bundle."""
     tpl = template_for(fmt)
     named = tpl.by_name()
     c = Ctx(fmt, ds, {"opcode": opcode})
     patches: list[tuple[int, bytes, int]] = []
+    seen: dict[str, int] = {}  # operand name -> column: each may be given once (no silent last-wins)
     for item, col in split_operands(text):
         col += col0
         if item.startswith(("wait ", "upd ", "wait\t", "upd\t")):
+            for part in item.split("/"):
+                kind = part.split(None, 1)[0] if part.strip() else part
+                _once(seen, _lane_key(fmt, seen, kind), col)
             parse_sync(item, c, col)
             continue
         if item.startswith("@+"):
@@ -843,6 +1029,7 @@ def parse_operands(fmt: Format, opcode: int, text: str, ds: DecisionSet, col0: i
         name = name.strip()
         if not eq:
             raise ParseError(f"expected name=value, 'wait ...' or 'upd ...', got {item!r}", col)
+        _once(seen, name, col)
         vcol = col + item.index("=") + 1 + (len(value) - len(value.lstrip()))
         if name in named:
             named[name].parse(value, c, vcol)
@@ -853,11 +1040,11 @@ def parse_operands(fmt: Format, opcode: int, text: str, ds: DecisionSet, col0: i
         else:
             known = ", ".join(list(named) + [f.name for f in fmt.fields if f.name != "opcode"])
             raise ParseError(f"{fmt.name} has no operand {name!r} (known: {known})", col)
-    parts = c.values.get("num_partitions")
-    for ap, (count, col) in c.ap_counts.items():
+    for ap, (count, col, pfield) in c.ap_counts.items():
+        parts = c.values.get(pfield)
         if parts is not None and count != parts:
             raise ParseError(f"{ap}: partition count {count} differs from {parts}; the bundle has one partition-count "
-                             "byte (num_partitions)", col)
+                             f"byte for it ({pfield})", col)
     values = dict(c.values)
     for f in fmt.fields:
         if f.name not in values:

@@ -134,16 +134,22 @@ class DecisionInfo:
         for r in self.cls.readings:
             if r.name == name:
                 return r
-        raise UsageError(f"decision {self.id} has no reading {name!r}; choose one of: {', '.join(self.choices)}")
+        raise UsageError(f"decision {self.id} has no reading {_brief(name)!r}; choose one of: {', '.join(self.choices)}")
 
 
 _REGISTRY: dict[str, DecisionInfo] = {}
 
 
+def _brief(text: str) -> str:
+    """A user-given id or reading, cut short so a huge argument does not flood the message."""
+    return text if len(text) <= 40 else f"{text[:20]}... ({len(text)} characters)"
+
+
 def _did_key(did: str) -> tuple[str, int, str]:
     prefix = did.split("-")[0]
     num = "".join(ch for ch in did if ch.isdigit())
-    return ("DRNS".find(prefix[:1]) if prefix[:1] in "DRNS" else 9, int(num) if num else 0, did)  # type: ignore[return-value]
+    number = int(num) if 0 < len(num) < 12 else (0 if not num else 10**12)  # a huge user-given id sorts last
+    return ("DRNS".find(prefix[:1]) if prefix[:1] in "DRNS" else 9, number, did)  # type: ignore[return-value]
 
 
 class _Registry(Mapping[str, DecisionInfo]):
@@ -191,7 +197,7 @@ class DecisionSet:
         for did, name in self.overrides:
             info = _REGISTRY.get(did)
             if info is None:
-                raise UsageError(f"unknown decision {did!r}; known: {', '.join(DECISIONS)}")
+                raise UsageError(f"unknown decision {_brief(did)!r}; known: {', '.join(DECISIONS)}")
             chosen[did] = info.reading(name)
         object.__setattr__(self, "_bound", {did: _REGISTRY[did].cls(r) for did, r in chosen.items()})
 
@@ -222,8 +228,8 @@ class DecisionSet:
                 raise UsageError(f"--decision expects ID=READING (like D-6=outermost-first), got {spec!r}")
             did = _normalise_id(raw)
             if did in found and found[did] != choice.strip():
-                raise UsageError(f"decision {did} given twice with different readings: {found[did]!r} and "
-                                 f"{choice.strip()!r}")
+                raise UsageError(f"decision {_brief(did)} given twice with different readings: "
+                                 f"{_brief(found[did])!r} and {_brief(choice.strip())!r}")
             found[did] = choice.strip()
         return cls.of(found)
 
@@ -234,7 +240,7 @@ class DecisionSet:
         for did, choice in sorted(choices.items(), key=lambda kv: _did_key(kv[0])):
             info = _REGISTRY.get(did)
             if info is None:
-                raise UsageError(f"unknown decision {did!r}; known: {', '.join(DECISIONS)}")
+                raise UsageError(f"unknown decision {_brief(did)!r}; known: {', '.join(DECISIONS)}")
             if info.reading(choice) is not info.cls.readings[0]:
                 items.append((did, choice))
         return cls(tuple(items))

@@ -20,7 +20,7 @@ from ..family_opcodes import (
     CROSS_ARITH, CROSS_BITVEC, TR_ARITH, TR_BITVEC, TR_T_ARITH, TR_T_BITVEC, TS_ARITH, TS_BITVEC, TS_PTR_ARITH,
     TS_PTR_BITVEC,
 )
-from ..family_tables import NKI_REDUCE_OPS, ScalarKind
+from ..family_tables import ACT_SETS, NKI_REDUCE_OPS, ActFunc, ActSet, ScalarKind
 from ..opcodes import Op
 from .base import Decision, Reading
 
@@ -335,6 +335,28 @@ class PoolPacking(Decision):
         return dims[-1][1] * dims[-2][1]
 
 
+class ActTableIndex(Decision):
+    id = "R-21"
+    subject = "ActivationTableLoad 0x23: what the act_tbl_sel byte (+0x23) indexes"
+    reason = ("real bytes (V): the four 0x23 bundles of both NEFFs are 23 10 and 62 zero bytes, +0x23 = 0, no sync; "
+              "the book (LAF, byte level): +0x23 = act_tbl_sel = BIR act_func_set_id, range-checked against "
+              "act_info.json's act_func_sets[] (21 sets in the trainium profile); the draft chapter (§2.8): "
+              "Activation.json's activation_function_sets[] (one set). Both give exp_and_others for 0, so the "
+              "bytes cannot tell; a NEFF whose first used set is not exp_and_others would")
+    ACT_INFO = Reading("act-info", "the position in act_info.json's act_func_sets[]: the 21 sets of "
+                                   "isa.family_tables.ACT_SETS (0 = exp_and_others)")
+    ACTIVATION_JSON = Reading("activation-json", "the position in Activation.json's activation_function_sets[]: "
+                                                 "only set 0 (exp_and_others) exists")
+
+    def sets(self) -> tuple[ActSet, ...]:
+        """The function sets the byte can name, by index."""
+        return ACT_SETS if self.reading is self.ACT_INFO else ACT_SETS[:1]
+
+    def holding(self, f: ActFunc) -> tuple[int, ...]:
+        """The indexes of the sets in which function ``f`` is resident."""
+        return tuple(k for k, st in enumerate(self.sets()) if st.holds(f))
+
+
 class DefaultStream(Decision):
     id = "N-16"
     subject = "the stream of an Unassigned instruction of these families"
@@ -344,9 +366,10 @@ class DefaultStream(Decision):
     SPEC_DVE = Reading("spec-dve", "SPEC §5: every non-SP instruction → dve")
 
     def stream(self, family: str) -> str:
-        """The stream of an Unassigned instruction of IR family ``family`` (``sp``, ``act``, ``pool``, ``tensor``)."""
-        if family == "sp":
-            return "sp"
+        """The stream of an Unassigned instruction of IR family ``family`` (``sp``, ``pe``, ``act``, ``pool``,
+        ``tensor``); the ``engine`` family (DMA, sync/control) has none: codegen refuses it."""
+        if family in ("sp", "pe"):  # SPEC §5 / issue 13: the SP ops and the PE pair keep their engine
+            return family
         if self.reading is self.PER_FAMILY and family in ("act", "pool"):
             return family
         return "dve"

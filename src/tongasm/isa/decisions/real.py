@@ -131,3 +131,307 @@ class CopyPredicatedSlots(Decision):
         order = {self.MASK_SRC_DST: ("mask", "src", "dst"), self.DST_SRC_MASK: ("dst", "src", "mask"),
                  self.SRC_MASK_DST: ("src", "mask", "dst")}[self.reading]
         return {role: 0x10 + 0x10 * k for k, role in enumerate(order)}
+
+
+# --- issue 13: the PE, DMA and sync/control opcodes of the real NEFFs (R-9..R-19, R-22..R-27) ---------
+#
+# R-9..R-19 are the chapter's (neff-and-real-opcodes.md §2), R-22..R-27 the research's proposals
+# (docs/research/real-opcodes.md §5); R-20 (the execution model) is the simulator's S-16/S-40 and
+# R-21 (0x23's table index) is the activation family's: isa.decisions.families.ActTableIndex.
+
+
+class PeUnusedDims(Decision):
+    id = "R-9"
+    subject = "unused free dims of the PE descriptor slots (0x01, 0x02, 0x06, 0x07)"
+    reason = ("every real Ldweights and Matmul holds {step 0, count 1} in its unused TENSOR3D dims (42,000 bundles), "
+              "and the book's own Ldtags constants (+0x14 = 1, +0x16 = 0, +0x18 = 0, +0x1C = 0x00010001) show the same "
+              "fill; D-6's {1, 1} holds for 0x41/0x46/0x47/0x49. Whether the PE minds {1, 1} is untested")
+    STEP0 = Reading("step0-count1", "an unused dim holds step 0, count 1 (every real PE bundle)")
+    STEP1 = Reading("step1-count1", "D-6's {step 1, count 1} fill, as the other families")
+
+    @property
+    def fill(self) -> tuple[int, int]:
+        """(step, count) of an unused free dim of a PE slot."""
+        return (0, 1) if self.reading is self.STEP0 else (1, 1)
+
+
+class StationaryPattern(Decision):
+    id = "R-10"
+    subject = "the Ldweights (0x01) stationary access pattern and the column each element lands in"
+    reason = ("every real Ldweights addresses the tile's last column with steps (-1, 0, -32) and counts (32, 1, M/32), "
+              "visiting the 128 columns in reverse, four quadrants of 32; simulating matmul_small with the element "
+              "visited i-th in column M-1-i reproduces x @ y, without the reversal it is wrong (chapter §2.1, §4.5). "
+              "Partial tiles (M < 128, M not a multiple of 32) are never seen")
+    REVERSED = Reading("reversed-quadrants", "ADDR4 = the tile's last column, steps (-1, unused, -32), counts "
+                                             "(32, 1, M/32); the element visited i-th lands in column M-1-i")
+    NATURAL = Reading("natural", "ADDR4 = the tile's first column, one free dim (1, M) packed as D-6 packs; the "
+                                 "element visited i-th lands in column i (no real bundle; the simulation of the "
+                                 "real bundles is wrong under it)")
+
+    QUADRANT = 32
+
+    @property
+    def reverses(self) -> bool:
+        """Whether the element visited i-th lands in column M-1-i (else in column i)."""
+        return self.reading is self.REVERSED
+
+    def pattern(self, columns: int, elem_size: int, fill: tuple[int, int]) -> tuple[int, list[tuple[int, int]]]:
+        """For a [K, M] tile of ``columns`` = M elements per partition: the bytes to add to the tile's
+        start address and the slot dims (step, count), slot 0 first. Raises ValueError when M has no
+        such pattern (not a multiple of 32)."""
+        if self.reading is self.NATURAL:
+            return 0, [(1, columns), fill, fill]
+        if columns % self.QUADRANT or not columns:
+            raise ValueError(f"M = {columns} is not a multiple of {self.QUADRANT}")
+        return (columns - 1) * elem_size, [(-1, self.QUADRANT), fill, (-self.QUADRANT, columns // self.QUADRANT)]
+
+
+class PsumFlags(Decision):
+    id = "R-11"
+    subject = "Matmul (0x02) +0x2B psum flags: the accumulation-group role"
+    reason = ("matmul_large's 512 groups per core are 01, 00 x30, 02 on one PSUM address, its transposes 03 (33,288 "
+              "bundles); reading 0x00 as 'overwrite unless ACCU 0x04' (the book) breaks the simulated x @ y")
+    START_STOP = Reading("start-stop", "bit 0 START (overwrite), bit 1 STOP (closes the group); 0x01 first, 0x00 "
+                                       "interior (accumulate), 0x02 last (accumulate), 0x03 a single Matmul")
+    BOOK_ACCU = Reading("book-accu", "the book: a Matmul accumulates only with ACCU 0x04; first 0x01, interior 0x04, "
+                                     "last 0x06, single 0x03")
+
+    START, STOP, ACCU = 0x01, 0x02, 0x04
+
+    def flags(self, start: bool, stop: bool) -> int:
+        """The +0x2B byte of a Matmul that starts and/or stops its accumulation group."""
+        value = (self.START if start else 0) | (self.STOP if stop else 0)
+        if self.reading is self.BOOK_ACCU and not start:
+            value |= self.ACCU
+        return value
+
+    def accumulates(self, flags: int) -> bool:
+        """Whether the Matmul adds to the PSUM destination (else it overwrites it)."""
+        if self.reading is self.BOOK_ACCU:
+            return bool(flags & self.ACCU)
+        return not flags & self.START
+
+    def names(self) -> dict[int, str]:
+        """The byte values this reading writes, by name (the decoder's enum table)."""
+        out = {self.flags(True, False): "first", self.flags(False, False): "middle", self.flags(False, True): "last",
+               self.flags(True, True): "whole"}
+        return out
+
+
+class PeTranspose(Decision):
+    id = "R-12"
+    subject = "PE +0x22 is_transpose (0x01 and 0x02) and the PSUM dtype of a transpose"
+    reason = ("+0x22 is 1 on exactly the 516 Ldweights/Matmul pairs whose moving operand is the identity (the book "
+              "calls it reserved-zero); their PSUM outputs are 256 bytes apart for 128 elements, so two-byte elements; "
+              "writing them as fp32 breaks the simulated x @ y; NKI: the output of a PE transpose has the input dtype")
+    INPUT_DTYPE = Reading("input-dtype", "is_transpose = 1 on both bundles of a PE transpose; its PSUM result is "
+                                         "written in the input dtype (any other Matmul writes fp32)")
+    FP32 = Reading("fp32", "a transpose writes fp32 like any Matmul (is_transpose only marks it)")
+
+    def psum_wire(self, is_transpose: bool, in_wire: int, fp32_wire: int) -> int:
+        """The wire dtype of a Matmul's PSUM result."""
+        return in_wire if is_transpose and self.reading is self.INPUT_DTYPE else fp32_wire
+
+
+class PeGeometry(Decision):
+    id = "R-13"
+    subject = "PE +0x26/+0x27 (K rows, M active columns) and +0x2C/+0x2D (row/column groups)"
+    reason = ("every real 0x01/0x02 has K = M = 128 and groups 0x0F/0x0F (the book's 'base partition' and 'moving "
+              "elements' readings of +0x26/+0x27 are contradicted); what the group bytes hold for a partial tile "
+              "(the book's LUT {1,2,4,8 | 3,12,32,64 | 0x0F}) no real bundle shows")
+    FULL_TILE = Reading("full-tile", "K = M = 128 only, groups 0x0F: other sizes are refused until a real bundle "
+                                     "shows them (pe.full_tile)")
+    ANY_SIZE = Reading("any-size", "K and M of 1..128 written as given, groups still 0x0F (unverified)")
+
+    FULL = 128
+    ALL_GROUPS = 0x0F
+
+    def allows(self, rows: int, cols: int) -> bool:
+        """Whether a K x M tile may be encoded."""
+        if self.reading is self.FULL_TILE:
+            return rows == cols == self.FULL
+        return 1 <= rows <= self.FULL and 1 <= cols <= self.FULL
+
+    @property
+    def group_code(self) -> int:
+        """The row/column group byte written (0x0F: the whole array)."""
+        return self.ALL_GROUPS
+
+
+class DmaSyncCommand(Decision):
+    id = "R-14"
+    subject = "DMA (0xD4) +0x0C QoS and +0x0F sync_command"
+    reason = "both 0 in all 8,778 real DMAs; the book's worked example writes sync_command 3 (COPY)"
+    ZERO = Reading("zero", "QoS 0 and sync_command 0 (every real DMA)")
+    BOOK_COPY = Reading("book-copy", "the book: sync_command 3 (COPY) at +0x0F")
+
+    def sync_command(self) -> int:
+        return 3 if self.reading is self.BOOK_COPY else 0
+
+
+class DmaCompletion(Decision):
+    id = "R-15"
+    subject = "DMA (0xD4) +0x0D completion semaphore and +0x0E increment"
+    reason = ("+0x0E is 0x10 in all 8,778 real DMAs and all 17,480 waits on queue semaphores are multiples of 16; "
+              "whether the 16 is added once at the end or in 16 parts of 1 the bytes cannot tell")
+    ONCE = Reading("once", "the increment is added once, when the whole DMA has completed")
+    PARTS = Reading("parts", "the DMA completes in +0x0E parts, each adding 1")
+
+    DEFAULT_INCREMENT = 16
+
+    def increments(self, inc: int) -> list[int]:
+        """The additions to the completion semaphore, in order."""
+        return [inc] if self.reading is self.ONCE else [1] * inc
+
+
+class DmaElementOrder(Decision):
+    id = "R-16"
+    subject = "element order of a DMA's two dims (0xD4 num0/num1)"
+    reason = "only num1 = 1 is seen; the book orders src_step_elem[0] (dim 2) inside [1] (dim 3)"
+    DIM1_OUTER = Reading("dim1-outer", "for j < num1: for i < num0: a run at addr + i*step0 + j*step1 (dim 0 inner)")
+    DIM0_OUTER = Reading("dim0-outer", "for i < num0: for j < num1: (dim 1 inner)")
+
+    def dims_of(self, outer_first: list[tuple[int, int]]) -> tuple[tuple[int, int], tuple[int, int]]:
+        """An access pattern's (step, count) dims, outermost first (one or two) → (dim 0, dim 1)."""
+        one = (1, 1)
+        if len(outer_first) == 1:
+            return outer_first[0], one
+        outer, inner = outer_first
+        return (inner, outer) if self.reading is self.DIM1_OUTER else (outer, inner)
+
+    def points(self, num0: int, num1: int) -> list[tuple[int, int]]:
+        """The (i, j) of every run, in transfer order."""
+        if self.reading is self.DIM1_OUTER:
+            return [(i, j) for j in range(num1) for i in range(num0)]
+        return [(i, j) for i in range(num0) for j in range(num1)]
+
+
+class Addr8Modes(Decision):
+    id = "R-17"
+    subject = "DMA ADDR8 address (0xD4 +0x10..+0x17, +0x28..+0x2F): what the var field names per mode"
+    reason = ("mode 0x10 with var 0 addresses SBUF (part<<18 | byte) on all engines and var 4 / 5..20 the file and "
+              "virtual variables of def.json; mode 0x20 appears only on Pool for x, y and output0 with var 0, 1, 2 = "
+              "the positions of their var_ids in the dge-table variable's list [1, 2, 3]")
+    DGE_LIST = Reading("dge-list", "mode 0x10: var = var_id (0 = SBUF); mode 0x20: var = index into the dge-table "
+                                   "list, giving the var_id")
+    DGE_VAR_ID = Reading("dge-var-id", "mode 0x20: var is the var_id itself")
+
+    PHYSICAL, DGE_IMMEDIATE, DGE_REGISTER = 0x10, 0x20, 0x28
+    SBUF_VAR = 0
+
+    def var_id(self, mode: int, var: int, dge_table: list[int] | tuple[int, ...]) -> int:
+        """The variable a side addresses (mode 0x10 or 0x20); raises ValueError for an entry the table lacks."""
+        if mode == self.DGE_IMMEDIATE and self.reading is self.DGE_LIST:
+            if not 0 <= var < len(dge_table):
+                raise ValueError(f"DGE-table entry {var} does not exist (the table has {len(dge_table)})")
+            return dge_table[var]
+        return var
+
+    def names(self) -> dict[int, str]:
+        return {self.PHYSICAL: "physical", self.DGE_IMMEDIATE: "dge", self.DGE_REGISTER: "dge-register"}
+
+
+class StreamPrologue(Decision):
+    id = "R-18"
+    subject = "SetOrderingMode (0xB1) and PseudoBranchLabel (0xCC) at the start of every stream"
+    reason = ("all 20 real streams start with 0xB1 then 0xCC, all-zero bodies and no BIR instruction; whether the "
+              "runtime needs them is unknown, and prepending them would change every stream tongasm writes")
+    EXPLICIT = Reading("explicit", "tongasm writes them only where the kernel has SetOrderingMode/PseudoBranchLabel "
+                                   "instructions")
+    PROLOGUE = Reading("prologue", "the program starts with SetOrderingMode (mode 0) and PseudoBranchLabel on each "
+                                   "of the sp, pool, pe, act and dve streams, as every real stream does")
+
+    @property
+    def prologue(self) -> bool:
+        return self.reading is self.PROLOGUE
+
+
+class EventSemaphoreUpdate(Decision):
+    id = "R-19"
+    subject = "EventSemaphore (0xA0) update lane +0x22/+0x23/+0x28"
+    reason = ("the book's wait lanes (+0x04/+0x05/+0x08, +0x20/+0x21/+0x24) are confirmed by 7,474 real bundles (260 "
+              "use the second); the update lane is never used")
+    LANE = Reading("lane", "the book: +0x22 update mode (the D-2 LUT), +0x23 semaphore, +0x28 value (not written for "
+                           "sem_inc/sem_dec), applied after both waits hold")
+    NONE = Reading("none", "no update lane: those bytes are reserved-zero and an update is refused")
+
+    @property
+    def has_lane(self) -> bool:
+        return self.reading is self.LANE
+
+
+class DmaStepWords(Decision):
+    id = "R-22"
+    subject = "DMA (0xD4) step words +0x18/+0x1C/+0x30/+0x34: unsigned or signed"
+    reason = "every real step is positive; the book derives them from signed AP steps times the dtype size"
+    UNSIGNED = Reading("unsigned", "u32 byte steps; a negative step is refused (dma.step_sign)")
+    SIGNED = Reading("signed", "i32 byte steps (two's complement)")
+
+    @property
+    def signed(self) -> bool:
+        return self.reading is self.SIGNED
+
+
+class DmaOffsetRegisters(Decision):
+    id = "R-23"
+    subject = "DMA (0xD4) +0x26/+0x27 (book: offset-register ids of the DGE register mode)"
+    reason = "zero in all 8,778 real DMAs, none of which uses ADDR8 mode 0x28"
+    RESERVED = Reading("reserved", "reserved-zero: a non-zero byte is flagged")
+    REGISTERS = Reading("registers", "the book: register id & 0x3F | 0x80 (bit 6 the mode), decoded as register bytes")
+
+    @property
+    def registers(self) -> bool:
+        return self.reading is self.REGISTERS
+
+
+class OrderingMode(Decision):
+    id = "R-24"
+    subject = "SetOrderingMode (0xB1) +0x0C ordering mode"
+    reason = "0 in all 20 real bundles; the book's runtime builder writes an ordering-mode byte there, meaning unknown"
+    ZERO = Reading("zero", "tongasm writes 0; a non-zero ordering_mode is refused (ctrl.ordering_mode)")
+    PARAMETER = Reading("parameter", "the BIR attribute ordering_mode is written as given")
+
+    @property
+    def takes_parameter(self) -> bool:
+        return self.reading is self.PARAMETER
+
+
+class BookOnlyLayouts(Decision):
+    id = "R-25"
+    subject = "book layouts that are inconsistent or incomplete: 0x07, 0xD6, 0xCA (and 0xDA)"
+    reason = ("0x07's TENSOR4D ifmap at +0x10 overlaps its +0x20/+0x21 dtype bytes; 0xD6 and 0xCA name slots the "
+              "book does not place; 0xDA's extra rows overlap the sync band and the 0xD4 fields it shares; no real "
+              "bundle of any of them exists")
+    PARTIAL = Reading("partial", "declare only the rows that do not conflict: the other bytes are left unexplained "
+                                 "(a non-zero one is flagged); not encodable")
+    GUESS = Reading("guess", "complete the maps by the most probable placement: 0x07's ifmap a TENSOR3D; 0xCA's "
+                             "index/data/table slots at +0x10/+0x18/+0x24; 0xD6's TENSOR2D slots at +0x0C/+0x34")
+
+    @property
+    def guess(self) -> bool:
+        return self.reading is self.GUESS
+
+
+class EventSemaphoreHeader(Decision):
+    id = "R-26"
+    subject = "EventSemaphore (0xA0) +0x06/+0x07"
+    reason = "zero in all 7,474 real bundles; the book: not written in the event-semaphore path"
+    RESERVED = Reading("reserved", "reserved-zero")
+    HEADER_UPDATE = Reading("header-update", "the header band's update (+0x06 mode, +0x07 semaphore, value in +0x08 "
+                                             "shared with the first wait, D-4), as on every other opcode")
+
+    @property
+    def header_update(self) -> bool:
+        return self.reading is self.HEADER_UPDATE
+
+
+class BranchLabelBody(Decision):
+    id = "R-27"
+    subject = "PseudoBranchLabel (0xCC) body"
+    reason = "all 60 bytes after the header are zero in the 20 real bundles (one label per stream, at its start)"
+    ZERO = Reading("zero", "no body: the label is its position in the stream")
+    LABEL_ID = Reading("label-id", "a u32 label id at +0x0C (no source; a NEFF with branches would show)")
+
+    @property
+    def label_id(self) -> bool:
+        return self.reading is self.LABEL_ID

@@ -359,3 +359,180 @@ class PointerScalars(Decision):
     CHOSEN = Reading("per-lane", "lane p of the data reads element p of the [P,1] pointer (same start, N-34), "
                                  "converted to float32; a register scalar is its 32 bits read as float32 (arithmetic) "
                                  "or raw (bit-vector)")
+
+
+# --- issue 13: the PE, DMA and sync/control opcodes of the real NEFFs (S-40..S-59) ---------------------
+#
+# S-20..S-39 belong to the next families (activation, tensor-scalar, reduce, batch norm). What the
+# bytes of these opcodes mean is decided by the R-n (R-10 the stationary's columns, R-11 the psum
+# flags, R-12 the transpose dtype, R-15 the completion increment, R-16 the element order, R-17 the
+# addresses); these are the choices of the simulator itself.
+
+
+class DmaTiming(Decision):
+    id = "S-40"
+    subject = "when a DMA (0xD4) moves its data and signals its completion semaphore"
+    reason = ("chapter §4.2 (R-20): a DMA is issued when its wait holds, the engine goes on at once, and its data may "
+              "not be assumed present before its completion increment; the reference simulation completes DMAs at "
+              "random later points and both real programs still compute x @ y. Completing them as late as possible "
+              "shows a missing wait as wrong data; completing them at issue is the plain sequential model")
+    WHEN_BLOCKED = Reading("when-blocked", "a DMA is queued when issued; the transfer (its reads and its writes) and "
+                                           "its completion increment happen when every engine is blocked (the oldest "
+                                           "queued DMA first), when its engine drains, or at the end of the run")
+    AT_ISSUE = Reading("at-issue", "the transfer and its completion increment happen when the bundle executes")
+
+    @property
+    def deferred(self) -> bool:
+        return self.reading is self.WHEN_BLOCKED
+
+
+class PeArithmetic(Decision):
+    id = "S-41"
+    subject = "PE (0x02) products and sums"
+    reason = ("NKI: matmul accumulation and results are always in float32; the summation order is not observable "
+              "with the real programs' data (their large run's partial sums are exact)")
+    F64_ROUND = Reading("f64-round", "products and the sum over K in float64, rounded once to float32 (RNE) per "
+                                     "Matmul: deterministic, independent of a BLAS's order")
+    FP32 = Reading("fp32", "a float32 matrix product (numpy's order)")
+
+    @property
+    def wide(self) -> bool:
+        return self.reading is self.F64_ROUND
+
+
+class StationaryState(Decision):
+    id = "S-42"
+    subject = "the PE's stationary matrix between bundles"
+    reason = "chapter §4.3: 0x01 loads W, every following 0x02 multiplies by it (large: 4 Matmuls per Ldweights)"
+    CHOSEN = Reading("held", "one stationary per PE engine, loaded by 0x01 (with its dtype and K x M) and read by every "
+                             "0x02 until the next 0x01; a 0x02 before any 0x01, or whose K or M differs from the "
+                             "loaded one, stops the run")
+
+
+class PsumAccumulation(Decision):
+    id = "S-43"
+    subject = "how a Matmul writes PSUM"
+    reason = "chapter §4.3 and R-11: START overwrites, otherwise the result is added; STOP changes no data"
+    CHOSEN = Reading("fp32-add", "overwrite: the result converted to the PSUM dtype (R-12); accumulate: the old PSUM "
+                                 "value as float32 plus the float32 result, rounded once (RNE), stored in the PSUM dtype")
+
+
+class DmaConversion(Decision):
+    id = "S-44"
+    subject = "a DMA whose src and dst dtypes differ (0xD4 +0x3E != +0x3F)"
+    reason = "chapter §4.6 item 5: fp32 -> fp16 in the DMA rounds to nearest even (not distinguishable at rtol 1e-3)"
+    CHOSEN = Reading("element-wise", "the src runs are read as src-dtype elements, converted one by one (S-1/S-2: RNE, "
+                                     "fp8 saturates) and written as dst-dtype elements in the same order (R-16); "
+                                     "the same dtype copies bytes")
+
+
+class DmaAddressing(Decision):
+    id = "S-45"
+    subject = "what memory a DMA side names"
+    reason = ("R-17: variable 0 is SBUF, others are def.json variables, mode 0x20 goes through the dge-table; the "
+              "machine's variables are the memory description's (issue 14 adds a NEFF's def.json)")
+    CHOSEN = Reading("variables", "variable 0: SBUF, the word's partition (bits 18..24) and byte (bits 0..17), a step "
+                                  "of 0x40000 one partition; another variable: the DRAM bytes of that var_id; mode "
+                                  "0x20: the var_id of the machine's DGE table at that entry; a run may not cross a "
+                                  "partition or the variable's end")
+
+
+class ControlEffects(Decision):
+    id = "S-46"
+    subject = "what the sync/control opcodes do besides their sync lanes"
+    reason = ("chapter §4.2 (4): 0xA0, 0xA4 wait only; 0xB1, 0xCC have no effect on memory or semaphores; the book's "
+              "Halt, Drain and EventSemaphoreRangeClear (no real bundle)")
+    CHOSEN = Reading("book", "EventSemaphore, Nop, SetOrderingMode, PseudoBranchLabel and PseudoSyncBarrier change "
+                             "nothing; Halt and PseudoInst (Exit) end their engine's stream; Drain completes the "
+                             "engine's queued DMAs; EventSemaphoreRangeClear zeroes its semaphores; the other book-only "
+                             "opcodes (branches, calls, indirect DMAs, MX) stop the run")
+
+
+class EventSemaphoreLanes(Decision):
+    id = "S-47"
+    subject = "EventSemaphore's two waits and its update"
+    reason = "chapter §4.2 (1): a bundle starts only when each of its waits holds; R-19: the update after both"
+    CHOSEN = Reading("all-waits", "the bundle runs when both waits hold (a wait does not change the semaphore), then "
+                                  "its update applies, as for a header band")
+
+
+# --- issue 14: running a real NEFF (S-60..S-69; S-48..S-59 stay free for issue 13's families) -------------
+
+
+class EngineSchedule(Decision):
+    id = "S-60"
+    subject = "the order in which ready engines run and in-flight DMAs complete"
+    reason = ("chapter §4.2 (R-20) fixes only what may start when (waits before, updates after, DMAs signal at "
+              "completion); the hardware's interleaving is not observable from the bytes. The chapter's reference "
+              "simulator picked uniformly at random among the ready engines and the in-flight DMAs and got x @ y under "
+              "six schedules: a program whose semaphores are sufficient gives the same answer under every schedule, "
+              "so a seeded random schedule is a test of the waits, and the fixed turns are reproducible")
+    TURNS = Reading("turns", "engines take turns one bundle at a time in the S-16 order; DMAs complete as S-40 says")
+    RANDOM = Reading("random", "at each step one of the engines whose next bundle may start, or one in-flight DMA, "
+                               "is picked uniformly at random (numpy's PCG64 seeded by the run's --seed) and runs or "
+                               "completes; S-40 at-issue still completes a DMA when it is issued")
+
+    @property
+    def randomised(self) -> bool:
+        return self.reading is self.RANDOM
+
+
+class NeffCores(Decision):
+    id = "S-61"
+    subject = "the graphs (cores) of one NEFF"
+    reason = ("chapter §1.11 and §4.1 (I): an LNC=2 NEFF holds one program per physical core (sg00, sg01); they "
+              "share no semaphore, read the same inputs and write disjoint columns of the output; nothing in "
+              "def.json names a cross-core dependency")
+    SEQUENTIAL = Reading("sequential", "each graph runs on its own machine (SBUF, PSUM, semaphores, file constants "
+                                       "and virtual variables private), the graphs one after the other in "
+                                       "kelf-0.json order; the input and output variables (by name) are one shared "
+                                       "DRAM buffer each")
+
+
+class ActTableLoadStandIn(Decision):
+    id = "S-62"
+    subject = "ActivationTableLoad (0x23) while no layout decodes it"
+    reason = ("chapter §2.8 and §4.2 (4): the four real 0x23 bundles are all zero after +0x01 except the table index "
+              "+0x23 (0 = exp_and_others), carry no sync and change no data the copies read. R-21 (issue 15) "
+              "declares its layout, so the real bundles decode and run as ActivationTableLoad; this stand-in is "
+              "reached only by an undecodable bundle with the 0x23 opcode (a non-zero byte no field explains)")
+    NO_EFFECT = Reading("no-effect", "an undecodable bundle with the ActivationTableLoad opcode is read through "
+                                     "the Nop layout (the shared header sync band, D-3: its waits and updates are "
+                                     "honoured, all zero in the real files) and changes nothing; shown as "
+                                     "ActivationTableLoad in traces and reports")
+    REFUSE = Reading("refuse", "an undecodable 0x23 stops the run before it starts, naming the bundle")
+
+    @property
+    def stands_in(self) -> bool:
+        return self.reading is self.NO_EFFECT
+
+
+class NeffVariables(Decision):
+    id = "S-63"
+    subject = "the DRAM variables of a NEFF's def.json var table"
+    reason = ("chapter §1.8 and §4.1: var_id is what 0xD4 names (R-17); §4.6 item 7 (I): a `file` variable holds "
+              "the .npy member's data without its header; the `virtual` spill variables (large) name a backing "
+              "variable that def.json does not list; neff.json records the shapes and dtypes of the inputs and "
+              "outputs")
+    CHOSEN = Reading("def-json", "input and output: a DRAM variable of `size` bytes, its dtype and shape from "
+                                 "neff.json (else given by the user); file: the member's .npy data, exactly `size` "
+                                 "bytes, dtype and shape from the .npy header; virtual: its own zeroed buffer of "
+                                 "`size` bytes (backing_variable_off ignored: no two virtual ranges of the real "
+                                 "files overlap); state-buffer: var 0 = SBUF (S-45); dge-table: its list is the DGE "
+                                 "table (R-17); any other type stops the run, naming it")
+
+
+class DmaQueues(Decision):
+    id = "S-64"
+    subject = "DMA queues (def.json dma_queue)"
+    reason = ("chapter §1.9 (V): every 0xD4 is in the stream of its queue's owner and its completion semaphore "
+              "(+0x0D) is in that queue's semaphore_set; the queues are dynamic (descriptors generated at run time), "
+              "so a 0xD4 bundle is the whole DMA (§4.2 (7))")
+    CHECKED = Reading("checked", "before the run, every 0xD4's completion semaphore must be in the semaphore_set of "
+                                 "a queue its engine owns (else the run is refused, naming the bundle); the trace "
+                                 "shows each DMA from issue to completion on its queue's track")
+    FREE = Reading("free", "any semaphore; the trace names the issuing engine's DMAs")
+
+    @property
+    def checked(self) -> bool:
+        return self.reading is self.CHECKED

@@ -21,7 +21,7 @@ from ..fields import EnumTable, Field, Kind
 from ..layout import Binding, BirAttr, BirForm, EnumText, IntText, Layout, ScalarText, Sem, TextOp, aps
 from ..opcodes import Op
 from ..tables import ACC_TABLE
-from .common import C, D, H, I, dtype, nibble, product, u8
+from .common import C, D, H, I, V, dtype, nibble, product, u8
 
 
 def kind_table(ds: DecisionSet) -> EnumTable:
@@ -81,12 +81,14 @@ def activate(ds: DecisionSet) -> list[Layout]:
 
 
 def table_load(ds: DecisionSet) -> list[Layout]:
-    """§3.4 ActivationTableLoad 0x23 (BIR LoadActFuncSet): one field. The real NEFFs' one 0x23
-    bundle is ``23 10`` and 62 zero bytes (set 0)."""
+    """§3.4 ActivationTableLoad 0x23 (BIR LoadActFuncSet): one field and the header sync band. The
+    real NEFFs' four 0x23 bundles are ``23 10`` and 62 zero bytes (set 0, no sync): they decode to
+    this layout with no unexplained byte (R-21 says what the index names)."""
     return [Layout(
         "ActivationTableLoad", (ACT_TABLE_LOAD,),
-        (Field("act_tbl_sel", 0x23, 1, conf=C,
-               doc="act_tbl_sel: the function set (act_info.json index; range_checked_set(&bundle[0x23]))"),),
+        (Field("act_tbl_sel", 0x23, 1, conf=V, decision="R-21",
+               doc="act_tbl_sel: the function set (R-21: act_info.json index; range_checked_set(&bundle[0x23])); "
+                   "0 in the four real bundles"),),
         Sem.NONE, (IntText(name="set", field="act_tbl_sel"),),
         bir=BirForm("LoadActFuncSet", attrs=(BirAttr("act_func_set_id", "act_tbl_sel", int, default=0),),
                     family="act"),

@@ -82,3 +82,40 @@ def const(value: int) -> Callable[[Mapping[str, int]], int]:
 def copy_of(name: str) -> Callable[[Mapping[str, int]], int]:
     """A field that repeats another (``dst_lo`` of a 64-bit RegisterAlu repeats ``dst``)."""
     return lambda v: v.get(name, 0)
+
+
+# --- helpers of the PE, DMA and sync/control records (issue 13) -------------------------------------------
+
+#: Chunk widths a run of bytes is split into (a field's carrier is 1, 2, 4 or 8 bytes).
+_CHUNKS = (8, 4, 2, 1)
+
+
+def _chunks(off: int, size: int) -> list[tuple[int, int]]:
+    out, pos, end = [], off, off + size
+    while pos < end:
+        w = next(c for c in _CHUNKS if c <= end - pos and pos % c == 0) if pos % 2 == 0 else 1
+        out.append((pos, w))
+        pos += w
+    return out
+
+
+def zero_run(off: int, size: int, conf: Conf, doc: str, decision: str | None = None) -> list[Field]:
+    """A run of reserved-zero bytes (named ``reserved_<hex offset>`` per chunk): the checker flags a
+    non-zero value and ``explain`` says what is known (``doc``: the provenance, e.g. "observed zero in
+    all 8,712 real bundles; the book: lw_reserved_zero")."""
+    return [Field(f"reserved_{o:02x}", o, w, Kind.CONSTANT, const=0, conf=conf, decision=decision, doc=doc)
+            for o, w in _chunks(off, size)]
+
+
+def ascii_run(name: str, off: int, size: int, conf: Conf, doc: str) -> list[Field]:
+    """A NUL-padded ASCII name of ``size`` bytes, as fields ``<name>.b<k>`` (k = byte offset in the name)."""
+    return [Field(f"{name}.b{o - off}", o, w, conf=conf, doc=f"{doc} (bytes {o - off}..{o - off + w - 1})")
+            for o, w in _chunks(off, size)]
+
+
+def u16(name: str, off: int, conf: Conf, doc: str, **kw: Any) -> Field:
+    return Field(name, off, 2, conf=conf, doc=doc, **kw)
+
+
+def u32(name: str, off: int, conf: Conf, doc: str, **kw: Any) -> Field:
+    return Field(name, off, 4, conf=conf, doc=doc, **kw)

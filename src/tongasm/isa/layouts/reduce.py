@@ -21,7 +21,7 @@ def tensor_reduce(ds: DecisionSet) -> list[Layout]:
     """§5.1: the free-axis reduce. The src slot is packed by the family's codegen (its axis byte
     depends on which reduced pairs D-6 drops, N-13), the dst slot by the binding."""
     keep = not ds.get(ReduceAxisByte).drops_degenerate
-    slots = (slot("src", 0x0C, 4, dtype="src_dtype", keep_degenerate=keep,
+    slots = (slot("src", 0x0C, 4, dtype="src_dtype", packing="keep-degenerate" if keep else "free-dims",
                   decision="N-13" if keep else None),
              slot("dst", 0x2C, 4, dtype="dst_dtype", write=True))
     return [Layout(
@@ -73,7 +73,8 @@ _F32 = int(WireDtype.FLOAT32)
 def cross_lane(ds: DecisionSet) -> list[Layout]:
     """§5.2: the partition (cross-lane) reduce, axis C or XYZWC. The count byte is the input's lane
     count; the dst always has one partition (its text says so, the bundle does not store it)."""
-    slots = (slot("src", 0x0C, 4, dtype="src_dtype"), slot("dst", 0x2C, 4, dtype="dst_dtype", write=True, partitions=1))
+    slots = (slot("src", 0x0C, 4, dtype="src_dtype"), slot("dst", 0x2C, 4, dtype="dst_dtype", write=True, parts=None,
+                                                              partitions=1))
     return [Layout(
         "CrossLaneReduce", ds.get(ReduceOpcodePairing).cross_lane_opcodes(),
         (
@@ -97,7 +98,7 @@ def cross_lane(ds: DecisionSet) -> list[Layout]:
 def pool(ds: DecisionSet) -> list[Layout]:
     """§5.4 Pool: every row C (POOL 123a068, 123a06d, 123a075, 123a45c, 123a977); the input keeps its
     num == 1 pairs (N-24)."""
-    slots = (slot("src", 0x0C, 4, dtype="src_dtype", keep_degenerate=True, decision="N-24"),
+    slots = (slot("src", 0x0C, 4, dtype="src_dtype", packing="keep-degenerate", decision="N-24"),
              slot("dst", 0x2C, 4, dtype="dst_dtype", write=True))
     return [Layout(
         "Pool", (POOL,),
