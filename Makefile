@@ -18,11 +18,17 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(PIP) install -e '.[test]'
 	@touch $@ $(VENV)/.installed
 
-## demo: set up, assemble the bundled example kernel and summarise the streams it wrote
+## demo: set up, assemble the bundled example kernels (vector add, softmax, the GELU MLP), list them and check them on the simulator
 demo: $(VENV)/.installed
 	$(BIN)/tongasm assemble examples/vector_add.json -o $(OUT)/vector_add
 	$(BIN)/tongasm disasm $(OUT)/vector_add/*.bin
 	$(BIN)/python examples/demo.py
+	$(BIN)/tongasm assemble examples/softmax.json -o $(OUT)/softmax
+	$(BIN)/tongasm disasm $(OUT)/softmax/*.bin
+	$(BIN)/python examples/softmax.py
+	$(BIN)/tongasm assemble examples/mlp_gelu.json -o $(OUT)/mlp_gelu
+	$(BIN)/tongasm disasm --target gen3 $(OUT)/mlp_gelu/*.bin
+	$(BIN)/python examples/mlp_gelu.py
 
 ## test: set up with the test extras, lint (ruff), type-check (mypy) and run the whole suite
 test: $(VENV)/.installed-test

@@ -85,11 +85,11 @@ def test_failing_stream_exits_1_and_names_file_and_offset(cli, tmp_path):
 
 
 def test_stream_level_findings(cli, tmp_path):
-    p = write_bin(tmp_path, bytes([0x21, 0x10]) + bytes(62) + legal("tt") + bytes(5))
+    p = write_bin(tmp_path, bytes([0x7F, 0x10]) + bytes(62) + legal("tt") + bytes(5))
     rc, out, _ = cli("check", p)
     assert rc == 1
     assert "+0x80: error[stream.length] length = 133:" in out
-    assert "+0x0: error[bundle.opcode] opcode = 33:" in out and "0x21 (Activate)" in out
+    assert "+0x0: error[bundle.opcode] opcode = 127:" in out and "0x7f (Dropout)" in out
 
 
 def test_bir_stage_findings_fail_check(cli, tmp_path):

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from neff_support import large, small
 
 from tongasm.check.bundle_checks import BUNDLE_CHECKS
+from tongasm.check.family_checks import residency_rule
 from tongasm.check.registry import CheckSet, Finding
 from tongasm.check.runner import check_bundle, check_stream
 from tongasm.check.vectorized import VECTOR
@@ -27,6 +28,7 @@ def scalar_check(data: bytes, target: Target, ds: DecisionSet, stream: str | Non
     """Bundle by bundle, with check_bundle (the reference the vectorised path must equal)."""
     fs = build_formats(ds)
     out = []
+    rule = residency_rule(ds, checks or CheckSet())
     for off in range(0, len(data) - len(data) % 64, 64):
         raw = data[off:off + 64]
         sel = fs.select(raw[0], raw)
@@ -36,6 +38,9 @@ def scalar_check(data: bytes, target: Target, ds: DecisionSet, stream: str | Non
             continue
         for f in check_bundle(sel[0], sel[1], raw, target=target, decisions=ds, stream=stream, checks=checks):
             out.append((off, f.check, f.field, f.value, f.message))
+        if rule is not None:  # the rule on the stream's order of bundles (N-35), after the bundle's checks
+            for f in rule.visit(stream, raw[0], sel[1]):
+                out.append((off, f.check, f.field, f.value, f.message))
     return out
 
 

@@ -281,8 +281,8 @@ enc("operands.shape", lambda: K(inst("TensorTensor", [a()], [a(offset=1024)], en
 enc("operands.shape", lambda: K(mv(imm("int32", 1), a("int32"))), lambda: K(mv(imm("int32", 1))), "dst", None,
     name="kind")
 enc("opcode.supported", lambda: K(inst("Load", [src()], [dst()])), lambda: K(copy()), "opcode", "Load", name="dma")
-enc("opcode.supported", lambda: K(inst("Activation", [src()], [dst()], func="Exp")), lambda: K(copy()), "opcode",
-    "Activation", name="unknown")
+enc("opcode.supported", lambda: K(inst("Dropout", [src()], [dst()])), lambda: K(copy()), "opcode",
+    "Dropout", name="unknown")
 enc("enum.dtype", lambda: K(tt(in0=a(20))), lambda: K(tt(in0=a(16))), "in0.dtype", 20)
 enc("enum.alu", lambda: K(tt("average")), lambda: K(tt("max")), "op", "average", name="no-wire-byte")
 enc("enum.alu", lambda: K(tt(30)), lambda: K(tt(29)), "op", 30, name="ordinal")
@@ -584,12 +584,234 @@ sb("ls.pairs", "load", {"num_elem1": 0}, {"num_elem1": 255}, "num_elem1", 0)
 # ---- stream level ----------------------------------------------------------------------------------
 
 ss("stream.length", lambda: bytes(6), lambda: legal("tt"), "length", 70)
-ss("bundle.opcode", lambda: bytes([0x21, 0x10]) + bytes(62), lambda: legal("tt"), "opcode", 0x21)
+ss("bundle.opcode", lambda: bytes([0x7F, 0x10]) + bytes(62), lambda: legal("tt"), "opcode", 0x7F)
 ss("bundle.layout", lambda: patched("mv_reg", {"valid_num": 3}), lambda: patched("mv_reg", {"valid_num": 1}),
    "opcode", 0xA7)
 # real compiler output (a NEFF's streams): a live ISA opcode without a layout is counted, not an error
 ss("bundle.unmodelled", lambda: bytes([0xA5, 0x10]) + bytes(62), lambda: legal("tt"), "opcode", 0xA5)
 
+
+
+# ---- the next families (next-families.md; checks in tongasm.check.family_checks) -------------------------
+# Activation kernels and bundles run with N-35=off where the case is not about residency: a lone 0x21
+# has no LoadActFuncSet before it (the residency rule is pinned by its own case, act.resident).
+
+COL = [[1, 128], [1, 1]]  # one float32 per partition
+NO_RES = ("N-35=off",)
+
+
+def col(offset: int = 8192, memref: str = "a", dtype: str = "float32", pairs: list[list[int]] | None = None) -> Any:
+    return a(dtype, pairs or COL, offset=offset, memref=memref)
+
+
+def tr_(op: Any = "max", axis: Any = "X", s: Any = None, d: Any = None, engine: str = "DVE", **kw: Any) -> Any:
+    return inst("TensorReduce", [s or a()], [d or col(4096)], engine=engine, op=op, axis=axis, **kw)
+
+
+def recip_(s: Any = None, d: Any = None) -> Any:
+    return inst("Reciprocal", [s or a()], [d or a(offset=4096)], engine="DVE")
+
+
+def act_(func: Any = "Exp", ins: list[Any] | None = None, outs: list[Any] | None = None, **kw: Any) -> Any:
+    kw = {"acc": "Idle", "scale": 1.0, "alpha": 0.0, **kw}
+    return inst("Activation", ins or [a(), col(), imm("float32", 1.0), imm("float32", 0.0)],
+                outs or [a(offset=4096)], engine="Activation", func=func, **kw)
+
+
+def act_args(bias: Any = None, scale: Any = None, alpha: Any = None, src_: Any = None) -> list[Any]:
+    return [src_ or a(), bias or col(), scale or imm("float32", 1.0), alpha or imm("float32", 0.0)]
+
+
+def ts_(op0: Any = "mult", ins: list[Any] | None = None, outs: list[Any] | None = None, **kw: Any) -> Any:
+    return inst("TensorScalarPtr", ins or [a(), imm("float32", 2.0)], outs or [a(offset=4096)], engine="DVE",
+                op0=op0, **{"op1": "bypass", "reverse0": False, "reverse1": False, **kw})
+
+
+def bn_(s: Any = None, d: Any = None, aggregate: bool = False) -> Any:
+    if aggregate:
+        return inst("BNStatsAggregate", [s or a(pairs=[[6, 128], [1, 6]])], [d or a(pairs=[[2, 128], [1, 2]],
+                                                                                     offset=4096)], engine="DVE")
+    return inst("BNStats", [s or a()], [d or a(pairs=[[6, 128], [1, 6]], offset=4096)], engine="DVE",
+                apply_transpose=False)
+
+
+FAMILY_BASES: dict[str, tuple[Callable[[], dict[str, Any]], str]] = {
+    "f_tr": (lambda: K(tr_()), "dve"),
+    "f_recip": (lambda: K(recip_()), "dve"),
+    "f_act": (lambda: K(act_()), "act"),
+    "f_lafs": (lambda: K(inst("LoadActFuncSet", [], [], engine="Activation", act_func_set_id=0)), "act"),
+    "f_read": (lambda: K(inst("ActivationReadAccumulator", [], [col()], engine="Activation")), "act"),
+    "f_dveread": (lambda: K(inst("DveReadAccumulator", [], [col()], engine="DVE", negated=True)), "dve"),
+    "f_ts": (lambda: K(ts_()), "dve"),
+    "f_bn": (lambda: K(bn_()), "dve"),
+    "f_cross": (lambda: K(tr_("average", axis="XYZWC", d=col(4096, pairs=[[1, 1], [1, 1]]))), "pool"),
+    "f_pool": (lambda: K(inst("Pool", [a(pairs=[[16, 128], [4, 4], [1, 4]])], [col(4096)], engine="DVE", func="Max")),
+               "dve"),
+    "f_iota": (lambda: K(iota_()), "pool"),
+}
+#: Decisions a base needs (Iota is off unless N-22 enables it).
+FAMILY_BASE_DECISIONS: dict[str, tuple[str, ...]] = {"f_iota": ("N-22=base-slot0-fixed",)}
+
+
+def iota_(pattern: Any = None, d: Any = None, **kw: Any) -> Any:
+    return inst("Iota", [], [d or a("int32", pairs=[[64, 128], [1, 64]])], engine="Pool",
+                pattern=pattern or [{"step": 1, "num": 64}], **{"base": 0, "channel_multiplier": 64, **kw})
+
+
+@functools.lru_cache(maxsize=None)
+def legal_f(name: str) -> bytes:
+    asm = assemble(read_bir(FAMILY_BASES[name][0]()), check="off",
+                   decisions=DecisionSet.parse(FAMILY_BASE_DECISIONS.get(name, ())))
+    (data,) = asm.streams.values()
+    assert len(data) == 64
+    return bytes(data)
+
+
+def patched_f(name: str, changes: dict[str, int]) -> bytes:
+    raw = legal_f(name)
+    sel = build_formats(DecisionSet.parse(FAMILY_BASE_DECISIONS.get(name, ()))).select(raw[0], raw)
+    assert sel is not None
+    fmt, values = sel
+    for k in changes:
+        assert k in fmt.field_map, (fmt.name, k)
+    return fmt.encode({**values, **changes})
+
+
+def sbf(check: str, base: str, bad: dict[str, int], good: dict[str, int] | None, field_: str | None, value: Any,
+        **kw: Any) -> None:
+    """A bundle check of the next families, through a raw stream (bases: FAMILY_BASES)."""
+    kw.setdefault("engine", FAMILY_BASES[base][1])
+    if FAMILY_BASES[base][1] == "act":
+        kw.setdefault("decisions", NO_RES)
+    kw.setdefault("decisions", FAMILY_BASE_DECISIONS.get(base, ()))
+    _add(check, "bundle", "stream", lambda: patched_f(base, bad), lambda: patched_f(base, good or {}), field_, value,
+         **kw)
+
+
+def KA(*insts: dict[str, Any], arch: str = "gen2") -> dict[str, Any]:
+    return K(*insts, arch=arch)
+
+
+# encoder refusals
+enc("family.gpsimd_psum", lambda: K(tr_(s=a(memref="ps"), engine="Pool")), lambda: K(tr_(s=a(memref="ps"))), "src",
+    "PSUM")
+enc("family.indirect", lambda: K(tr_(s=a(indirect_dim=1))), lambda: K(tr_()), "src", "indirect_dim")
+enc("family.scalar_kind", lambda: K(act_(ins=act_args(bias=col(0, memref="d", pairs=[[1, 1], [1, 1]])))),
+    lambda: K(act_()), "bias", "DRAM", decisions=NO_RES)
+enc("tr.axis", lambda: K(tr_(axis=9)), lambda: K(tr_()), "axis", 9)
+CROSS_DST = [[512, 1], [1, 512]]  # one partition, the src's free shape (axis C)
+enc("tr.cross_lane", lambda: K(tr_("add", axis="C", d=a(pairs=CROSS_DST, offset=4096), negate=True)),
+    lambda: K(tr_("add", axis="C", d=a(pairs=CROSS_DST, offset=4096))), "negate", True)
+enc("tr.op", lambda: K(tr_("is_equal")), lambda: K(tr_()), "op", "is_equal")
+enc("tr.negate", lambda: K(tr_("bitwise_or", s=i32(), d=col(4096, dtype="int32"), negate=True)),
+    lambda: K(tr_("bitwise_or", s=i32(), d=col(4096, dtype="int32"))), "negate", True)
+enc("tr.transpose", lambda: K(tr_(apply_transpose=True)), lambda: K(tr_()), "apply_transpose", True,
+    decisions=("N-12=book-literal",))
+enc("act.operands", lambda: K(act_(ins=act_args()[:3])), lambda: K(act_()), "ins", 3, decisions=NO_RES)
+enc("act.func", lambda: K(act_(30)), lambda: K(act_()), "func", "Unknown", decisions=NO_RES)
+enc("act.unsupported_key", lambda: K(act_(reduce_op="max")), lambda: K(act_(reduce_op="add")), "reduce_op", "max",
+    decisions=NO_RES)
+enc("act.load_accumulate", lambda: K(act_(acc="LoadAccumulate")), lambda: K(act_(acc="AddAccumulate")), "acc",
+    "LoadAccumulate", decisions=NO_RES)
+enc("act.imm_dtype", lambda: K(act_(ins=act_args(bias=imm("bfloat16", 0.0)))),
+    lambda: K(act_(ins=act_args(bias=imm("float32", 0.0)))), "bias", "bfloat16", decisions=NO_RES)
+enc("act.gen2_bias", lambda: K(act_(ins=act_args(bias=imm("float32", 0.5)))),
+    lambda: K(act_(ins=act_args(bias=imm("float32", 0.5))), arch="gen3"), "bias", "immediate", decisions=NO_RES)
+enc("act.alpha", lambda: K(act_(ins=act_args(alpha=imm("float32", 0.5)))), lambda: K(act_()), "alpha", 0.5,
+    decisions=NO_RES)
+enc("act.no_field", lambda: K(act_(ins=act_args(scale=imm("float32", 2.0)))), lambda: K(act_()), "scale", 2.0,
+    decisions=NO_RES)
+enc("ts.operands", lambda: K(ts_(ins=[a(), imm("float32", 1.0), imm("float32", 1.0), imm("float32", 1.0)])),
+    lambda: K(ts_()), "ins", 4)
+enc("ts.unsupported", lambda: K(ts_(is_tensor_scalar_addr=True)), lambda: K(ts_()), "is_tensor_scalar_addr", True)
+enc("ts.op_class", lambda: K(ts_("bitwise_and", [i32(), imm("int32", 1), imm("int32", 1)], [i32(4096)], op1="add")),
+    lambda: K(ts_("bitwise_and", [i32(), imm("int32", 1), imm("int32", 1)], [i32(4096)], op1="bitwise_or")),
+    "op1", "add")
+enc("ts.transpose", lambda: K(ts_("bitwise_and", [i32(), imm("int32", 1)], [i32(4096)], apply_transpose=True)),
+    lambda: K(ts_("bitwise_and", [i32(), imm("int32", 1)], [i32(4096)])), "apply_transpose", True)
+enc("ts.fused", lambda: K(ts_(op1="divide", acc="ZeroAccumulate")), lambda: K(ts_(op1="add", acc="ZeroAccumulate")),
+    "op1", "divide")
+enc("ts.scalar_kind", lambda: K(ts_()), lambda: K(ts_(ins=[a(), col()])), "s0", "immediate",
+    decisions=("N-3=pointer-only",))
+enc("ts.scalar_dtype", lambda: K(ts_(ins=[a(), imm("int32", 2)])), lambda: K(ts_()), "s0", "int32")
+enc("ts.reduce_idle", lambda: K(ts_(op1="add", outs=[a(offset=4096), col()])),
+    lambda: K(ts_(op1="add", acc="ZeroAccumulate", outs=[a(offset=4096), col()])), "acc", "Idle")
+enc("bn.fmax", lambda: K(bn_(a(pairs=[[513, 128], [1, 513]]))), lambda: K(bn_()), "src", 513)
+IOTA_ON = ("N-22=base-slot0-fixed",)
+enc("pool.func", lambda: K(inst("Pool", [a(pairs=[[16, 128], [4, 4], [1, 4]])], [col(4096)], engine="DVE", func=2)),
+    lambda: K(inst("Pool", [a(pairs=[[16, 128], [4, 4], [1, 4]])], [col(4096)], engine="DVE", func="Max")), "func", 2)
+enc("pool.shape", lambda: K(inst("Pool", [a(pairs=[[16, 128], [4, 4], [1, 4]])], [col(4096)], engine="DVE",
+                                 func="Avg")),
+    lambda: K(inst("Pool", [a(pairs=[[16, 128], [1, 1], [1, 1], [4, 4], [1, 4]])], [col(4096)], engine="DVE",
+                   func="Avg")), "src", 3)
+enc("iota.off", lambda: K(iota_()), lambda: K(tr_()), "opcode", "Iota")
+enc("iota.operands", lambda: K(iota_(base=5)), lambda: K(iota_()), "base", 5, decisions=("N-22=no-base",))
+enc("ts.cache", lambda: K(inst("TensorScalarCache", [a(), imm("float32", 2.0)], [a(offset=4096)], engine="Pool",
+                               op0="mult", op1="add", mode="Cumulative", acc="ZeroAccumulate")),
+    lambda: K(inst("TensorScalarCache", [a(), imm("float32", 2.0)], [a(offset=4096)], engine="DVE", op0="mult",
+                   op1="add", mode="Cumulative", acc="ZeroAccumulate")), "engine", "Pool")
+
+# bundle checks, through raw streams
+sbf("family.equal_elements", "f_recip", {"dst.num0": 256}, None, "elements", "src=512, dst=256")
+sbf("tr.opcode_class", "f_tr", {"op": 0x0B}, {"op": 0x09}, "op", 0x0B)
+sbf("tr.axis_byte", "f_tr", {"axis": 7}, {"axis": 2}, "axis", 7)
+sbf("tr.flags", "f_tr", {"negate": 2}, {"negate": 1}, "negate", 2)
+sbf("act.func_byte", "f_act", {"func": 0}, {"func": 6}, "func", 0)
+sbf("act.scalar_kinds", "f_act", {"arg1_kind": 5}, {"arg1_kind": 1}, "arg1_kind", 5)
+sbf("act.arg3_gate", "f_act", {"arg3_value": 5}, None, "arg3_value", 5)
+sbf("act.set_id", "f_lafs", {"act_tbl_sel": 21}, {"act_tbl_sel": 20}, "act_tbl_sel", 21)
+sbf("read.count_one", "f_read", {"element_count": 2}, None, "element_count", 2)
+sbf("read.negated_flag", "f_dveread", {"negated": 2}, {"negated": 0}, "negated", 2)
+sbf("ts.opcode_class", "f_ts", {"op0": 0x0A}, {"op0": 0x04}, "op0", 0x0A)
+sbf("ts.scalar_kinds", "f_ts", {"s0_kind": 7}, {"s0_kind": 0}, "s0_kind", 7)
+sbf("ts.fused", "f_ts", {"acc": 3}, None, "acc", 3)
+sbf("bn.shape", "f_bn", {"dst.num0": 4}, None, "dst", 4)
+sbf("bn.counts", "f_bn", {"n_even": 0}, None, "n_even", 0)
+sbf("tr.cross_flags", "f_cross", {"scale": 0}, None, "scale", 0)
+sbf("pool.scale", "f_pool", {"scale": 0}, None, "scale", 0)
+sbf("iota.pattern", "f_iota", {"pnum1": 32}, None, "pattern", 32)
+
+# IR checks, through kernels
+P64 = [[512, 64], [1, 512]]
+ki("tr.equal_partitions", lambda: K(tr_(d=col(4096, pairs=[[1, 64], [1, 1]]))), lambda: K(tr_()), "partitions",
+   "src=128, dst=64")
+ki("tr.out_elements", lambda: K(tr_(d=col(4096, pairs=[[2, 128], [1, 2]]))), lambda: K(tr_()), "dst", 2)
+ki("recip.equal_partitions", lambda: K(recip_(d=a(pairs=P64, offset=4096))), lambda: K(recip_()), "partitions",
+   "src=128, dst=64")
+ki("act.equal_partitions", lambda: K(act_(outs=[a(pairs=P64, offset=4096)])), lambda: K(act_()), "partitions",
+   "src=128, dst=64", decisions=NO_RES)
+ki("act.equal_elements", lambda: K(act_(outs=[a(pairs=[[256, 128], [1, 256]], offset=4096)])), lambda: K(act_()),
+   "elements", "src=512, dst=256", decisions=NO_RES)
+ki("act.pointer_shape", lambda: K(act_(ins=act_args(bias=col(pairs=[[2, 128], [1, 2]])))), lambda: K(act_()),
+   "args[1]", 2, decisions=NO_RES)
+ki("lint.act_dropped", lambda: K(act_(ins=act_args(alpha=imm("float32", 0.5)))), lambda: K(act_()), "alpha", 0.5,
+   decisions=("N-35=off", "N-9=drop"))
+ki("ts.equal_partitions", lambda: K(ts_(outs=[a(pairs=P64, offset=4096)])), lambda: K(ts_()), "partitions",
+   "data=128, dst=64")
+ki("ts.equal_elements", lambda: K(ts_(outs=[a(pairs=[[256, 128], [1, 256]], offset=4096)])), lambda: K(ts_()),
+   "elements", "data=512, dst=256")
+ki("ts.pointer_shape", lambda: K(ts_(ins=[a(), col(pairs=[[1, 64], [1, 1]])])), lambda: K(ts_(ins=[a(), col()])),
+   "s0.partitions", 64)
+ki("tr.cross_out", lambda: K(tr_("add", axis="C", d=a(pairs=[[512, 2], [1, 512]], offset=4096))),
+   lambda: K(tr_("add", axis="C", d=a(pairs=CROSS_DST, offset=4096))), "dst.partitions", 2)
+ki("pool.equal_partitions",
+   lambda: K(inst("Pool", [a(pairs=[[16, 128], [4, 4], [1, 4]])], [col(4096, pairs=[[1, 64], [1, 1]])], engine="DVE",
+                  func="Max")),
+   lambda: K(inst("Pool", [a(pairs=[[16, 128], [4, 4], [1, 4]])], [col(4096)], engine="DVE", func="Max")),
+   "partitions", "src=128, dst=64")
+ki("pool.out_elements",
+   lambda: K(inst("Pool", [a(pairs=[[16, 128], [4, 4], [1, 4]])], [col(4096, pairs=[[2, 128], [1, 2]])], engine="DVE",
+                  func="Max")),
+   lambda: K(inst("Pool", [a(pairs=[[16, 128], [4, 4], [1, 4]])], [col(4096)], engine="DVE", func="Max")),
+   "dst", 2)
+ki("iota.count", lambda: K(iota_(d=a("int32", pairs=[[32, 128], [1, 32]]))), lambda: K(iota_()), "pattern", 64,
+   decisions=IOTA_ON)
+ki("bn.equal_partitions", lambda: K(bn_(d=a(pairs=[[6, 64], [1, 6]], offset=4096))), lambda: K(bn_()), "partitions",
+   "src=128, dst=64")
+
+# N-35, a rule on the order of a stream's bundles
+ss("act.resident", lambda: legal_f("f_act"), lambda: legal_f("f_lafs") + legal_f("f_act"), "func", "Exp",
+   engine="act")
 
 
 # ---- issue 13: the PE, DMA and sync/control families ----------------------------------------------

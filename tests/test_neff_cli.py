@@ -57,7 +57,8 @@ def test_disasm_prints_bir_names_and_asm_rebuilds_the_streams(tmp_path: Path, ca
     lines = out.splitlines()
     assert lines[:2] == [".target gen3", ".stream sg00.act"]
     assert lines[5].endswith("  ; I-80-0-accel-tc-act") and "Copy src=psum" in lines[5]
-    assert "ActivationTableLoad" in lines[4]  # 0x23: a .bytes line until the activation family lands
+    # the NEFF's LoadActFuncSet decodes (next families: 0x23, set 0)
+    assert lines[4].startswith("00000080:  |23100000") and "ActivationTableLoad set=0" in lines[4]
     assert lines[4].endswith("  ; I-80-0-accel-tc-act-PWP")
     assert lines[2].endswith("SetOrderingMode") and lines[3].endswith("PseudoBranchLabel")
     # the whole NEFF: listing -> asm -> the same bytes in every stream
@@ -125,7 +126,7 @@ def test_unpack_refuses_a_non_empty_directory(tmp_path: Path, capsys: pytest.Cap
 def test_check_decode_explain_on_a_neff(capsys: pytest.CaptureFixture[str]) -> None:
     assert run("check", small(), "-q") == 0
     out = capsys.readouterr().out
-    assert "error" not in out  # only 0x23 may be left unmodelled (a warning) until the activation family lands
+    assert "error" not in out and "unmodelled" not in out  # every real bundle decodes, 0x23 too
     assert run("check", large(), "--format", "json") == 0
     j = json.loads(capsys.readouterr().out)
     assert j["clean"] and len(j["inputs"]) == 10

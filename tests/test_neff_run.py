@@ -146,9 +146,9 @@ def test_s61_each_core_writes_its_own_columns(neff: Neff) -> None:
 
 
 def test_s62_the_activation_table_load_steps_without_effect(neff: Neff) -> None:
-    """S-62: the real 0x23 (Activation bundle 2, I-80-0-accel-tc-act-PWP) runs as a named step; under
-    S-62=refuse an undecodable 0x23 stops the run naming it (once R-21 declares 0x23's layout the
-    bundle decodes and neither reading is needed)."""
+    """S-62: the real 0x23 (Activation bundle 2, I-80-0-accel-tc-act-PWP) runs as a named step. R-21 now
+    declares 0x23's layout, so the bundle decodes and neither S-62 reading is needed: it runs under
+    S-62=refuse too (an undecodable 0x23 would still stop the run there)."""
     x, y = rand_inputs(0)
     tl = Timeline()
     r = run_neff(neff, {"x": x, "y": y}, graphs=["sg00"], timeline=tl)
@@ -156,9 +156,11 @@ def test_s62_the_activation_table_load_steps_without_effect(neff: Neff) -> None:
     assert act.bundles[2].mnemonic == "ActivationTableLoad"
     assert any(e.get("name") == "ActivationTableLoad" for e in tl.events)
     raw = neff.stream_data(neff.graph("sg00").streams["act"])[2 * BUNDLE_SIZE:3 * BUNDLE_SIZE]
-    if build_formats().select(raw[0], raw) is None:
-        with pytest.raises(SimError, match=r"sg00\.act bundle 2 at \+0x80: cannot run an undecodable bundle"):
-            run_neff(neff, {"x": x, "y": y}, decisions=DecisionSet.parse(["S-62=refuse"]))
+    # R-21 declares 0x23's layout: the bundle decodes (set 0), so S-62=refuse no longer stops the run
+    sel = build_formats().select(raw[0], raw)
+    assert sel is not None and sel[0].name == "ActivationTableLoad" and sel[1]["act_tbl_sel"] == 0
+    r = run_neff(neff, {"x": x, "y": y}, graphs=["sg00"], decisions=DecisionSet.parse(["S-62=refuse"]))
+    assert [s for s in r.cores[0].streams if s.engine == "act"][0].bundles[2].mnemonic == "ActivationTableLoad"
 
 
 def test_s63_the_var_table_gives_the_dram_variables(neff: Neff) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import ap, fails, inst, kernel, loc, streams
+from conftest import ap, fails, imm, inst, kernel, loc, streams
 from tongasm.codegen import assemble
 from tongasm.decode import decode_bundle
 from tongasm.isa import DecisionSet, build_formats
@@ -133,6 +133,25 @@ def test_r19_event_semaphore_update_lane() -> None:
     f = decode_bundle(one(k(e))).fields
     assert (f["update_mode"], f["update_idx"], f["reserved_06"]) == (0x13, 9, 0)
     assert "Too many sync update commands" in str(fails(k(e), decisions=("R-19=none",)))
+
+
+def test_r21_act_table_index() -> None:
+    """R-21: the real 0x23 bundle (golden real 17, bytes of matmul_small sg00 Activation bundle 2) is set 0
+    under both readings; act_info.json's 21 sets (default) let LoadActFuncSet 11 through, Activation.json's
+    one set (the draft) refuses it, and the N-35 residency follows the reading."""
+    real = bytes.fromhex("2310" + "00" * 62)
+    for ds in (DecisionSet(), DecisionSet.parse(["R-21=activation-json"])):
+        d = decode_bundle(real, decisions=ds)
+        assert d.fmt.name == "ActivationTableLoad" and d.fields["act_tbl_sel"] == 0
+    load11 = inst("LoadActFuncSet", [], [], name="load", engine="Activation", act_func_set_id=11)
+    gelu = inst("Activation", [ap("sb", "float32", T), ap("sb", "float32", [[1, 128], [1, 1]], 0x8000),
+                               imm("float32", 1.0), imm("float32", 0.0)],
+                [ap("sb", "float32", T, 0x4000)], engine="Activation", func="Gelu_apprx_tanh", acc="Idle",
+                scale=1.0, alpha=0.0)
+    ok = assemble(read_bir(k(load11, gelu)), check="warn")
+    assert not ok.findings and bytes(ok.streams["act"])[0x23] == 11
+    alt = assemble(read_bir(k(load11, gelu)), check="warn", decisions=DecisionSet.parse(["R-21=activation-json"]))
+    assert {f.check for f in alt.findings} == {"act.set_id", "act.resident"}, [f.line() for f in alt.findings]
 
 
 def test_r22_dma_steps_unsigned() -> None:

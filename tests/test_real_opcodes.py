@@ -1,6 +1,6 @@
-"""Issue 13 acceptance on the real bytes: every bundle of both real NEFFs decodes (0x23, the
-activation family's, may still be missing: the tests accept it decoded or not), ``explain`` finds no
-unexplained non-zero byte in any decoded bundle, bytes → text → bytes is the identity on every
+"""Issue 13 acceptance on the real bytes: every bundle of both real NEFFs decodes (0x23 too, since
+the activation family's R-21 layout), ``explain`` finds no unexplained non-zero byte in any decoded
+bundle, bytes → text → bytes is the identity on every
 stream, the real program passes the checks, the golden bundles of ``tests/golden/real/`` decode to
 the readings their files give (values written from the bytes and the book, not from tongasm), the
 book-only layouts (``tests/golden/book/``) decode, list and assemble back, and the bundle simulator
@@ -21,7 +21,7 @@ from neff_support import large, small
 from tongasm.check import check_stream
 from tongasm.decode.batch import decode_stream
 from tongasm.decode.bundle import decode_bundle
-from tongasm.isa import DecisionSet, build_formats, get_target
+from tongasm.isa import DecisionSet, get_target
 from tongasm.neff import Neff, read_neff
 from tongasm.ir.memory import MemoryDescription, Variable
 from tongasm.sim.run import run_streams
@@ -35,8 +35,6 @@ REAL = sorted((GOLDEN / "real").glob("*.json"))
 BOOK = sorted((GOLDEN / "book").glob("*.json"))
 BOOK_LISTING = GOLDEN / "listings" / "book" / "book_only.s"
 GEN3 = get_target("gen3")
-#: ActivationTableLoad (0x23): the activation family's opcode, decoded once that family lands
-OTHERS = {0x23}
 #: chapter §0.1: the opcode populations of both NEFFs (both cores together)
 POPULATION = {
     "small": {0x01: 8, 0x02: 8, 0x23: 2, 0x46: 4, 0xA0: 4, 0xA4: 2, 0xB1: 10, 0xCC: 10, 0xD4: 10},
@@ -57,11 +55,11 @@ def streams_of(n: Neff) -> list[StreamInput]:
 # --- decoding --------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("which", ["small", "large"])
-def test_every_bundle_of_both_neffs_decodes_but_the_activation_table_load(which: str) -> None:
+def test_every_bundle_of_both_neffs_decodes(which: str) -> None:
     seen: Counter[int] = Counter()
     for s in streams_of(neff(which)):
         cols = decode_stream(s.data)
-        assert set(cols.opcode[cols.undecodable].tolist()) <= OTHERS, s.name
+        assert not cols.undecodable.any(), s.name
         seen.update(cols.opcode.tolist())
         for name, g in cols.groups.items():
             assert all(int(op) in g.fmt.opcodes for op in set(cols.opcode[g.index].tolist())), name
@@ -99,8 +97,9 @@ def test_bytes_text_bytes_is_the_identity_on_every_stream(which: str) -> None:
     prog = assemble_text("\n".join(lines))
     for s in ins:
         assert bytes(prog.streams[s.name]) == bytes(s.data), s.name
-    # every bundle but 0x23 prints as an instruction
-    assert all(".bytes 23" in line for line in lines if ".bytes" in line)
+    # every bundle prints as an instruction (0x23 as ActivationTableLoad set=0: R-21)
+    assert not [line for line in lines if ".bytes" in line]
+    assert sum("ActivationTableLoad set=0" in line for line in lines) == 2
 
 
 @pytest.mark.parametrize("which", ["small", "large"])
@@ -109,7 +108,7 @@ def test_the_real_program_passes_the_checks(which: str) -> None:
     for s in n.streams():
         findings = check_stream(n.stream_data(s), name=s.name, target=n.target, stream=s.stream, unmodelled="note")
         assert [f.line() for f in findings if f.severity == "error"] == []
-        assert all(f.check == "bundle.unmodelled" and f.value in OTHERS for f in findings), [f.line() for f in findings]
+        assert findings == [], [f.line() for f in findings]
 
 
 # --- the golden real bundles: their readings ----------------------------------------------------------------
@@ -122,9 +121,6 @@ def _layout_name(golden: str) -> str:
 def test_real_golden_bundle_decodes_to_its_readings(path: Path) -> None:
     case = json.loads(path.read_text())
     raw = bytes.fromhex(case["hex"])
-    fs = build_formats(DecisionSet())
-    if raw[0] in OTHERS and not fs.variants(raw[0]):
-        pytest.skip("0x23 belongs to the activation family")
     d = decode_bundle(raw)
     assert d.fmt.name == _layout_name(case["layout"])
     named: dict[str, int] = {}
@@ -181,8 +177,8 @@ def test_the_book_listing_is_current() -> None:
 # --- simulation of matmul_small from its real bytes ---------------------------------------------------------------
 
 def run_matmul_small(decisions: tuple[str, ...] = ()) -> tuple[np.ndarray, np.ndarray, dict[str, dict[str, int]]]:
-    """Both cores of matmul_small on the bundle simulator (0x23, the activation table load, is left out:
-    it has no effect on copies, chapter §4.2). Returns (output, fp16(x @ y), final semaphores per core)."""
+    """Both cores of matmul_small on the bundle simulator (0x23, the activation table load, runs: it
+    installs set 0 and has no effect on copies, chapter §4.2). Returns (output, fp16(x @ y), final semaphores per core)."""
     n = neff("small")
     rng = np.random.default_rng(0)
     x = rng.uniform(-1, 1, (128, 256)).astype(np.float16)
@@ -191,8 +187,6 @@ def run_matmul_small(decisions: tuple[str, ...] = ()) -> tuple[np.ndarray, np.nd
     sems = {}
     for core, c0 in (("sg00", 0), ("sg01", 64)):
         streams = {s.stream: n.stream_data(s) for s in n.streams() if s.graph == core}
-        act = streams["act"]
-        streams["act"] = b"".join(act[i:i + 64] for i in range(0, len(act), 64) if act[i] not in OTHERS)
         # def.json (chapter §1.8): x var 1, y var 2, output0 var 3, the identity var 4; DGETable0 list [1, 2, 3]
         mem = MemoryDescription("gen3", [
             Variable("x", 1, "DRAM", dims=(1, 65536), dtype="float16", shape=[128, 256]),

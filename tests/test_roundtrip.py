@@ -22,6 +22,7 @@ from tongasm.errors import FieldRangeError
 from tongasm.isa import DecisionSet, build_formats
 from tongasm.ir import read_bir, write_bir
 from tongasm.ir.bir_json import kernel_to_json
+from tongasm.ir.instructions import UnknownInstruction
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -123,6 +124,7 @@ def test_example_json_round_trips():
         out = kernel_to_json(k1)
         assert _canon(out) == _canon(original), path.name
         k2 = read_bir(write_bir(k1))
+        assert not any(isinstance(i, UnknownInstruction) for f in k1.functions for i in f.instructions()), path.name
         assert assemble(k2).streams == assemble(k1).streams
 
 

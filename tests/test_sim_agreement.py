@@ -68,7 +68,11 @@ CHAIN_SEM = 7
 ALTERNATIVES = [DecisionSet.parse([s]) for s in (
     "D-2=raw", "D-4=update-wins", "D-6=outermost-first", "D-7=both-dtype-bytes", "D-11=only-sbuf-on-gen2",
     "D-12=bypass-bitvec", "D-13=no-engine-gate", "D-14=reverse-pred", "D-16=source-byte", "D-20=u32",
-    "D-22=regref-pair", "D-27=same-kind", "D-1=zero")]
+    "D-22=regref-pair", "D-27=same-kind", "D-1=zero",
+    # the next families: the readings that move bytes the simulator reads back, or change the maths
+    "N-2=imm0-reg1-ptr2", "N-3=s1-0x28-s0-0x2c", "N-5=scale-at-0x24", "N-6=byte-offset", "N-13=no-dropping",
+    "S-20=fused", "S-21=f64-once", "S-27=op1-elementwise-too", "N-28=scan-direction", "N-22=base-slot0-fixed",
+    "N-22=slot0-pattern", "N-23=all-elements")]
 
 
 @dataclass
@@ -492,13 +496,281 @@ class Gen:
             self.kb.tensor_load(reg, mem, off_op, engine=stream)
         self.ops.append(f"Tensor{'Save' if save else 'Load'}.{form}{'.off' if off_op else ''}.{md.name}")
 
+    # --- the next families (next-families.md) ------------------------------------------------------------
+
+    def data_ap(self, dt: Dtype, parts: int, shape: list[int], engine: str, *, write: bool = False,
+                no_psum: bool = False) -> tuple[Any, int, str]:
+        """A physical AP, its start partition and space (the pointers scaling it start there too, N-34)."""
+        var = self.tensor_var(dt, write=write, no_psum=no_psum)
+        op = self.ap(var, dt, parts, shape, write=write, engine=engine, reg_ok=False)
+        return op, var.base + op.offset // (var.width // DTYPE_INFO[dt].size), var.space
+
+    def column(self, dt: Dtype, parts: int, start: int, *, no_psum: bool = False, write: bool = False,
+               space: str | None = None) -> Any:
+        """A [P,1] pointer scalar (or read-out destination) starting at partition ``start`` (N-6, N-34);
+        under N-6=byte-offset a pointer is in its data's ``space``."""
+        pool = self.sb + ([] if no_psum or (write and dt not in FOUR_BYTE) else self.psum)
+        if space is not None and self.ds["N-6"] == "byte-offset":
+            pool = [v for v in pool if v.space == space] or pool
+        cands = [v for v in pool if v.base <= start and start + parts <= v.base + v.rows]
+        var = self.one(cands)
+        E = var.width // DTYPE_INFO[dt].size
+        return var.t.ap(dt.name, [[E, parts], [1, 1]], (start - var.base) * E + self.draw(st.integers(0, E - 1)))
+
+    def act_scalar(self, role: str, parts: int, start: int, fixed: float | None, space: str) -> Any:
+        """An Activation operand: the neutral/fixed immediate, or a pointer, or a register where allowed."""
+        gen3 = self.target == "gen3"
+        kinds = ["imm"]
+        if role == "bias":
+            kinds += ["ptr", "ptr"] + (["reg"] if gen3 else [])
+        elif role == "alpha" and fixed is None:  # Prelu: its alpha is on the wire
+            kinds += ["ptr", "reg"]
+        elif role == "scale" and self.ds["N-5"] in ("scale-at-0x24", "swapped"):
+            kinds += ["ptr", "reg", "imm"]
+            fixed = None
+        kind = self.one(kinds)
+        if kind == "ptr":
+            dt = self.one(FLOATS) if role == "bias" else D.float32
+            return self.column(dt, parts, start, space=space)
+        if kind == "reg":
+            return self.kb.reg(self.data_reg(), "float32")
+        if fixed is not None:
+            return self.kb.imm("float32", fixed)
+        if role == "bias" and not gen3:
+            return self.kb.imm("float32", 0.0)  # N-36: the immediate 0.0 only on gen2
+        return self.kb.imm("float32", self.one([0.0, 1.0, -0.5, 2.5, 1e-3]))
+
+    def activation(self) -> None:
+        from tongasm.isa.family_tables import ACT_FUNC_WIRE, ACT_SETS, ActFunc, sets_holding
+
+        engine = "Activation"
+        func = self.one([f for f in ActFunc if f in ACT_FUNC_WIRE])
+        self.kb.load_act_func_set(self.one(list(sets_holding(func))), engine=engine)
+        assert ACT_SETS
+        parts, shape = self.draw(st.integers(1, 8)), self.shape(3)
+        n = math.prod(shape)
+        src, start, space = self.data_ap(self.one(DATA), parts, shape, engine)
+        dst = self.operand(self.one(FLOATS + [D.int32]), parts, self.divisors_shape(n, 3), engine, write=True,
+                           reg_ok=False)
+        roles = {"bias": None, "scale": 1.0, "alpha": None if func is ActFunc.Prelu else 0.0}
+        ops = {r: self.act_scalar(r, parts, start, v, space) for r, v in roles.items()}
+        acc = self.one(["Idle", "Zero", "ZeroAccumulate", "AddAccumulate"]
+                       + (["LoadAccumulate"] if func is ActFunc.Prelu else []))
+        reduce_res = None
+        if acc != "Zero" and self.chance(0.4):
+            reduce_res = self.column(self.one([D.float32, D.bfloat16]), parts, self.draw(st.integers(0, 8 - parts)),
+                                     write=True)
+        from tongasm.ir.family_instructions import Activation
+
+        inst = Activation(ins=[src, ops["bias"], ops["scale"], ops["alpha"]],
+                          outs=[dst] + ([reduce_res] if reduce_res is not None else []),
+                          attrs={"func": func, "acc": self.kb_enum("acc", acc), "scale": 1.0, "alpha": 0.0})
+        self.kb._add(inst, None, engine, None)
+        self.ops.append(f"Activation.{func.name}.{acc}{'.2out' if reduce_res is not None else ''}")
+
+    @staticmethod
+    def kb_enum(key: str, v: str) -> Any:
+        from tongasm.isa.enums import AccType
+
+        return AccType[v]
+
+    def read_accumulator(self) -> None:
+        dve = self.chance(0.5)
+        engine = self.engine() if dve else "Activation"
+        parts = self.draw(st.integers(1, 8))
+        dst = self.column(self.one([D.float32, D.bfloat16, D.int32]), parts, self.draw(st.integers(0, 8 - parts)),
+                          no_psum=engine == "Pool", write=True)
+        self.kb.read_accumulator(dst, dve=dve, negated=dve and self.chance(0.5), engine=engine)
+        self.ops.append("DveReadAccumulator" if dve else "ActivationReadAccumulator")
+
+    def tensor_reduce(self) -> None:
+        from tongasm.isa.family_tables import NKI_REDUCE_OPS
+
+        engine = self.engine()
+        bitvec = self.chance(0.25)
+        ops = [o for o in NKI_REDUCE_OPS if (ALU_WIRE[o][1] == AluClass.BITVEC) == bitvec]
+        op = self.one(sorted(ops))
+        dt_in = self.one(INTS) if bitvec else self.one(DATA)
+        parts = self.draw(st.integers(1, 8))
+        shape = self.shape(4)
+        a = self.draw(st.integers(1, len(shape)))
+        if all(n == 1 for n in shape[len(shape) - a:]):
+            shape[-1] = 2
+        keep = math.prod(shape[:len(shape) - a])
+        no_psum = engine == "Pool"
+        src = self.operand(dt_in, parts, shape, engine, no_psum=no_psum)
+        dst = self.operand(self.one(INTS) if bitvec else self.one(DATA), parts, self.divisors_shape(keep, 3), engine,
+                           write=True, no_psum=no_psum)
+        self.kb.tensor_reduce(dst, src, op, ["X", "XY", "XYZ", "XYZW"][a - 1],
+                              negate=not bitvec and self.chance(0.3), engine=engine)
+        self.ops.append(f"TensorReduce.{op.name}")
+
+    def reciprocal(self) -> None:
+        engine = self.engine()
+        parts, shape = self.draw(st.integers(1, 8)), self.shape(3)
+        no_psum = engine == "Pool"
+        src = self.operand(self.one(DATA), parts, shape, engine, no_psum=no_psum)
+        dst = self.operand(self.one(FLOATS), parts, self.divisors_shape(math.prod(shape), 3), engine, write=True,
+                           no_psum=no_psum)
+        self.kb.reciprocal(dst, src, engine=engine)
+        self.ops.append("Reciprocal")
+
+    def tensor_scalar(self) -> None:
+        engine = self.engine()
+        no_psum = engine == "Pool"
+        bitvec = self.chance(0.3)
+        fused = not bitvec and self.chance(0.35)
+        ops = [o for o, (_w, c) in ALU_WIRE.items() if (c == AluClass.BITVEC) == bitvec]
+        op0 = self.one(ops)
+        dt = self.one(INTS) if bitvec else self.one(DATA)
+        parts, shape = self.draw(st.integers(1, 8)), self.shape(3)
+        data, start, space = self.data_ap(dt, parts, shape, engine, no_psum=no_psum)
+        dst = self.operand(self.one(INTS) if bitvec else self.one(DATA + [D.float32r]), parts,
+                           self.divisors_shape(math.prod(shape), 3), engine, write=True, no_psum=no_psum, reg_ok=False)
+
+        def scalar() -> Any:
+            kind = self.one(["imm", "imm", "ptr", "reg"]) if self.ds["N-3"] != "pointer-only" else "ptr"
+            if kind == "ptr":
+                return self.column(dt if bitvec else D.float32, parts, start, no_psum=no_psum, space=space)
+            if kind == "reg":
+                return self.kb.reg(self.data_reg(), "int32" if bitvec else "float32")
+            if bitvec:
+                wide = [d for d in INTS if DTYPE_INFO[d].size >= DTYPE_INFO[dt].size]
+                d = self.one(wide)
+                return self.kb.imm(d.name, self.scalar(d))
+            return self.kb.imm("float32", self.scalar(D.float32))
+
+        acc, reduce_res, s1 = "Idle", None, None
+        if fused:
+            from tongasm.isa.family_tables import REDUCE_IDENTITY
+
+            op1 = self.one(sorted(REDUCE_IDENTITY))
+            acc = self.one(["Zero", "ZeroAccumulate", "AddAccumulate", "LoadAccumulate"])
+            s1 = scalar() if acc == "LoadAccumulate" else None
+            if self.chance(0.5):
+                reduce_res = self.column(self.one([D.float32, D.bfloat16]), parts,
+                                         self.draw(st.integers(0, 8 - parts)), no_psum=no_psum, write=True)
+        else:
+            op1 = self.one([AluOp.bypass] + ops)
+            s1 = scalar() if op1 != AluOp.bypass or self.chance(0.2) else None
+        self.kb.tensor_scalar(dst, data, op0, scalar(), op1, s1, reverse0=self.chance(0.3), reverse1=self.chance(0.3),
+                              acc=acc, reduce_res=reduce_res,
+                              negate_second_output=reduce_res is not None and self.chance(0.5), engine=engine)
+        self.ops.append(f"TensorScalar{'.fused' if fused else ''}.{op0.name}.{op1.name}")
+
+    def tscache(self) -> None:
+        from tongasm.ir.family_instructions import TensorScalarCache
+        from tongasm.isa.enums import AccType
+        from tongasm.isa.family_tables import REDUCE_IDENTITY, TSCMode
+
+        parts, shape = self.draw(st.integers(1, 8)), self.shape(3)
+        data, start, space = self.data_ap(self.one(DATA), parts, shape, "DVE")
+        dst = self.operand(self.one(FLOATS), parts, self.divisors_shape(math.prod(shape), 3), "DVE", write=True,
+                           reg_ok=False)
+        acc = self.one([AccType.Zero, AccType.ZeroAccumulate, AccType.AddAccumulate, AccType.LoadAccumulate])
+        ins = [data, self.kb.imm("float32", self.scalar(D.float32))]
+        if acc == AccType.LoadAccumulate:
+            ins.append(self.column(D.float32, parts, start, space=space) if self.chance(0.5) else
+                       self.kb.imm("float32", self.scalar(D.float32)))
+        mode = self.one(list(TSCMode))
+        op0 = self.one([o for o, (_w, c) in ALU_WIRE.items() if c != AluClass.BITVEC])
+        op1 = self.one(sorted(REDUCE_IDENTITY))
+        outs = [dst]
+        if self.chance(0.3):
+            outs.append(self.column(D.float32, parts, self.draw(st.integers(0, 8 - parts)), write=True))
+        inst = TensorScalarCache(ins=ins, outs=outs, attrs={"op0": op0, "op1": op1, "reverse0": self.chance(0.4),
+                                                            "reverse1": False, "mode": mode, "acc": acc})
+        self.kb._add(inst, None, self.one(["DVE", "Unassigned"]), None)
+        self.ops.append(f"TensorScalarCache.{mode.name}")
+
+    def cross_lane(self) -> None:
+        engine = self.one(["Pool", "Unassigned", self.engine()])
+        no_psum = engine in ("Pool", "Unassigned") and self.ds["N-16"] == "per-family" or engine == "Pool"
+        cmd = self.one([AluOp.add, AluOp.average, AluOp.max, AluOp.bitwise_or, AluOp.bitwise_and, AluOp.bitwise_xor])
+        bitvec = cmd in (AluOp.bitwise_or, AluOp.bitwise_and, AluOp.bitwise_xor)
+        dt = self.one(INTS) if bitvec else self.one(DATA)
+        parts, shape = self.draw(st.integers(1, 8)), self.shape(2)
+        src = self.operand(dt, parts, shape, engine, no_psum=no_psum, reg_ok=False)
+        whole = self.chance(0.5)
+        out_shape = [1] if whole else self.divisors_shape(math.prod(shape), 2)
+        odt = self.one(INTS) if bitvec else self.one(FLOATS)
+        dst = self.operand(odt, 1, out_shape, engine, write=True, no_psum=no_psum, reg_ok=False)
+        self.kb.tensor_reduce(dst, src, cmd, "XYZWC" if whole else "C", engine=engine)
+        self.ops.append(f"CrossLaneReduce.{cmd.name}")
+
+    def pool(self) -> None:
+        engine = self.engine()
+        no_psum = engine == "Pool"
+        avg = self.chance(0.5)
+        parts = self.draw(st.integers(1, 8))
+        # under D-6=outermost-first an innermost [1, 1] is refused (it cannot be told from the fill)
+        inner = 2 if self.ds["D-6"] == "outermost-first" else 1
+        window = [self.draw(st.integers(1, 3)), self.draw(st.integers(inner, 3))]
+        outer = [self.draw(st.integers(1, 2)), self.draw(st.integers(1, 2))] if avg else \
+            [self.draw(st.integers(1, 3)) for _ in range(self.draw(st.integers(0, 2)))]
+        src = self.operand(self.one(DATA), parts, outer + window, engine, no_psum=no_psum, reg_ok=False)
+        dst = self.operand(self.one(FLOATS), parts, self.divisors_shape(math.prod(outer), 2), engine, write=True,
+                           no_psum=no_psum)
+        from tongasm.ir.family_instructions import Pool
+        from tongasm.isa.family_tables import PoolFunc
+
+        self.kb._add(Pool(ins=[src], outs=[dst], attrs={"func": PoolFunc.Avg if avg else PoolFunc.Max}), None, engine,
+                     None)
+        self.ops.append(f"Pool.{'Avg' if avg else 'Max'}")
+
+    def iota(self) -> None:
+        if self.ds["N-22"] == "off":
+            return self.pool()
+        from tongasm.ir.family_instructions import Iota
+
+        parts = self.draw(st.integers(1, 8))
+        pattern = [(self.draw(st.integers(-4, 4)), self.draw(st.integers(1, 4)))
+                   for _ in range(self.draw(st.integers(1, 3)))]
+        n = math.prod(num for _s, num in pattern)
+        var = self.one(self.sb)
+        dst = self.ap(var, self.one([D.int32, D.float32, D.int16, D.bfloat16]), parts, self.divisors_shape(n, 3),
+                      write=True, engine="Pool", reg_ok=False)
+        base = 0 if self.ds["N-22"] == "no-base" else self.draw(st.integers(-1000, 1000))
+        inst = Iota(ins=[], outs=[dst], attrs={"base": base, "pattern": [{"step": s_, "num": n_} for s_, n_ in pattern],
+                                               "channel_multiplier": self.draw(st.integers(-50, 50))})
+        self.kb._add(inst, None, self.one(["Pool", "Unassigned"]), None)
+        self.ops.append("Iota")
+        return None
+
+    def bn(self) -> None:
+        engine = self.engine()
+        no_psum = engine == "Pool"
+        parts = self.draw(st.integers(1, 8))
+        if self.chance(0.5):
+            shape = self.shape(3)
+            src = self.operand(self.one(FLOATS), parts, shape, engine, no_psum=no_psum)
+            dst = self.operand(self.one([D.float32, D.bfloat16]), parts, self.divisors_shape(6, 2), engine,
+                               write=True, no_psum=no_psum)
+            self.kb.bn_stats(dst, src, engine=engine)
+            self.ops.append("BNStats")
+        else:
+            k3 = 3 * self.draw(st.integers(1, 4))
+            src = self.operand(self.one([D.float32, D.bfloat16]), parts, self.divisors_shape(k3, 2), engine,
+                               no_psum=no_psum)
+            dst = self.operand(self.one([D.float32, D.bfloat16]), parts, self.divisors_shape(2, 2), engine,
+                               write=True, no_psum=no_psum)
+            self.kb.bn_aggregate(dst, src, engine=engine)
+            self.ops.append("BNStatsAggregate")
+
     KINDS = ["tensor_tensor", "tensor_tensor", "copy_predicated", "select_reduce", "select", "tensor_copy",
              "memset", "move_shape", "register_move", "register_alu", "load_save", "load_save"]
+    #: the next families (next-families.md)
+    KINDS += ["activation", "activation", "read_accumulator", "tensor_reduce", "reciprocal", "tensor_scalar",
+              "tensor_scalar", "tscache", "bn", "cross_lane", "pool", "iota"]
     #: Under an alternative reading, the instructions it affects come more often.
     FOCUS = {"D-2": ["memset"], "D-4": ["memset"], "D-12": ["tensor_tensor"], "D-13": ["tensor_tensor"],
              "D-14": ["copy_predicated", "select_reduce", "select"], "D-16": ["select_reduce"],
              "D-27": ["copy_predicated", "select"], "D-7": ["register_alu"], "D-22": ["load_save"],
-             "D-11": ["load_save"]}
+             "D-11": ["load_save"],
+             "N-2": ["tensor_scalar", "activation"], "N-3": ["tensor_scalar"], "N-4": ["activation"],
+             "N-5": ["activation"], "N-6": ["tensor_scalar", "activation"], "N-13": ["tensor_reduce"],
+             "N-18": ["tensor_scalar"], "N-20": ["tensor_scalar"], "S-20": ["activation"], "S-21": ["activation"],
+             "S-27": ["tensor_scalar", "tscache"], "N-28": ["tscache"], "N-22": ["iota"], "N-23": ["cross_lane"]}
 
     def build(self, n: int) -> None:
         focus = [k for d, _c in self.ds.overrides for k in self.FOCUS.get(d, [])]
@@ -512,7 +784,7 @@ class Gen:
     def chain(self) -> None:
         """Order every instruction after its predecessor (see the module docstring)."""
         insts: list[Instruction] = list(self.kb.block.instructions)  # type: ignore[arg-type]
-        streams = [stream_of(i) for i in insts]
+        streams = [stream_of(i, self.ds) for i in insts]
         count = 0  # sem_inc's applied to the chain semaphore so far
         event_wait: int | None = None
         for k, inst in enumerate(insts):
@@ -636,7 +908,9 @@ def test_every_opcode_is_generated() -> None:
 
         collect()
     assert {"TT", "CP", "CastP", "CPS", "SR", "Select", "TensorCopy", "GenericCopy", "Memset", "MoveShape",
-            "RegisterMove", "RegisterAlu", "RegisterAlu64", "TensorLoad", "TensorSave"} <= seen, seen
+            "RegisterMove", "RegisterAlu", "RegisterAlu64", "TensorLoad", "TensorSave",
+            "Activation", "ActivationReadAccumulator", "DveReadAccumulator", "TensorReduce", "Reciprocal",
+            "TensorScalar", "TensorScalarCache", "BNStats", "BNStatsAggregate", "CrossLaneReduce", "Pool"} <= seen, seen
 
 
 def test_demo_kernel_agrees() -> None:

@@ -69,12 +69,12 @@ def test_kernel_bytes_text_bytes_is_stable(path):
 
 def test_undecodable_bundles_print_as_bytes_and_the_listing_goes_on():
     good = bytes.fromhex("a7100000000000000000000001080100" + "00" * 8 + "04" + "00" * 7 + "64000000" + "00" * 28)
-    bad = bytes([0x21, 0x10]) + bytes(62)
+    bad = bytes([0x7F, 0x10]) + bytes(62)
     weird = bytearray(good)
     weird[0x0C] = 3  # valid_num 3 matches no RegisterMove layout
     lines = list(listing([StreamInput("sp", good + bad + bytes(weird) + good)]))
     assert lines[2].endswith("Move.imm dst=r4, imm=100:int32")
-    assert ".bytes 2110" in lines[3] and "0x21 (Activate)" in lines[3]
+    assert ".bytes 7f10" in lines[3] and "0x7f (Dropout)" in lines[3]
     assert ".bytes a710" in lines[4] and "no layout matches" in lines[4]
     assert lines[5].endswith("Move.imm dst=r4, imm=100:int32")
     back = assemble_text("\n".join(lines)).streams["sp"]
@@ -105,6 +105,9 @@ def test_hand_written_text_assembles_to_the_golden_bytes():
     (".stream dve\nCopy src=sb[p0:128][1x4].float32, dst=sb[p0:64][1x4].float32", 2, 39, "partition count 64"),
     (".stream dve\nCopy src=sb[q0:128][1x4].float32, dst=sb[p0:128][1x4].float32", 2, 10, "not an access pattern"),
     (".stream dve\n.bytes 00", 2, 1, "exactly 64 bytes"),
+    # the cross-lane reduce's dst has one partition and no count field (the bundle does not store it)
+    (".stream pool\nCrossLaneReduceArith op=add, src=sb[p0:128][1x8].float32, dst=sb[p0:2][1x8].float32, "
+     "per_element=1", 2, 63, "no partition-count field: write sb[p0], not sb[p0:2]"),
     (".stream sp\nMove.imm dst=r4, imm=300:int8", 2, 22, "does not fit int8"),
     (".stream sp\nMove.imm dst=r999, imm=1:int32", 2, 14, "does not fit"),
     (".stream sp\nMove.imm dst=r4, imm=1:int32, wait sem3>=5 / upd sem4+=6", 2, 46, "share one value dword"),
@@ -143,8 +146,8 @@ def test_explain_shows_every_field_with_its_confidence_and_flags_unexplained_byt
 
 
 def test_explain_undecodable_bundle():
-    ex = explain_bundle(bytes([0x21, 0x10]) + bytes(62))
-    assert ex.layout is None and "Activate" in (ex.error or "")
+    ex = explain_bundle(bytes([0x7F, 0x10]) + bytes(62))
+    assert ex.layout is None and "Dropout" in (ex.error or "")
     assert [r.offset for r in ex.unexplained] == [0, 1]
 
 
@@ -218,7 +221,7 @@ def test_fast_listing_equals_the_reference_listing(cases, full):
             mask = fmt.covered_mask()
             raw = bytearray(r | (n & ~m & 0xFF) for r, n, m in zip(raw, noise, mask))
         elif kind == 1:  # an undecodable bundle
-            raw = bytearray([0x21]) + bytearray(noise[1:])
+            raw = bytearray([0x7F]) + bytearray(noise[1:])
         chunks.append(bytes(raw))
     data = b"".join(chunks)
     streams = [StreamInput("dve", data), StreamInput("sp", data[::-1][:0] + data[-64:])]
@@ -232,7 +235,7 @@ def test_fast_listing_in_pieces_equals_the_whole(monkeypatch):
 
     k = read_bir(Path(__file__).resolve().parents[1] / "examples" / "vector_add.json")
     asm = assemble(k)
-    data = b"".join(bytes(s) for s in asm.streams.values()) * 3 + bytes([0x21]) + bytes(63)  # + an undecodable one
+    data = b"".join(bytes(s) for s in asm.streams.values()) * 3 + bytes([0x7F]) + bytes(63)  # + an undecodable one
     streams = [StreamInput("dve", data)]
     whole = list(listing(streams))
     monkeypatch.setattr(fast, "CHUNK", 4)

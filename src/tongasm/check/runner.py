@@ -24,6 +24,7 @@ from ..isa.formats import FormatSet, build_formats
 from ..isa.targets import DEFAULT_TARGET, Target
 from ..ir.instructions import Function, Instruction
 from .bundle_checks import BUNDLE_CHECKS, BundleCheck, BundleView
+from .family_checks import ResidencyState, residency_rule
 from .ir_checks import IR_CHECKS
 from .registry import CHECKS, Check, CheckSet, Finding, register
 from .vectorized import VECTOR, Columns
@@ -125,12 +126,14 @@ STREAM_CHUNK = 1 << 16
 
 def _check_columns(arr: np.ndarray, fs: FormatSet, target: Target, decisions: DecisionSet, stream: str | None,
                    cs: CheckSet, unmodelled: str, skipped: dict[int, list[int]],
-                   base: int) -> list[tuple[int, Finding]]:
+                   base: int, rule: ResidencyState | None = None) -> list[tuple[int, Finding]]:
     """The findings of the bundle checks on a piece of a stream, as (bundle number, finding), in the
     order checking bundle by bundle gives: by bundle, then by check, then as each check yields them.
 
     The stream is decoded into columns once; each check's vector form (:mod:`.vectorized`) marks the
-    rows it may fail on and the scalar check runs on those rows only."""
+    rows it may fail on and the scalar check runs on those rows only. ``rule``: the state of the rule
+    on the stream's order of bundles (N-35 residency), fed the bundles it reads in stream order after
+    the piece's bundle checks (its findings come after a bundle's own)."""
     cols = decode_stream(arr, decisions=decisions)
     rows2d = arr.reshape(-1, BUNDLE_SIZE)
     found: list[tuple[int, int, int, Finding]] = []  # (bundle, check order, yield order, finding)
@@ -163,8 +166,24 @@ def _check_columns(arr: np.ndarray, fs: FormatSet, target: Target, decisions: De
                 for j, f in enumerate(c.fn(b)):
                     if f.check not in cs.disabled:
                         found.append((base + int(g.index[k]), order, j, f))
+    if rule is not None:
+        rows = np.flatnonzero(np.isin(arr[::BUNDLE_SIZE], rule.OPCODES))
+        undecodable = set(cols.undecodable.tolist())
+        for k in rows.tolist():
+            if k in undecodable:
+                continue
+            raw = bytes(rows2d[k])
+            sel = fs.select(raw[0], raw)
+            if sel is None:
+                continue
+            for j, f in enumerate(rule.visit(stream, raw[0], sel[1])):
+                found.append((base + k, _ORDER_RULE, j, f))
     found.sort(key=lambda t: (t[0], t[1], t[2]))
     return [(pos, f) for pos, _o, _j, f in found if _lint_as_warnings([f])]
+
+
+#: the sort position of the stream-order rule's findings: after every bundle check of the same bundle
+_ORDER_RULE = 1 << 30
 
 
 def bundle_findings(data: bytes, *, target: Target, decisions: DecisionSet, stream: str | None,
@@ -174,9 +193,10 @@ def bundle_findings(data: bytes, *, target: Target, decisions: DecisionSet, stre
     fs = build_formats(decisions)
     arr = as_uint8(data)
     whole = len(arr) // BUNDLE_SIZE
+    order = residency_rule(decisions, checks)
     for start in range(0, whole, STREAM_CHUNK):
         part = arr[start * BUNDLE_SIZE:min(whole, start + STREAM_CHUNK) * BUNDLE_SIZE]
-        yield from _check_columns(part, fs, target, decisions, stream, checks, "error", {}, start)
+        yield from _check_columns(part, fs, target, decisions, stream, checks, "error", {}, start, order)
 
 
 def check_stream(data: bytes | bytearray | memoryview, *, name: str | None = None, target: Target = DEFAULT_TARGET,
@@ -208,11 +228,12 @@ def check_stream(data: bytes | bytearray | memoryview, *, name: str | None = Non
     arr = as_uint8(data)
     whole = n // BUNDLE_SIZE
     skipped: dict[int, list[int]] = {}  # opcode → [count, first offset] (unmodelled="note")
+    order = residency_rule(decisions, cs)  # N-35: a rule on the stream's order of bundles
     for start in range(0, whole, STREAM_CHUNK):
         if progress is not None:
             progress(start, whole)
         part = arr[start * BUNDLE_SIZE:min(whole, start + STREAM_CHUNK) * BUNDLE_SIZE]
-        for pos, f in _check_columns(part, fs, target, decisions, stream, cs, unmodelled, skipped, start):
+        for pos, f in _check_columns(part, fs, target, decisions, stream, cs, unmodelled, skipped, start, order):
             f.stream, f.offset = label, pos * BUNDLE_SIZE
             out.append(f)
     cs = checks or CheckSet()

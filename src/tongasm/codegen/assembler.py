@@ -236,20 +236,21 @@ def _walked(kernel: Kernel | StreamedKernel) -> tuple[Iterator[Walked], Kernel]:
     return walk(kernel), kernel
 
 
-def _lower(inst: Instruction, index: int) -> list[Instruction]:
+def _lower(inst: Instruction, index: int, decisions: DecisionSet = DEFAULT_DECISIONS) -> list[Instruction]:
     try:
-        parts = lower(inst)
+        parts = lower(inst, decisions)
     except EncodeError as e:
         raise e.at(inst.name or None, index, inst.opcode) from None
     assert parts is not None
     return parts
 
 
-def _items(walked: Iterable[Walked]) -> Iterator[ProgramItem]:
-    """Program items of a walked program, Selects and Matmults lowered (two items with the same index)."""
+def _items(walked: Iterable[Walked], decisions: DecisionSet = DEFAULT_DECISIONS) -> Iterator[ProgramItem]:
+    """Program items of a walked program, Selects, Matmults and the next families' two-bundle forms
+    lowered (items with the same index)."""
     for index, (inst, func, it) in enumerate(walked):
         if type(inst) in LOWERINGS:
-            parts = _lower(inst, index)
+            parts = _lower(inst, index, decisions)
             for k, x in enumerate(parts):
                 yield ProgramItem(index, x, func, inst, k, len(parts), it)
         else:
@@ -339,7 +340,7 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
         else:
             names.append(inst if retain else inst.name)
             bir.append(bid)
-        parts = _lower(inst, index) if type(inst) in LOWERINGS else (inst,)
+        parts = _lower(inst, index, decisions) if type(inst) in LOWERINGS else (inst,)
         for part, x in enumerate(parts):
             if plain:
                 hit = unrolled.get((id(inst), part)) if it else None
@@ -442,7 +443,7 @@ def _route(inst: Instruction, stream_ids: dict[str, tuple[int, bytearray]],
            encoder: Encoder) -> tuple[int, bytearray, Callable[[Instruction], tuple[Any, int]]]:
     """(stream id, stream, encode function) of an instruction: depends only on its class, engine and
     operand counts."""
-    sid, stream = stream_ids[stream_of(inst)]
+    sid, stream = stream_ids[stream_of(inst, encoder.ctx.decisions)]
     return sid, stream, encoder.function(type(inst), len(inst.ins), len(inst.outs), codegen_for(inst))
 
 
@@ -484,7 +485,7 @@ def collect_opcodes(kernel: Kernel | StreamedKernel, *, target: str | Target | N
     tgt = resolve_target(arch, target)
     ctx = Context(tgt, decisions)
     out: dict[int, OpcodeSet] = {}
-    for item in _items(walked):
+    for item in _items(walked, decisions):
         res = generate(item, ctx, CodeGenMode.COLLECT_OPCODES)
         entry = out.get(item.index)
         if entry is None:

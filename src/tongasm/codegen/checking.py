@@ -61,7 +61,7 @@ def check_kernel(kernel: Kernel, *, target: str | Target | None = None, decision
         if progress is not None and not report.instructions & 255:
             progress(report.instructions, None)
         try:
-            items = lower_item(it)
+            items = lower_item(it, decisions)
         except EncodeError as e:
             e.at(it.source.name or None, it.index, it.source.opcode)
             report.findings.append(_from_error(e))

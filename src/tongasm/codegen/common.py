@@ -45,7 +45,7 @@ class Context:
     """
 
     __slots__ = ("target", "decisions", "formats", "desc_memo", "shape_memo", "op_memo", "sync_memo", "builders",
-                 "encoder")
+                 "encoder", "stream_rules")
 
     def __init__(self, target: Target, decisions: DecisionSet) -> None:
         self.target = target
@@ -58,6 +58,7 @@ class Context:
         self.sync_memo: dict[tuple[Any, ...], tuple[SyncInfo, int]] = {}  # see sync_part
         self.builders: dict[tuple[Any, ...], Callable[..., int]] = {}  # generated plan builders, per shape
         self.encoder: Any = None  # the plans (created by the encode path on first use)
+        self.stream_rules: Any = None  # state of the checks on a stream's order (N-35), made by the checks
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Context) and (self.target, self.decisions) == (other.target, other.decisions)
@@ -333,6 +334,19 @@ def descriptor(op: Operand | None, s: Slot, ctx: Context, role: str | None = Non
     first (D-6) and unused slots are filled with {step 1, num 1}.
     """
     return _descriptor(op, s, ctx, role or s.name)
+
+
+def pack_descriptor(op: Operand | None, s: Slot, ctx: Context, role: str | None = None) -> dict[str, int]:
+    """:func:`descriptor` as named fields (``<slot>.addr``, ``<slot>.step0``...): for a family whose
+    select packs a slot its binding does not place (the TensorReduce src, whose axis byte depends on
+    the packing; the cross-lane and Pool inputs)."""
+    t = descriptor(op, s, ctx, role)
+    n = s.ndims
+    vals = {f"{s.name}.addr": t[0]}
+    for i in range(n):
+        vals[f"{s.name}.step{i}"] = t[1 + i]
+        vals[f"{s.name}.num{i}"] = t[1 + n + i]
+    return vals
 
 
 def slot_part(op: Operand | None, fmt: Format, s: Slot, ctx: Context) -> tuple[tuple[int, ...], int]:

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import EncodeError
+from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
+from ..isa.decisions.families import DefaultStream
 from ..isa.enums import CODEGEN_MODE_MSG, ENGINE_STREAM, CodeGenMode, Engine
 from ..ir.instructions import (
     CopyPredicated, DeclaredInstruction, DMACopy, GenericCopy, Instruction, LoadStationary, Matmult, Memset, MoveShape,
@@ -22,7 +24,7 @@ from ..ir.instructions import (
     TensorCopy, TensorLoad, TensorSave, TensorTensor, UnknownInstruction,
 )
 from ..passes.program import ProgramItem
-from . import dma_ops, pe_ops, sp_ops, tensor_ops
+from . import dma_ops, family_ops, pe_ops, sp_ops, tensor_ops
 from ..isa.fields import BUNDLE_SIZE, Format
 from .common import Context, engine_of, sync_part
 from .declared import declared_family
@@ -47,22 +49,26 @@ FAMILIES: dict[type[Instruction], Family] = {
     DMACopy: Family("DMACopy", dma_ops.dma_copy_select, dma_ops.dma_copy_opcodes),
 }
 
+# --- the next families (next-families.md; codegen in .family_ops) ---
+FAMILIES.update(family_ops.FAMILIES)
+
 SUPPORTED = ", ".join(["Select", "Matmult", *(c.OPCODE for c in FAMILIES)])
 
 
-_STREAMS: dict[tuple[object, str], str] = {}
+_STREAMS: dict[tuple[object, str, DecisionSet], str] = {}
 
 
-def stream_of(inst: Instruction) -> str:
-    """The output stream of an instruction (SPEC §5): its engine's, or by family when Unassigned."""
-    key = (inst.engine, inst.FAMILY)
+def stream_of(inst: Instruction, decisions: DecisionSet = DEFAULT_DECISIONS) -> str:
+    """The output stream of an instruction (SPEC §5): its engine's, or by family when Unassigned
+    (N-16: the Activation family goes to act, the Pool-only ops to pool)."""
+    key = (inst.engine, inst.stream_family(), decisions)
     hit = _STREAMS.get(key)
     if hit is None:
-        hit = _STREAMS[key] = _stream_of(inst)
+        hit = _STREAMS[key] = _stream_of(inst, decisions)
     return hit
 
 
-def _stream_of(inst: Instruction) -> str:
+def _stream_of(inst: Instruction, decisions: DecisionSet) -> str:
     engine = engine_of(inst.engine)
     if engine == Engine.ALL:
         # D-25: an instruction must run on one engine.
@@ -73,7 +79,7 @@ def _stream_of(inst: Instruction) -> str:
             # the DMA and sync/control ops exist on every engine: which stream is the program's choice
             raise EncodeError(f"{inst.opcode} runs on every engine; name the one (engine is Unassigned)",
                               field="engine", value="Unassigned", check="engine.unassigned")
-        return {"sp": "sp", "pe": "pe"}.get(inst.FAMILY, "dve")
+        return decisions.get(DefaultStream).stream(inst.stream_family())  # SPEC §5, N-16
     return ENGINE_STREAM[engine]
 
 
@@ -144,7 +150,7 @@ def generate(item: ProgramItem, ctx: Context, mode: CodeGenMode | int = CodeGenM
         mode = check_mode(mode)
     inst = item.inst
     try:
-        stream = stream_of(inst)
+        stream = stream_of(inst, ctx.decisions)
         cg = codegen_for(inst)
         if mode == CodeGenMode.COLLECT_OPCODES:
             return CodegenResult(item, stream, cg.opcodes(inst, ctx))
@@ -161,6 +167,7 @@ def generate(item: ProgramItem, ctx: Context, mode: CodeGenMode | int = CodeGenM
 
 
 def _run_checks(result: CodegenResult, ctx: Context, checks: Any) -> list[Any]:
+    from ..check.family_checks import stream_rule_findings
     from ..check.runner import check_bundle, check_instruction
 
     item = result.item
@@ -169,6 +176,8 @@ def _run_checks(result: CodegenResult, ctx: Context, checks: Any) -> list[Any]:
         # the checks read the bytes (decoded again), exactly as for a raw stream
         findings.extend(check_bundle(fmt, None, raw, target=ctx.target, decisions=ctx.decisions,
                                      stream=result.stream, checks=checks))
+        # rules on a stream's order of bundles (N-35 residency), in program order
+        findings.extend(stream_rule_findings(ctx, result.stream, raw[0], fmt.decode(raw), checks))
     findings.extend(check_instruction(item.inst, checks, ctx.decisions, item.function, ctx.target))
     if item.part == 0 and item.source is not item.inst:  # rules on the instruction before its lowering
         findings.extend(check_instruction(item.source, checks, ctx.decisions, item.function, ctx.target))

@@ -24,6 +24,7 @@ from ..util import brief_int
 from ..isa.enums import (
     AccType, AluOp, Dtype, Engine, MemoryType, MemsetMode, UpdateMode, WaitMode, enum_by_name_or_ordinal,
 )
+from ..isa.family_tables import ENUM_ALIASES, ENUM_REFUSED
 from .instructions import (
     Attr, Block, Function, Instruction, Kernel, Loop, LoopAxis, UnknownInstruction, instruction_class,
     enum_text,
@@ -417,9 +418,17 @@ def _attr(a: Attr, v: Any, path: str) -> Any:
         if not isinstance(v, str):
             raise BirError(f"{a.key!r} must be a string, got {v!r}", path)
         return v
+    if a.type is float:  # (next families: Activation scale/alpha, TensorScalar const0/const1)
+        return float(_number(v, path))
+    if a.type is list:  # (next families: Iota pattern) kept as given; codegen reads it
+        return _list(v, path, repr(a.key))
     whats: dict[type, str] = {AluOp: "ALU op", AccType: "accumulation type", MemsetMode: "Memset mode"}
     what = whats.get(a.type, a.key)
-    return _enum(a.type, v, path, what)
+    # the next families' enums: NKI aliases and refused old spellings (N-26, isa.family_tables)
+    refused = ENUM_REFUSED.get(a.type, {})
+    if isinstance(v, str) and v.lower() in refused:
+        raise BirError(refused[v.lower()], path)
+    return _enum(a.type, v, path, what, ENUM_ALIASES.get(a.type))
 
 
 def _loop(d: dict[str, Any], path: str, ctx: _Ctx) -> Loop:

@@ -24,10 +24,11 @@ from collections.abc import Sequence
 
 from ..errors import UsageError
 from ..isa.enums import AccType, AluOp, Dtype, Engine, MemoryType, MemsetMode, UpdateMode, WaitMode, dtype_size
+from ..isa.family_tables import ACT_FUNC_ALIASES, ActFunc, AxisList
 from .bir_json import DTYPE_ALIASES, ENGINE_ALIASES, kernel_to_json, write_bir
 from .instructions import (
-    Block, CopyPredicated, Function, GenericCopy, Instruction, Kernel, Memset, MoveShape, RegisterAlu, RegisterMove,
-    Select, TensorCopy, TensorLoad, TensorSave, TensorTensor,
+    Block, CopyPredicated, Function, GenericCopy, Instruction, Kernel, Matmult, Memset, MoveShape, RegisterAlu,
+    RegisterMove, Select, TensorCopy, TensorLoad, TensorSave, TensorTensor, instruction_class,
 )
 from .operands import (
     Allocation, APPair, Immediate, MemoryLocation, Operand, PhysicalAP, Register, RegisterAccess, RegisterAP,
@@ -238,6 +239,106 @@ class KernelBuilder:
                     name: str | None = None, sync: SyncInfo | None = None) -> Instruction:
         outs = [memory] + ([offset] if offset is not None else [])
         return self._add(TensorSave(ins=[src], outs=outs), name, engine, sync)
+
+    # --- the next families (next-families.md) ----------------------------------------------------------
+    # Scalar operands (bias, scale, alpha, s0, s1) are access patterns ([P,1] pointers), register_access
+    # operands, or numbers (float32 immediates). Activation ins follow N-4's default roles:
+    # [in, bias, scale, alpha].
+
+    @staticmethod
+    def _scalar(v: Operand | float | int) -> Operand:
+        return v if isinstance(v, Operand) else Immediate(Dtype.float32, float(v))
+
+    def load_act_func_set(self, set_id: int, *, engine: EnumArg = "Activation", name: str | None = None,
+                          sync: SyncInfo | None = None) -> Instruction:
+        """LoadActFuncSet (0x23): install activation function set ``set_id`` (chapter §2.2)."""
+        return self._declared("LoadActFuncSet", [], [], {"act_func_set_id": set_id}, name, engine, sync)
+
+    def matmult(self, dst: Operand, stationary: Operand, moving: Operand, *, start: bool = True, stop: bool = True,
+                transpose: bool = False, engine: EnumArg = "PE", name: str | None = None,
+                sync: SyncInfo | None = None) -> Instruction:
+        """Matmult (lowered to 0x01 Ldweights + 0x02 Matmul): dst (PSUM) = stationary^T @ moving, written
+        (``start``) or added to dst; ``stop`` ends the accumulation group (R-11)."""
+        attrs = {"start_tensor_calc": start, "stop_tensor_calc": stop, "is_transpose": transpose}
+        return self._add(Matmult(ins=[stationary, moving], outs=[dst], attrs=attrs), name, engine, sync)
+
+    def activation(self, dst: Operand, src: Operand, func: EnumArg, *, bias: Operand | float = 0.0,
+                   scale: Operand | float = 1.0, alpha: Operand | float = 0.0, acc: EnumArg = "Idle",
+                   reduce_res: Operand | None = None, engine: EnumArg = "Activation", name: str | None = None,
+                   sync: SyncInfo | None = None) -> Instruction:
+        """Activation (0x21, + 0x24 with ``reduce_res``): dst = func(src*scale + bias; alpha)."""
+        from .family_instructions import Activation
+
+        attrs = {"func": _enum(ActFunc, func, dict(ACT_FUNC_ALIASES)), "acc": _enum(AccType, acc),
+                 "scale": float(scale) if not isinstance(scale, Operand) else 1.0,
+                 "alpha": float(alpha) if not isinstance(alpha, Operand) else 0.0}
+        ins = [src, self._scalar(bias), self._scalar(scale), self._scalar(alpha)]
+        outs = [dst] + ([reduce_res] if reduce_res is not None else [])
+        return self._add(Activation(ins=ins, outs=outs, attrs=attrs), name, engine, sync)
+
+    def read_accumulator(self, dst: Operand, *, dve: bool = False, negated: bool = False,
+                         engine: EnumArg | None = None, name: str | None = None,
+                         sync: SyncInfo | None = None) -> Instruction:
+        """ActivationReadAccumulator (0x24), or DveReadAccumulator (0x9B) with ``dve``."""
+        from .family_instructions import ActivationReadAccumulator, DveReadAccumulator
+
+        if dve:
+            inst: Instruction = DveReadAccumulator(ins=[], outs=[dst], attrs={"negated": negated})
+        else:
+            inst = ActivationReadAccumulator(ins=[], outs=[dst])
+        return self._add(inst, name, engine or ("DVE" if dve else "Activation"), sync)
+
+    def tensor_reduce(self, dst: Operand, src: Operand, op: EnumArg, axis: EnumArg = "X", *, negate: bool = False,
+                      apply_transpose: bool = False, engine: EnumArg = "DVE", name: str | None = None,
+                      sync: SyncInfo | None = None) -> Instruction:
+        """TensorReduce over the innermost free dims named by ``axis`` (X, XY, XYZ, XYZW)."""
+        from .family_instructions import TensorReduce
+
+        attrs = {"op": _enum(AluOp, op), "axis": _enum(AxisList, axis), "negate": negate,
+                 "apply_transpose": apply_transpose}
+        return self._add(TensorReduce(ins=[src], outs=[dst], attrs=attrs), name, engine, sync)
+
+    def reciprocal(self, dst: Operand, src: Operand, *, engine: EnumArg = "DVE", name: str | None = None,
+                   sync: SyncInfo | None = None) -> Instruction:
+        """Reciprocal (0x48): dst = 1 / src."""
+        return self._declared("Reciprocal", [src], [dst], {}, name, engine, sync)
+
+    def tensor_scalar(self, dst: Operand, data: Operand, op0: EnumArg, s0: Operand | float,
+                      op1: EnumArg = "bypass", s1: Operand | float | None = None, *, reverse0: bool = False,
+                      reverse1: bool = False, acc: EnumArg = "Idle", reduce_res: Operand | None = None,
+                      negate_second_output: bool = False, engine: EnumArg = "DVE", name: str | None = None,
+                      sync: SyncInfo | None = None) -> Instruction:
+        """TensorScalarPtr: dst = op1(op0(data, s0), s1); with ``acc`` (and ``reduce_res``) the fused reduce."""
+        from .family_instructions import TensorScalarPtr
+
+        attrs = {"op0": _enum(AluOp, op0), "op1": _enum(AluOp, op1), "reverse0": reverse0, "reverse1": reverse1,
+                 "acc": _enum(AccType, acc), "negate_second_output": negate_second_output}
+        ins = [data, self._scalar(s0)] + ([self._scalar(s1)] if s1 is not None else [])
+        outs = [dst] + ([reduce_res] if reduce_res is not None else [])
+        return self._add(TensorScalarPtr(ins=ins, outs=outs, attrs=attrs), name, engine, sync)
+
+    def bn_stats(self, dst: Operand, src: Operand, *, engine: EnumArg = "DVE", name: str | None = None,
+                 sync: SyncInfo | None = None) -> Instruction:
+        """BNStats (0x61): [n, mean, M2] of the even and the odd elements of each partition."""
+        from .family_instructions import BNStats
+
+        return self._add(BNStats(ins=[src], outs=[dst], attrs={"apply_transpose": False}), name, engine, sync)
+
+    def bn_aggregate(self, dst: Operand, src: Operand, *, engine: EnumArg = "DVE", name: str | None = None,
+                     sync: SyncInfo | None = None) -> Instruction:
+        """BNStatsAggregate (0x62): [mean, variance] of each partition."""
+        from .family_instructions import BNStatsAggregate
+
+        return self._add(BNStatsAggregate(ins=[src], outs=[dst]), name, engine, sync)
+
+    def _declared(self, opcode: str, ins: list[Operand], outs: list[Operand], attrs: dict[str, Any],
+                  name: str | None, engine: EnumArg, sync_: SyncInfo | None) -> Instruction:
+        """An instruction whose class a layout record declares (Reciprocal, LoadActFuncSet)."""
+        cls = instruction_class(opcode)
+        if cls is None:
+            raise UsageError(f"no instruction class for {opcode!r}")
+        inst = cls(ins=ins, outs=outs, attrs=attrs)
+        return self._add(inst, name, engine, sync_)
 
     # --- output ---------------------------------------------------------------------------------
 

@@ -68,6 +68,11 @@ class Instruction:
                 return a.default
         return None
 
+    def stream_family(self) -> str:
+        """The family that picks an Unassigned instruction's stream (N-16): ``FAMILY``, unless an
+        attribute decides (a cross-lane TensorReduce runs on Pool)."""
+        return self.FAMILY
+
     def _in(self, i: int) -> Operand | None:
         return self.ins[i] if i < len(self.ins) else None
 

@@ -35,7 +35,8 @@ def num_offset(ndims: int, i: int) -> int:
 
 def slot(name: str, offset: int, ndims: int, *, dtype: str | None, write: bool = False, conf: Conf = Conf.C,
          decision: str | None = None, doc: str = "", role_decision: str | None = None,
-         parts: str | None = "num_partitions", fill: tuple[int, int] = (1, 1), packing: str = "free-dims") -> Slot:
+         parts: str | None = "num_partitions", fill: tuple[int, int] = (1, 1), packing: str = "free-dims",
+         partitions: int | None = None) -> Slot:
     """Declare a descriptor slot of ``ndims`` free dims at ``offset`` of the bundle.
 
     ``dtype`` names the field that holds the operand's wire dtype (None: no field does, the PSUM
@@ -44,12 +45,13 @@ def slot(name: str, offset: int, ndims: int, *, dtype: str | None, write: bool =
     for the dims); ``role_decision`` names the decision that says which operand the slot holds.
     ``parts`` names the field with the operand's partition count; ``fill`` is what an unused free
     dim holds (D-6's {1, 1}; the PE opcodes' {0, 1}, R-9); ``packing`` names how an access
-    pattern's free dims become the slot's (:data:`PACKINGS`).
+    pattern's free dims become the slot's (:data:`PACKINGS`); ``partitions`` fixes the count of an
+    operand with no count field (``parts=None``).
     """
     if packing not in PACKINGS:
         raise ValueError(f"slot {name}: unknown packing {packing!r} (known: {', '.join(PACKINGS)})")
     return Slot(name, offset, ndims, TENSOR_TYPES[ndims], conf, decision, doc, dtype, write, role_decision,
-                parts, fill, packing)
+                parts, fill, packing, partitions)
 
 
 # --- packings: access pattern → slot dims ------------------------------------------------------------
@@ -85,6 +87,19 @@ def pack_free_dims(ds: DecisionSet, s: Slot, addr: int, free: Sequence[tuple[int
                           f"[1, {s.ndims}]D tensor for ISA mem pattern", field=f"{role}.ap", value=len(kept),
                           limit=f"1..{s.ndims}", check="desc.active_dims")
     ordered = ds.get(FreeDimOrder).to_slots(kept) + [s.fill] * (s.ndims - len(kept))
+    return (addr, *[p[0] for p in ordered], *[p[1] for p in ordered])
+
+
+@packing("keep-degenerate")
+def pack_keep_degenerate(ds: DecisionSet, s: Slot, addr: int, free: Sequence[tuple[int, int]], esize: int,
+                         role: str) -> tuple[int, ...]:
+    """D-6 without the dropping: the pairs with num 1 keep their slots (N-13=no-dropping for the
+    TensorReduce src, N-24 for the Pool input); the unused slots get the slot's fill."""
+    if len(free) > s.ndims:
+        raise EncodeError(f"Illegal ISA memory access dimension {len(free)}, which must be in range of "
+                          f"[1, {s.ndims}]D tensor for ISA mem pattern", field=f"{role}.ap", value=len(free),
+                          limit=f"1..{s.ndims}", check="desc.active_dims")
+    ordered = ds.get(FreeDimOrder).to_slots(list(free)) + [s.fill] * (s.ndims - len(free))
     return (addr, *[p[0] for p in ordered], *[p[1] for p in ordered])
 
 

@@ -162,6 +162,13 @@ class Slot:
     #: how an access pattern's free dims become this slot's dims (a name in
     #: :data:`tongasm.isa.descriptors.PACKINGS`): D-6's drop-and-pack by default
     packing: str = "free-dims"
+    #: a partition count the layout fixes for an operand with no count field (the cross-lane reduce's
+    #: dst has 1): the simulator's view of the slot
+    partitions: int | None = None
+
+    def partition_count(self, fields: Mapping[str, int]) -> int:
+        """This operand's partition count in a decoded bundle: the fixed count, else its count field's."""
+        return self.partitions if self.partitions is not None else fields[self.parts_field or "num_partitions"]
 
     @property
     def size(self) -> int:

@@ -94,7 +94,7 @@ def build_formats(decisions: DecisionSet = DEFAULT_DECISIONS) -> FormatSet:
     return _build(decisions, _layouts.builders())
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=256)  # one per decision selection the tests sweep (each_reading) and more
 def _build(decisions: DecisionSet, builders: tuple[_layouts.Builder, ...]) -> FormatSet:
     return FormatSet(decisions, builders)
 

@@ -42,6 +42,17 @@ class Sem(enum.Enum):
     REGISTER_MOVE = "move a register or an immediate into a register (pair)"
     REGISTER_ALU = "register ALU op"
     TENSOR_LOAD_SAVE = "load registers from memory or store them"
+    # --- the next families (next-families.md; handlers in tongasm.sim.execute_families) ---
+    TENSOR_REDUCE = "fold the innermost free dims of a tensor with an ALU op"
+    RECIPROCAL = "elementwise reciprocal in fp32"
+    ACTIVATE = "activation function of in*scale + bias, with the accumulator"
+    READ_ACCUMULATOR = "write an engine's accumulator to a [P,1] tensor"
+    TENSOR_SCALAR = "two ALU ops of a tensor with per-partition scalars (or a fused reduce)"
+    BN_STATS = "per-partition count, mean and M2 of the even and odd elements"
+    BN_AGGREGATE = "merge (count, mean, M2) triples into mean and variance"
+    CROSS_LANE_REDUCE = "fold across partitions (per free element, or everything)"
+    POOL = "max or average over a window of the innermost dims"
+    IOTA = "write an index pattern"
     # --- the PE, DMA and sync/control families (issue 13) ---
     LOAD_STATIONARY = "PE: load the stationary (weights) matrix into the array"
     MULTIPLY_MOVING = "PE: multiply the moving tensor by the stationary, into PSUM"
@@ -109,7 +120,8 @@ class ImmText(TextOp):
 @dataclass(frozen=True, kw_only=True)
 class ApText(TextOp):
     """An access pattern: a descriptor slot, its dtype field and, for the operand that supplies it,
-    the partition count (``parts``)."""
+    the partition count (``parts``). A slot with a fixed partition count (:attr:`Slot.partitions`)
+    shows that count, and the parser requires it."""
 
     slot: str
     parts: bool = False
@@ -145,6 +157,19 @@ class ShapeText(TextOp):
     dims: int = 4
 
 
+@dataclass(frozen=True, kw_only=True)
+class ScalarText(TextOp):
+    """A scalar operand of the next families (chapter §1.3, IMM_SRC): a kind byte (its codes are
+    N-2) and a value word. Written ``1.5:float32`` (an immediate), ``r5`` (a register) or
+    ``ptr(0x00008000)`` (a pointer: the raw value word, whose format is N-6), each followed by
+    ``:dtype`` when the layout has a dtype field for it; with no value word on the wire (N-5) just
+    ``imm``, ``reg`` or ``ptr``. ``fixed_dtype``: the wire dtype an immediate is read in when the
+    bundle has no field for it."""
+
+    kind: str
+    value: str | None = None
+    dtype_field: str | None = None
+    fixed_dtype: int | None = None
 # --- text operands of the PE, DMA and sync/control layouts (issue 13) ---
 
 @dataclass(frozen=True, kw_only=True)

@@ -6,7 +6,6 @@ the numeric kernels and writes the result back. The S-n decisions it relies on a
 
 from __future__ import annotations
 
-from functools import lru_cache
 from collections.abc import Callable
 
 import numpy as np
@@ -14,12 +13,12 @@ import numpy as np
 from ..decode.bundle import DecodedBundle
 from ..isa.decisions import DecisionSet
 from ..isa.descriptors import decode_addr4
-from ..isa.enums import ACC_WIRE, ALU_FROM_WIRE, ALU_INT_BAND, AccType, AluClass, AluOp
+from ..isa.enums import ACC_WIRE, ALU_INT_BAND, AccType, AluClass, AluOp
 from ..isa.layout import Sem
 from ..isa.layouts.tensor import INT32_FORMS_GEN2, MOVESHAPE_DIMS
 from ..isa.opcodes import CAST_PREDICATED, MEMSET, PSEUDO_TENSOR_STORE, TENSOR_STORE, TT_BITVEC
 from . import numeric
-from .context import Ctx
+from .context import Ctx, _alu, _flat, _one_write_each, _store
 from .execute_pe import HANDLERS_PE
 from .machine import Machine, SimError
 
@@ -36,51 +35,10 @@ def _disjoint(a: np.ndarray, b: np.ndarray) -> bool:
         return False
 
 
-def _flat(v: np.ndarray) -> np.ndarray:
-    return v.reshape(v.shape[0], -1)
-
-
-def _one_write_each(v: np.ndarray) -> bool:
-    """True when no two elements of a view share a byte (sorted-stride test; a 0 step fails it)."""
-    return _no_self_overlap(v.strides, v.shape, v.itemsize)
-
-
-@lru_cache(maxsize=4096)
-def _no_self_overlap(strides: tuple[int, ...], shape: tuple[int, ...], itemsize: int) -> bool:
-    extent = itemsize
-    for stride, n in sorted((abs(st), n) for st, n in zip(strides, shape) if n > 1):
-        if stride < extent:
-            return False
-        extent += stride * (n - 1)
-    return True
-
-
-def _store(view: np.ndarray, values: np.ndarray) -> None:
-    """Write ``values`` (any shape of the view's size) into the view. S-19: where the view reaches
-    one element several times, the last write in AP order wins (numpy's own assignment order is
-    not AP order once axes overlap, so such views are written explicitly)."""
-    values = values.reshape(view.shape)
-    if not _one_write_each(view):
-        last = tuple(slice(-1, None) if st == 0 else slice(None) for st in view.strides)
-        view, values = view[last], values[last]  # along a 0 step only the last index survives
-        if not _one_write_each(view):
-            for idx in np.ndindex(view.shape):  # other self-overlap: element by element, in AP order
-                view[idx] = values[idx]
-            return
-    view[...] = values
-
-
 def _same_count(c: Ctx, *arrays: np.ndarray) -> None:
     sizes = {a.size for a in arrays}
     if len(sizes) > 1:
         raise SimError(f"{c.where()}: operands have different element counts ({', '.join(str(a.size) for a in arrays)})")
-
-
-def _alu(c: Ctx, byte: int) -> AluOp:
-    op = ALU_FROM_WIRE.get(byte)
-    if op is None:
-        raise SimError(f"{c.where()}: unknown ALU byte {byte:#04x}")
-    return op
 
 
 # --- TensorTensor --------------------------------------------------------------------------------
@@ -310,6 +268,11 @@ HANDLERS: dict[Sem, Callable[[Ctx], None]] = {
 
 # the PE, DMA and sync/control families (issue 13)
 HANDLERS.update(HANDLERS_PE)
+
+# --- the next families (next-families.md): their handlers live in .execute_families ---
+from .execute_families import FAMILY_HANDLERS  # noqa: E402
+
+HANDLERS.update(FAMILY_HANDLERS)
 
 
 def execute(m: Machine, engine: str, d: DecodedBundle, ds: DecisionSet) -> None:

@@ -34,6 +34,7 @@ import numpy as np
 
 from ..errors import TongasmError
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
+from ..isa.decisions.families import DefaultStream
 from ..isa.decisions.spec import (
     BitvecOpcode, Int32OverrideGen2, PredicateFlags, SaveTargetsGen2, SelectReduceFill, SharedSyncValue, UpdateModeWire,
 )
@@ -56,6 +57,9 @@ from ..numeric import bit_pattern
 from ..passes import flatten
 from . import numeric
 from ..ir.memory import MemoryDescription, Variable, conform_input, describe_kernel
+from .reference_families import BY_OPCODE as FAMILY_BY_OPCODE
+from .reference_families import HANDLERS as FAMILY_HANDLERS
+from .reference_families import FamilyInterpretError
 
 #: Engine names, in the order the results list them (the streams of SPEC §5).
 ENGINES: tuple[str, ...] = tuple(ENGINE_STREAM.values())
@@ -420,18 +424,20 @@ class _Interpreter:
             TensorLoad: self.tensor_load_save,  # type: ignore[dict-item]
             TensorSave: self.tensor_load_save,  # type: ignore[dict-item]
         }
+        # the next families (their semantics: .reference_families)
+        for cls, fam in FAMILY_HANDLERS.items():
+            self.handlers[cls] = (lambda f: lambda inst, engine: f(self, inst, engine))(fam)
 
     # --- engines and sync (S-16) ------------------------------------------------------------------
 
-    @staticmethod
-    def engine_of(inst: Instruction) -> str:
+    def engine_of(self, inst: Instruction) -> str:
         e = inst.engine
         if not isinstance(e, Engine):
             raise InterpretError(f"unknown engine ordinal {e}")
         if e == Engine.ALL:
             raise InterpretError("engine ALL: an instruction runs on one engine (D-25)")
-        if e == Engine.Unassigned:  # SPEC §5: an Unassigned SP op runs on sp, any other on dve
-            return "sp" if inst.FAMILY == "sp" else "dve"
+        if e == Engine.Unassigned:  # SPEC §5: an Unassigned SP op runs on sp, any other on dve (N-16 refines it)
+            return self.ds.get(DefaultStream).stream(inst.stream_family())
         return ENGINE_STREAM[e]
 
     def check_wait(self, inst: Instruction, engine: str, where: str) -> None:
@@ -496,12 +502,14 @@ class _Interpreter:
             try:
                 engine = self.engine_of(inst)
                 handler = next((self.handlers[c] for c in type(inst).__mro__ if c in self.handlers), None)
+                if handler is None and inst.opcode in FAMILY_BY_OPCODE:  # declared by a layout record
+                    handler = (lambda f: lambda i, e: f(self, i, e))(FAMILY_BY_OPCODE[inst.opcode])
                 if handler is None:
                     raise InterpretError(f"no semantics for opcode {inst.opcode!r}")
                 self.check_wait(inst, engine, where)
                 handler(inst, engine)
                 self.apply_sync(inst)
-            except (InterpretError, numeric.NumericError) as e:
+            except (InterpretError, numeric.NumericError, FamilyInterpretError) as e:
                 raise InterpretError(f"{where}: {e}") from None
             n += 1
         return n

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from typing import Any
 from dataclasses import dataclass, field
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
@@ -33,7 +34,8 @@ from ..isa.descriptors import PSUM_BANK_BYTES, PSUM_PARTITION_SHIFT, SBUF_PARTIT
 from ..isa.enums import VALUELESS_UPDATES, WAIT_WIRE, UpdateMode, WaitMode, WireDtype
 from ..isa.fields import BUNDLE_SIZE, NONZERO, EnumTable, Field, Format, Slot
 from ..isa.layout import (
-    HEADER_SYNC, Addr8Text, AsciiText, SyncLanes, ApText, DtypeText, EnumText, ImmText, IntText, M2dText, PairText, RegText, ShapeText, TextOp, VarText,
+    HEADER_SYNC, Addr8Text, AsciiText, SyncLanes, ApText, DtypeText, EnumText, ImmText, IntText, M2dText, PairText,
+    RegText, ScalarText, ShapeText, TextOp, VarText,
 )
 
 # --- value spellings ---------------------------------------------------------------------------------
@@ -476,6 +478,92 @@ class IntOp(Operand):
         _set(c, self.fld, parse_int(text, col), self.name, col)
 
 
+class ScalarOp(Operand):
+    """A scalar operand of the next families (:class:`~tongasm.isa.layout.ScalarText`): kind byte
+    (codes: N-2), value word and dtype. ``1.5:float32``, ``r5``, ``ptr(0x00008000)``; ``imm``,
+    ``reg``, ``ptr`` when the layout has no value word (N-5); ``:dtype`` follows a register or a
+    pointer when the layout has a dtype field for the operand."""
+
+    def __init__(self, name: str, kind: str, value: str | None, dtype_fld: str | None, fixed: int | None) -> None:
+        self.name, self.kind, self.value, self.dt, self.fixed = name, kind, value, dtype_fld, fixed
+        self.claims = (kind,) + ((value,) if value else ()) + ((dtype_fld,) if dtype_fld else ())
+
+    def _codes(self, c: Ctx) -> Mapping[Any, int]:
+        from ..isa.decisions.families import ScalarKindCodes
+
+        return c.decisions.get(ScalarKindCodes).codes()
+
+    def render(self, c: Ctx) -> str:
+        codes = {v: k for k, v in self._codes(c).items()}
+        code = c.values[self.kind]
+        kind = codes.get(code)
+        w = c.values[self.dt] if self.dt else (self.fixed or 0)
+        suffix = f":{dtype_text(w)}" if self.dt else ""
+        name = getattr(kind, "value", "")
+        if kind is None:  # a code no reading gives: kN(value)
+            return f"k{code}" + (f"({c.values[self.value]:#010x})" if self.value else "") + suffix
+        if self.value is None:
+            return {"immediate": "imm", "register": "reg", "pointer": "ptr"}[name] + suffix
+        v = c.values[self.value]
+        if name == "immediate":
+            return value_text(v, w, 32)
+        if name == "register":
+            return f"r{v}{suffix}"
+        return f"ptr({v:#010x}){suffix}"
+
+    _RE = re.compile(r"^(?:(?P<bare>imm|reg|ptr)|ptr\((?P<ptr>0[xX][0-9a-fA-F]+|\d+)\)|[rR](?P<reg>\d+)"
+                     r"|k(?P<code>\d+)(?:\((?P<kval>0[xX][0-9a-fA-F]+|\d+)\))?)"
+                     r"(?::(?P<dt>[A-Za-z0-9_()]+))?$")
+
+    def parse(self, text: str, c: Ctx, col: int) -> None:
+        from ..isa.family_tables import ScalarKind
+
+        codes = self._codes(c)
+        t = text.strip()
+        m = self._RE.match(t)
+        if m is None:  # an immediate: value:dtype
+            bits, w = parse_value(t, 32, col)
+            if self.value is None:
+                raise ParseError(f"{self.name}: this layout has no value word for the scalar; write imm, reg or ptr",
+                                 col)
+            if self.dt:
+                _set(c, self.dt, w, self.name, col)
+            elif self.fixed is not None and w != self.fixed:
+                raise ParseError(f"{self.name}: an immediate here is {dtype_text(self.fixed)}", col)
+            _set(c, self.kind, codes[ScalarKind.IMMEDIATE], self.name, col)
+            _set(c, self.value, bits, self.name, col)
+            return
+        if m.group("dt"):
+            if not self.dt:
+                raise ParseError(f"{self.name}: no dtype field for this scalar; leave out the :dtype", col)
+            _set(c, self.dt, parse_dtype(m.group("dt"), col), self.name, col)
+        elif self.dt and m.group("bare") != "imm":
+            raise ParseError(f"{self.name}: give the scalar's dtype, like r5:float32 or ptr(0x8000):float32", col)
+        if m.group("code") is not None:  # an unknown code, kept as it was
+            _set(c, self.kind, int(m.group("code")), self.name, col)
+            if (m.group("kval") is None) != (self.value is None):
+                raise ParseError(f"{self.name}: k{m.group('code')} needs its value word exactly when the layout has "
+                                 "one", col)
+            if self.value is not None:
+                _set(c, self.value, parse_int(m.group("kval"), col), self.name, col)
+            return
+        bare = m.group("bare")
+        if bare is not None:
+            if self.value is not None:
+                raise ParseError(f"{self.name}: give the scalar's value (1.0:float32, r5, ptr(0x8000))", col)
+            kind = {"imm": ScalarKind.IMMEDIATE, "reg": ScalarKind.REGISTER, "ptr": ScalarKind.POINTER}[bare]
+            _set(c, self.kind, codes[kind], self.name, col)
+            return
+        if self.value is None:
+            raise ParseError(f"{self.name}: this layout has no value word for the scalar; write imm, reg or ptr", col)
+        if m.group("reg") is not None:
+            _set(c, self.kind, codes[ScalarKind.REGISTER], self.name, col)
+            _set(c, self.value, int(m.group("reg")), self.name, col)
+        else:
+            _set(c, self.kind, codes[ScalarKind.POINTER], self.name, col)
+            _set(c, self.value, parse_int(m.group("ptr"), col), self.name, col)
+
+
 # --- operands of the PE, DMA and sync/control layouts (issue 13) ---------------------------------------
 
 _HEX = r"-?0[xX][0-9a-fA-F]+|-?\d+"
@@ -621,6 +709,8 @@ def operand_of(t: TextOp, fmt: Format) -> Operand:
         op = VarOp()
     elif isinstance(t, ShapeText):
         op = ShapeOp(t.name, t.dims)
+    elif isinstance(t, ScalarText):
+        op = ScalarOp(t.name, t.kind, t.value, t.dtype_field, t.fixed_dtype)
     elif isinstance(t, Addr8Text):
         op = Addr8Op(t.name, t.side, t.dtype_field)
     elif isinstance(t, AsciiText):

@@ -205,6 +205,162 @@ class RepeatedWrites(Decision):
     )
 
 
+# --- the next families (next-families.md; research: docs/research/next-families-semantics.md) -------------
+# S-20..S-39 belong to these families (S-40..S-59 to the PE/DMA families). S-23 of the research note
+# (Idle on 0x21) is N-29: the bytes cannot tell Idle from ZeroAccumulate, so it has no simulator reading.
+
+class ActivationPrescale(Decision):
+    id = "S-20"
+    subject = "Activation pre-scale v = in*scale + bias"
+    reason = "SIMACT simulate @0xccf0: mulss then addss (two float32 operations)"
+    TWO_ROUNDINGS = Reading("mul-then-add", "float32 multiply, round, float32 add, round")
+    FUSED = Reading("fused", "one fused multiply-add (the float64 product is exact; the float64 sum is then rounded "
+                             "to float32)")
+
+    @property
+    def fused(self) -> bool:
+        return self.reading is self.FUSED
+
+
+class ActivationEvaluation(Decision):
+    id = "S-21"
+    subject = "activation function values"
+    reason = ("the functions are the maths of next-families.md §2.1, not the hardware's PWP approximations (the NEFF "
+              "ships only the exp_and_others tables, in an undocumented format); SIMACT's fallbacks are C double "
+              "expressions returning float")
+    FP32 = Reading("fp32", "the closed form evaluated in float32 arithmetic (numpy float32 ufuncs; erf via C's "
+                           "double erf rounded to float32); results may differ from the device by the PWP error")
+    F64_ONCE = Reading("f64-once", "the closed form evaluated in float64 and rounded once to float32 (SIMACT's C "
+                                   "double fallbacks)")
+
+    @property
+    def dtype(self) -> type:
+        """The numpy scalar type the closed forms are evaluated in."""
+        import numpy as np
+
+        return np.float64 if self.reading is self.F64_ONCE else np.float32
+
+
+class AccumulatorFold(Decision):
+    id = "S-22"
+    subject = "accumulator folds (Activation, fused TensorScalar)"
+    reason = "NKI activation pseudocode folds the function's output; PENG birsim folds sequentially"
+    CHOSEN = Reading("sequential-fp32", "a left-to-right float32 fold in element order of the values before the dst "
+                                        "conversion")
+
+
+class ActivationLoadInit(Decision):
+    id = "S-24"
+    subject = "the init of an Activation LoadAccumulate"
+    reason = "ACT writes imm1 (+0x0C kind, +0x2C value) only for Prelu; N-41 refuses the others by default"
+    CHOSEN = Reading("imm1-word", "the +0x2C word read by its +0x0C kind: an immediate's float32 bits, a register's "
+                                  "bits, a pointer's element of the lane")
+
+
+class ReadAccumulatorSemantics(Decision):
+    id = "S-25"
+    subject = "0x24 / 0x9B read-outs"
+    reason = "SIMACT: 'drain the per-engine accumulator with no math'"
+    CHOSEN = Reading("drain", "dst[p,0] = the engine's accumulator of lane p (negated on 0x9B when the flag is set), "
+                              "converted to the dst dtype; the accumulator is unchanged")
+
+
+class TensorScalarSemantics(Decision):
+    id = "S-26"
+    subject = "TensorScalar element op"
+    reason = "TS 'out = op1(op0(in, s0), s1)'; NKI tensor_scalar (reverse = operand order)"
+    CHOSEN = Reading("two-ops", "t = op0(x, s0) (op0(s0, x) when reverse0), then op1 with s1 likewise; arithmetic in "
+                                "float32 (pointer scalars are float32), bit-vector ops on raw bits at the input's "
+                                "width (immediates and registers cut to it, pointers of the input's dtype)")
+
+
+class FusedReduceSemantics(Decision):
+    id = "S-27"
+    subject = "TensorScalarCacheReduce 0x9A"
+    reason = "N-19; NKI tensor_scalar_reduce ('only one operator is supported')"
+    CHOSEN = Reading("op0-then-fold", "out = op0(x, s0) only; op1 folds the row into the executing engine's "
+                                      "accumulator per N-30 (LoadAccumulate loads s1)")
+    ELEMENTWISE = Reading("op1-elementwise-too", "0x9A also applies op1(t, s1) elementwise before the fold")
+
+    @property
+    def op1_elementwise(self) -> bool:
+        return self.reading is self.ELEMENTWISE
+
+
+class CumulativeSemantics(Decision):
+    id = "S-36"
+    subject = "TensorScalarCache cumulative scan 0xE6"
+    reason = "NKI tensor_scalar_cumulative: reg = op1(op0(x[i], imm0), reg); out[i] = reg"
+    CHOSEN = Reading("scan", "per lane the accumulator starts at id(op1) (Zero, ZeroAccumulate), at s1 "
+                             "(LoadAccumulate) or at its value (AddAccumulate); each element folds in and is written; the "
+                             "accumulator keeps the last value (Zero: id(op1))")
+
+
+class ReduceFold(Decision):
+    id = "S-28"
+    subject = "TensorReduce fold"
+    reason = "PENG birsim applyEngReduce: acc = in[base]; for j in 1..extent: acc = reduceFn(acc, ...); negate after"
+    CHOSEN = Reading("sequential", "a float32 fold over the reduced elements in row-major order from the first one "
+                                   "(bit-vector ops: raw bits), then negate")
+
+
+class CrossLaneSemantics(Decision):
+    id = "S-29"
+    subject = "cross-lane reduce 0x7C / 0x7D"
+    reason = "POOL/PENG (the encoder writes 1/N at +0x28); the fold order is undocumented"
+    CHOSEN = Reading("partition-major", "axis C: per free element a fold over the partitions in order; XYZWC: one fold "
+                                        "over everything, partition-major; average = the float32 sum x the +0x28 "
+                                        "word; or/and/xor on raw bits")
+
+
+class ReciprocalSemantics(Decision):
+    id = "S-30"
+    subject = "Reciprocal 0x48"
+    reason = "SIMACT: 'InstReciprocal ... is inline exact 1.0f/x'"
+    CHOSEN = Reading("ieee", "1.0f / x in float32 (1/±0 = ±inf), converted to the dst dtype")
+
+
+class BnStatsSemantics(Decision):
+    id = "S-31"
+    subject = "BNStats 0x61"
+    reason = "BN: 'Lane A accumulates the even-indexed free elements ... lane B the odd', Welford accumulator"
+    CHOSEN = Reading("welford-even-odd", "[n_A, mean_A, M2_A, n_B, mean_B, M2_B] over the even and odd elements, by "
+                                         "Welford's update in float32; an empty lane gives 0, 0, 0")
+
+
+class BnAggregateSemantics(Decision):
+    id = "S-32"
+    subject = "BNStatsAggregate 0x62"
+    reason = "BN: the Chan / parallel-variance merge then the divide by N"
+    CHOSEN = Reading("chan", "triples merged in order in float32, n = 0 skipped; [mean, M2 / n] (population "
+                                 "variance); all empty gives [0, 0]")
+
+
+class PoolSemantics(Decision):
+    id = "S-33"
+    subject = "Pool 0x45"
+    reason = "PENG birsim visitInstPool: 'acc = -FLT_MAX; for x in window: acc = fmaxf(x, acc)', AvgPool sum x 1/N"
+    CHOSEN = Reading("fmaxf-sum", "window = the two innermost input dims; Max: fmaxf fold from -FLT_MAX (NaN ignored); "
+                                  "Avg: sequential float32 sum x the +0x28 word")
+
+
+class IotaSemantics(Decision):
+    id = "S-34"
+    subject = "Iota 0x7E"
+    reason = "NKI iota pseudocode: computed in 32-bit integer arithmetic, per channel"
+    CHOSEN = Reading("int32", "base + c x channel_multiplier + sum of step x index (pattern outermost first), int32 "
+                              "wrapping, c = the partition within the dst tile; converted to the dst dtype")
+
+
+class PointerScalars(Decision):
+    id = "S-35"
+    subject = "pointer and register scalars"
+    reason = "NKI: 'the value in each partition is broadcast along the free dimension'"
+    CHOSEN = Reading("per-lane", "lane p of the data reads element p of the [P,1] pointer (same start, N-34), "
+                                 "converted to float32; a register scalar is its 32 bits read as float32 (arithmetic) "
+                                 "or raw (bit-vector)")
+
+
 # --- issue 13: the PE, DMA and sync/control opcodes of the real NEFFs (S-40..S-59) ---------------------
 #
 # S-20..S-39 belong to the next families (activation, tensor-scalar, reduce, batch norm). What the
@@ -337,9 +493,9 @@ class ActTableLoadStandIn(Decision):
     id = "S-62"
     subject = "ActivationTableLoad (0x23) while no layout decodes it"
     reason = ("chapter §2.8 and §4.2 (4): the four real 0x23 bundles are all zero after +0x01 except the table index "
-              "+0x23 (0 = exp_and_others), carry no sync and change no data the copies read; R-21 (its layout) "
-              "belongs to the activation family (branch fam15). Until it is merged the NEFF runner needs to step "
-              "over the bundle without declaring its bytes")
+              "+0x23 (0 = exp_and_others), carry no sync and change no data the copies read. R-21 (issue 15) "
+              "declares its layout, so the real bundles decode and run as ActivationTableLoad; this stand-in is "
+              "reached only by an undecodable bundle with the 0x23 opcode (a non-zero byte no field explains)")
     NO_EFFECT = Reading("no-effect", "an undecodable bundle with the ActivationTableLoad opcode is read through "
                                      "the Nop layout (the shared header sync band, D-3: its waits and updates are "
                                      "honoured, all zero in the real files) and changes nothing; shown as "

@@ -1,0 +1,305 @@
+"""IR instructions of the next families (``next-families.md``) whose encoding needs selection logic
+(their codegen is :mod:`tongasm.codegen.family_ops`). Reciprocal and LoadActFuncSet are declared by
+their layout records (:class:`~tongasm.isa.layout.BirForm`) and need no class here.
+
+BIR keys and operand lists follow the verification's §7 (JSON page, KLR-BIR): ``Activation`` ``func``,
+``acc``, ``scale``, ``alpha`` ..., ``ins = [in, args[1], args[2], args[3]]`` (what each args[k] is, is
+N-4), ``outs = [out, reduce_res?]``; ``TensorScalarPtr`` ``op0``, ``op1``, ``reverse0``, ``reverse1``,
+``acc`` ..., ``ins = [data, s0, s1?]``; ``TensorScalar`` (IT28) ``op0``, ``const0``, ``reverse0``, ``op1``,
+``const1``, ``reverse1``; ``TensorReduce`` ``op``, ``axis``, ``apply_transpose``, ``negate``; ``BNStats``
+``apply_transpose``; ``BNStatsAggregate`` and the read-accumulator opcodes take no key but
+``DveReadAccumulator``'s ``negated``.
+"""
+
+from __future__ import annotations
+
+from ..isa.enums import AccType, AluOp
+from ..isa.family_tables import ActFunc, AxisList, PoolFunc, TSCMode
+from .instructions import INSTRUCTION_CLASSES, Attr, Instruction
+from .operands import Operand
+
+
+class TensorReduce(Instruction):
+    """§5.1: ``op``, ``axis``; ins = [src], outs = [dst]."""
+
+    __slots__ = ()
+
+    OPCODE = "TensorReduce"
+    ROLES = {"src": (False, 0), "dst": (True, 0)}
+    ATTRS = (Attr("op", AluOp, required=True), Attr("axis", AxisList, required=True),
+             Attr("apply_transpose", bool, False), Attr("negate", bool, False))
+
+    @property
+    def src(self) -> Operand | None:
+        return self._in(0)
+
+    @property
+    def dst(self) -> Operand | None:
+        return self._out(0)
+
+    def stream_family(self) -> str:
+        axis = self.attr("axis")
+        return "pool" if isinstance(axis, AxisList) and not axis.free_pairs else self.FAMILY
+
+
+class CrossLaneReduce(TensorReduce):
+    """A TensorReduce over the partitions (axis C or XYZWC), as the lowering hands it to codegen: the
+    cross-lane datapath 0x7C/0x7D of the Pool engine (N-12, N-16)."""
+
+    __slots__ = ()
+
+    FAMILY = "pool"
+
+
+class Pool(Instruction):
+    """§5.4: ``func`` (Max, Avg); ins = [src] (the window: its two innermost pairs), outs = [dst]."""
+
+    __slots__ = ()
+
+    OPCODE = "Pool"
+    ROLES = {"src": (False, 0), "dst": (True, 0)}
+    ATTRS = (Attr("func", PoolFunc, required=True),)
+
+    @property
+    def src(self) -> Operand | None:
+        return self._in(0)
+
+    @property
+    def dst(self) -> Operand | None:
+        return self._out(0)
+
+
+class Iota(Instruction):
+    """§6: ``base``, ``pattern`` (pairs {"step", "num"} or [step, num], outermost first), ``channel_multiplier``;
+    ins = [], outs = [dst]. GpSimd (Pool)."""
+
+    __slots__ = ()
+
+    OPCODE = "Iota"
+    FAMILY = "pool"
+    ROLES = {"dst": (True, 0)}
+    ATTRS = (Attr("base", int, required=True), Attr("pattern", list, required=True),
+             Attr("channel_multiplier", int, 0))
+
+    @property
+    def dst(self) -> Operand | None:
+        return self._out(0)
+
+    def pattern_pairs(self) -> list[tuple[int, int]]:
+        """The pattern as (step, num) pairs, outermost first (KLR's {"step", "num"} objects or pairs)."""
+        out = []
+        for p in self.attr("pattern") or ():
+            if isinstance(p, dict):
+                out.append((int(p["step"]), int(p["num"])))
+            else:
+                step, num = p
+                out.append((int(step), int(num)))
+        return out
+
+
+class Activation(Instruction):
+    """§3.1: ``out = f(in*scale + bias; alpha)`` on the Activation engine; ins = [in, args[1],
+    args[2], args[3]] (N-4 says which is the bias, the scale and alpha), outs = [out, reduce_res?]."""
+
+    __slots__ = ()
+
+    OPCODE = "Activation"
+    FAMILY = "act"
+    ROLES = {"src": (False, 0), "arg1": (False, 1), "arg2": (False, 2), "arg3": (False, 3), "dst": (True, 0),
+             "reduce_res": (True, 1)}
+    ATTRS = (
+        Attr("func", ActFunc, required=True),
+        Attr("acc", AccType, AccType.Idle),
+        Attr("scale", float),
+        Attr("alpha", float),
+        Attr("can_read_uninit", bool, False),
+        Attr("is_activate2", bool, False),
+        Attr("op0", AluOp, AluOp.bypass),
+        Attr("op1", AluOp, AluOp.bypass),
+        Attr("reverse0", bool, False),
+        Attr("reverse1", bool, False),
+        Attr("reduce_op", AluOp, AluOp.bypass),
+    )
+
+    @property
+    def src(self) -> Operand | None:
+        return self._in(0)
+
+    @property
+    def dst(self) -> Operand | None:
+        return self._out(0)
+
+    @property
+    def reduce_res(self) -> Operand | None:
+        return self._out(1)
+
+    def arg(self, k: int) -> Operand | None:
+        """args[k] (1..3)."""
+        return self._in(k)
+
+
+class ActivationReadAccumulator(Instruction):
+    """§3.2 (IT101): dst[p, 0] = the Activation engine's accumulator; ins = [], outs = [dst]."""
+
+    __slots__ = ()
+
+    OPCODE = "ActivationReadAccumulator"
+    FAMILY = "act"
+    ROLES = {"dst": (True, 0)}
+
+    @property
+    def dst(self) -> Operand | None:
+        return self._out(0)
+
+
+class ReadActivationAccumulator(ActivationReadAccumulator):
+    """§3.2 (IT5): the same instruction under its other BIR name."""
+
+    __slots__ = ()
+
+    OPCODE = "ReadActivationAccumulator"
+
+
+class DveReadAccumulator(Instruction):
+    """§4.2: dst[p, 0] = (negated ? -1 : 1) x the DVE accumulator; ins = [], outs = [dst]."""
+
+    __slots__ = ()
+
+    OPCODE = "DveReadAccumulator"
+    ROLES = {"dst": (True, 0)}
+    ATTRS = (Attr("negated", bool, False),)
+
+    @property
+    def dst(self) -> Operand | None:
+        return self._out(0)
+
+
+class TensorScalarPtr(Instruction):
+    """§4.1 (IT29): ``out = op1(op0(data, s0), s1)``; ins = [data, s0, s1?] (each scalar an
+    immediate, a register or a [P,1] pointer), outs = [dst, reduce_res?] (the fused reduce, N-19)."""
+
+    __slots__ = ()
+
+    OPCODE = "TensorScalarPtr"
+    ROLES = {"data": (False, 0), "s0": (False, 1), "s1": (False, 2), "dst": (True, 0), "reduce_res": (True, 1)}
+    ATTRS = (
+        Attr("op0", AluOp, required=True),
+        Attr("reverse0", bool, False),
+        Attr("op1", AluOp, AluOp.bypass),
+        Attr("reverse1", bool, False),
+        Attr("apply_transpose", bool, False),
+        Attr("is_tensor_scalar_addr", bool, False),
+        Attr("is_scalar_tensor_tensor", bool, False),
+        Attr("is_tensor_tensor_scan", bool, False),
+        Attr("negate_second_output", bool, False),
+        Attr("acc", AccType, AccType.Idle),
+    )
+
+    @property
+    def data(self) -> Operand | None:
+        return self._in(0)
+
+    @property
+    def dst(self) -> Operand | None:
+        return self._out(0)
+
+    @property
+    def reduce_res(self) -> Operand | None:
+        return self._out(1)
+
+
+class TensorScalarCache(Instruction):
+    """§4.3: ``mode`` Reduce → 0x9A, Cumulative / TensorScan → 0xE6; ins = [data, s0, s1?] (s1 only with
+    LoadAccumulate), outs = [dst, reduce_res?]. DVE only."""
+
+    __slots__ = ()
+
+    OPCODE = "TensorScalarCache"
+    ROLES = {"data": (False, 0), "s0": (False, 1), "s1": (False, 2), "dst": (True, 0), "reduce_res": (True, 1)}
+    ATTRS = (
+        Attr("op0", AluOp, required=True),
+        Attr("op1", AluOp, required=True),
+        Attr("reverse0", bool, False),
+        Attr("reverse1", bool, False),
+        Attr("mode", TSCMode, TSCMode.Reduce),
+        Attr("acc", AccType, AccType.Idle),
+    )
+
+    @property
+    def data(self) -> Operand | None:
+        return self._in(0)
+
+    @property
+    def dst(self) -> Operand | None:
+        return self._out(0)
+
+    @property
+    def reduce_res(self) -> Operand | None:
+        return self._out(1)
+
+
+class TensorScalar(Instruction):
+    """§4.1 (IT28): immediate constants; ins = [data], outs = [dst]. Encoded as TensorScalarPtr
+    with float32 immediates (N-20)."""
+
+    __slots__ = ()
+
+    OPCODE = "TensorScalar"
+    ROLES = {"data": (False, 0), "dst": (True, 0)}
+    ATTRS = (
+        Attr("op0", AluOp, required=True),
+        Attr("const0", float, 0.0),
+        Attr("reverse0", bool, False),
+        Attr("op1", AluOp, AluOp.bypass),
+        Attr("const1", float, 0.0),
+        Attr("reverse1", bool, False),
+    )
+
+    @property
+    def data(self) -> Operand | None:
+        return self._in(0)
+
+    @property
+    def dst(self) -> Operand | None:
+        return self._out(0)
+
+
+class BNStats(Instruction):
+    """§7.1: ins = [src] (at most 512 elements per partition), outs = [stats] (6 per partition)."""
+
+    __slots__ = ()
+
+    OPCODE = "BNStats"
+    ROLES = {"src": (False, 0), "dst": (True, 0)}
+    ATTRS = (Attr("apply_transpose", bool, False),)
+
+    @property
+    def src(self) -> Operand | None:
+        return self._in(0)
+
+    @property
+    def dst(self) -> Operand | None:
+        return self._out(0)
+
+
+class BNStatsAggregate(Instruction):
+    """§7.2: ins = [stats] (K triples per partition), outs = [mean, variance] per partition."""
+
+    __slots__ = ()
+
+    OPCODE = "BNStatsAggregate"
+    ROLES = {"src": (False, 0), "dst": (True, 0)}
+
+    @property
+    def src(self) -> Operand | None:
+        return self._in(0)
+
+    @property
+    def dst(self) -> Operand | None:
+        return self._out(0)
+
+
+FAMILY_CLASSES: tuple[type[Instruction], ...] = (
+    TensorReduce, Pool, Iota, Activation, ActivationReadAccumulator, ReadActivationAccumulator, DveReadAccumulator,
+    TensorScalarPtr, TensorScalarCache, TensorScalar, BNStats, BNStatsAggregate)
+INSTRUCTION_CLASSES.update({c.OPCODE: c for c in FAMILY_CLASSES})

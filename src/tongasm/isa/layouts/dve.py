@@ -1,0 +1,126 @@
+"""DVE layouts of ``next-families.md`` §4 and §7: TensorScalar (S3D3_TS: 0x43 / 0x53, the
+transposed 0x93, the fused reduce 0x9A, the never-emitted 0x44 / 0x54 of N-37) and the batch-norm
+statistics BNStats 0x61 (0x82 transposed) and BNStatsAggregate 0x62 (S4D2_BN)."""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+import numpy as np
+from collections.abc import Callable, Mapping
+
+from ..decisions import DecisionSet
+from ..decisions.families import BnStatsPartitionByte, TsScalarWords
+from ..descriptors import slot
+from ..enums import WireDtype
+from ..family_opcodes import (
+    BN_AGGREGATE, BN_STATS, BN_STATS_T, TS_ARITH, TS_BITVEC, TS_CACHE_CUMULATIVE, TS_CACHE_REDUCE, TS_PTR_ARITH,
+    TS_PTR_BITVEC, TS_TRANSPOSE,
+)
+from ..fields import Field, Kind
+from ..layout import Binding, EnumText, IntText, Layout, ScalarText, Sem, TextOp, aps
+from ..opcodes import Op
+from ..tables import ACC_TABLE, ALU_TABLE
+from .act import kind_table
+from .common import C, H, I, dtype, u8
+
+
+def _tensor_scalar(name: str, codes: tuple[Op, ...], ds: DecisionSet, *, bitvec: bool) -> Layout:
+    kinds = kind_table(ds)
+    at = ds.get(TsScalarWords).offsets()
+    slots = (slot("src", 0x10, 3, dtype="src_dtype", decision="N-1"),
+             slot("dst", 0x30, 3, dtype="dst_dtype", write=True, decision="N-1"))
+    body = (
+        Field("acc", 0x0C, 1, Kind.ENUM, enum=ACC_TABLE, conf=C, doc="accumulator command (0x9A)"),
+        dtype("src_dtype", 0x20, C, "wire(in dtype)"),
+        dtype("dst_dtype", 0x21, C, "wire(out dtype)"),
+        u8("num_partitions", 0x22, C, "num_active_channels: partitions of the input"),
+        Field("s0_kind", 0x23, 1, Kind.ENUM, enum=kinds, conf=I, decision="N-2",
+              doc="kind of scalar 0 (C store sub_12051E0 @0x1265b16)"),
+        Field("op0", 0x24, 1, Kind.ENUM, enum=ALU_TABLE, conf=C, doc="first ALU op"),
+        Field("op1", 0x25, 1, Kind.ENUM, enum=ALU_TABLE, conf=C, doc="second ALU op (0x9A: the reduce op, N-19)"),
+        Field("reverse0", 0x26, 1, bits=1, conf=C, doc="1: op0(s0, in) instead of op0(in, s0)"),
+        Field("reverse1", 0x26, 1, shift=1, bits=1, conf=C, doc="1: op1(s1, t) instead of op1(t, s1)"),
+        Field("s1_kind", 0x27, 1, Kind.ENUM, enum=kinds, conf=H, decision="N-2",
+              doc="kind of scalar 1, written only with 3 args (§15.4: no store site)"),
+        Field("s0_value", at["s0"], 4, conf=I, decision="N-3", doc="value word of scalar 0"),
+        Field("s1_value", at["s1"], 4, conf=I, decision="N-3", doc="value word of scalar 1 (0x9A: the reduce init)"),
+    )
+    imm: dict[str, object] = ({"dtype_field": "src_dtype"} if bitvec else {"fixed_dtype": int(WireDtype.FLOAT32)})
+    text: tuple[TextOp, ...] = (
+        EnumText(name="op0", field="op0"), EnumText(name="op1", field="op1").opt(), *aps(slots, "src"),
+        ScalarText(name="s0", kind="s0_kind", value="s0_value", **imm),  # type: ignore[arg-type]
+        ScalarText(name="s1", kind="s1_kind", value="s1_value", **imm).opt(),  # type: ignore[arg-type]
+        IntText(name="reverse0", field="reverse0").opt(), IntText(name="reverse1", field="reverse1").opt(),
+        EnumText(name="acc", field="acc").opt(),
+    )
+    return Layout(
+        name, codes, body, Sem.TENSOR_SCALAR, text, slots,
+        binding=Binding({"src": "data", "dst": "dst"}, "data", dtypes={"src_dtype": "data", "dst_dtype": "dst"}),
+        checks=("ts.opcode_class", "ts.scalar_kinds", "ts.fused"),
+        doc="dst = op1(op0(src, s0), s1); 0x9A: dst = op0(src, s0), op1 folds it into the accumulator",
+    )
+
+
+def tensor_scalar(ds: DecisionSet) -> list[Layout]:
+    """§4.1: one byte map for every opcode of the family; two records so that an immediate reads as a
+    float32 (arithmetic) or as bits of the input's dtype (bit-vector)."""
+    return [_tensor_scalar("TensorScalar", (TS_ARITH, TS_PTR_ARITH, TS_TRANSPOSE, TS_CACHE_REDUCE, TS_CACHE_CUMULATIVE),
+                           ds, bitvec=False),
+            _tensor_scalar("TensorScalarBitvec", (TS_BITVEC, TS_PTR_BITVEC), ds, bitvec=True)]
+
+
+def _bn(name: str, codes: tuple[Op, ...], ds: DecisionSet, *, counts: bool) -> Layout:
+    lane = ds.get(BnStatsPartitionByte).is_count
+    slots = (slot("src", 0x0C, 4, dtype="src_dtype"),
+             slot("dst", 0x30, 2, dtype="dst_dtype", write=True))
+    body: list[Field] = [
+        dtype("src_dtype", 0x20, C, "wire(in dtype)"),
+        dtype("dst_dtype", 0x21, C, "wire(out dtype)"),
+        (u8("num_partitions", 0x22, C, "partitions of the input (BN: 'BASE partition'; N-39)", decision="N-39") if lane
+         else u8("start_partition", 0x22, C, "start partition of the input (N-39=start-partition)", decision="N-39")),
+    ]
+    if counts:
+        body += [Field("n_even", 0x28, 4, conf=C, doc="float32 (N + 1) >> 1: the count of the even elements"),
+                 Field("n_odd", 0x2C, 4, conf=C, doc="float32 N >> 1: the count of the odd elements")]
+    return Layout(
+        name, codes, tuple(body), Sem.BN_STATS if counts else Sem.BN_AGGREGATE,
+        (*aps(slots, "src" if lane else None),) + ((IntText(name="start", field="start_partition"),) if not lane else ()),
+        slots,
+        binding=Binding({"dst": "dst"}, None, dtypes={"src_dtype": "src", "dst_dtype": "dst"}),
+        implied={"n_even": _count_bits(1), "n_odd": _count_bits(0)} if counts else {},
+        checks=("bn.shape",) + (("bn.counts",) if counts else ()),
+        doc=("[n, mean, M2] of the even and of the odd elements of each partition" if counts else
+             "[mean, variance] of each partition from its (n, mean, M2) triples"),
+    )
+
+
+def _count_bits(plus: int) -> Callable[[Mapping[str, int]], int]:
+    """The implied float32 bits of (N + plus) >> 1, N = the src descriptor's element count (BN)."""
+
+    def implied(v: Mapping[str, int]) -> int:
+        n = 1
+        for i in range(4):
+            n *= v.get(f"src.num{i}", 1)
+        if isinstance(n, int):
+            return int(struct.unpack("<I", struct.pack("<f", float((n + plus) >> 1)))[0])
+        # a column of values (the fast listing's derived defaults): the same, element by element
+        column: Any = np.array([struct.unpack("<I", struct.pack("<f", float((int(k) + plus) >> 1)))[0]
+                                for k in np.asarray(n).reshape(-1)], dtype=object)
+        return column
+
+    return implied
+
+
+def bn_stats(ds: DecisionSet) -> list[Layout]:
+    """§7.1 BNStats 0x61 (0x82 with apply_transpose)."""
+    return [_bn("BNStats", (BN_STATS, BN_STATS_T), ds, counts=True)]
+
+
+def bn_aggregate(ds: DecisionSet) -> list[Layout]:
+    """§7.2 BNStatsAggregate 0x62: BNStats' fields minus the two count words."""
+    return [_bn("BNStatsAggregate", (BN_AGGREGATE,), ds, counts=False)]
+
+
+BUILDERS = (tensor_scalar, bn_stats, bn_aggregate)

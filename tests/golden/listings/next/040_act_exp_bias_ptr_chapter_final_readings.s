@@ -1,0 +1,6 @@
+; listing of next/040_act_exp_bias_ptr_chapter_final_readings.json: Exp of fp32 [128,512] -> bf16 with a [128,1] fp32 bias vector, scale 1.0, acc Idle, after LoadActFuncSet(0); chapter-final (§15) readings N-5=reserved-zero, N-38=one.
+.target gen2
+.decision N-38=one
+.stream act
+00000000:  |23100000 00000000 00000000 00000000  |  ActivationTableLoad set=0
+00000040:  |21100000 00000000 00000000 01010300 …|  Activate func=Exp, src=sb[p0:128][1x512].float32, dst=sb[p0:128]+0x4000[1x512].bfloat16, bias=ptr(0x00008000):float32, scale=imm, alpha=0.0:float32, acc=ZeroAccumulate

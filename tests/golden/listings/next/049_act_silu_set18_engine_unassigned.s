@@ -1,0 +1,6 @@
+; listing of next/049_act_silu_set18_engine_unassigned.json: Silu with engine Unassigned goes to the act stream (N-16), after LoadActFuncSet(18).
+.target gen2
+.decision N-38=one
+.stream act
+00000000:  |23100000 00000000 00000000 00000000 …|  ActivationTableLoad set=18
+00000040:  |21100000 00000000 00000000 01010300 …|  Activate func=Silu, src=sb[p0:128][1x512].float32, dst=sb[p0:128]+0x4000[1x512].bfloat16, bias=ptr(0x00008000):float32, scale=imm, alpha=0.0:float32, acc=ZeroAccumulate

@@ -1,0 +1,6 @@
+; listing of next/051_act_exp_add_accumulate.json: Exp with acc AddAccumulate (NKI reduce_cmd.reduce): +0x0E = 2.
+.target gen2
+.decision N-38=one
+.stream act
+00000000:  |23100000 00000000 00000000 00000000  |  ActivationTableLoad set=0
+00000040:  |21100000 00000000 00000000 01010200 …|  Activate func=Exp, src=sb[p0:128][1x512].float32, dst=sb[p0:128]+0x4000[1x512].bfloat16, bias=ptr(0x00008000):float32, scale=imm, alpha=0.0:float32, acc=AddAccumulate

@@ -1,0 +1,6 @@
+; listing of next/052_act_exp_register_bias_gen3.json: Exp with the bias in register r5 (gen3).
+.target gen3
+.decision N-38=one
+.stream act
+00000000:  |23100000 00000000 00000000 00000000  |  ActivationTableLoad set=0
+00000040:  |21100000 00000000 00000000 01010302 …|  Activate func=Exp, src=sb[p0:128][1x512].float32, dst=sb[p0:128]+0x4000[1x512].bfloat16, bias=r5:float32, scale=imm, alpha=0.0:float32, acc=ZeroAccumulate

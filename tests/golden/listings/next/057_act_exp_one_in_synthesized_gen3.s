@@ -1,0 +1,6 @@
+; listing of next/057_act_exp_one_in_synthesized_gen3.json: Exp with ins = [x] on gen3: bias synthesized as the immediate 0.0 (N-8, N-36), scale 1.0 and alpha 0.0 from the attributes.
+.target gen3
+.decision N-38=one
+.stream act
+00000000:  |23100000 00000000 00000000 00000000  |  ActivationTableLoad set=0
+00000040:  |21100000 00000000 00000000 01010301 …|  Activate func=Exp, src=sb[p0:128][1x512].float32, dst=sb[p0:128]+0x4000[1x512].bfloat16, bias=0.0:float32, scale=imm, alpha=0.0:float32, acc=ZeroAccumulate

@@ -1,0 +1,6 @@
+; listing of next/075_act_gelu_by_ordinal_set10.json: func given as the integer ordinal 16 (= Gelu, CAT) encodes as wire 23 (not 21: chapter contradiction 3 against ACT's "gelu enum 12 -> 21").
+.target gen2
+.decision N-38=one
+.stream act
+00000000:  |23100000 00000000 00000000 00000000 …|  ActivationTableLoad set=10
+00000040:  |21100000 00000000 00000000 01010300 …|  Activate func=Gelu, src=sb[p0:128][1x512].float32, dst=sb[p0:128]+0x4000[1x512].bfloat16, bias=ptr(0x00008000):float32, scale=imm, alpha=0.0:float32, acc=ZeroAccumulate
