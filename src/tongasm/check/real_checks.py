@@ -14,13 +14,13 @@ import numpy as np
 from ..isa.decisions.real import (
     Addr8Modes, DmaSyncCommand, OrderingMode, PeGeometry, PeTranspose, PeUnusedDims, PsumFlags, StationaryPattern,
 )
-from ..isa.descriptors import ADDR4_ADDR_MASK, ADDR4_REGMODE, PSUM_BANK_BYTES, PSUM_BASE, decode_addr4
+from ..isa.descriptors import PSUM_BANK_BYTES, PSUM_BASE, decode_addr4
 from ..isa.enums import WIRE_DTYPE_ALIGN, WireDtype
 from ..isa.layouts.control import CLEAR_TABLE, SEM_MASK_WORDS
 from ..isa.layouts.pe import LDWEIGHTS, MATMUL
 from .bundle_checks import BundleView, _f, bundle_check
 from .registry import Finding, register
-from .vectorized import Columns, by_classes, vector
+from .vectorized import Columns, by_classes, split_addr4, vector
 
 # --- encoder refusals (level "encode") -------------------------------------------------------------------
 
@@ -231,8 +231,8 @@ def _v_dma_sides(c: Columns) -> np.ndarray:
         sbuf_side = (mode == Addr8Modes.PHYSICAL) & (c.fields[f"{side}.var"] == Addr8Modes.SBUF_VAR) & \
             (c.fields[f"{side}.var_hi"] == 0)
         w = c.fields[f"{side}.addr"]
-        not_sbuf = (w >= ADDR4_REGMODE) | ((w & np.uint32(ADDR4_ADDR_MASK)) >= PSUM_BASE)  # decode_addr4's rule
-        m |= sbuf_side & not_sbuf
+        reg, a = split_addr4(w)
+        m |= sbuf_side & (reg | (a >= PSUM_BASE))  # decode_addr4: SBUF is a non-register word below PSUM
     return m
 
 

@@ -186,17 +186,23 @@ def _check_columns(arr: np.ndarray, fs: FormatSet, target: Target, decisions: De
 _ORDER_RULE = 1 << 30
 
 
-def bundle_findings(data: bytes, *, target: Target, decisions: DecisionSet, stream: str | None,
-                    checks: CheckSet) -> Iterator[tuple[int, Finding]]:
-    """(bundle number, finding) of the bundle checks over a whole stream of encoded bundles, in the
-    order checking bundle by bundle gives, without a location (the caller names the instruction)."""
+def bundle_findings(data: bytes | bytearray | memoryview, *, target: Target, decisions: DecisionSet,
+                    stream: str | None, checks: CheckSet, unmodelled: str = "error",
+                    skipped: dict[int, list[int]] | None = None,
+                    progress: Callable[[int, int | None], None] | None = None) -> Iterator[tuple[int, Finding]]:
+    """(bundle number, finding) of the bundle checks over a stream's whole bundles, piece by piece
+    (:data:`STREAM_CHUNK` bundles), in the order checking bundle by bundle gives, without a location.
+    ``unmodelled="note"`` counts bundles of live opcodes without a layout into ``skipped`` instead."""
     fs = build_formats(decisions)
     arr = as_uint8(data)
     whole = len(arr) // BUNDLE_SIZE
-    order = residency_rule(decisions, checks)
+    order = residency_rule(decisions, checks)  # N-35: a rule on the stream's order of bundles
+    skipped = {} if skipped is None else skipped
     for start in range(0, whole, STREAM_CHUNK):
+        if progress is not None:
+            progress(start, whole)
         part = arr[start * BUNDLE_SIZE:min(whole, start + STREAM_CHUNK) * BUNDLE_SIZE]
-        yield from _check_columns(part, fs, target, decisions, stream, checks, "error", {}, start, order)
+        yield from _check_columns(part, fs, target, decisions, stream, checks, unmodelled, skipped, start, order)
 
 
 def check_stream(data: bytes | bytearray | memoryview, *, name: str | None = None, target: Target = DEFAULT_TARGET,
@@ -216,7 +222,6 @@ def check_stream(data: bytes | bytearray | memoryview, *, name: str | None = Non
     """
     if unmodelled not in ("error", "note"):
         raise ValueError(f"unmodelled must be 'error' or 'note', not {unmodelled!r}")
-    fs = build_formats(decisions)
     label = name or stream or "stream"
     out: list[Finding] = []
     n = len(data)
@@ -225,18 +230,11 @@ def check_stream(data: bytes | bytearray | memoryview, *, name: str | None = Non
                            f"{n % BUNDLE_SIZE} trailing bytes are not checked", "length", n,
                            f"a multiple of {BUNDLE_SIZE}", stream=label, offset=n - n % BUNDLE_SIZE))
     cs = checks or CheckSet()
-    arr = as_uint8(data)
-    whole = n // BUNDLE_SIZE
     skipped: dict[int, list[int]] = {}  # opcode → [count, first offset] (unmodelled="note")
-    order = residency_rule(decisions, cs)  # N-35: a rule on the stream's order of bundles
-    for start in range(0, whole, STREAM_CHUNK):
-        if progress is not None:
-            progress(start, whole)
-        part = arr[start * BUNDLE_SIZE:min(whole, start + STREAM_CHUNK) * BUNDLE_SIZE]
-        for pos, f in _check_columns(part, fs, target, decisions, stream, cs, unmodelled, skipped, start, order):
-            f.stream, f.offset = label, pos * BUNDLE_SIZE
-            out.append(f)
-    cs = checks or CheckSet()
+    for pos, f in bundle_findings(data, target=target, decisions=decisions, stream=stream, checks=cs,
+                                  unmodelled=unmodelled, skipped=skipped, progress=progress):
+        f.stream, f.offset = label, pos * BUNDLE_SIZE
+        out.append(f)
     if "bundle.unmodelled" not in cs.disabled:
         for op, (count, first) in sorted(skipped.items()):
             out.append(Finding("bundle.unmodelled", f"{count} bundle{'s' * (count != 1)} of opcode {op:#04x} "

@@ -70,7 +70,7 @@ class Columns:
 
     def isin(self, name: str, values: Iterable[int]) -> np.ndarray:
         """Whether each row's field ``name`` is one of ``values``."""
-        return _member(self.fields[name], values)
+        return _in(self.fields[name], values)
 
     def word(self, slot: Slot) -> np.ndarray:
         """The slot's ADDR4 word, uint32."""
@@ -81,7 +81,7 @@ class Columns:
         got = self._splits.get(slot.addr_key)
         if got is None:
             w = self.word(slot)
-            got = self._splits[slot.addr_key] = (w >= ADDR4_REGMODE, w & np.uint32(ADDR4_ADDR_MASK))
+            got = self._splits[slot.addr_key] = split_addr4(w)
         return got
 
     def space(self, slot: Slot) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -148,7 +148,7 @@ def by_classes(check: Callable[[BundleView], Iterable[Finding]], *names: str) ->
 _LUTS: dict[tuple[int, tuple[int, ...]], np.ndarray] = {}
 
 
-def _member(col: np.ndarray, values: Iterable[int]) -> np.ndarray:
+def _in(col: np.ndarray, values: Iterable[int]) -> np.ndarray:
     """``np.isin(col, values)``; a byte or 16-bit column indexes a cached boolean table instead."""
     vals = tuple(sorted(set(int(v) for v in values)))
     if col.dtype in (np.uint8, np.uint16):
@@ -161,9 +161,6 @@ def _member(col: np.ndarray, values: Iterable[int]) -> np.ndarray:
         return t[col]
     return np.isin(col, np.asarray(vals, dtype=np.int64))
 
-
-def _in(col: np.ndarray, values: Iterable[int]) -> np.ndarray:
-    return _member(col, values)
 
 
 def _table(mapping: dict[int, int], default: int = 0) -> np.ndarray:
@@ -355,6 +352,11 @@ def _v_addr4_alignment(c: Columns) -> np.ndarray:
         reg, a = c.split(s)
         m |= ~reg & ((a & _lut(_ALIGN_MASK, dt).astype(np.uint32)) != 0)
     return m
+
+
+def split_addr4(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A uint32 column of ADDR4 words → (register mode, the address bits) per row."""
+    return w >= ADDR4_REGMODE, w & np.uint32(ADDR4_ADDR_MASK)
 
 
 def _space(reg: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -680,4 +682,4 @@ def _v_ls_counts(c: Columns) -> np.ndarray:
     return (c["num_elem0"] == 0) | (c["num_elem1"] == 0)
 
 
-__all__ = ["VECTOR", "Columns", "by_classes", "vector", "ALU_FROM_WIRE"]
+__all__ = ["VECTOR", "Columns", "by_classes", "split_addr4", "vector", "ALU_FROM_WIRE"]
