@@ -300,7 +300,7 @@ def cmd_assemble(args: argparse.Namespace) -> int:
     decisions = _decisions(args)
     output_dir_path(args.output)  # an unusable -o is refused before any work
     with _bar(args, "assemble", unit="instructions") as bar:
-        kernel = stream_bir(Path(args.kernel))  # instruction by instruction: bounded memory on huge kernels
+        kernel = stream_bir(Path(args.kernel), one_pass=True)  # instruction by instruction: bounded memory
         asm = assemble(kernel, target=args.target, decisions=decisions, census=args.census,
                        check="warn" if args.warn else "refuse", progress=_assemble_progress(kernel, bar))
         bar.phase(f"assemble: writing {args.output}", done=len(asm.log))

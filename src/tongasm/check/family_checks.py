@@ -357,7 +357,7 @@ def _start(op: PhysicalAP) -> int | None:
 
 
 ir_check("act.pointer_shape", "an Activation pointer scalar is [P,1] over the input's partitions", "N-6, N-34",
-         (Activation,))(_pointer_shape("act.pointer_shape", "src", (("args[1]", 1), ("args[2]", 2), ("args[3]", 3))))
+         (Activation,), offsets=True)(_pointer_shape("act.pointer_shape", "src", (("args[1]", 1), ("args[2]", 2), ("args[3]", 3))))
 
 
 @ir_check("lint.act_dropped", "an Activation key or alpha the 0x21 bundle has no byte for, dropped under N-9=drop or "
@@ -440,7 +440,7 @@ def _ts_elements(inst: Instruction) -> Iterator[Finding]:
 
 
 ir_check("ts.pointer_shape", "a TensorScalar pointer scalar is [P,1] over the data's partitions", "N-6, N-34",
-         (TensorScalarPtr, TensorScalarCache))(_pointer_shape("ts.pointer_shape", "data", (("s0", 1), ("s1", 2))))
+         (TensorScalarPtr, TensorScalarCache), offsets=True)(_pointer_shape("ts.pointer_shape", "data", (("s0", 1), ("s1", 2))))
 
 
 # --- BNStats / BNStatsAggregate (chapter §7) ------------------------------------------------------------------

@@ -28,6 +28,9 @@ class IrCheck:
     needs_decisions: bool = False
     needs_function: bool = False  # run only when the instruction's function is known
     needs_target: bool = False  # fn(inst, target)
+    #: whether its findings may depend on a physical access pattern's offset, for this instruction
+    #: (the assembler's instruction templates run such checks per instruction, tongasm.codegen.templates)
+    offsets: Callable[[Instruction], bool] | bool = False
 
 
 IR_CHECKS: list[IrCheck] = []
@@ -35,11 +38,14 @@ IR_CHECKS: list[IrCheck] = []
 
 def ir_check(id: str, title: str, source: str, types: tuple[type[Instruction], ...], *, stage: str = "isa",
              pedantic: bool = False, needs_decisions: bool = False, needs_function: bool = False,
-             needs_target: bool = False) -> Callable[[Callable[..., Iterator[Finding]]], Callable[..., Iterator[Finding]]]:
+             needs_target: bool = False, offsets: Callable[[Instruction], bool] | bool = False,
+             ) -> Callable[[Callable[..., Iterator[Finding]]], Callable[..., Iterator[Finding]]]:
+    """Register an IR check. ``offsets``: True (or a predicate on the instruction) when its findings
+    may change with an operand's offset alone."""
     register(id, title, source, "ir", pedantic=pedantic, stage=stage)
 
     def deco(fn: Callable[..., Iterator[Finding]]) -> Callable[..., Iterator[Finding]]:
-        IR_CHECKS.append(IrCheck(id, types, fn, stage, needs_decisions, needs_function, needs_target))
+        IR_CHECKS.append(IrCheck(id, types, fn, stage, needs_decisions, needs_function, needs_target, offsets))
         return fn
 
     return deco
@@ -174,7 +180,7 @@ def _var_id_collision(inst: Instruction, func: Function) -> Iterator[Finding]:
 
 
 @ir_check("lint.select_overlap", "a Select whose dst overlaps its predicate or on_true: the lowering writes dst "
-          "before the predicated copy reads them", "D-17", (Select,), stage="lint")
+          "before the predicated copy reads them", "D-17", (Select,), stage="lint", offsets=True)
 def _select_overlap(inst: Instruction) -> Iterator[Finding]:
     assert isinstance(inst, Select)
     dst = inst.dst
@@ -263,7 +269,9 @@ def _mask_bir_dtype(inst: Instruction) -> Iterator[Finding]:
 
 
 @ir_check("geometry.bytes", "the bytes an operand touches stay inside its partition (SBUF: the target's bytes "
-          "per partition; PSUM: 16 KiB)", "SPEC §3.4", (Instruction,), needs_target=True)
+          "per partition; PSUM: 16 KiB)", "SPEC §3.4", (Instruction,), needs_target=True,
+          offsets=lambda inst: any(getattr(op, "dtype", None) in PACKED_DTYPES for ops in (inst.ins, inst.outs)
+                                   for op in ops))
 def _packed_geometry(inst: Instruction, target: Target) -> Iterator[Finding]:
     """For the packed dtypes (``*_x4``): the bundle's wire tag is the 1- or 2-byte element's, so the
     bundle check under-counts; here each element is sized by its BIR dtype."""

@@ -101,6 +101,17 @@ def check_instruction(inst: Instruction, checks: CheckSet | None = None,
     return _lint_as_warnings(out)
 
 
+def reads_offsets(inst: Instruction, checks: CheckSet | None = None) -> bool:
+    """Whether an IR check that runs on ``inst`` may find differently for other operand offsets
+    (``IrCheck.offsets``)."""
+    cs = checks or CheckSet()
+    for c in IR_CHECKS:
+        if c.offsets and isinstance(inst, c.types) and cs.wants(CHECKS[c.id]) and \
+                (c.offsets is True or c.offsets(inst)):
+            return True
+    return False
+
+
 def _lint_as_warnings(findings: list[Finding]) -> list[Finding]:
     for f in findings:
         if stage_of(f) == "lint":

@@ -19,20 +19,21 @@ from collections.abc import Callable, Iterable, Iterator
 
 from .._meta import __version__
 from ..check.registry import CheckSet
-from ..check.runner import bundle_findings, check_instruction, stage_of
-from ..errors import EncodeError, InputError, ValidationError
+from ..check.runner import bundle_findings, check_instruction, reads_offsets, stage_of
+from ..errors import EncodeError, InputError, TongasmError, ValidationError
 from ..util import Content, manifest_files, paused_gc, write_output_dir
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.enums import ENGINE_STREAM, CodeGenMode
 from ..isa.fields import BUNDLE_SIZE
 from ..isa.opcodes import opcode_name
 from ..isa.targets import DEFAULT_TARGET, TARGETS, Target, get_target
-from ..ir.instructions import Instruction, Kernel, UnknownInstruction
-from ..ir.stream_reader import StreamedKernel
+from ..ir.instructions import Instruction, Kernel, Loop, UnknownInstruction
+from ..ir.stream_reader import RawInstruction, StreamedKernel, StreamRestart
 from ..passes import LOWERINGS, ProgramItem, lower
-from ..passes.program import Walked, label_of, walk, walk_top
+from ..passes.program import Count, Walked, label_of, unroll, walk, walk_top
 from ..passes.prologue import with_prologue
 from .common import Context, sync_part
+from .templates import Template, Templates, make_template
 from .manifest import MANIFEST_FORM, KindTable, compact_instructions
 from .generator import CodegenResult, codegen_for, encoder_of, generate, stream_of
 from .plan import Encoder
@@ -267,6 +268,7 @@ def assemble(
     checks: Any = None,
     on_result: Callable[[CodegenResult], None] | None = None,
     progress: Callable[[int], None] | None = None,
+    templates: bool = True,
 ) -> Assembly:
     """Encode a kernel (or a streamed one, see :func:`tongasm.ir.stream_reader.stream_bir`) into
     per-engine streams.
@@ -282,6 +284,9 @@ def assemble(
     :mod:`tongasm.check.vectorized`, then the scalar checks on the marked bundles) and the IR checks
     per instruction: the findings, their order and what they name are those of checking each
     instruction's bundle as it is made (``on_result`` needs that path: it sees each result).
+    A streamed kernel is then assembled through instruction templates
+    (:mod:`tongasm.codegen.templates`; ``templates=False`` reads every instruction instead: the
+    same result, slower).
 
     The iterations of an unrolled ``Loop`` are the same instruction objects (physical access
     patterns do not depend on the induction variable), so in GENERATE_ISACODE each loop body
@@ -289,17 +294,34 @@ def assemble(
     """
     if check not in ("refuse", "warn", "off"):
         raise ValueError(f"check must be 'refuse', 'warn' or 'off', not {check!r}")
+    args = (target, decisions, census, check, checks, on_result, progress, templates)
+    if isinstance(kernel, StreamedKernel) and kernel.one_pass:
+        try:
+            return _assemble_kernel(kernel, *args)
+        except (TongasmError, StreamRestart):  # read in two passes: the result, or the error, of reading it whole
+            kernel = kernel.two_pass()
+    return _assemble_kernel(kernel, *args)
+
+
+def _assemble_kernel(kernel: Kernel | StreamedKernel, target: str | Target | None, decisions: DecisionSet,
+                     census: bool, check: str, checks: Any, on_result: Callable[[CodegenResult], None] | None,
+                     progress: Callable[[int], None] | None, templates: bool) -> Assembly:
     walked, source = _walked(kernel)
+    raw = None
+    if isinstance(kernel, StreamedKernel) and templates and on_result is None:
+        raw = kernel.raw_instructions()
+        walked = iter(())
     if source.functions:  # R-18: the stream prologue, when selected
         walked = with_prologue(walked, source.functions[0], decisions)
     with paused_gc():
         return _assemble(walked, source, target, decisions, census, check, checks, on_result,
-                         retain=not isinstance(kernel, StreamedKernel), progress=progress)
+                         retain=not isinstance(kernel, StreamedKernel), progress=progress, raw=raw)
 
 
 def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | None, decisions: DecisionSet,
               census: bool, check: str, checks: Any, on_result: Callable[[CodegenResult], None] | None,
-              retain: bool = False, progress: Callable[[int], None] | None = None) -> Assembly:
+              retain: bool = False, progress: Callable[[int], None] | None = None,
+              raw: Iterator[RawInstruction] | None = None) -> Assembly:
     tgt = resolve_target(kernel.arch, target)
     mode = CodeGenMode.GENERATE_ISACODE if check == "off" else CodeGenMode.RUN_ISA_CHECKS
     # the lean path: bytes wanted, and (RUN_ISA_CHECKS without on_result) findings from the finished streams
@@ -328,7 +350,14 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
     routes: dict[tuple[type, Any, int, int], tuple[int, bytearray, Callable[[Instruction], tuple[Any, int]]]] = {}
     index = -1
     class_ids: dict[type, int] = {}  # IR class → BIR opcode id, for the classes whose opcode is the class's
-    for inst, func, it in walked:
+    # per bundle of the instruction being made, what a template needs (templates.make_template);
+    # rec_on[0]: record; rec_on[1]: no finding so far
+    rec: list[Any] = []
+    rec_on = [False, True]
+
+    def one(inst: Instruction, func: Any, it: tuple[int, ...]) -> None:
+        """The ordinary path of one walked instruction."""
+        nonlocal index
         index += 1
         if progress is not None and not index & 511:
             progress(index)
@@ -355,23 +384,27 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                         sid, stream, enc = route
                         # encode_bits() inlined (the same plan and sync band, one call less)
                         fmt, bits = enc(x)
-                        if x.sync is not None:
-                            bits |= sync_part(ctx, fmt, x.sync, sp_op=x.FAMILY == "sp")
-                        b = bits.to_bytes(BUNDLE_SIZE, "little")
+                        sync_bits = sync_part(ctx, fmt, x.sync, sp_op=x.FAMILY == "sp") if x.sync is not None else 0
+                        b = (bits | sync_bits).to_bytes(BUNDLE_SIZE, "little")
                     except EncodeError as e:
                         raise e.at(inst.name or None, index, label_of(inst, x)) from None
                     if it:
                         unrolled[(id(inst), part)] = (inst, sid, stream, b)
+                    elif rec_on[0]:
+                        rec.append((x, fmt, bits, sync_bits, sid, stream, 0))
                 l_inst(index)
                 l_stream(sid)
                 stream += b
                 if cen is not None:
-                    cen += b
+                    cen.extend(b)
                 if batch:
                     label = label_of(inst, x)
                     b_part.append(part)
                     b_parts.append(len(parts))
-                    b_label.append(labels.setdefault(label, len(labels)))
+                    lid = labels.setdefault(label, len(labels))
+                    b_label.append(lid)
+                    if rec_on[0] and rec:
+                        rec[-1] = (*rec[-1][:6], lid)
                     found = check_instruction(x, cs, decisions, func, ctx.target)
                     if part == 0 and inst is not x:  # rules on the instruction before its lowering
                         found += check_instruction(inst, cs, decisions, func, ctx.target)
@@ -380,6 +413,7 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                             f.inst_name, f.inst_index, f.inst_opcode = inst.name or None, index, label
                             f.bundle = part if len(parts) > 1 else None
                         ir_found.append((index, part, 1, found))
+                        rec_on[1] = False
                 continue
             res = generate(ProgramItem(index, x, func, inst, part, len(parts), it), ctx, mode, checks=checks)
             if res.findings:
@@ -392,7 +426,91 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                 l_stream(sid)
                 stream += b
                 if cen is not None:
-                    cen += b
+                    cen.extend(b)
+
+    for inst, func, it in walked:
+        one(inst, func, it)
+    if raw is not None:  # a streamed kernel: instruction templates (tongasm.codegen.templates)
+        tpl = Templates()
+        find, sync_of, count = tpl.find, tpl.sync, Count()
+        prev: Template | None = None
+
+        def geometry(y: Instruction) -> frozenset[str]:
+            return encoder.geometry_roles(codegen_for(y))
+
+        def checks_read_offsets(x: Instruction) -> bool:
+            return batch and (reads_offsets(x, cs) or any(reads_offsets(y, cs) for y, *_ in rec))
+
+        for r in raw:
+            hit = find(r, prev)
+            if hit is not None:
+                t, m = hit
+                g = m.groups()
+                sync = sync_of(g[t.sync_at], r) if t.sync_at >= 0 else None
+                if sync is not None or t.sync_at < 0:
+                    gn = g[t.name_at]
+                    name = gn[1:-1] if "\\" not in gn else json.loads(gn)
+                    key = tuple([g[i] for i in t.imm_at])
+                    v = t.variants.get(key, _NEW)
+                    if v is not None and v is not _NEW:  # placed: the bundles from the variant's bits
+                        made = t.bundles(v, g, sync, ctx)
+                        if made is not None and not (v[4] and _template_findings(
+                                t.instruction(g, name, sync), cs, decisions, r.func, ctx.target)):
+                            count.one()
+                            index += 1
+                            if progress is not None and not index & 511:
+                                progress(index)
+                            names.append(name)
+                            bir.append(v[0])
+                            for (sid, stream, _b, _u, part, nparts, lid), b in zip(v[1], made):
+                                l_inst(index)
+                                l_stream(sid)
+                                stream += b
+                                if cen is not None:
+                                    cen += b
+                                if batch:
+                                    b_part.append(part)
+                                    b_parts.append(nparts)
+                                    b_label.append(lid)
+                            r.skip(m.end())
+                            prev = t
+                            continue
+                    else:  # cloned, or a new variant: the ordinary path from the template's IR
+                        x = t.instruction(g, name, sync)
+                        count.one()
+                        rec.clear()
+                        rec_on[0], rec_on[1] = v is _NEW, True
+                        one(x, r.func, ())
+                        rec_on[0] = False
+                        if v is _NEW and rec_on[1] and rec:
+                            t.add_variant(key, x, list(rec), bir[-1], geometry, checks_read_offsets(x))
+                        r.skip(m.end())
+                        prev = t
+                        continue
+            xr = r.read()
+            if type(xr) is Loop:
+                count.loop(xr)
+                for inst, it in unroll(xr):
+                    one(inst, r.func, it)
+                prev = None
+                continue
+            x = xr  # type: ignore[assignment]
+            count.one()
+            rec.clear()
+            rec_on[0], rec_on[1] = tpl.wants(r), True
+            one(x, r.func, ())
+            rec_on[0] = False
+            made_t = make_template(r, x) if rec_on[1] and rec else None
+            if made_t is not None:
+                m0 = made_t.rx.match(r.text, r.start)
+                if m0 is None or m0.end() != r.end:
+                    made_t = None
+                else:
+                    g = m0.groups()
+                    made_t.add_variant(tuple([g[i] for i in made_t.imm_at]), x, list(rec), bir[-1], geometry,
+                                       checks_read_offsets(x))
+                    tpl.add(made_t, r, prev)
+            prev = made_t
     if batch:
         asm.findings = _stream_findings(asm, ctx, cs, ir_found, b_part, b_parts, b_label, list(labels))
     # keep first-use order of streams: sort by the first bundle that went to each
@@ -405,6 +523,19 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
     ordered = sorted(used, key=lambda n: first.get(STREAM_IDS[n], 0))
     asm.streams = {n: streams[n] for n in ordered}
     return _finish(asm, check)
+
+
+def _template_findings(inst: Instruction, cs: CheckSet, decisions: DecisionSet, func: Any, target: Target) -> bool:
+    """Whether the IR checks find anything on an instruction made from a template (then it goes the
+    ordinary way, which reports the findings)."""
+    parts = lower(inst, decisions) if type(inst) in LOWERINGS else [inst]
+    assert parts is not None
+    for part, x in enumerate(parts):
+        if check_instruction(x, cs, decisions, func, target):
+            return True
+        if part == 0 and inst is not x and check_instruction(inst, cs, decisions, func, target):
+            return True
+    return False
 
 
 def _stream_findings(asm: Assembly, ctx: Context, cs: CheckSet, ir_found: list[tuple[int, int, int, list[Any]]],
@@ -460,6 +591,7 @@ def _finish(asm: Assembly, check: str) -> Assembly:
 
 
 STREAM_IDS = {n: i for i, n in enumerate(STREAM_NAMES)}
+_NEW: Any = object()  # a template variant not made yet
 
 
 @dataclass

@@ -374,11 +374,53 @@ def slot_part(op: Operand | None, fmt: Format, s: Slot, ctx: Context) -> tuple[t
     return hit
 
 
+#: What the ADDR4 word of a physical access pattern in a slot depends on besides its offset (see
+#: :func:`addr4_rule`): (largest word the field holds, PSUM?, the location's base partition, its
+#: byte address, bytes per partition row (0: no dims), element size, the PSUM bank's byte offset)
+Addr4Rule = tuple[int, bool, int, int, int, int, int]
+
+
+def addr4_rule(op: PhysicalAP, fmt: Format, s: Slot) -> Addr4Rule:
+    """The parts of :func:`resolve_offset`'s rule that do not depend on the offset, for ``op`` in
+    slot ``s`` of ``fmt`` (see :func:`addr4_word`)."""
+    loc = op.location
+    assert loc is not None
+    _pos, _lo, hi, _mask = fmt.placement(f"{s.name}.addr")
+    dims = loc.dims[1] if loc.dims and len(loc.dims) >= 2 and loc.dims[1] > 0 else 0
+    return (hi, loc.type == MemoryType.PSUM, loc.base, loc.addr, dims, dtype_size(op, s.name),
+            loc.bank * PSUM_BANK_BYTES)
+
+
+def addr4_word(rule: Addr4Rule, offset: int) -> int | None:
+    """The ADDR4 word of an element offset under ``rule`` (the rule of :func:`resolve_offset` and
+    :func:`start_address`: the offset's bytes split into partition and byte by the location's row
+    size), or None when the word is off the ADDR4 ranges or the field; then the ordinary path
+    (:func:`start_address`) gives the exact error. A property test holds the two equal."""
+    hi, psum, base, addr, dims, esize, bank_bytes = rule
+    off = offset * esize
+    if off == 0:
+        part, byte = base, addr
+    elif dims:
+        part, byte = base + off // dims, addr + off % dims
+    else:
+        return None
+    if psum:
+        byte += bank_bytes
+        if not (0 <= part <= 127 and 0 <= byte < 1 << PSUM_PARTITION_SHIFT):
+            return None
+        word = PSUM_BASE + (part << PSUM_PARTITION_SHIFT) + byte
+    else:
+        if not (0 <= part <= 127 and 0 <= byte < 1 << SBUF_PARTITION_SHIFT):
+            return None
+        word = (part << SBUF_PARTITION_SHIFT) | byte
+    return word if word <= hi else None
+
+
 def physical_part(op: PhysicalAP, fmt: Format, s: Slot, ctx: Context) -> tuple[tuple[int, ...], int]:
     """slot_part of a physical access pattern in a D-6 (free-dims) slot: the shape's packing is
     memoised (validated in full by the ordinary path the first time), the ADDR4 word computed per
-    offset by :func:`resolve_offset`'s rule; any address the shortcut cannot vouch for (off the
-    ADDR4 ranges, a location without dims) takes the ordinary path, which raises its exact error."""
+    offset by :func:`addr4_word`; any address it cannot vouch for takes the ordinary path, which
+    raises its exact error."""
     memo = ctx.shape_memo
     skey = (fmt, s.name, op.location, op.dtype, op.ap)
     shape = memo.get(skey)
@@ -387,29 +429,12 @@ def physical_part(op: PhysicalAP, fmt: Format, s: Slot, ctx: Context) -> tuple[t
             memo.clear()
         tup = _descriptor(op, s, ctx, s.name)  # every check of this shape (and of this offset)
         tail = tup[1:]
-        loc = op.location
-        assert loc is not None
-        pos, lo, hi, _mask = fmt.placement(f"{s.name}.addr")
-        dims = loc.dims[1] if loc.dims and len(loc.dims) >= 2 and loc.dims[1] > 0 else 0
-        shape = memo[skey] = (tail, fmt.place_slot(s.name, (0, *tail)), pos, hi, loc.type == MemoryType.PSUM,
-                              loc.base, loc.addr, dims, dtype_size(op, s.name), loc.bank * PSUM_BANK_BYTES)
-        return tup, shape[1] | (tup[0] << pos)
-    tail, bits, pos, hi, psum, base, addr, dims, esize, bank_bytes = shape
-    off = op.offset * esize
-    if off == 0:
-        part, byte = base, addr
-    elif dims:
-        part, byte = base + off // dims, addr + off % dims
-    else:
-        part = -1
-    if psum:
-        byte += bank_bytes
-        ok = 0 <= part <= 127 and 0 <= byte < 1 << PSUM_PARTITION_SHIFT
-        word = PSUM_BASE + (part << PSUM_PARTITION_SHIFT) + byte
-    else:
-        ok = 0 <= part <= 127 and 0 <= byte < 1 << SBUF_PARTITION_SHIFT
-        word = (part << SBUF_PARTITION_SHIFT) | byte
-    if not ok or word > hi:
+        shape = memo[skey] = (tail, fmt.place_slot(s.name, (0, *tail)), fmt.placement(f"{s.name}.addr")[0],
+                              addr4_rule(op, fmt, s))
+        return tup, shape[1] | (tup[0] << shape[2])
+    tail, bits, pos, rule = shape
+    word = addr4_word(rule, op.offset)
+    if word is None:
         tup = _descriptor(op, s, ctx, s.name)  # raises the ordinary path's error (or agrees)
         return tup, fmt.place_slot(s.name, tup)
     return (word, *tail), bits | (word << pos)

@@ -533,6 +533,11 @@ def _operand(a: Any, path: str, ctx: _Ctx) -> Operand:
     return ctx.shared(SymbolicAP, (dtype, ap, memsetref, extra))
 
 
+def sync_from_json(value: Any, path: str, ctx: _Ctx) -> SyncInfo:
+    """The :class:`SyncInfo` of an instruction's parsed ``sync`` value (as the reader reads it)."""
+    return _sync(value, path, ctx)
+
+
 def _sync(s: Any, path: str, ctx: _Ctx) -> SyncInfo:
     s = _obj(s, path, "'sync'")
     unknown = set(s) - {"wait", "update"}

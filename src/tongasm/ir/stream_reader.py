@@ -117,6 +117,13 @@ class _FunctionSkeleton:
     path: str
     fields: dict[str, Any] = field(default_factory=dict)
     blocks_at: int | None = None
+    late: bool = False  # (one pass) a key after the blocks
+
+
+class StreamRestart(Exception):
+    """A kernel read in one pass (``stream_bir(..., one_pass=True)``) turned out to need two: a key
+    came after a function's ``blocks`` or after ``functions``, so what was read before it may have
+    been read without it. The consumer starts again from :meth:`StreamedKernel.two_pass`."""
 
 
 @dataclass
@@ -129,18 +136,76 @@ class StreamedKernel:
     attributes: Any
     functions: list[tuple[Function, _Ctx, int | None, str]]  # IR function (no blocks), name tables, blocks offset
     extra: dict[str, Any] = field(default_factory=dict)
+    #: (one pass) the rest of the skeleton's reading, resumed after each streamed blocks array
+    rest: _Skeleton | None = None
+    _kernel: Kernel | None = None
+
+    @property
+    def one_pass(self) -> bool:
+        """Whether this kernel is read in one pass (see :class:`StreamRestart`)."""
+        return self.rest is not None
 
     def kernel(self) -> Kernel:
-        """A :class:`Kernel` with every function's allocations and registers but no blocks."""
-        return Kernel([f for f, *_ in self.functions], self.arch, self.version, self.attributes, self.extra)
+        """A :class:`Kernel` with every function's allocations and registers but no blocks (read in
+        one pass: the functions read so far; the list grows as the stream goes on)."""
+        if self._kernel is None:
+            self._kernel = Kernel([f for f, *_ in self.functions], self.arch, self.version, self.attributes,
+                                  self.extra)
+        return self._kernel
+
+    def two_pass(self) -> StreamedKernel:
+        """The same document read in two passes (after a :class:`StreamRestart`)."""
+        return _open(self.text.s, self.text.where, one_pass=False)
+
+    def _blocks(self) -> Iterator[tuple[Function, _Ctx, int, str]]:
+        """Each function with blocks, the text positioned at its blocks array (one pass: the
+        skeleton's reading goes on between them)."""
+        rest = self.rest
+        if rest is None:
+            for func, ctx, at, fpath in self.functions:
+                if at is not None:
+                    self.text.i = at
+                    yield func, ctx, at, fpath
+            return
+        added = {id(sk) for sk in rest.skeletons or ()} | {id(rest.pending)}
+        entry = self.functions[-1]
+        while True:
+            assert entry[2] is not None
+            self.text.i = entry[2]
+            yield entry  # type: ignore[misc]
+            done = not next(rest.run, False)
+            if rest.late or any(sk.late for sk in rest.skeletons or ()):
+                raise StreamRestart()
+            for sk in rest.skeletons or ():
+                if id(sk) not in added:
+                    added.add(id(sk))
+                    self._add(_function_of(sk))
+            if done:
+                return
+            assert rest.pending is not None
+            added.add(id(rest.pending))
+            entry = _function_of(rest.pending)
+            self._add(entry)
+
+    def _add(self, entry: tuple[Function, _Ctx, int | None, str]) -> None:
+        self.functions.append(entry)
+        if self._kernel is not None:
+            self._kernel.functions.append(entry[0])
 
     def instructions(self) -> Iterator[tuple[Instruction | Loop, Function, str]]:
         """Each top-level instruction (or Loop) of every block, in program order, with its JSON path."""
+        for raw in self.raw_instructions():
+            yield raw.read(), raw.func, raw.path
+
+    def raw_instructions(self) -> Iterator[RawInstruction]:
+        """Each top-level instruction of every block, in program order, *before* it is read: the
+        consumer calls :meth:`RawInstruction.read` (the ordinary conversion) or, having matched the
+        instruction's text itself, :meth:`RawInstruction.skip` to where it ends; the stream goes on
+        from there. One :class:`RawInstruction` object is reused for every instruction."""
         t = self.text
-        for func, ctx, at, fpath in self.functions:
-            if at is None:
-                continue
-            t.i = at
+        raw = RawInstruction(t)
+        for func, ctx, _at, fpath in self._blocks():
+            raw.func, raw.ctx = func, ctx
             for bi in t.elements(f"{fpath}.blocks"):
                 bpath = f"{fpath}.blocks[{bi}]"
                 if t.peek() != "{":
@@ -151,62 +216,149 @@ class StreamedKernel:
                         continue
                     if t.peek() != "[":
                         _list(t.value(f"{bpath}.instructions"), f"{bpath}.instructions", "'instructions'")
-                    for ii in t.elements(f"{bpath}.instructions"):
-                        ipath = f"{bpath}.instructions[{ii}]"
-                        yield _instruction(t.value(ipath), ipath, ctx), func, ipath
+                    raw.block = f"{bpath}.instructions"
+                    for ii in t.elements(raw.block):
+                        t.ws()
+                        raw.index, raw.start, raw.end = ii, t.i, -1
+                        yield raw
+                        if raw.end < 0:
+                            raise RuntimeError("RawInstruction: neither read() nor skip() was called")
+                        t.i = raw.end
 
 
-def stream_bir(source: str | Path) -> StreamedKernel:
+class RawInstruction:
+    """One top-level instruction of a streamed kernel, not yet read: the document's text and where
+    the instruction's JSON value starts (:attr:`start`). Either :meth:`read` it or :meth:`skip` to
+    the end of text matched by other means (:mod:`tongasm.codegen.templates`)."""
+
+    __slots__ = ("_t", "text", "start", "end", "func", "ctx", "block", "index")
+
+    def __init__(self, t: _Text) -> None:
+        self._t = t
+        self.text = t.s
+        self.start = self.end = -1
+        self.func: Function
+        self.ctx: _Ctx
+        self.block = ""
+        self.index = 0
+
+    @property
+    def path(self) -> str:
+        """The instruction's JSON path (for messages)."""
+        return f"{self.block}[{self.index}]"
+
+    def read(self) -> Instruction | Loop:
+        """The instruction as IR (exactly as :meth:`StreamedKernel.instructions` reads it)."""
+        t = self._t
+        t.i = self.start
+        path = self.path
+        inst = _instruction(t.value(path), path, self.ctx)
+        self.end = t.i
+        return inst
+
+    def skip(self, end: int) -> None:
+        """Go on after ``end`` (the instruction's text was matched by the caller)."""
+        self.end = end
+
+
+def stream_bir(source: str | Path, *, one_pass: bool = False) -> StreamedKernel:
     """Open a BIR JSON file for streaming.
 
     The first pass reads the skeleton: top-level keys, and for each function its allocations,
     registers and other keys, stepping over its blocks one instruction at a time (parsed and
     dropped) while remembering where they start. :meth:`StreamedKernel.instructions` is the second
     pass.
+
+    ``one_pass``: read the skeleton only up to the first function's blocks, and the rest of it as the
+    stream reaches it; when a key turns out to follow a function's ``blocks`` or the ``functions``
+    array (what was read before may depend on it), the stream raises :class:`StreamRestart` and the
+    consumer starts again from :meth:`StreamedKernel.two_pass`. Files whose ``blocks`` and
+    ``functions`` come last (as tongasm and compilers write them) are read once.
     """
     from ..util import read_text
 
     p = Path(source)
-    t = _Text(read_text(p), str(p))
-    if t.peek() != "{":
-        _obj(t.value(""), "", "the BIR module")
-    top: dict[str, Any] = {}
-    skeletons: list[_FunctionSkeleton] | None = None
-    for key in t.members(""):
-        if key != "functions":
-            top[key] = t.value(key)
-            continue
-        if t.peek() != "[":
-            _list(t.value("functions"), "functions", "'functions'")
-        skeletons = []
-        for fi in t.elements("functions"):
-            fpath = f"functions[{fi}]"
-            sk = _FunctionSkeleton(fpath)
-            if t.peek() != "{":
-                _obj(t.value(fpath), fpath, "a function")
-            for fkey in t.members(fpath):
-                if fkey == "blocks" and t.peek() == "[":
-                    sk.blocks_at = t.i
-                    _skip_blocks(t, f"{fpath}.blocks")
-                else:
-                    sk.fields[fkey] = t.value(f"{fpath}.{fkey}")
-            skeletons.append(sk)
-    t.ws()
-    if t.i != len(t.s):
-        raise InputError(f"{p}: not valid JSON: extra data at character {t.i}")
+    return _open(read_text(p), str(p), one_pass)
+
+
+def _open(text: str, where: str, one_pass: bool) -> StreamedKernel:
+    t = _Text(text, where)
+    sk = _Skeleton(t, lazy=one_pass)
+    if not next(sk.run, False):  # read whole (two passes, or no function has blocks)
+        return _kernel_of(t, sk.top, sk.skeletons, [_function_of(f) for f in sk.skeletons or ()])
+    assert sk.pending is not None
+    functions = [_function_of(f) for f in (*(sk.skeletons or ()), sk.pending)]
+    return _kernel_of(t, sk.top, sk.skeletons, functions, sk)
+
+
+def _kernel_of(t: _Text, top: dict[str, Any], skeletons: list[_FunctionSkeleton] | None,
+               functions: list[tuple[Function, _Ctx, int | None, str]],
+               rest: _Skeleton | None = None) -> StreamedKernel:
     if skeletons is None:
         raise BirError("missing key 'functions' (a BIR module is {\"arch\", \"functions\": [...]})", "")
     arch = top.get("arch")
     if arch is not None and not isinstance(arch, str):
         raise BirError(f"'arch' must be a string such as \"gen2\", got {arch!r}", "arch")
-    functions = []
-    for sk in skeletons:
-        if "blocks" in sk.fields:  # a non-array 'blocks' value: the ordinary reader reports it
-            _list(sk.fields["blocks"], f"{sk.path}.blocks", "'blocks'")
-        func = _function({**sk.fields, "blocks": []}, sk.path)
-        functions.append((func, _ctx_of(func), sk.blocks_at, sk.path))
     extra = {k: v for k, v in top.items() if k not in ("arch", "version", "attributes")}
-    return StreamedKernel(t, arch, top.get("version"), top.get("attributes"), functions, extra)
+    return StreamedKernel(t, arch, top.get("version"), top.get("attributes"), functions, extra, rest)
+
+
+def _function_of(sk: _FunctionSkeleton) -> tuple[Function, _Ctx, int | None, str]:
+    if "blocks" in sk.fields:  # a non-array 'blocks' value: the ordinary reader reports it
+        _list(sk.fields["blocks"], f"{sk.path}.blocks", "'blocks'")
+    func = _function({**sk.fields, "blocks": []}, sk.path)
+    return func, _ctx_of(func), sk.blocks_at, sk.path
+
+
+class _Skeleton:
+    """Reads a kernel's skeleton: the top-level keys (:attr:`top`) and each function's keys
+    (:attr:`skeletons`, None without ``functions``). Two passes (``lazy`` false): :attr:`run` steps
+    over each blocks array and ends. One pass: at each function's blocks array :attr:`run` yields,
+    with the function so far in :attr:`pending`; the consumer leaves the text after the array.
+    :attr:`late`: a top-level key came after ``functions``."""
+
+    def __init__(self, t: _Text, lazy: bool) -> None:
+        self.t, self.lazy = t, lazy
+        self.top: dict[str, Any] = {}
+        self.skeletons: list[_FunctionSkeleton] | None = None
+        self.pending: _FunctionSkeleton | None = None
+        self.late = False
+        self.run = self._run()
+
+    def _run(self) -> Iterator[bool]:
+        t = self.t
+        if t.peek() != "{":
+            _obj(t.value(""), "", "the BIR module")
+        for key in t.members(""):
+            if key != "functions":
+                self.late |= self.skeletons is not None
+                self.top[key] = t.value(key)
+                continue
+            if t.peek() != "[":
+                _list(t.value("functions"), "functions", "'functions'")
+            self.skeletons = skeletons = []
+            for fi in t.elements("functions"):
+                fpath = f"functions[{fi}]"
+                sk = _FunctionSkeleton(fpath)
+                if t.peek() != "{":
+                    _obj(t.value(fpath), fpath, "a function")
+                streamed = False
+                for fkey in t.members(fpath):
+                    if fkey == "blocks" and t.peek() == "[":
+                        sk.blocks_at = t.i
+                        if self.lazy:
+                            self.pending = sk
+                            yield True
+                            streamed = True
+                        else:
+                            _skip_blocks(t, f"{fpath}.blocks")
+                    else:
+                        sk.late |= streamed
+                        sk.fields[fkey] = t.value(f"{fpath}.{fkey}")
+                skeletons.append(sk)
+        t.ws()
+        if t.i != len(t.s):
+            raise InputError(f"{t.where}: not valid JSON: extra data at character {t.i}")
 
 
 def _ctx_of(func: Function) -> _Ctx:

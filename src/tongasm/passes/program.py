@@ -126,24 +126,45 @@ def walk_top(top: Iterable[tuple[Instruction | Loop, Function]]) -> Iterator[Wal
     """:func:`walk` over top-level instructions given one at a time (a streamed kernel), loops
     unrolled; each loop is counted before it is expanded and the running total kept under
     :func:`max_instructions`."""
-    cap = max_instructions()
-    n = 0
+    count = Count()
     for x, func in top:
         if type(x) is Loop:
-            size = loop_size(x)
-            n += size
-            if n > cap:
-                raise BirError(f"the kernel unrolls to at least {brief_int(n)} instructions (Loop {x.axis.name!r} "
-                               f"alone to {brief_int(size)}); tongasm handles at most {cap} (set {ENV_MAX} to "
-                               "raise the cap)")
+            count.loop(x)
             for inst, it in _unroll(x, ()):
                 yield inst, func, it
         else:
-            n += 1
-            if n > cap:
-                raise BirError(f"the kernel has more than {cap} instructions; tongasm handles at most {cap} "
-                               f"(set {ENV_MAX} to raise the cap)")
+            count.one()
             yield x, func, ()  # type: ignore[misc]
+
+
+def unroll(loop: Loop) -> Iterator[tuple[Instruction, tuple[int, ...]]]:
+    """A top-level ``Loop``'s instructions and iteration indexes, in program order."""
+    return _unroll(loop, ())
+
+
+class Count:
+    """The running instruction count of a program read one top-level instruction at a time, kept
+    under :func:`max_instructions` (a loop is counted whole before it is expanded)."""
+
+    __slots__ = ("cap", "n")
+
+    def __init__(self) -> None:
+        self.cap = max_instructions()
+        self.n = 0
+
+    def one(self) -> None:
+        self.n += 1
+        if self.n > self.cap:
+            raise BirError(f"the kernel has more than {self.cap} instructions; tongasm handles at most {self.cap} "
+                           f"(set {ENV_MAX} to raise the cap)")
+
+    def loop(self, x: Loop) -> None:
+        size = loop_size(x)
+        self.n += size
+        if self.n > self.cap:
+            raise BirError(f"the kernel unrolls to at least {brief_int(self.n)} instructions (Loop {x.axis.name!r} "
+                           f"alone to {brief_int(size)}); tongasm handles at most {self.cap} (set {ENV_MAX} to "
+                           "raise the cap)")
 
 
 def flatten(kernel: Kernel) -> Iterator[ProgramItem]:

@@ -1,0 +1,398 @@
+"""Instruction templates: assembling a streamed kernel's repeated instruction shapes without reading them.
+
+A compiled kernel is a few hundred instruction shapes repeated with other names, operand offsets and
+sync bands (unrolled tile loops). The first instruction of a shape is read, lowered, encoded and
+checked the ordinary way; its JSON *text* then becomes a :class:`Template`: the text as a regular
+expression in which the instruction's ``name``, each eligible operand ``offset`` and the ``sync``
+object are holes, and the bundles it made with the ADDR4 words of those offsets cleared. A later
+instruction whose text is the template's but for the holes gets its bundles by placing each
+offset's ADDR4 word (:func:`tongasm.codegen.common.addr4_word`, the encoder's own rule) and its sync
+band: no JSON parsing, no IR objects, no plan look-ups.
+
+Why this is exact:
+
+* The text matches the template's character for character outside the holes, and each hole is one
+  JSON token of a fixed grammar (a string; an integer without sign, fraction or exponent; an object
+  nested at most three deep, parsed for real the first time it is seen). So the instruction reads
+  to the template's IR with the holes' values: the same keys (no duplicates, the template's text
+  was read with them refused), the same values of the same types.
+* An offset is a hole only where the encoder's own structure says what it does: the operand is a
+  physical access pattern, in every bundle of the instruction it sits in a D-6 (``free-dims``) slot
+  of a role whose geometry reaches the bundle only through its binding (the encoder keys such roles
+  without their geometry), so its offset changes that slot's ADDR4 word and nothing else; an
+  operand object used at two positions, or by a lowering that makes new operands, keeps its offset
+  in the literal text. An offset whose word the rule cannot vouch for (off the ADDR4 ranges) sends
+  the instruction the ordinary way, which raises the exact error.
+* IR checks: the template's instruction had no finding. Checks whose findings depend on offsets
+  (``IrCheck.offsets``) are run again on each instruction of such a template (on its IR, rebuilt
+  with the new offsets); any finding sends the instruction the ordinary way. Bundle checks run over
+  the finished streams anyway.
+* A sync band is a hole only for an instruction of one bundle; its bits are those of
+  :func:`tongasm.codegen.common.sync_part` for the band's parsed value (memoised on its text); a
+  band that does not read or encode sends the instruction the ordinary way.
+
+A property test (tests/test_templates.py) holds the streams, manifest and findings equal to the
+ordinary path's on random kernels, and every error the same.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from typing import Any
+from collections.abc import Callable
+
+from ..errors import TongasmError
+from ..ir.bir_json import sync_from_json, loads
+from ..ir.instructions import Instruction
+from ..ir.operands import Immediate, PhysicalAP, SyncInfo
+from ..ir.stream_reader import RawInstruction
+from ..isa.fields import BUNDLE_SIZE
+from .common import Addr4Rule, Context, addr4_rule, addr4_word, sync_part
+
+# --- the holes' grammars -------------------------------------------------------------------------
+
+_STR = r'"(?:[^"\\\x00-\x1f]++|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*+"'
+_INT = r"(?:0|[1-9][0-9]{0,17})"  # an offset: JSON's integer without a sign, short enough for int()
+_V0 = rf'(?:{_STR}|[^{{}}\[\]"]++)*+'
+_V1 = rf'(?:{_STR}|[^{{}}\[\]"]++|\{{{_V0}\}}|\[{_V0}\])*+'
+_V2 = rf'(?:{_STR}|[^{{}}\[\]"]++|\{{{_V1}\}}|\[{_V1}\])*+'
+_OBJ3 = rf"\{{{_V2}\}}"  # a brace-balanced text nested at most three deep (a sync band); parsed for real
+_SINT = r"-?(?:0|[1-9][0-9]{0,17})"  # an integer immediate
+_FLOAT = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+(?:[eE][-+]?[0-9]+)?|[eE][-+]?[0-9]+)"  # a number JSON reads as a float
+HOLE_PATTERN = {"name": _STR, "offset": _INT, "sync": _OBJ3, "int": _SINT, "float": _FLOAT}
+_INT_RE = re.compile(_INT + r"\Z")
+_SINT_RE = re.compile(_SINT + r"\Z")
+_FLOAT_RE = re.compile(_FLOAT + r"\Z")
+
+#: one JSON token (after whitespace): a string, a structural character, or a scalar
+_TOKEN = re.compile(r'[ \t\n\r]*(?:(' + _STR + r')|([{}\[\],:])|(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?'
+                    r'(?:[eE][-+]?[0-9]+)?|true|false|null))')
+
+Hole = tuple[int, int, str, Any]  # (start, end, kind, what: None / (out, k) of the operand)
+
+
+def find_holes(text: str) -> list[Hole] | None:
+    """The candidate holes of one instruction's JSON text, in text order: the instruction's
+    ``name`` string, its ``sync`` object, and of each operand object in its ``ins``/``outs`` arrays
+    the integer ``offset`` and a numeric ``value`` (``int`` or ``float``, as JSON reads it). None
+    when the text is not one JSON object this tokenizer follows."""
+    holes: list[Hole] = []
+    # stack entries: [opener, key (objects), index (arrays), tag, start]
+    stack: list[list[Any]] = []
+    expect_key = False
+    i, n = 0, len(text)
+    while i < n:
+        m = _TOKEN.match(text, i)
+        if m is None:
+            return None
+        string, punct, scalar = m.groups()
+        start = m.start(m.lastindex or 0)
+        i = m.end()
+        top = stack[-1] if stack else None
+        if punct == ":":
+            continue
+        if punct == ",":
+            if top is None:
+                return None
+            if top[0] == "[":
+                top[2] += 1
+            else:
+                expect_key = True
+            continue
+        if punct in ("}", "]"):
+            if top is None:
+                return None
+            stack.pop()
+            if top[3] == "sync":
+                holes.append((top[4], i, "sync", None))
+            expect_key = False
+            if not stack:
+                return holes if not text[i:].strip() else None
+            continue
+        if string is not None and expect_key:
+            assert top is not None
+            top[1] = json.loads(string) if "\\" in string else string[1:-1]
+            expect_key = False
+            continue
+        # a value: what holds it decides whether it is a hole
+        tag = top[3] if top is not None else None
+        key = top[1] if top is not None and top[0] == "{" else None
+        if punct in ("{", "["):
+            new_tag: Any = None
+            if top is None:
+                new_tag = "inst" if punct == "{" else None
+            elif tag == "inst" and key == "sync" and punct == "{":
+                new_tag = "sync"
+            elif tag == "inst" and key in ("ins", "outs") and punct == "[":
+                new_tag = ("ops", key == "outs")
+            elif isinstance(tag, tuple) and tag[0] == "ops" and punct == "{":
+                new_tag = ("op", tag[1], top[2])
+            stack.append([punct, None, 0, new_tag, start])
+            expect_key = punct == "{"
+            continue
+        if top is None:
+            return None
+        if tag == "inst" and key == "name" and string is not None:
+            holes.append((start, i, "name", None))
+        elif isinstance(tag, tuple) and tag[0] == "op" and key == "offset" and scalar is not None \
+                and _INT_RE.match(scalar):
+            holes.append((start, i, "offset", (tag[1], tag[2])))
+        elif isinstance(tag, tuple) and tag[0] == "op" and key == "value" and scalar is not None:
+            if _SINT_RE.match(scalar):
+                holes.append((start, i, "int", (tag[1], tag[2])))
+            elif _FLOAT_RE.match(scalar):
+                holes.append((start, i, "float", (tag[1], tag[2])))
+    return None
+
+
+# --- templates -------------------------------------------------------------------------------------
+
+#: per bundle of a template: (stream id, stream, bits with the hole slots' ADDR4 words cleared,
+#: ((offset hole number, bit position, ADDR4 rule), ...), part, parts, label id)
+PartT = tuple[int, bytearray, int, tuple[tuple[int, int, Addr4Rule], ...], int, int, int]
+#: where an offset reaches a bundle: (bundle, bit position, field mask, ADDR4 rule)
+Use = tuple[int, int, int, Addr4Rule]
+#: what the ordinary path made of one bundle: (the part's instruction, its layout, its bits without
+#: the sync band, the sync band's bits, stream id, stream, label id)
+Made = tuple[Instruction, Any, int, int, int, bytearray, int]
+
+
+class Template:
+    """One instruction shape (see the module's docstring).
+
+    Its operand holes are offsets and immediate values. Per distinct set of immediate values (a
+    *variant*; most kernels have few), the bundles are *placed*: the variant's bits with the
+    offsets' ADDR4 words put in (:meth:`bundles`). A variant whose offsets reach the bundles any
+    other way (an offset outside a D-6 slot, a lowering's own operands, the sync band of a lowered
+    instruction) is *cloned*: the template's IR with the holes' values (:meth:`instruction`) goes
+    the ordinary way (encode and checks), without reading JSON."""
+
+    __slots__ = ("rx", "name_at", "sync_at", "imm_at", "values_at", "offsets", "inst", "variants", "scope")
+
+    def __init__(self, rx: re.Pattern[str], kinds: list[tuple[str, Any]], inst: Instruction, scope: Any) -> None:
+        self.rx = rx
+        #: the reader's name tables of the template's function: its names mean those locations and registers
+        self.scope = scope
+        self.name_at = next(g for g, (k, _w) in enumerate(kinds) if k == "name")
+        self.sync_at = next((g for g, (k, _w) in enumerate(kinds) if k == "sync"), -1)
+        #: the regex groups of the immediate values (a variant's key)
+        self.imm_at = tuple(g for g, (k, _w) in enumerate(kinds) if k in ("int", "float"))
+        #: per operand hole: (regex group, (out, k), field, int or float)
+        self.values_at = tuple((g, w, "offset" if k == "offset" else "value", float if k == "float" else int)
+                               for g, (k, w) in enumerate(kinds) if k in ("offset", "int", "float"))
+        self.offsets = tuple(w for k, w in kinds if k == "offset")  # (out, k) of each offset hole
+        self.inst = inst  # the template's own instruction
+        #: immediate tokens → (bid, parts, sync layout, sync is an SP op's, offset-reading IR checks) or
+        #: None (cloned)
+        self.variants: dict[tuple[str, ...], Variant | None] = {}
+
+    def bundles(self, v: Variant, groups: tuple[str, ...], sync: SyncInfo | None, ctx: Context) -> list[bytes] | None:
+        """A placed variant's bundles for the holes' values (None: an offset whose ADDR4 word the
+        ordinary path must make, to raise its error)."""
+        out = []
+        sb = 0 if sync is None else sync_part(ctx, v[2], sync, sp_op=v[3])
+        offsets = [int(groups[g]) for g, _w, f, _k in self.values_at if f == "offset"]
+        for _sid, _stream, bits, uses, _part, _n, _lid in v[1]:
+            for h, pos, rule in uses:
+                w = addr4_word(rule, offsets[h])
+                if w is None:
+                    return None
+                bits |= w << pos
+            out.append((bits | sb).to_bytes(BUNDLE_SIZE, "little"))
+        return out
+
+    def instruction(self, groups: tuple[str, ...], name: str, sync: SyncInfo | None) -> Instruction:
+        """The template's instruction with the holes' values (what reading the text would give)."""
+        inst = self.inst
+        ins, outs = list(inst.ins), list(inst.outs)
+        for g, (out, k), fieldname, kind in self.values_at:
+            group = outs if out else ins
+            group[k] = replace(group[k], **{fieldname: kind(groups[g])})
+        return replace(inst, name=name, ins=tuple(ins), outs=tuple(outs),
+                       sync=sync if self.sync_at >= 0 else inst.sync)
+
+    def add_variant(self, key: tuple[str, ...], inst: Instruction, parts: list[Made], bid: int,
+                    geometry: Callable[[Instruction], frozenset[str]], offset_checks: bool) -> None:
+        """Record the variant of ``key`` from an instruction of it made the ordinary way without
+        findings: placed when every offset hole reaches the bundles only through ADDR4 words."""
+        if len(self.variants) >= VARIANTS:
+            return
+        self.variants[key] = _placed(self, inst, parts, bid, geometry, offset_checks)
+
+
+#: (BIR opcode id, per bundle PartT, the sync band's layout, sync as an SP op's, offset-reading IR checks)
+Variant = tuple[int, list[PartT], Any, bool, bool]
+#: at most this many variants (immediate value sets) per template
+VARIANTS = 256
+
+
+def _placed(t: Template, inst: Instruction, parts: list[Made], bid: int,
+            geometry: Callable[[Instruction], frozenset[str]], offset_checks: bool) -> Variant | None:
+    one_part = len(parts) == 1
+    if t.sync_at >= 0 and not one_part:
+        return None  # a lowering places the band: cloned
+    ops = (inst.ins, inst.outs)
+    by_id: dict[int, int] = {}
+    for group in ops:
+        for op in group:
+            by_id[id(op)] = by_id.get(id(op), 0) + 1
+    # a lowering that makes access patterns of its own (not the instruction's objects) may derive
+    # them from an offset
+    if any(type(o) is PhysicalAP and id(o) not in by_id for x, *_r in parts for g in (x.ins, x.outs) for o in g):
+        return None
+    uses: list[list[tuple[int, int, int, Addr4Rule]]] = [[] for _ in parts]
+    for h, (out, k) in enumerate(t.offsets):
+        op = ops[out][k]
+        found = None if type(op) is not PhysicalAP or op.location is None or by_id[id(op)] != 1 else \
+            _slots_of(op, parts, geometry)
+        if found is None:
+            return None
+        for p, pos, mask, rule in found:
+            uses[p].append((h, pos, mask, rule))
+    tparts: list[PartT] = []
+    for p, (_x, _fmt, bits, sync_bits, sid, stream, label) in enumerate(parts):
+        clear = 0
+        for _h, pos, mask, _rule in uses[p]:
+            clear |= mask << pos
+        base = bits & ~clear
+        if t.sync_at < 0:
+            base |= sync_bits
+        tparts.append((sid, stream, base, tuple((h, pos, rule) for h, pos, _m, rule in uses[p]), p, len(parts), label))
+    return bid, tparts, parts[0][1], parts[0][0].FAMILY == "sp", offset_checks
+
+
+class Templates:
+    """The templates of one assembly, each for the function it was made in (its names mean that
+    function's locations and registers). The next template tried is the one that followed the last
+    one matched (unrolled loops repeat), then the others of the function with the same text before
+    ``"name"`` (most recently matched first)."""
+
+    #: at most this many templates share the text before their ``"name"`` (then no more are made)
+    BUCKET = 48
+
+    def __init__(self) -> None:
+        self.by_head: dict[tuple[Any, str], list[Template]] = {}  # (function's name tables, text) → templates
+        self.follow: dict[Template | None, Template] = {}
+        self.syncs: dict[str, SyncInfo] = {}
+
+    def find(self, raw: RawInstruction, prev: Template | None) -> tuple[Template, re.Match[str]] | None:
+        """The template the instruction at ``raw.start`` matches, and the match."""
+        text, at = raw.text, raw.start
+        t = self.follow.get(prev)
+        if t is not None and t.scope is raw.ctx:
+            m = t.rx.match(text, at)
+            if m is not None:
+                return t, m
+        cut = text.find('"name"', at, at + 200)
+        cands = self.by_head.get((raw.ctx, text[at:cut])) if cut > 0 else None
+        if cands:
+            for i, c in enumerate(cands):
+                if c is t:
+                    continue
+                m = c.rx.match(text, at)
+                if m is not None:
+                    if i:
+                        cands.insert(0, cands.pop(i))
+                    self.follow[prev] = c
+                    return c, m
+        return None
+
+    def wants(self, raw: RawInstruction) -> bool:
+        """Whether a template may be made of the instruction at ``raw.start`` (its bucket has room)."""
+        text, at = raw.text, raw.start
+        cut = text.find('"name"', at, at + 200)
+        return cut > 0 and len(self.by_head.get((raw.ctx, text[at:cut]), ())) < self.BUCKET
+
+    def sync(self, text: str, raw: RawInstruction) -> SyncInfo | None:
+        """The sync band of its JSON text, as the reader reads it (None: the reader refuses it; the
+        ordinary path says why)."""
+        hit = self.syncs.get(text)
+        if hit is None:
+            try:
+                hit = sync_from_json(loads(text), f"{raw.path}.sync", raw.ctx)
+            except TongasmError:
+                return None
+            if len(self.syncs) >= 1 << 16:
+                self.syncs.clear()
+            self.syncs[text] = hit
+        return hit
+
+    def add(self, t: Template, raw: RawInstruction, prev: Template | None) -> None:
+        text, at = raw.text, raw.start
+        cut = text.find('"name"', at, at + 200)
+        if cut > 0:
+            self.by_head.setdefault((raw.ctx, text[at:cut]), []).insert(0, t)
+        self.follow[prev] = t
+
+
+def make_template(raw: RawInstruction, inst: Instruction) -> Template | None:
+    """The template of an instruction read the ordinary way (None: its text is not one the
+    templates follow). Its variants are added by :meth:`Template.add_variant`."""
+    text = raw.text[raw.start:raw.end]
+    holes = find_holes(text)
+    if holes is None:
+        return None
+    ops = (inst.ins, inst.outs)
+    kept: list[Hole] = []
+    kinds: list[tuple[str, Any]] = []
+    for h in holes:
+        start, stop, kind, what = h
+        token = text[start:stop]
+        if kind == "name":
+            if (json.loads(token) if "\\" in token else token[1:-1]) != inst.name:
+                return None
+        elif kind == "sync":
+            if inst.sync is None:
+                return None
+        else:
+            out, k = what
+            if k >= len(ops[out]):
+                return None
+            op = ops[out][k]
+            if kind == "offset":
+                if type(op) is not PhysicalAP or op.offset != int(token):
+                    continue  # stays literal text
+            else:
+                want = float if kind == "float" else int
+                if type(op) is not Immediate or type(op.value) is not want or op.value != want(token):
+                    continue
+        kept.append(h)
+        kinds.append((kind, what))
+    if not any(k == "name" for k, _w in kinds):
+        return None
+    pieces: list[str] = []
+    at = 0
+    for start, stop, kind, _what in kept:
+        pieces += (re.escape(text[at:start]), f"({HOLE_PATTERN[kind]})")
+        at = stop
+    pieces.append(re.escape(text[at:]))
+    return Template(re.compile("".join(pieces)), kinds, inst, raw.ctx)
+
+
+def _slots_of(op: PhysicalAP, parts: list[Made], geometry: Callable[[Instruction], frozenset[str]]) -> list[Use] | None:
+    """Where ``op``'s offset reaches the bundles: each D-6 slot it fills; None when it reaches them
+    any other way (then it is not placed)."""
+    found: list[Use] = []
+    for p, (x, fmt, *_rest) in enumerate(parts):
+        roles = type(x).ROLES
+        binding = fmt.layout.binding
+        geo = geometry(x)
+        slot_of = {role: s for s, role in binding.slots.items()}
+        for out, group in ((False, x.ins), (True, x.outs)):
+            for k, o in enumerate(group):
+                if o is not op:
+                    continue
+                role = next((r for r, at in roles.items() if at == (out, k)), None)
+                if role is None or role not in geo:
+                    return None
+                sname = slot_of.get(role)
+                if sname is None or sname not in fmt.slots:
+                    continue  # no slot of this layout encodes the role (or a decision dropped it, D-15)
+                s = fmt.slots[sname]
+                if s.packing != "free-dims":
+                    return None
+                pos, _lo, _hi, mask = fmt.placement(f"{sname}.addr")
+                found.append((p, pos, mask, addr4_rule(op, fmt, s)))
+    return found
