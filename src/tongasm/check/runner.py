@@ -25,7 +25,7 @@ from ..isa.targets import DEFAULT_TARGET, Target
 from ..ir.instructions import Function, Instruction
 from .bundle_checks import BUNDLE_CHECKS, BundleCheck, BundleView
 from .family_checks import ResidencyState, residency_rule
-from .ir_checks import IR_CHECKS
+from .ir_checks import IR_CHECKS, IrCheck
 from .registry import CHECKS, Check, CheckSet, Finding, register
 from .vectorized import VECTOR, Columns
 
@@ -87,29 +87,41 @@ def check_instruction(inst: Instruction, checks: CheckSet | None = None,
                       target: Target = DEFAULT_TARGET) -> list[Finding]:
     """The IR-level findings of one instruction (lint findings come back as warnings). The checks
     that need the instruction's function run only when it is given."""
-    cs = checks or CheckSet()
+    return run_ir_checks(inst, _ir_checks_for(type(inst), checks or CheckSet()), decisions, function, target)
+
+
+def run_ir_checks(inst: Instruction, checks: tuple[IrCheck, ...], decisions: DecisionSet = DEFAULT_DECISIONS,
+                  function: Function | None = None, target: Target = DEFAULT_TARGET) -> list[Finding]:
+    """The findings of these IR checks on ``inst`` (see :func:`check_instruction`)."""
     out: list[Finding] = []
-    for c in IR_CHECKS:
-        if isinstance(inst, c.types) and cs.wants(CHECKS[c.id]):
-            if c.needs_function:
-                if function is not None:
-                    out.extend(c.fn(inst, function))
-            elif c.needs_target:
-                out.extend(c.fn(inst, target))
-            else:
-                out.extend(c.fn(inst, decisions) if c.needs_decisions else c.fn(inst))
-    return _lint_as_warnings(out)
+    for c in checks:
+        if c.needs_function:
+            if function is not None:
+                out.extend(c.fn(inst, function))
+        elif c.needs_target:
+            out.extend(c.fn(inst, target))
+        else:
+            out.extend(c.fn(inst, decisions) if c.needs_decisions else c.fn(inst))
+    return _lint_as_warnings(out) if out else out
 
 
-def reads_offsets(inst: Instruction, checks: CheckSet | None = None) -> bool:
-    """Whether an IR check that runs on ``inst`` may find differently for other operand offsets
+def offset_checks(inst: Instruction, checks: CheckSet | None = None) -> tuple[IrCheck, ...]:
+    """The IR checks that run on ``inst`` and may find differently for other operand offsets alone
     (``IrCheck.offsets``)."""
-    cs = checks or CheckSet()
-    for c in IR_CHECKS:
-        if c.offsets and isinstance(inst, c.types) and cs.wants(CHECKS[c.id]) and \
-                (c.offsets is True or c.offsets(inst)):
-            return True
-    return False
+    return tuple(c for c in _ir_checks_for(type(inst), checks or CheckSet())
+                 if c.offsets is True or (c.offsets and c.offsets(inst)))
+
+
+def _ir_checks_for(cls: type[Instruction], cs: CheckSet) -> tuple[IrCheck, ...]:
+    """The IR checks that run on instructions of ``cls`` under ``cs``, in registration order (memoised)."""
+    key = (cls, cs.pedantic, cs.disabled, len(IR_CHECKS))
+    hit = _IR_FOR.get(key)
+    if hit is None:
+        hit = _IR_FOR[key] = tuple(c for c in IR_CHECKS if issubclass(cls, c.types) and cs.wants(CHECKS[c.id]))
+    return hit
+
+
+_IR_FOR: dict[tuple[Any, ...], tuple[IrCheck, ...]] = {}
 
 
 def _lint_as_warnings(findings: list[Finding]) -> list[Finding]:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from .._meta import __version__
 from ..check.registry import CheckSet
-from ..check.runner import bundle_findings, check_instruction, reads_offsets, stage_of
+from ..check.runner import bundle_findings, check_instruction, offset_checks, run_ir_checks, stage_of
 from ..errors import EncodeError, InputError, TongasmError, ValidationError
 from ..util import Content, manifest_files, paused_gc, write_output_dir
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
@@ -438,8 +438,14 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
         def geometry(y: Instruction) -> frozenset[str]:
             return encoder.geometry_roles(codegen_for(y))
 
-        def checks_read_offsets(x: Instruction) -> bool:
-            return batch and (reads_offsets(x, cs) or any(reads_offsets(y, cs) for y, *_ in rec))
+        def checks_read_offsets(x: Instruction) -> tuple[tuple[int, Any], ...]:
+            """The IR checks to run again per instruction of a variant: (-1 the instruction, or its
+            part, checks whose findings may change with the offsets)."""
+            if not batch:
+                return ()
+            found = [(-1, offset_checks(x, cs))] if rec[0][0] is not x else []
+            found += [(p, offset_checks(y, cs)) for p, (y, *_r) in enumerate(rec)]
+            return tuple((p, c) for p, c in found if c)
 
         for r in raw:
             hit = find(r, prev)
@@ -450,12 +456,12 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                 if sync is not None or t.sync_at < 0:
                     gn = g[t.name_at]
                     name = gn[1:-1] if "\\" not in gn else json.loads(gn)
-                    key = tuple([g[i] for i in t.imm_at])
+                    key = tuple([g[i] for i in t.key_at])
                     v = t.variants.get(key, _NEW)
                     if v is not None and v is not _NEW:  # placed: the bundles from the variant's bits
                         made = t.bundles(v, g, sync, ctx)
                         if made is not None and not (v[4] and _template_findings(
-                                t.instruction(g, name, sync), cs, decisions, r.func, ctx.target)):
+                                t.instruction(g, name, sync), v[4], decisions, r.func, ctx.target)):
                             count.one()
                             index += 1
                             if progress is not None and not index & 511:
@@ -483,7 +489,7 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                         one(x, r.func, ())
                         rec_on[0] = False
                         if v is _NEW and rec_on[1] and rec:
-                            t.add_variant(key, x, list(rec), bir[-1], geometry, checks_read_offsets(x))
+                            t.add_variant(g, x, list(rec), bir[-1], geometry, checks_read_offsets(x))
                         r.skip(m.end())
                         prev = t
                         continue
@@ -506,9 +512,7 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                 if m0 is None or m0.end() != r.end:
                     made_t = None
                 else:
-                    g = m0.groups()
-                    made_t.add_variant(tuple([g[i] for i in made_t.imm_at]), x, list(rec), bir[-1], geometry,
-                                       checks_read_offsets(x))
+                    made_t.add_variant(m0.groups(), x, list(rec), bir[-1], geometry, checks_read_offsets(x))
                     tpl.add(made_t, r, prev)
             prev = made_t
     if batch:
@@ -525,15 +529,21 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
     return _finish(asm, check)
 
 
-def _template_findings(inst: Instruction, cs: CheckSet, decisions: DecisionSet, func: Any, target: Target) -> bool:
-    """Whether the IR checks find anything on an instruction made from a template (then it goes the
-    ordinary way, which reports the findings)."""
-    parts = lower(inst, decisions) if type(inst) in LOWERINGS else [inst]
-    assert parts is not None
-    for part, x in enumerate(parts):
-        if check_instruction(x, cs, decisions, func, target):
-            return True
-        if part == 0 and inst is not x and check_instruction(inst, cs, decisions, func, target):
+def _template_findings(inst: Instruction, which: tuple[tuple[int, Any], ...], decisions: DecisionSet, func: Any,
+                       target: Target) -> bool:
+    """Whether the offset-reading IR checks find anything on an instruction made from a template
+    variant (its other checks found nothing on the variant); then it goes the ordinary way, which
+    reports the findings. ``which``: (-1 the instruction, or its part, the checks)."""
+    parts: list[Instruction] | None = None
+    for p, checks in which:
+        if p < 0:
+            x = inst
+        else:
+            if parts is None:
+                parts = lower(inst, decisions) if type(inst) in LOWERINGS else [inst]
+                assert parts is not None
+            x = parts[p]
+        if run_ir_checks(x, checks, decisions, func, target):
             return True
     return False
 

@@ -162,14 +162,17 @@ Made = tuple[Instruction, Any, int, int, int, bytearray, int]
 class Template:
     """One instruction shape (see the module's docstring).
 
-    Its operand holes are offsets and immediate values. Per distinct set of immediate values (a
-    *variant*; most kernels have few), the bundles are *placed*: the variant's bits with the
-    offsets' ADDR4 words put in (:meth:`bundles`). A variant whose offsets reach the bundles any
-    other way (an offset outside a D-6 slot, a lowering's own operands, the sync band of a lowered
-    instruction) is *cloned*: the template's IR with the holes' values (:meth:`instruction`) goes
-    the ordinary way (encode and checks), without reading JSON."""
+    Its operand holes are offsets and immediate values. The offsets that reach the bundles only
+    through ADDR4 words of D-6 slots (in the first instruction of the shape) are *placed*; the
+    others (an offset outside a D-6 slot, MoveShape's, TensorLoad's) and the immediates make the
+    *key* of a variant. Per key the bundles are placed: the variant's bits with the placed offsets'
+    ADDR4 words put in (:meth:`bundles`). A variant that cannot be (its offsets reach the bundles
+    another way, a lowering makes its own operands, a lowered instruction's sync band) is *cloned*:
+    the template's IR with the holes' values (:meth:`instruction`) goes the ordinary way (encode and
+    checks), without reading JSON."""
 
-    __slots__ = ("rx", "name_at", "sync_at", "imm_at", "values_at", "offsets", "inst", "variants", "scope")
+    __slots__ = ("rx", "name_at", "sync_at", "values_at", "offsets", "imm_at", "placed", "key_at", "inst",
+                 "variants", "scope")
 
     def __init__(self, rx: re.Pattern[str], kinds: list[tuple[str, Any]], inst: Instruction, scope: Any) -> None:
         self.rx = rx
@@ -177,15 +180,15 @@ class Template:
         self.scope = scope
         self.name_at = next(g for g, (k, _w) in enumerate(kinds) if k == "name")
         self.sync_at = next((g for g, (k, _w) in enumerate(kinds) if k == "sync"), -1)
-        #: the regex groups of the immediate values (a variant's key)
-        self.imm_at = tuple(g for g, (k, _w) in enumerate(kinds) if k in ("int", "float"))
         #: per operand hole: (regex group, (out, k), field, int or float)
         self.values_at = tuple((g, w, "offset" if k == "offset" else "value", float if k == "float" else int)
                                for g, (k, w) in enumerate(kinds) if k in ("offset", "int", "float"))
-        self.offsets = tuple(w for k, w in kinds if k == "offset")  # (out, k) of each offset hole
+        self.offsets = tuple((g, w) for g, (k, w) in enumerate(kinds) if k == "offset")  # (group, (out, k))
+        self.imm_at = tuple(g for g, (k, _w) in enumerate(kinds) if k in ("int", "float"))
+        self.placed: tuple[tuple[int, tuple[bool, int]], ...] = ()  # the placed offsets (set by the first variant)
+        self.key_at: tuple[int, ...] = self.imm_at  # the regex groups of a variant's key
         self.inst = inst  # the template's own instruction
-        #: immediate tokens → (bid, parts, sync layout, sync is an SP op's, offset-reading IR checks) or
-        #: None (cloned)
+        #: key → (bid, parts, sync layout, sync is an SP op's, offset-reading IR checks), or None (cloned)
         self.variants: dict[tuple[str, ...], Variant | None] = {}
 
     def bundles(self, v: Variant, groups: tuple[str, ...], sync: SyncInfo | None, ctx: Context) -> list[bytes] | None:
@@ -193,7 +196,7 @@ class Template:
         ordinary path must make, to raise its error)."""
         out = []
         sb = 0 if sync is None else sync_part(ctx, v[2], sync, sp_op=v[3])
-        offsets = [int(groups[g]) for g, _w, f, _k in self.values_at if f == "offset"]
+        offsets = [int(groups[g]) for g, _w in self.placed]
         for _sid, _stream, bits, uses, _part, _n, _lid in v[1]:
             for h, pos, rule in uses:
                 w = addr4_word(rule, offsets[h])
@@ -213,38 +216,58 @@ class Template:
         return replace(inst, name=name, ins=tuple(ins), outs=tuple(outs),
                        sync=sync if self.sync_at >= 0 else inst.sync)
 
-    def add_variant(self, key: tuple[str, ...], inst: Instruction, parts: list[Made], bid: int,
-                    geometry: Callable[[Instruction], frozenset[str]], offset_checks: bool) -> None:
-        """Record the variant of ``key`` from an instruction of it made the ordinary way without
-        findings: placed when every offset hole reaches the bundles only through ADDR4 words."""
+    def add_variant(self, groups: tuple[str, ...], inst: Instruction, parts: list[Made], bid: int,
+                    geometry: Callable[[Instruction], frozenset[str]], offset_checks: tuple[tuple[int, Any], ...]) -> None:
+        """Record the variant of an instruction of this shape made the ordinary way without findings
+        (its regex groups ``groups``). The first one decides which offsets are placed."""
+        if not self.variants:
+            self.placed = tuple((g, w) for g, w in self.offsets if _placeable(inst, w, parts, geometry))
+            placed = {g for g, _w in self.placed}
+            self.key_at = tuple(sorted(self.imm_at + tuple(g for g, _w in self.offsets if g not in placed)))
         if len(self.variants) >= VARIANTS:
             return
+        key = tuple([groups[g] for g in self.key_at])
         self.variants[key] = _placed(self, inst, parts, bid, geometry, offset_checks)
 
 
-#: (BIR opcode id, per bundle PartT, the sync band's layout, sync as an SP op's, offset-reading IR checks)
-Variant = tuple[int, list[PartT], Any, bool, bool]
-#: at most this many variants (immediate value sets) per template
-VARIANTS = 256
+#: (BIR opcode id, per bundle PartT, the sync band's layout, sync as an SP op's, the IR checks to run again
+#: per instruction: (-1 the instruction, or its part, the checks that read offsets))
+Variant = tuple[int, list[PartT], Any, bool, tuple[tuple[int, Any], ...]]
+#: at most this many variants (keys) per template
+VARIANTS = 4096
+
+
+def _own_operands(inst: Instruction, parts: list[Made]) -> dict[int, int] | None:
+    """How often each operand object appears in ``inst``; None when a part (a lowering) has access
+    patterns of its own, which it may have derived from an offset."""
+    by_id: dict[int, int] = {}
+    for group in (inst.ins, inst.outs):
+        for op in group:
+            by_id[id(op)] = by_id.get(id(op), 0) + 1
+    if any(type(o) is PhysicalAP and id(o) not in by_id for x, *_r in parts for g in (x.ins, x.outs) for o in g):
+        return None
+    return by_id
+
+
+def _placeable(inst: Instruction, where: tuple[bool, int], parts: list[Made],
+               geometry: Callable[[Instruction], frozenset[str]]) -> bool:
+    by_id = _own_operands(inst, parts)
+    op = (inst.outs if where[0] else inst.ins)[where[1]]
+    return by_id is not None and type(op) is PhysicalAP and op.location is not None and by_id[id(op)] == 1 and \
+        _slots_of(op, parts, geometry) is not None
 
 
 def _placed(t: Template, inst: Instruction, parts: list[Made], bid: int,
-            geometry: Callable[[Instruction], frozenset[str]], offset_checks: bool) -> Variant | None:
+            geometry: Callable[[Instruction], frozenset[str]], offset_checks: tuple[tuple[int, Any], ...]) -> Variant | None:
     one_part = len(parts) == 1
     if t.sync_at >= 0 and not one_part:
         return None  # a lowering places the band: cloned
-    ops = (inst.ins, inst.outs)
-    by_id: dict[int, int] = {}
-    for group in ops:
-        for op in group:
-            by_id[id(op)] = by_id.get(id(op), 0) + 1
-    # a lowering that makes access patterns of its own (not the instruction's objects) may derive
-    # them from an offset
-    if any(type(o) is PhysicalAP and id(o) not in by_id for x, *_r in parts for g in (x.ins, x.outs) for o in g):
+    by_id = _own_operands(inst, parts)
+    if by_id is None:
         return None
     uses: list[list[tuple[int, int, int, Addr4Rule]]] = [[] for _ in parts]
-    for h, (out, k) in enumerate(t.offsets):
-        op = ops[out][k]
+    for h, (_g, (out, k)) in enumerate(t.placed):
+        op = (inst.outs if out else inst.ins)[k]
         found = None if type(op) is not PhysicalAP or op.location is None or by_id[id(op)] != 1 else \
             _slots_of(op, parts, geometry)
         if found is None:
@@ -258,52 +281,83 @@ def _placed(t: Template, inst: Instruction, parts: list[Made], bid: int,
             clear |= mask << pos
         base = bits & ~clear
         if t.sync_at < 0:
-            base |= sync_bits
+            base |= sync_bits  # (with a sync hole, the band's bits are placed per instruction)
         tparts.append((sid, stream, base, tuple((h, pos, rule) for h, pos, _m, rule in uses[p]), p, len(parts), label))
     return bid, tparts, parts[0][1], parts[0][0].FAMILY == "sp", offset_checks
+
+
+#: the instruction's name key and value, and after it the first key that may hold a hole
+_NAME_KV = re.compile(r'"name"[ \t\n\r]*:[ \t\n\r]*' + _STR)
+_NEXT_HOLE = re.compile(r'"(?:offset|value|sync)"')
 
 
 class Templates:
     """The templates of one assembly, each for the function it was made in (its names mean that
     function's locations and registers). The next template tried is the one that followed the last
-    one matched (unrolled loops repeat), then the others of the function with the same text before
-    ``"name"`` (most recently matched first)."""
+    one matched (unrolled loops repeat), then the others of the function with the same text around
+    the name (up to the first offset, value or sync key after it), most recently matched first."""
 
-    #: at most this many templates share the text before their ``"name"`` (then no more are made)
-    BUCKET = 48
+    #: at most this many templates share their text around the name (then no more are made)
+    BUCKET = 32
+    #: successors remembered per template (tried before the bucket)
+    SUCCESSORS = 3
 
     def __init__(self) -> None:
-        self.by_head: dict[tuple[Any, str], list[Template]] = {}  # (function's name tables, text) → templates
-        self.follow: dict[Template | None, Template] = {}
+        self.by_head: dict[tuple[Any, str, str], list[Template]] = {}  # see _bucket
+        self.follow: dict[Template | None, list[Template]] = {}
         self.syncs: dict[str, SyncInfo] = {}
+
+    @staticmethod
+    def _bucket(raw: RawInstruction) -> tuple[Any, str, str] | None:
+        """(the function's name tables, the text before ``"name"``, the text after the name up to
+        the first key that may hold a hole), or None when the name is not near the start."""
+        text, at = raw.text, raw.start
+        cut = text.find('"name"', at, at + 200)
+        if cut < 0:
+            return None
+        m = _NAME_KV.match(text, cut)
+        if m is None:
+            return None
+        e = m.end()
+        n = _NEXT_HOLE.search(text, e, e + 400)
+        return raw.ctx, text[at:cut], text[e:n.start() if n is not None else e]
 
     def find(self, raw: RawInstruction, prev: Template | None) -> tuple[Template, re.Match[str]] | None:
         """The template the instruction at ``raw.start`` matches, and the match."""
         text, at = raw.text, raw.start
-        t = self.follow.get(prev)
-        if t is not None and t.scope is raw.ctx:
-            m = t.rx.match(text, at)
-            if m is not None:
-                return t, m
-        cut = text.find('"name"', at, at + 200)
-        cands = self.by_head.get((raw.ctx, text[at:cut])) if cut > 0 else None
+        nexts = self.follow.get(prev)
+        if nexts is not None:
+            for i, t in enumerate(nexts):
+                if t.scope is raw.ctx:
+                    m = t.rx.match(text, at)
+                    if m is not None:
+                        if i:
+                            nexts.insert(0, nexts.pop(i))
+                        return t, m
+        key = self._bucket(raw)
+        cands = self.by_head.get(key) if key is not None else None
         if cands:
             for i, c in enumerate(cands):
-                if c is t:
+                if nexts is not None and c in nexts:
                     continue
                 m = c.rx.match(text, at)
                 if m is not None:
                     if i:
                         cands.insert(0, cands.pop(i))
-                    self.follow[prev] = c
+                    self._followed(prev, c)
                     return c, m
         return None
 
+    def _followed(self, prev: Template | None, t: Template) -> None:
+        """Remember that ``t`` came after ``prev`` (the few most recent successors, newest first)."""
+        nexts = self.follow.setdefault(prev, [])
+        nexts.insert(0, t)
+        del nexts[self.SUCCESSORS:]
+
     def wants(self, raw: RawInstruction) -> bool:
         """Whether a template may be made of the instruction at ``raw.start`` (its bucket has room)."""
-        text, at = raw.text, raw.start
-        cut = text.find('"name"', at, at + 200)
-        return cut > 0 and len(self.by_head.get((raw.ctx, text[at:cut]), ())) < self.BUCKET
+        key = self._bucket(raw)
+        return key is not None and len(self.by_head.get(key, ())) < self.BUCKET
 
     def sync(self, text: str, raw: RawInstruction) -> SyncInfo | None:
         """The sync band of its JSON text, as the reader reads it (None: the reader refuses it; the
@@ -320,11 +374,10 @@ class Templates:
         return hit
 
     def add(self, t: Template, raw: RawInstruction, prev: Template | None) -> None:
-        text, at = raw.text, raw.start
-        cut = text.find('"name"', at, at + 200)
-        if cut > 0:
-            self.by_head.setdefault((raw.ctx, text[at:cut]), []).insert(0, t)
-        self.follow[prev] = t
+        key = self._bucket(raw)
+        if key is not None:
+            self.by_head.setdefault(key, []).insert(0, t)
+        self._followed(prev, t)
 
 
 def make_template(raw: RawInstruction, inst: Instruction) -> Template | None:

@@ -31,6 +31,9 @@ from .bir_json import (
 from .instructions import Function, Instruction, Kernel, Loop
 
 _WS = re.compile(r"[ \t\n\r]*")
+#: after an array's '[': whitespace and a ']' if it is empty; after an element: the separator
+_FIRST = re.compile(r"[ \t\n\r]*(\]?)[ \t\n\r]*")
+_AFTER = re.compile(r"[ \t\n\r]*([,\]])[ \t\n\r]*")
 
 
 class _Text:
@@ -217,13 +220,27 @@ class StreamedKernel:
                     if t.peek() != "[":
                         _list(t.value(f"{bpath}.instructions"), f"{bpath}.instructions", "'instructions'")
                     raw.block = f"{bpath}.instructions"
-                    for ii in t.elements(raw.block):
-                        t.ws()
-                        raw.index, raw.start, raw.end = ii, t.i, -1
+                    t.expect("[", raw.block)
+                    m = _FIRST.match(t.s, t.i)
+                    assert m is not None  # (it matches the empty string)
+                    if m.group(1):  # an empty array
+                        t.i = m.end()
+                        continue
+                    ii = 0
+                    while True:
+                        raw.index, raw.start, raw.end = ii, m.end(), -1
                         yield raw
                         if raw.end < 0:
                             raise RuntimeError("RawInstruction: neither read() nor skip() was called")
-                        t.i = raw.end
+                        after = _AFTER.match(t.s, raw.end)
+                        if after is None:  # neither ',' nor ']': the ordinary cursor says what is wrong
+                            t.i = raw.end
+                            t.expect("]", raw.block)
+                            raise AssertionError("unreachable")
+                        t.i, m = after.end(), after
+                        if after.group(1) == "]":
+                            break
+                        ii += 1
 
 
 class RawInstruction:
