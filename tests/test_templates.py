@@ -27,6 +27,8 @@ def _outcome(path: Path, *, fast: bool, check: str = "refuse") -> tuple[Any, ...
     try:
         k = stream_bir(path, one_pass=fast)
         a = assemble(k, templates=fast, check=check)
+        # the manifest's columns worked out at once equal the entry-by-entry table
+        assert a.log.columns(a.streams) == a.log._columns_by_entry(a.streams)
         return ("ok", {n: bytes(s) for n, s in a.streams.items()}, a.manifest(),
                 [(f.check, f.inst_name, f.inst_index, f.inst_opcode, f.bundle, f.message, f.severity)
                  for f in a.findings])
@@ -175,3 +177,12 @@ def test_find_holes(text, holes):
 def test_find_holes_refuses_what_it_cannot_follow():
     assert find_holes('{"name": "a"} extra') is None
     assert find_holes('{"name": ') is None
+
+
+def test_the_instruction_cap_holds_on_template_hits(tmp_path, monkeypatch):
+    monkeypatch.setenv("TONGASM_MAX_INSTRUCTIONS", "150")
+    p = _write(tmp_path, list(KERNELS.instructions(151)))
+    fast, slow = _outcome(p, fast=True), _outcome(p, fast=False)
+    assert fast == slow and fast[0] == "error" and "more than 150 instructions" in fast[2]
+    monkeypatch.setenv("TONGASM_MAX_INSTRUCTIONS", "151")
+    assert _outcome(p, fast=True)[0] == "ok"

@@ -108,6 +108,63 @@ class BundleLog:
     def __len__(self) -> int:
         return len(self.names)
 
+    def columns(self, streams: dict[str, bytearray]) -> tuple[list[str], list[int], list[dict[str, Any]]]:
+        """The manifest's name column, kind column and kinds (:mod:`tongasm.codegen.manifest`'s
+        column form), worked out over the log's arrays at once; what :class:`KindTable` gives entry by
+        entry (which this falls back to for an instruction of more than four bundles, or bundles on two
+        streams or out of order, where KindTable raises)."""
+        import numpy as np
+
+        n = len(self.names)
+        names = [x if type(x) is str else x.name for x in self.names]  # type: ignore[union-attr]
+        inst = np.frombuffer(self.inst, dtype=np.int64)
+        sid = np.frombuffer(self.stream, dtype=np.uint8)
+        counts = np.bincount(inst, minlength=n) if len(inst) else np.zeros(n, dtype=np.int64)
+        wide = int(counts.max()) if n else 0
+        if wide > 4 or (len(inst) > 1 and bool(np.any(np.diff(inst) < 0))):
+            return self._columns_by_entry(streams)
+        ops = np.zeros(len(inst), dtype=np.int64)
+        for k, name in enumerate(STREAM_NAMES):
+            where = np.flatnonzero(sid == k)
+            if len(where):
+                ops[where] = np.frombuffer(streams[name], dtype=np.uint8)[::BUNDLE_SIZE][:len(where)]
+        first = np.cumsum(counts) - counts
+        key = np.full((n, 3 + wide), -1, dtype=np.int64)
+        key[:, 0] = np.frombuffer(self.bir, dtype=np.uint16)[:n]
+        key[:, 2] = counts
+        has = counts > 0
+        key[has, 1] = sid[first[has] + counts[has] - 1]  # the engine: the last bundle's stream
+        for j in range(wide):
+            h = counts > j
+            at = first[h] + j
+            if bool(np.any(sid[at] != key[h, 1])):
+                return self._columns_by_entry(streams)
+            key[h, 3 + j] = ops[at]
+        if not n:
+            return names, [], []
+        # one int64 per instruction: BIR opcode id (16 bits), stream + 1 (8), count (3), opcodes + 1 (9 each)
+        packed = (key[:, 0] << 47) | ((key[:, 1] + 1) << 39) | (key[:, 2] << 36)
+        for j in range(wide):
+            packed |= (key[:, 3 + j] + 1) << (27 - 9 * j)
+        if int(key[:, 0].max()) >= 1 << 16:
+            return self._columns_by_entry(streams)
+        _u, idx, inv = np.unique(packed, return_index=True, return_inverse=True)
+        order = np.argsort(idx, kind="stable")  # the kinds in order of first use
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        rows = []
+        for bid, s, c, *opc in key[idx[order]].tolist():
+            opcodes = opc[:c]
+            rows.append({"bir_opcode": self.bir_names[bid], "engine": STREAM_NAMES[s] if c else "",
+                         "opcodes": opcodes, "mnemonics": [opcode_name(o) for o in opcodes]})
+        return names, rank[inv.reshape(-1)].tolist(), rows
+
+    def _columns_by_entry(self, streams: dict[str, bytearray]) -> tuple[list[str], list[int], list[dict[str, Any]]]:
+        names: list[str] = []
+        kinds = KindTable()
+        column = [kinds.id_of(e, names) for e in self.entries(streams)]
+        return names, column, kinds.rows
+
     def entries(self, streams: dict[str, bytearray]) -> Iterator[AssembledInstruction]:
         """Manifest entries, in program order (materialised one at a time)."""
         k, n = 0, len(self.inst)
@@ -168,26 +225,19 @@ class Assembly:
 
     def manifest(self) -> dict[str, Any]:
         """The ``manifest.json`` object (the compact form of :mod:`tongasm.codegen.manifest`)."""
-        names: list[str] = []
-        kinds = KindTable()
-        column = [kinds.id_of(e, names) for e in self.log.entries(self.streams)]
-        return {**self._manifest_head(), "instructions": compact_instructions(names, column, kinds)}
+        names, column, rows = self.log.columns(self.streams)
+        return {**self._manifest_head(), "instructions": compact_instructions(names, column, rows)}
 
     def write_manifest(self, fh: BinaryIO) -> None:
-        """Write ``manifest.json`` (compact form), the name column streamed entry by entry (no
-        per-instruction objects kept; the kind column is one small integer each)."""
+        """Write ``manifest.json`` (compact form; the columns one JSON array each)."""
         head = json.dumps(self._manifest_head(), indent=1)
+        names, column, rows = self.log.columns(self.streams)
         fh.write(head[:-2].encode() + b',\n "instructions": {\n  "form": "' + MANIFEST_FORM.encode() +
-                 b'",\n  "count": ' + str(len(self.log)).encode() + b',\n  "name": [')
-        kinds = KindTable()
-        column = array("I")
-        names: list[str] = []
-        dumps = json.dumps
-        for k, e in enumerate(self.log.entries(self.streams)):
-            column.append(kinds.id_of(e, names))
-            fh.write((b"," if k else b"") + dumps(names.pop()).encode())
-        fh.write(b"],\n  \"kind\": [" + ",".join(map(str, column)).encode() + b"],\n  \"kinds\": [")
-        fh.write(",\n   ".join(dumps(k) for k in kinds.rows).encode() + b"]\n }\n}\n")
+                 b'",\n  "count": ' + str(len(self.log)).encode() + b',\n  "name": ')
+        fh.write(json.dumps(names, separators=(",", ":")).encode())
+        del names
+        fh.write(b',\n  "kind": [' + ",".join(map(str, column)).encode() + b'],\n  "kinds": [')
+        fh.write(",\n   ".join(json.dumps(k) for k in rows).encode() + b"]\n }\n}\n")
 
     def write(self, out_dir: str | os.PathLike[str]) -> list[Path]:
         """Write the streams, the census, ``memory.json`` and ``manifest.json`` into ``out_dir`` atomically.
@@ -433,6 +483,7 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
     if raw is not None:  # a streamed kernel: instruction templates (tongasm.codegen.templates)
         tpl = Templates()
         find, sync_of, count = tpl.find, tpl.sync, Count()
+        n_top, cap = 0, count.cap  # the count of top-level instructions (Count's, kept in a local on the hot path)
         prev: Template | None = None
 
         def geometry(y: Instruction) -> frozenset[str]:
@@ -459,16 +510,22 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                     key = tuple([g[i] for i in t.key_at])
                     v = t.variants.get(key, _NEW)
                     if v is not None and v is not _NEW:  # placed: the bundles from the variant's bits
-                        made = t.bundles(v, g, sync, ctx)
-                        if made is not None and not (v[4] and _template_findings(
-                                t.instruction(g, name, sync), v[4], decisions, r.func, ctx.target)):
-                            count.one()
+                        made = v.make(g, 0 if sync is None else sync_part(ctx, v.sync_fmt, sync, sp_op=v.sp_op))
+                        if made is not None and not (v.checks and _template_findings(
+                                t.instruction(g, name, sync), v.checks, decisions, r.func, ctx.target)):
+                            n_top += 1
+                            if n_top > cap:  # (Count.one says so)
+                                count.n = n_top - 1
+                                count.one()
                             index += 1
                             if progress is not None and not index & 511:
                                 progress(index)
                             names.append(name)
-                            bir.append(v[0])
-                            for (sid, stream, _b, _u, part, nparts, lid), b in zip(v[1], made):
+                            bir.append(v.bid)
+                            parts_v = v.parts
+                            if len(parts_v) == 1:
+                                sid, stream, _b, _u, part, nparts, lid = parts_v[0]
+                                b = made[0]
                                 l_inst(index)
                                 l_stream(sid)
                                 stream += b
@@ -478,12 +535,25 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                                     b_part.append(part)
                                     b_parts.append(nparts)
                                     b_label.append(lid)
-                            r.skip(m.end())
+                            else:
+                                for (sid, stream, _b, _u, part, nparts, lid), b in zip(parts_v, made):
+                                    l_inst(index)
+                                    l_stream(sid)
+                                    stream += b
+                                    if cen is not None:
+                                        cen += b
+                                    if batch:
+                                        b_part.append(part)
+                                        b_parts.append(nparts)
+                                        b_label.append(lid)
+                            r.end = m.end()
                             prev = t
                             continue
                     else:  # cloned, or a new variant: the ordinary path from the template's IR
                         x = t.instruction(g, name, sync)
+                        count.n = n_top
                         count.one()
+                        n_top = count.n
                         rec.clear()
                         rec_on[0], rec_on[1] = v is _NEW, True
                         one(x, r.func, ())
@@ -494,14 +564,17 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                         prev = t
                         continue
             xr = r.read()
+            count.n = n_top
             if type(xr) is Loop:
                 count.loop(xr)
+                n_top = count.n
                 for inst, it in unroll(xr):
                     one(inst, r.func, it)
                 prev = None
                 continue
             x = xr  # type: ignore[assignment]
             count.one()
+            n_top = count.n
             rec.clear()
             rec_on[0], rec_on[1] = tpl.wants(r), True
             one(x, r.func, ())

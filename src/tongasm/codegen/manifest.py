@@ -68,9 +68,10 @@ class KindTable:
         return k
 
 
-def compact_instructions(names: list[str], column: Any, kinds: KindTable) -> dict[str, Any]:
+def compact_instructions(names: list[str], column: Any, kinds: KindTable | list[dict[str, Any]]) -> dict[str, Any]:
     """The ``instructions`` object of the column form."""
-    return {"form": MANIFEST_FORM, "count": len(names), "name": names, "kind": list(column), "kinds": kinds.rows}
+    rows = kinds.rows if isinstance(kinds, KindTable) else kinds
+    return {"form": MANIFEST_FORM, "count": len(names), "name": names, "kind": list(column), "kinds": rows}
 
 
 def expand(manifest: Mapping[str, Any]) -> Iterator[dict[str, Any]]:

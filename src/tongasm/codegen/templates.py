@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import replace
+from dataclasses import fields
 from typing import Any
 from collections.abc import Callable
 
@@ -166,7 +166,7 @@ class Template:
     through ADDR4 words of D-6 slots (in the first instruction of the shape) are *placed*; the
     others (an offset outside a D-6 slot, MoveShape's, TensorLoad's) and the immediates make the
     *key* of a variant. Per key the bundles are placed: the variant's bits with the placed offsets'
-    ADDR4 words put in (:meth:`bundles`). A variant that cannot be (its offsets reach the bundles
+    ADDR4 words put in (:attr:`Variant.make`). A variant that cannot be (its offsets reach the bundles
     another way, a lowering makes its own operands, a lowered instruction's sync band) is *cloned*:
     the template's IR with the holes' values (:meth:`instruction`) goes the ordinary way (encode and
     checks), without reading JSON."""
@@ -188,23 +188,8 @@ class Template:
         self.placed: tuple[tuple[int, tuple[bool, int]], ...] = ()  # the placed offsets (set by the first variant)
         self.key_at: tuple[int, ...] = self.imm_at  # the regex groups of a variant's key
         self.inst = inst  # the template's own instruction
-        #: key → (bid, parts, sync layout, sync is an SP op's, offset-reading IR checks), or None (cloned)
+        #: key → its placed variant, or None (cloned)
         self.variants: dict[tuple[str, ...], Variant | None] = {}
-
-    def bundles(self, v: Variant, groups: tuple[str, ...], sync: SyncInfo | None, ctx: Context) -> list[bytes] | None:
-        """A placed variant's bundles for the holes' values (None: an offset whose ADDR4 word the
-        ordinary path must make, to raise its error)."""
-        out = []
-        sb = 0 if sync is None else sync_part(ctx, v[2], sync, sp_op=v[3])
-        offsets = [int(groups[g]) for g, _w in self.placed]
-        for _sid, _stream, bits, uses, _part, _n, _lid in v[1]:
-            for h, pos, rule in uses:
-                w = addr4_word(rule, offsets[h])
-                if w is None:
-                    return None
-                bits |= w << pos
-            out.append((bits | sb).to_bytes(BUNDLE_SIZE, "little"))
-        return out
 
     def instruction(self, groups: tuple[str, ...], name: str, sync: SyncInfo | None) -> Instruction:
         """The template's instruction with the holes' values (what reading the text would give)."""
@@ -212,9 +197,10 @@ class Template:
         ins, outs = list(inst.ins), list(inst.outs)
         for g, (out, k), fieldname, kind in self.values_at:
             group = outs if out else ins
-            group[k] = replace(group[k], **{fieldname: kind(groups[g])})
-        return replace(inst, name=name, ins=tuple(ins), outs=tuple(outs),
-                       sync=sync if self.sync_at >= 0 else inst.sync)
+            op = group[k]
+            group[k] = _replacer(type(op), (fieldname,))(op, kind(groups[g]))
+        return _replacer(type(inst), ("name", "ins", "outs", "sync"))(
+            inst, name, tuple(ins), tuple(outs), sync if self.sync_at >= 0 else inst.sync)
 
     def add_variant(self, groups: tuple[str, ...], inst: Instruction, parts: list[Made], bid: int,
                     geometry: Callable[[Instruction], frozenset[str]], offset_checks: tuple[tuple[int, Any], ...]) -> None:
@@ -230,9 +216,53 @@ class Template:
         self.variants[key] = _placed(self, inst, parts, bid, geometry, offset_checks)
 
 
-#: (BIR opcode id, per bundle PartT, the sync band's layout, sync as an SP op's, the IR checks to run again
-#: per instruction: (-1 the instruction, or its part, the checks that read offsets))
-Variant = tuple[int, list[PartT], Any, bool, tuple[tuple[int, Any], ...]]
+_REPLACERS: dict[tuple[type, tuple[str, ...]], Callable[..., Any]] = {}
+
+
+def _replacer(cls: type, names: tuple[str, ...]) -> Callable[..., Any]:
+    """``dataclasses.replace(obj, **dict(zip(names, values)))`` for dataclass ``cls``, as one
+    generated constructor call (``replace`` itself is several times slower)."""
+    fn = _REPLACERS.get((cls, names))
+    if fn is None:
+        init = [f.name for f in fields(cls) if f.init]
+        assert set(names) <= set(init), (cls, names)
+        args = ", ".join(f"v{names.index(f)}" if f in names else f"o.{f}" for f in init)
+        ns: dict[str, Any] = {"C": cls}
+        exec(f"def rebuild(o, {', '.join(f'v{i}' for i in range(len(names)))}):\n    return C({args})\n", ns)
+        fn = _REPLACERS[(cls, names)] = ns["rebuild"]
+    return fn
+
+
+class Variant:
+    """A placed variant of a template: its bundles' bits, where each placed offset's ADDR4 word goes,
+    and :attr:`make`, generated from them: ``make(groups, sync_bits)`` → the bundles, or None for an
+    offset whose word the ordinary path must make (to raise its error)."""
+
+    __slots__ = ("bid", "parts", "sync_fmt", "sp_op", "checks", "make")
+
+    def __init__(self, bid: int, parts: list[PartT], sync_fmt: Any, sp_op: bool,
+                 checks: tuple[tuple[int, Any], ...], placed: tuple[tuple[int, tuple[bool, int]], ...]) -> None:
+        self.bid = bid  # the BIR opcode id in the bundle log
+        self.parts = parts
+        self.sync_fmt, self.sp_op = sync_fmt, sp_op  # the sync band's layout, and whether it is an SP op's
+        self.checks = checks  # the IR checks to run again per instruction: (-1 the instruction, or its part, checks)
+        ns: dict[str, Any] = {"word": addr4_word}
+        lines = ["def make(g, sb):"]
+        lines += [f"    o{h} = int(g[{grp}])" for h, (grp, _w) in enumerate(placed)]
+        made = []
+        for p, (_sid, _stream, bits, uses, *_r) in enumerate(parts):
+            ns[f"B{p}"] = bits
+            terms = [f"B{p}", "sb"]
+            for k, (h, pos, rule) in enumerate(uses):
+                ns[f"R{p}_{k}"] = rule
+                lines += [f"    w{p}_{k} = word(R{p}_{k}, o{h})", f"    if w{p}_{k} is None: return None"]
+                terms.append(f"(w{p}_{k} << {pos})")
+            made.append(f"({' | '.join(terms)}).to_bytes({BUNDLE_SIZE}, 'little')")
+        lines.append(f"    return ({', '.join(made)},)")
+        exec(compile("\n".join(lines) + "\n", "<tongasm template variant>", "exec"), ns)
+        self.make: Callable[[tuple[str, ...], int], tuple[bytes, ...] | None] = ns["make"]
+
+
 #: at most this many variants (keys) per template
 VARIANTS = 4096
 
@@ -283,7 +313,7 @@ def _placed(t: Template, inst: Instruction, parts: list[Made], bid: int,
         if t.sync_at < 0:
             base |= sync_bits  # (with a sync hole, the band's bits are placed per instruction)
         tparts.append((sid, stream, base, tuple((h, pos, rule) for h, pos, _m, rule in uses[p]), p, len(parts), label))
-    return bid, tparts, parts[0][1], parts[0][0].FAMILY == "sp", offset_checks
+    return Variant(bid, tparts, parts[0][1], parts[0][0].FAMILY == "sp", offset_checks, t.placed)
 
 
 #: the instruction's name key and value, and after it the first key that may hold a hole
