@@ -49,7 +49,7 @@ from ..ir.instructions import Instruction
 from ..ir.operands import Immediate, PhysicalAP, SyncInfo
 from ..ir.stream_reader import RawInstruction
 from ..isa.fields import BUNDLE_SIZE
-from .common import Addr4Rule, Context, addr4_rule, addr4_word, sync_part
+from .common import Addr4Rule, addr4_rule, addr4_word
 
 # --- the holes' grammars -------------------------------------------------------------------------
 
