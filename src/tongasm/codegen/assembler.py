@@ -379,10 +379,9 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
     batch = plain and mode == CodeGenMode.RUN_ISA_CHECKS
     cs = checks or CheckSet()
     ir_found: list[tuple[int, int, int, list[Any]]] = []  # (instruction, part, 1, findings) of the IR checks
-    b_part = array("H")  # per bundle (batch): its part of a lowered instruction, the number of parts,
-    b_parts = array("H")  # and its label (an id into labels)
-    b_label = array("I")
-    labels: dict[str, int] = {}
+    # (batch) per bundle of a lowered instruction (by its number in the bundle log): its part, the
+    # number of parts and its label; any other bundle is part 0 of 1, labelled with its BIR opcode
+    lowered: dict[int, tuple[int, int, str]] = {}
     ctx = Context(tgt, decisions)
     asm = Assembly(tgt, decisions, census=bytearray() if census else None, kernel=kernel)
     log = asm.log
@@ -449,12 +448,10 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                     cen.extend(b)
                 if batch:
                     label = label_of(inst, x)
-                    b_part.append(part)
-                    b_parts.append(len(parts))
-                    lid = labels.setdefault(label, len(labels))
-                    b_label.append(lid)
-                    if rec_on[0] and rec:
-                        rec[-1] = (*rec[-1][:6], lid)
+                    if len(parts) > 1:
+                        lowered[len(log.inst) - 1] = (part, len(parts), label)
+                        if rec_on[0] and rec:
+                            rec[-1] = (*rec[-1][:6], label)
                     found = check_instruction(x, cs, decisions, func, ctx.target)
                     if part == 0 and inst is not x:  # rules on the instruction before its lowering
                         found += check_instruction(inst, cs, decisions, func, ctx.target)
@@ -524,28 +521,22 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                             bir.append(v.bid)
                             parts_v = v.parts
                             if len(parts_v) == 1:
-                                sid, stream, _b, _u, part, nparts, lid = parts_v[0]
+                                sid, stream = parts_v[0][:2]
                                 b = made[0]
                                 l_inst(index)
                                 l_stream(sid)
                                 stream += b
                                 if cen is not None:
                                     cen += b
-                                if batch:
-                                    b_part.append(part)
-                                    b_parts.append(nparts)
-                                    b_label.append(lid)
                             else:
-                                for (sid, stream, _b, _u, part, nparts, lid), b in zip(parts_v, made):
+                                for (sid, stream, _b, _u, part, nparts, label), b in zip(parts_v, made):
+                                    if batch:
+                                        lowered[len(log.inst)] = (part, nparts, label)
                                     l_inst(index)
                                     l_stream(sid)
                                     stream += b
                                     if cen is not None:
                                         cen += b
-                                    if batch:
-                                        b_part.append(part)
-                                        b_parts.append(nparts)
-                                        b_label.append(lid)
                             r.end = m.end()
                             prev = t
                             continue
@@ -589,7 +580,7 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                     tpl.add(made_t, r, prev)
             prev = made_t
     if batch:
-        asm.findings = _stream_findings(asm, ctx, cs, ir_found, b_part, b_parts, b_label, list(labels))
+        asm.findings = _stream_findings(asm, ctx, cs, ir_found, lowered)
     # keep first-use order of streams: sort by the first bundle that went to each
     used = {n for n in STREAM_NAMES if streams[n]}
     first: dict[int, int] = {}
@@ -622,7 +613,7 @@ def _template_findings(inst: Instruction, which: tuple[tuple[int, Any], ...], de
 
 
 def _stream_findings(asm: Assembly, ctx: Context, cs: CheckSet, ir_found: list[tuple[int, int, int, list[Any]]],
-                     b_part: array[int], b_parts: array[int], b_label: array[int], labels: list[str]) -> list[Any]:
+                     lowered: dict[int, tuple[int, int, str]]) -> list[Any]:
     """The findings of RUN_ISA_CHECKS over a kernel, from its finished streams: the bundle checks run
     over each stream's columns, each finding is given its bundle's instruction, and all are put in
     program order (per instruction and part: its bundle's findings, then the IR checks')."""
@@ -645,9 +636,10 @@ def _stream_findings(asm: Assembly, ctx: Context, cs: CheckSet, ir_found: list[t
             i = int(inst_of[k])
             src = names[i]
             f.inst_name = (src if type(src) is str else src.name) or None  # type: ignore[union-attr]
-            f.inst_index, f.inst_opcode = i, labels[b_label[k]]
-            f.bundle = b_part[k] if b_parts[k] > 1 else None
-            out.append((i, b_part[k], 0, seq, f))
+            part, nparts, label = lowered.get(k) or (0, 1, log.bir_names[log.bir[i]])
+            f.inst_index, f.inst_opcode = i, label
+            f.bundle = part if nparts > 1 else None
+            out.append((i, part, 0, seq, f))
             seq += 1
     out.sort(key=lambda t: t[:4])
     return [t[4] for t in out]

@@ -150,13 +150,13 @@ def find_holes(text: str) -> list[Hole] | None:
 # --- templates -------------------------------------------------------------------------------------
 
 #: per bundle of a template: (stream id, stream, bits with the hole slots' ADDR4 words cleared,
-#: ((offset hole number, bit position, ADDR4 rule), ...), part, parts, label id)
-PartT = tuple[int, bytearray, int, tuple[tuple[int, int, Addr4Rule], ...], int, int, int]
+#: ((offset hole number, bit position, ADDR4 rule), ...), part, parts, label (a lowered part's; else 0))
+PartT = tuple[int, bytearray, int, tuple[tuple[int, int, Addr4Rule], ...], int, int, Any]
 #: where an offset reaches a bundle: (bundle, bit position, field mask, ADDR4 rule)
 Use = tuple[int, int, int, Addr4Rule]
 #: what the ordinary path made of one bundle: (the part's instruction, its layout, its bits without
-#: the sync band, the sync band's bits, stream id, stream, label id)
-Made = tuple[Instruction, Any, int, int, int, bytearray, int]
+#: the sync band, the sync band's bits, stream id, stream, label (a lowered part's; else 0))
+Made = tuple[Instruction, Any, int, int, int, bytearray, Any]
 
 
 class Template:
@@ -246,21 +246,39 @@ class Variant:
         self.parts = parts
         self.sync_fmt, self.sp_op = sync_fmt, sp_op  # the sync band's layout, and whether it is an SP op's
         self.checks = checks  # the IR checks to run again per instruction: (-1 the instruction, or its part, checks)
-        ns: dict[str, Any] = {"word": addr4_word}
-        lines = ["def make(g, sb):"]
-        lines += [f"    o{h} = int(g[{grp}])" for h, (grp, _w) in enumerate(placed)]
+        shape = (tuple(grp for grp, _w in placed), tuple(tuple((h, pos) for h, pos, _r in uses)
+                                                           for _s, _st, _b, uses, *_r in parts))
+        consts = [c for _s, _st, bits, uses, *_r in parts for c in (bits, *(rule for _h, _pos, rule in uses))]
+        self.make: Callable[[tuple[str, ...], int], tuple[bytes, ...] | None] = _maker(shape)(*consts)
+
+
+_MAKERS: dict[Any, Callable[..., Any]] = {}
+
+
+def _maker(shape: tuple[tuple[int, ...], tuple[tuple[tuple[int, int], ...], ...]]) -> Callable[..., Any]:
+    """A factory of ``make`` functions for variants of one shape (the regex groups of the placed
+    offsets; per bundle, per use: offset number and bit position), generated once per shape; a
+    variant gives it its constants (per bundle: its bits, then each use's ADDR4 rule)."""
+    fn = _MAKERS.get(shape)
+    if fn is None:
+        placed, parts = shape
+        params: list[str] = []
+        body = [f"        o{h} = int(g[{grp}])" for h, grp in enumerate(placed)]
         made = []
-        for p, (_sid, _stream, bits, uses, *_r) in enumerate(parts):
-            ns[f"B{p}"] = bits
+        for p, uses in enumerate(parts):
+            params.append(f"B{p}")
             terms = [f"B{p}", "sb"]
-            for k, (h, pos, rule) in enumerate(uses):
-                ns[f"R{p}_{k}"] = rule
-                lines += [f"    w{p}_{k} = word(R{p}_{k}, o{h})", f"    if w{p}_{k} is None: return None"]
+            for k, (h, pos) in enumerate(uses):
+                params.append(f"R{p}_{k}")
+                body += [f"        w{p}_{k} = word(R{p}_{k}, o{h})", f"        if w{p}_{k} is None: return None"]
                 terms.append(f"(w{p}_{k} << {pos})")
             made.append(f"({' | '.join(terms)}).to_bytes({BUNDLE_SIZE}, 'little')")
-        lines.append(f"    return ({', '.join(made)},)")
+        lines = [f"def factory({', '.join(params)}):", "    def make(g, sb):", *body,
+                 f"        return ({', '.join(made)},)", "    return make"]
+        ns: dict[str, Any] = {"word": addr4_word}
         exec(compile("\n".join(lines) + "\n", "<tongasm template variant>", "exec"), ns)
-        self.make: Callable[[tuple[str, ...], int], tuple[bytes, ...] | None] = ns["make"]
+        fn = _MAKERS[shape] = ns["factory"]
+    return fn
 
 
 #: at most this many variants (keys) per template
