@@ -500,8 +500,9 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
             if hit is not None:
                 t, m = hit
                 g = m.groups()
-                sync = sync_of(g[t.sync_at], r) if t.sync_at >= 0 else None
-                if sync is not None or t.sync_at < 0:
+                gs = g[t.sync_at] if t.sync_at >= 0 else None  # (None: no sync band)
+                sync = sync_of(gs, r) if gs is not None else None
+                if sync is not None or gs is None:
                     gn = g[t.name_at]
                     name = gn[1:-1] if "\\" not in gn else json.loads(gn)
                     key = tuple([g[i] for i in t.key_at])
@@ -570,7 +571,7 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
             rec_on[0], rec_on[1] = tpl.wants(r), True
             one(x, r.func, ())
             rec_on[0] = False
-            made_t = make_template(r, x) if rec_on[1] and rec else None
+            made_t = make_template(r, x, len(rec)) if rec_on[1] and rec else None
             if made_t is not None:
                 m0 = made_t.rx.match(r.text, r.start)
                 if m0 is None or m0.end() != r.end:

@@ -428,9 +428,9 @@ class Templates:
         self._followed(prev, t)
 
 
-def make_template(raw: RawInstruction, inst: Instruction) -> Template | None:
-    """The template of an instruction read the ordinary way (None: its text is not one the
-    templates follow). Its variants are added by :meth:`Template.add_variant`."""
+def make_template(raw: RawInstruction, inst: Instruction, bundles: int) -> Template | None:
+    """The template of an instruction read the ordinary way, of ``bundles`` bundles (None: its text
+    is not one the templates follow). Its variants are added by :meth:`Template.add_variant`."""
     text = raw.text[raw.start:raw.end]
     holes = find_holes(text)
     if holes is None:
@@ -466,10 +466,20 @@ def make_template(raw: RawInstruction, inst: Instruction) -> Template | None:
     pieces: list[str] = []
     at = 0
     for start, stop, kind, _what in kept:
-        pieces += (re.escape(text[at:start]), f"({HOLE_PATTERN[kind]})")
+        lead = _SYNC_MEMBER.search(text, at, start) if kind == "sync" and bundles == 1 else None
+        if lead is not None and lead.end() == start:
+            # ',"sync": {...}' may be left out: the same instruction without a sync band (which
+            # changes nothing else: one bundle's band bits are placed per instruction, no check reads it)
+            pieces += (re.escape(text[at:lead.start()]), f"(?:{re.escape(lead.group())}({HOLE_PATTERN[kind]}))?")
+        else:
+            pieces += (re.escape(text[at:start]), f"({HOLE_PATTERN[kind]})")
         at = stop
     pieces.append(re.escape(text[at:]))
     return Template(re.compile("".join(pieces)), kinds, inst, raw.ctx)
+
+
+#: the text before a ``sync`` member's value when it is not the object's first member
+_SYNC_MEMBER = re.compile(r',[ \t\n\r]*"sync"[ \t\n\r]*:[ \t\n\r]*')
 
 
 def _slots_of(op: PhysicalAP, parts: list[Made], geometry: Callable[[Instruction], frozenset[str]]) -> list[Use] | None:
