@@ -258,27 +258,42 @@ _MAKERS: dict[Any, Callable[..., Any]] = {}
 def _maker(shape: tuple[tuple[int, ...], tuple[tuple[tuple[int, int], ...], ...]]) -> Callable[..., Any]:
     """A factory of ``make`` functions for variants of one shape (the regex groups of the placed
     offsets; per bundle, per use: offset number and bit position), generated once per shape; a
-    variant gives it its constants (per bundle: its bits, then each use's ADDR4 rule)."""
+    variant gives it its constants (per bundle: its bits, then each use's ADDR4 rule). Each use's
+    words are memoised on the offset's text (:func:`_word_of` on a miss)."""
     fn = _MAKERS.get(shape)
     if fn is None:
         placed, parts = shape
         params: list[str] = []
-        body = [f"        o{h} = int(g[{grp}])" for h, grp in enumerate(placed)]
+        body = [f"        t{h} = g[{grp}]" for h, grp in enumerate(placed)]
         made = []
         for p, uses in enumerate(parts):
             params.append(f"B{p}")
             terms = [f"B{p}", "sb"]
             for k, (h, pos) in enumerate(uses):
                 params.append(f"R{p}_{k}")
-                body += [f"        w{p}_{k} = word(R{p}_{k}, o{h})", f"        if w{p}_{k} is None: return None"]
+                body += [f"        w{p}_{k} = M{p}_{k}.get(t{h})",
+                         f"        if w{p}_{k} is None:",
+                         f"            w{p}_{k} = word_of(R{p}_{k}, M{p}_{k}, t{h})",
+                         f"            if w{p}_{k} is None: return None"]
                 terms.append(f"(w{p}_{k} << {pos})")
             made.append(f"({' | '.join(terms)}).to_bytes({BUNDLE_SIZE}, 'little')")
-        lines = [f"def factory({', '.join(params)}):", "    def make(g, sb):", *body,
+        memos = [f"    M{p}_{k} = {{}}" for p, uses in enumerate(parts) for k in range(len(uses))]
+        lines = [f"def factory({', '.join(params)}):", *memos, "    def make(g, sb):", *body,
                  f"        return ({', '.join(made)},)", "    return make"]
-        ns: dict[str, Any] = {"word": addr4_word}
+        ns: dict[str, Any] = {"word_of": _word_of}
         exec(compile("\n".join(lines) + "\n", "<tongasm template variant>", "exec"), ns)
         fn = _MAKERS[shape] = ns["factory"]
     return fn
+
+
+def _word_of(rule: Addr4Rule, memo: dict[str, int], token: str) -> int | None:
+    """The ADDR4 word of an offset's text under ``rule`` (:func:`addr4_word`), remembered in ``memo``."""
+    w = addr4_word(rule, int(token))
+    if w is not None:
+        if len(memo) >= 1 << 14:
+            memo.clear()
+        memo[token] = w
+    return w
 
 
 #: at most this many variants (keys) per template
