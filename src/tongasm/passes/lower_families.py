@@ -59,8 +59,8 @@ def lower_family(inst: Instruction, decisions: DecisionSet = DEFAULT_DECISIONS) 
                                   _MARK["TensorScalarCache"]),
                 DveReadAccumulator(inst.name, inst.engine, (), (inst.outs[1],), _NEGATED[False], last)]
     if type(inst) is TensorScalarPtr and is_scalar_tensor_tensor(inst):  # §4.4: the S2S2D2 struct
-        return [ScalarTensorTensor(inst.name, inst.engine, inst.ins, inst.outs, inst.attrs, inst.sync,
-                                   _MARK["TensorScalarPtr"])]
+        # not marked as a lowered part: its IR checks (stt.*) are its own, the source's ts.* skip it
+        return [ScalarTensorTensor(inst.name, inst.engine, inst.ins, inst.outs, inst.attrs, inst.sync, inst.extra)]
     if type(inst) is TensorScalarPtr and len(inst.outs) == 2:
         if inst.attr("acc") in (None, AccType.Idle) and decisions.get(TsTwoOutputsIdle).refuses:
             raise EncodeError(REDUCE_IDLE_MSG + " (two outputs need an accumulating acc, N-18)", field="acc",
