@@ -708,7 +708,7 @@ class Gen:
             scalar = self.kb.reg(self.data_reg(), "int32" if bitvec else self.one(["float32", "int32"]))
         elif bitvec:
             d = self.one([d for d in INTS if DTYPE_INFO[d].size >= DTYPE_INFO[dt0].size])
-            v = self.draw(st.integers(0, 255)) if one_byte else self.scalar(d)
+            v = self.draw(st.integers(0, min(255, int_range(d)[1]))) if one_byte else self.scalar(d)
             scalar = self.kb.imm(d.name, v)
         elif one_byte:
             scalar = self.one([self.kb.imm("float32", 0.0), self.kb.imm("int32", self.draw(st.integers(0, 255))),

@@ -491,8 +491,8 @@ def _stt_kind(b: BundleView) -> Iterator[Finding]:
         yield _f("stt.scalar_kind", "unknown scalar kind code", "scalar_kind", b.fields["scalar_kind"], "0, 1, 2")
 
 
-@bundle_check("stt.acc", "no accumulator command on a ScalarTensorTensor: the fused form's fold is not documented "
-              "(tongasm neither encodes nor simulates it)", "chapter §4.4 (TS)", stage="lint")
+@bundle_check("stt.acc", "no accumulator command on a ScalarTensorTensor: the book allows the fused form, but not "
+              "what it folds (tongasm neither encodes nor simulates it; pedantic)", "chapter §4.4 (TS)", pedantic=True)
 def _stt_acc(b: BundleView) -> Iterator[Finding]:
     if b.fields["acc"]:
         yield _f("stt.acc", f"accumulator command on {b.opcode:#04x}: its reduce is not documented (not simulated)",
