@@ -260,6 +260,27 @@ def test_n21_follows_the_imm_src_model_of_n2_and_d16() -> None:
     assert "scalar_value" not in one_stt.field_map and "fill_value" not in one_sr.field_map
 
 
+def test_n21_opcodes_are_the_ones_the_neffs_dve_table_enables() -> None:
+    """Contradiction 9 (MASTER 0x9C vs TS 0x9D), measured: in both real NEFFs' gen3 DVE microcode opcode
+    table (1024 B, one 4-byte descriptor per opcode, 0 = disabled) 0x9C is disabled and the three bytes
+    the ScalarTensorTensor record encodes are enabled (0x9D and 0x9E share one descriptor)."""
+    from neff_support import large, small
+
+    from tongasm.isa import build_formats
+    from tongasm.neff import read_neff
+
+    codes = set(build_formats(DecisionSet()).by_name["ScalarTensorTensor"].opcodes)
+    assert codes == {0x9D, 0x9E, 0xE5}
+    for path in (small(), large()):
+        neff = read_neff(path)
+        for name in ("sg00/default_opcode_table.bin", "sg01/default_opcode_table.bin"):
+            table = bytes(neff.member(name))
+            assert len(table) == 1024
+            slot = {op: table[4 * op:4 * op + 4] for op in (0x9C, *codes)}
+            assert slot[0x9C] == bytes(4) and all(slot[op] != bytes(4) for op in codes), slot
+            assert slot[0x9D] == slot[0x9E]
+
+
 def test_n22_iota_band() -> None:
     assert "N-22" in str(fails(k(_iota())))
     h = one(k(_iota(base=5)), decisions=("N-22=base-slot0-fixed",))

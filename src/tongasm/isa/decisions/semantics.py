@@ -302,7 +302,9 @@ class SttSemantics(Decision):
     reason = ("NKI scalar_tensor_tensor: '(data <op0> operand0) <op1> operand1', 'reverse0 ... if true, operand0 is "
               "the lhs of op0', 'reverse1 ... if true, operand1 is the lhs of op1', 'automatically casts input data "
               "types to float32 and performs all computations in float32 math'; TS: 0x9E is the bit-vector form "
-              "(isBitVecInstruction), which NKI does not expose ('Bitvec operators are not supported')")
+              "(isBitVecInstruction), which NKI does not expose ('Bitvec operators are not supported'). The book's "
+              "one-line 'out = (scalar op0 tensor0) op1 tensor1' (TS 60106828309, KLR codegen 59773786256) puts the "
+              "scalar first, against NKI's operand order with reverse0 false; NKI is followed")
     CHOSEN = Reading("two-ops", "t = op0(tensor0, scalar) (op0(scalar, tensor0) when reverse0), out = op1(t, tensor1) "
                                 "(op1(tensor1, t) when reverse1), per element; 0x9D: tensor0, tensor1 and the scalar "
                                 "(read in its +0x2B dtype) converted to float32, computed in float32, the result "
@@ -317,9 +319,13 @@ class ScanInitial(Decision):
               "data1[:, 0])', 'initial can either be a float32 compile-time scalar constant ... or a tile with the "
               "same partition axis size as data0/data1 and one element per partition'. The bundle shares 0x9D's "
               "struct, whose only scalar is ins[1] (+0x27 kind, +0x3C value, +0x2B dtype), and op0's right operand "
-              "is where 0x9D reads that scalar and where the scan reads result[:, i-1]. The alternative of 0xE6 "
+              "is where 0x9D reads that scalar and where the scan reads result[:, i-1]. The book's KLR codegen "
+              "(59773786256, codegenTensorTensorScan @0xf2b450) confirms it: 'inst.addInputAP(in0); "
+              "addOperandToInst(inst, klr.scanInit); inst.addInputAP(in1)', is_tensor_tensor_scan and "
+              "is_scalar_tensor_tensor both set. The alternative of 0xE6 "
               "(an init loaded into the DVE accumulator by the +0x2C command, S-36) has no support here: NKI gives "
-              "the scan no accumulator command, and tongasm refuses acc != Idle on these opcodes")
+              "the scan no accumulator command (KLR's codegen copies one, undocumented), and tongasm refuses acc != "
+              "Idle on these opcodes")
     CHOSEN = Reading("scalar-operand", "initial = the scalar operand ins[1] of the TensorScalarPtr: per lane p the "
                                        "immediate, the register's 32 bits or element p of the [P,1] pointer, read in "
                                        "its +0x2B dtype and converted to float32; the DVE accumulator is neither read "
