@@ -5,8 +5,9 @@ their layout records (:class:`~tongasm.isa.layout.BirForm`) and need no class he
 BIR keys and operand lists follow the verification's §7 (JSON page, KLR-BIR): ``Activation`` ``func``,
 ``acc``, ``scale``, ``alpha`` ..., ``ins = [in, args[1], args[2], args[3]]`` (what each args[k] is, is
 N-4), ``outs = [out, reduce_res?]``; ``TensorScalarPtr`` ``op0``, ``op1``, ``reverse0``, ``reverse1``,
-``acc`` ..., ``ins = [data, s0, s1?]`` (with ``is_scalar_tensor_tensor`` / ``is_tensor_tensor_scan``:
-``ins = [tensor0, scalar, tensor1]``, lowered to :class:`ScalarTensorTensor`); ``TensorScalar`` (IT28) ``op0``, ``const0``, ``reverse0``, ``op1``,
+``acc`` ..., ``ins = [data, s0, s1?]`` (with ``is_scalar_tensor_tensor`` /
+``is_tensor_tensor_scan``: ``ins = [tensor0, scalar, tensor1]``, lowered to
+:class:`ScalarTensorTensor`); ``TensorScalar`` (IT28) ``op0``, ``const0``, ``reverse0``, ``op1``,
 ``const1``, ``reverse1``; ``TensorReduce`` ``op``, ``axis``, ``apply_transpose``, ``negate``; ``BNStats``
 ``apply_transpose``; ``BNStatsAggregate`` and the read-accumulator opcodes take no key but
 ``DveReadAccumulator``'s ``negated``.

@@ -100,7 +100,8 @@ def scalar_tensor_tensor(ds: DecisionSet) -> list[Layout]:
     body = (
         Field("op0", 0x24, 1, Kind.ENUM, enum=ALU_TABLE, conf=C, doc="first ALU op: op0(tensor0, scalar)"),
         Field("op1", 0x25, 1, Kind.ENUM, enum=ALU_TABLE, conf=C, doc="second ALU op: op1(t, tensor1)"),
-        Field("reverse0", 0x26, 1, bits=1, conf=C, doc="1: op0(scalar, tensor0) instead of op0(tensor0, scalar) (0xE5: the previous result is the scalar)"),
+        Field("reverse0", 0x26, 1, bits=1, conf=C,
+              doc="1: op0(scalar, tensor0) instead of op0(tensor0, scalar) (0xE5: the previous result is the scalar)"),
         Field("reverse1", 0x26, 1, shift=1, bits=1, conf=C, doc="1: op1(tensor1, t) instead of op1(t, tensor1)"),
         *scalar,
         nibble("tensor0_dtype", 0x28, False, C, "wire(tensor0 dtype) (TS CORRECTION D-J04)"),
