@@ -627,6 +627,14 @@ def ts_(op0: Any = "mult", ins: list[Any] | None = None, outs: list[Any] | None 
                 op0=op0, **{"op1": "bypass", "reverse0": False, "reverse1": False, **kw})
 
 
+def stt_(op0: Any = "mult", ins: list[Any] | None = None, outs: list[Any] | None = None, engine: str = "DVE",
+         **kw: Any) -> Any:
+    """ScalarTensorTensor (§4.4): out = (tensor0 * 0.5) + tensor1 by default."""
+    return inst("TensorScalarPtr", ins or [a(), imm("float32", 0.5), a(offset=2048)], outs or [a(offset=4096)],
+                engine=engine, op0=op0, **{"op1": "add", "reverse0": False, "reverse1": False,
+                                           "is_scalar_tensor_tensor": True, **kw})
+
+
 def bn_(s: Any = None, d: Any = None, aggregate: bool = False) -> Any:
     if aggregate:
         return inst("BNStatsAggregate", [s or a(pairs=[[6, 128], [1, 6]])], [d or a(pairs=[[2, 128], [1, 2]],
@@ -643,6 +651,7 @@ FAMILY_BASES: dict[str, tuple[Callable[[], dict[str, Any]], str]] = {
     "f_read": (lambda: K(inst("ActivationReadAccumulator", [], [col()], engine="Activation")), "act"),
     "f_dveread": (lambda: K(inst("DveReadAccumulator", [], [col()], engine="DVE", negated=True)), "dve"),
     "f_ts": (lambda: K(ts_()), "dve"),
+    "f_stt": (lambda: K(stt_()), "dve"),
     "f_bn": (lambda: K(bn_()), "dve"),
     "f_cross": (lambda: K(tr_("average", axis="XYZWC", d=col(4096, pairs=[[1, 1], [1, 1]]))), "pool"),
     "f_pool": (lambda: K(inst("Pool", [a(pairs=[[16, 128], [4, 4], [1, 4]])], [col(4096)], engine="DVE", func="Max")),
@@ -736,6 +745,23 @@ enc("ts.scalar_kind", lambda: K(ts_()), lambda: K(ts_(ins=[a(), col()])), "s0", 
 enc("ts.scalar_dtype", lambda: K(ts_(ins=[a(), imm("int32", 2)])), lambda: K(ts_()), "s0", "int32")
 enc("ts.reduce_idle", lambda: K(ts_(op1="add", outs=[a(offset=4096), col()])),
     lambda: K(ts_(op1="add", acc="ZeroAccumulate", outs=[a(offset=4096), col()])), "acc", "Idle")
+enc("stt.operands", lambda: K(stt_(ins=[a(), imm("float32", 0.5)])), lambda: K(stt_()), "ins", 2)
+enc("stt.operands", lambda: K(stt_(outs=[a(offset=4096), col()])), lambda: K(stt_()), "outs", 2, name="two-outs")
+enc("stt.tensor1", lambda: K(stt_(ins=[a(), imm("float32", 0.5), imm("float32", 1.0)])), lambda: K(stt_()),
+    "tensor1", "imm_value")
+enc("stt.unsupported", lambda: K(stt_(acc="ZeroAccumulate")), lambda: K(stt_()), "acc", "ZeroAccumulate")
+enc("stt.op_class", lambda: K(stt_(op1="bitwise_or")), lambda: K(stt_()), "op1", "bitwise_or")
+enc("stt.op_class", lambda: K(stt_("bitwise_and", [i32(), imm("int32", 1), i32(2048)], [i32(4096)], op1="bitwise_or",
+                                   is_tensor_tensor_scan=True)),
+    lambda: K(stt_(is_tensor_tensor_scan=True)), "op0", "bitwise_and", name="scan")
+enc("stt.scalar", lambda: K(stt_("bitwise_and", [i32(), imm("int16", 1), i32(2048)], [i32(4096)], op1="bitwise_or")),
+    lambda: K(stt_("bitwise_and", [i32(), imm("int32", 1), i32(2048)], [i32(4096)], op1="bitwise_or")), "scalar",
+    "int16")
+enc("stt.scalar", lambda: K(stt_()), lambda: K(stt_(ins=[a(), imm("float32", 0.0), a(offset=2048)])), "scalar", 0.5,
+    decisions=("N-21=one-byte-scalar",), name="one-byte")
+enc("stt.engine", lambda: K(stt_(engine="Pool")), lambda: K(stt_(engine="Unassigned")), "engine", "Pool")
+enc("stt.psum", lambda: K(stt_(ins=[a(memref="ps"), imm("float32", 0.5), a(memref="ps7")])),
+    lambda: K(stt_(ins=[a(memref="ps"), imm("float32", 0.5), a(offset=2048)])), "tensor1", "PSUM")
 enc("bn.fmax", lambda: K(bn_(a(pairs=[[513, 128], [1, 513]]))), lambda: K(bn_()), "src", 513)
 IOTA_ON = ("N-22=base-slot0-fixed",)
 enc("pool.func", lambda: K(inst("Pool", [a(pairs=[[16, 128], [4, 4], [1, 4]])], [col(4096)], engine="DVE", func=2)),
@@ -765,6 +791,9 @@ sbf("read.negated_flag", "f_dveread", {"negated": 2}, {"negated": 0}, "negated",
 sbf("ts.opcode_class", "f_ts", {"op0": 0x0A}, {"op0": 0x04}, "op0", 0x0A)
 sbf("ts.scalar_kinds", "f_ts", {"s0_kind": 7}, {"s0_kind": 0}, "s0_kind", 7)
 sbf("ts.fused", "f_ts", {"acc": 3}, None, "acc", 3)
+sbf("stt.opcode_class", "f_stt", {"op0": 0x0A}, {"op0": 0x04}, "op0", 0x0A)
+sbf("stt.scalar_kind", "f_stt", {"scalar_kind": 7}, {"scalar_kind": 2}, "scalar_kind", 7)
+sbf("stt.acc", "f_stt", {"acc": 3}, None, "acc", 3)
 sbf("bn.shape", "f_bn", {"dst.num0": 4}, None, "dst", 4)
 sbf("bn.counts", "f_bn", {"n_even": 0}, None, "n_even", 0)
 sbf("tr.cross_flags", "f_cross", {"scale": 0}, None, "scale", 0)
@@ -792,6 +821,10 @@ ki("ts.equal_elements", lambda: K(ts_(outs=[a(pairs=[[256, 128], [1, 256]], offs
    "elements", "data=512, dst=256")
 ki("ts.pointer_shape", lambda: K(ts_(ins=[a(), col(pairs=[[1, 64], [1, 1]])])), lambda: K(ts_(ins=[a(), col()])),
    "s0.partitions", 64)
+ki("stt.equal_partitions", lambda: K(stt_(outs=[a(pairs=P64, offset=4096)])), lambda: K(stt_()), "partitions",
+   "tensor0=128, tensor1=128, out=64")
+ki("stt.pointer_shape", lambda: K(stt_(ins=[a(), col(pairs=[[1, 64], [1, 1]]), a(offset=2048)])),
+   lambda: K(stt_(ins=[a(), col(), a(offset=2048)])), "scalar.partitions", 64)
 ki("tr.cross_out", lambda: K(tr_("add", axis="C", d=a(pairs=[[512, 2], [1, 512]], offset=4096))),
    lambda: K(tr_("add", axis="C", d=a(pairs=CROSS_DST, offset=4096))), "dst.partitions", 2)
 ki("pool.equal_partitions",

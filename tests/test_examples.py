@@ -3,9 +3,10 @@
 Each example's JSON is what its script's ``build()`` writes (no drift), passes ``tongasm check``,
 runs on the simulator and matches numpy (the scripts' own comparisons: fp32 within 1e-5 relative,
 bf16/fp16 within one ulp), and the bundle simulator agrees with the IR reference interpreter bit for
-bit. The MLP's matmuls are the PE pair (0x01 Ldweights + 0x02 Matmul, issue 13); the IR interpreter has
-no Matmult, so the MLP's agreement test runs its non-PE part alone, with the two matmul results given
-as inputs.
+bit. The MLP's matmuls are the PE pair (0x01 Ldweights + 0x02 Matmul, issue 13); the IR interpreter runs
+Matmult as one instruction (plain W^T @ x with the simulator's S-41/S-43 rounding, sim/reference_pe.py),
+so the whole MLP is compared; its non-PE part is also run alone, with the two matmul results given as
+inputs.
 """
 
 from __future__ import annotations
@@ -57,6 +58,62 @@ def test_the_mlp_checks_runs_and_matches_numpy(capsys: pytest.CaptureFixture[str
     assert _module("mlp_gelu").main([]) == 0
     out = capsys.readouterr().out
     assert "all outputs match numpy" in out and "7 bundles" in out  # 2 x (0x01 + 0x02), 0x23, 0x21, 0x46
+
+
+@pytest.mark.parametrize("decisions", [(), ("S-41=fp32",)], ids=["defaults", "S-41=fp32"])
+def test_the_mlp_simulator_agrees_with_the_interpreter(decisions: tuple[str, ...]) -> None:
+    """The whole MLP, matmuls included: 0x01 + 0x02 on the bundle simulator, Matmult in the interpreter."""
+    check_agreement(read_bir(EXAMPLES / "mlp_gelu.json"), "gen3", DecisionSet.parse(decisions), ["mlp"], 4)
+
+
+@pytest.mark.parametrize("decisions", [(), ("S-41=fp32",), ("R-11=book-accu",), ("R-10=natural",),
+                                       ("R-12=fp32",)], ids=lambda d: d[0] if d else "defaults")
+def test_matmult_accumulation_groups_and_transposes_agree(decisions: tuple[str, ...]) -> None:
+    """A three-Matmult accumulation group (start, interior, stop) into one PSUM bank, a standalone
+    LoadStationary + MultiplyMoving pair reusing the held stationary (S-42), and a PE transpose (the
+    identity as moving, R-12): the bundle simulator and the interpreter agree bit for bit."""
+    from tongasm.ir.builder import KernelBuilder, sync
+    from tongasm.ir.instructions import LoadStationary, MultiplyMoving
+
+    ds = DecisionSet.parse(decisions)
+    kb = KernelBuilder(arch="gen3", function="mm")
+    n = 128
+    w = [kb.sbuf(f"w{i}", bytes_per_partition=2 * n, addr=0x1000 * i, kind="Input", dtype="float16", shape=[n, n])
+         for i in range(3)]
+    x = kb.sbuf("x", bytes_per_partition=2 * n, addr=0x3000, kind="Input", dtype="float16", shape=[n, n])
+    eye = kb.sbuf("eye", bytes_per_partition=2 * n, addr=0x4000, kind="Input", dtype="float16", shape=[n, n])
+    acc = kb.psum("acc", bytes_per_partition=4 * n, bank=0, kind="Output", dtype="float32", shape=[n, n])
+    two = kb.psum("two", bytes_per_partition=4 * n, bank=1, kind="Output", dtype="float32", shape=[n, n])
+    tr = kb.psum("tr", bytes_per_partition=2 * n, bank=2, kind="Output", dtype="float16", shape=[n, n])
+    for i, (start, stop) in enumerate(((True, False), (False, False), (False, True))):
+        kb.matmult(acc.tile("float32", n, n), w[i].tile("float16", n, n), x.tile("float16", n, n), start=start,
+                   stop=stop, name=f"mm{i}")
+    kb._add(LoadStationary(ins=[w[1].tile("float16", n, n)], attrs={"is_transpose": False}), "ld", "PE", None)
+    kb._add(MultiplyMoving(ins=[x.tile("float16", n, n)], outs=[two.tile("float32", n, n)],
+                           attrs={"start_tensor_calc": True, "stop_tensor_calc": True}), "mv", "PE", None)
+    transpose = ds["R-12"] == "input-dtype"
+    dst = tr.tile("float16", n, n) if transpose else two.tile("float32", n, n)
+    kb.matmult(dst, x.tile("float16", n, n), eye.tile("float16", n, n), transpose=True, name="transpose",
+               sync=sync(update=("sem_inc", 1)))
+    check_agreement(kb.build(), "gen3", ds, ["matmult"], 6)
+
+
+def test_the_interpreter_computes_the_mlp_as_numpy() -> None:
+    """The interpreter's Matmult is W^T @ x (S-41: float64 sum rounded once), independently of the bundles."""
+    from tongasm.sim.reference import interpret
+
+    mod = _module("mlp_gelu")
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((mod.K, mod.N)).astype(np.float16)
+    w1 = (rng.standard_normal((mod.K, mod.M)) / math.sqrt(mod.K)).astype(np.float16)
+    w2 = (rng.standard_normal((mod.M, mod.M)) / math.sqrt(mod.M)).astype(np.float16)
+    b1 = (0.1 * rng.standard_normal((mod.M, 1))).astype(np.float32)
+    got = interpret(read_bir(EXAMPLES / "mlp_gelu.json"), {"x": x, "w1": w1, "w2": w2, "b1": b1}, target="gen3")
+    out = got.outputs(["a", "y"])
+    want_y = (w2.astype(np.float64).T @ out["a"].astype(np.float64)).astype(np.float32)
+    assert out["y"].tobytes() == want_y.tobytes()  # one rounding of the exact-in-float64 fp16 products' sum
+    want, scale = mod.reference(x, w1, w2, b1, out["a"])
+    assert mod.compare(out, want, scale)
 
 
 def test_the_mlp_without_its_matmuls() -> None:

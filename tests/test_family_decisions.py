@@ -217,6 +217,70 @@ def _iota(**kw):
                 **{"base": 0, "pattern": [{"step": 1, "num": 64}], "channel_multiplier": 64, **kw})
 
 
+def stt(op0="mult", ins=None, outs=None, **kw):
+    """ScalarTensorTensor (§4.4): tensor0 at byte 0, tensor1 at byte 0x2000, out at byte 0x4000 of partition 0."""
+    return inst("TensorScalarPtr", ins or [ap("a", "float32", F32), imm("float32", 0.5), ap("a", "float32", F32, 2048)],
+                outs or [ap("a", "float32", F32, 4096)], engine="DVE", op0=op0,
+                **{"op1": "add", "is_scalar_tensor_tensor": True, **kw})
+
+
+def test_n21_stt_layout() -> None:
+    h = one(k(stt()))  # chapter §4.4 byte map; N-21: tensor1 +0x0C, out +0x18, tensor0 +0x30, value +0x3C
+    assert b(h, 0) == "9d" and b(h, 0x0C, 4) == "00200000" and b(h, 0x18, 4) == "00400000"
+    assert b(h, 0x30, 4) == "00000000" and b(h, 0x27) == "01" and b(h, 0x3C, 4) == f32(0.5)
+    h = one(k(stt()), decisions=("N-21=t0-0x0c-t1-0x30",))  # swapped: tensor0 +0x0C, tensor1 +0x30
+    assert b(h, 0x0C, 4) == "00000000" and b(h, 0x30, 4) == "00200000" and b(h, 0x18, 4) == "00400000"
+    one_byte = ("N-21=one-byte-scalar",)  # as D-16=one-byte: only a scalar whose bits fit +0x27
+    assert "does not fit the one scalar byte" in str(fails(k(stt()), decisions=one_byte))
+    assert "cannot be told from an immediate" in str(
+        fails(k(stt(ins=[ap("a", "float32", F32), reg("r", "float32"), ap("a", "float32", F32, 2048)])),
+              decisions=one_byte))
+    h = one(k(stt(ins=[ap("a", "float32", F32), imm("int32", 7), ap("a", "float32", F32, 2048)])), decisions=one_byte)
+    assert b(h, 0x27) == "07" and b(h, 0x2B) == "08" and b(h, 0x3C, 4) == "00000000"  # int32 wire 0x08
+
+
+def test_n21_follows_the_imm_src_model_of_n2_and_d16() -> None:
+    """§13: one helper (sub_12051E0) writes every IMM_SRC scalar, so N-21's scalar bytes sit where SPEC
+    D-16's alternative puts SelectReduce's fill (same S2S2D2 struct: source +0x27, value +0x3C), its
+    kind codes are N-2's table, and its one-byte reading is D-16's default."""
+    from tongasm.isa import build_formats
+
+    for ds, src_ds in ((DecisionSet(), DecisionSet.parse(["D-16=source-byte"])),
+                       (DecisionSet.parse(["N-2=imm0-reg1-ptr2"]), DecisionSet.parse(["D-16=source-byte"]))):
+        stt_fmt = build_formats(ds).by_name["ScalarTensorTensor"]
+        sr_fmt = build_formats(src_ds).by_name["SelectReduce"]
+        assert stt_fmt.field_map["scalar_kind"].offset == sr_fmt.field_map["fill_source"].offset == 0x27
+        assert stt_fmt.field_map["scalar_value"].offset == sr_fmt.field_map["fill_value"].offset == 0x3C
+        ts_fmt = build_formats(ds).by_name["TensorScalar"]
+        assert stt_fmt.field_map["scalar_kind"].enum == ts_fmt.field_map["s0_kind"].enum  # N-2's one table
+    assert b(one(k(stt()), decisions=("N-2=imm0-reg1-ptr2",)), 0x27) == "00"  # ENUM order: immediate → 0
+    one_stt = build_formats(DecisionSet.parse(["N-21=one-byte-scalar"])).by_name["ScalarTensorTensor"]
+    one_sr = build_formats(DecisionSet()).by_name["SelectReduce"]  # D-16's default: one byte
+    assert one_stt.field_map["scalar_byte"].offset == one_sr.field_map["fill"].offset == 0x27
+    assert "scalar_value" not in one_stt.field_map and "fill_value" not in one_sr.field_map
+
+
+def test_n21_opcodes_are_the_ones_the_neffs_dve_table_enables() -> None:
+    """Contradiction 9 (MASTER 0x9C vs TS 0x9D), measured: in both real NEFFs' gen3 DVE microcode opcode
+    table (1024 B, one 4-byte descriptor per opcode, 0 = disabled) 0x9C is disabled and the three bytes
+    the ScalarTensorTensor record encodes are enabled (0x9D and 0x9E share one descriptor)."""
+    from neff_support import large, small
+
+    from tongasm.isa import build_formats
+    from tongasm.neff import read_neff
+
+    codes = set(build_formats(DecisionSet()).by_name["ScalarTensorTensor"].opcodes)
+    assert codes == {0x9D, 0x9E, 0xE5}
+    for path in (small(), large()):
+        neff = read_neff(path)
+        for name in ("sg00/default_opcode_table.bin", "sg01/default_opcode_table.bin"):
+            table = bytes(neff.member(name))
+            assert len(table) == 1024
+            slot = {op: table[4 * op:4 * op + 4] for op in (0x9C, *codes)}
+            assert slot[0x9C] == bytes(4) and all(slot[op] != bytes(4) for op in codes), slot
+            assert slot[0x9D] == slot[0x9E]
+
+
 def test_n22_iota_band() -> None:
     assert "N-22" in str(fails(k(_iota())))
     h = one(k(_iota(base=5)), decisions=("N-22=base-slot0-fixed",))
@@ -513,6 +577,50 @@ def test_s35_pointer_scalars() -> None:
     assert list(sim["a"][:4, 4096]) == [0.0, 1.0, 2.0, 3.0]
 
 
+def test_s37_scalar_tensor_tensor() -> None:
+    x = _x(3.0)
+    x[:, 2048:2560] = 12.0  # tensor1
+    # op0 subtract with reverse0: 0.5 - 3 = -2.5; op1 divide with reverse1: tensor1 / t = 12 / -2.5
+    kern = k(stt("subtract", op1="divide", reverse0=True, reverse1=True))
+    assert _out(kern, x)[0] == np.float32(12.0) / np.float32(-2.5)
+    assert _out(k(stt()), x)[0] == 3.0 * 0.5 + 12.0  # (tensor0 * 0.5) + tensor1
+    # 0x9E: raw bits, (tensor0 & 0xF0) | tensor1
+    i32 = [[512, 128], [1, 512]]
+    kern = k(stt("bitwise_and", op1="bitwise_or", ins=[ap("a", "int32", i32), imm("int32", 0xF0),
+                                                       ap("a", "int32", i32, 2048)], outs=[ap("a", "int32", i32, 4096)]))
+    assert b(one(kern), 0) == "9e"
+    xi = np.zeros((128, 16384), np.int32)
+    xi[:, :512], xi[:, 2048:2560] = 0x1234, 0x3
+    assert _out(kern, xi)[0] == (0x1234 & 0xF0) | 0x3
+
+
+def test_s38_scan_initial() -> None:
+    # 0xE5: r_i = tensor0_i * r_(i-1) + tensor1_i; r_(-1) = the scalar, here a [P,1] pointer: lane p holds p
+    ins = [ap("a", "float32", F32), ap("a", "float32", COL, 8192), ap("a", "float32", F32, 2048)]
+    kern = k(stt(ins=ins, is_scalar_tensor_tensor=False, is_tensor_tensor_scan=True))
+    assert b(one(kern), 0) == "e5" and b(one(kern), 0x27) == "00"  # the pointer's kind (N-2)
+    x = _x(2.0)
+    x[:, 2048:2560] = 1.0
+    x[:, 8192] = np.arange(128, dtype=np.float32)
+    sim, _ = _both(kern, {"a": x})
+    assert list(sim["a"][3, 4096:4099]) == [2 * 3 + 1, 2 * 7 + 1, 2 * 15 + 1]
+    assert list(sim["a"][0, 4096:4099]) == [1.0, 3.0, 7.0]
+    # an immediate initial, reverse0 puts the carry first: r_i = r_(i-1) - tensor0_i + tensor1_i
+    kern = k(stt("subtract", reverse0=True, is_tensor_tensor_scan=True,
+                 ins=[ap("a", "float32", F32), imm("float32", 10.0), ap("a", "float32", F32, 2048)]))
+    assert list(_out(kern, x, n=3)) == [10.0 - 2 + 1, 10.0 - 2 * 2 + 2, 10.0 - 3 * 2 + 3]
+
+
+def test_s39_scan_carry() -> None:
+    # out int32: r_i = (tensor0_i + carry) + 0; tensor0 = 0.5, initial 0. The fp32 carry runs 0.5, 1, 1.5, 2
+    # (written truncated: 0, 1, 1, 2); the out-dtype carry is truncated to 0 at every step.
+    kern = k(stt("add", is_tensor_tensor_scan=True, outs=[ap("a", "int32", F32, 4096)],
+                 ins=[ap("a", "float32", F32), imm("float32", 0.0), ap("a", "float32", F32, 2048)]))
+    x = _x(0.5)
+    assert list(_out(kern, x).view(np.int32)) == [0, 1, 1, 2]
+    assert list(_out(kern, x, ("S-39=out-dtype",)).view(np.int32)) == [0, 0, 0, 0]
+
+
 @pytest.mark.parametrize("ds", ["N-2=imm0-reg1-ptr2", "N-3=s1-0x28-s0-0x2c", "N-6=byte-offset"])
 def test_n2_n3_n6_alternatives_simulate_the_same(ds: str) -> None:
     """The byte-level alternatives move words around; the simulator reads them back the same way."""
@@ -521,3 +629,12 @@ def test_n2_n3_n6_alternatives_simulate_the_same(ds: str) -> None:
     x[:, 8192] = 3.0
     assert _out(kern, x, (ds,))[0] == 7.0
     assert assemble(read_bir(kern), decisions=DecisionSet.parse([ds])).streams
+
+
+@pytest.mark.parametrize("ds", ["N-2=imm0-reg1-ptr2", "N-6=byte-offset", "N-21=t0-0x0c-t1-0x30"])
+def test_n21_alternatives_simulate_the_same(ds: str) -> None:
+    """N-21's swapped slots (and the scalar's N-2/N-6 bytes) move fields; the simulator reads them back."""
+    kern = k(stt(ins=[ap("a", "float32", F32), ap("a", "float32", COL, 8192), ap("a", "float32", F32, 2048)]))
+    x = _x(2.0)
+    x[:, 2048:2560], x[:, 8192] = 1.0, 3.0
+    assert _out(kern, x, (ds,))[0] == 7.0

@@ -72,7 +72,7 @@ ALTERNATIVES = [DecisionSet.parse([s]) for s in (
     # the next families: the readings that move bytes the simulator reads back, or change the maths
     "N-2=imm0-reg1-ptr2", "N-3=s1-0x28-s0-0x2c", "N-5=scale-at-0x24", "N-6=byte-offset", "N-13=no-dropping",
     "S-20=fused", "S-21=f64-once", "S-27=op1-elementwise-too", "N-28=scan-direction", "N-22=base-slot0-fixed",
-    "N-22=slot0-pattern", "N-23=all-elements")]
+    "N-22=slot0-pattern", "N-23=all-elements", "N-21=t0-0x0c-t1-0x30", "N-21=one-byte-scalar", "S-39=out-dtype")]
 
 
 @dataclass
@@ -683,6 +683,44 @@ class Gen:
         self.kb._add(inst, None, self.one(["DVE", "Unassigned"]), None)
         self.ops.append(f"TensorScalarCache.{mode.name}")
 
+    def stt(self) -> None:
+        """ScalarTensorTensor (§4.4): 0x9D / 0x9E, or the scan 0xE5 (S-38, S-39); DVE only."""
+        from tongasm.ir.family_instructions import TensorScalarPtr
+
+        engine = self.one(["DVE", "Unassigned"])
+        scan = self.chance(0.35)
+        bitvec = not scan and self.chance(0.3)
+        ops = [o for o, (_w, c) in ALU_WIRE.items() if (c == AluClass.BITVEC) == bitvec]
+        op0, op1 = self.one(ops), self.one(ops + [AluOp.bypass])
+        dt0 = self.one(INTS) if bitvec else self.one(DATA)
+        parts, shape = self.draw(st.integers(1, 8)), self.shape(2)
+        n = math.prod(shape)
+        t0, start, space = self.data_ap(dt0, parts, shape, engine)
+        t1 = self.operand(self.one(INTS) if bitvec else self.one(DATA), parts, self.divisors_shape(n, 2), engine,
+                          no_psum=space == "PSUM")
+        out = self.operand(self.one(INTS) if bitvec else self.one(DATA + [D.float32r]), parts,
+                           self.divisors_shape(n, 2), engine, write=True, reg_ok=False)
+        one_byte = self.ds["N-21"] == "one-byte-scalar"
+        kind = "imm" if one_byte else self.one(["imm", "imm", "ptr", "reg"])
+        if kind == "ptr":
+            scalar = self.column(dt0 if bitvec else self.one(DATA), parts, start, space=space)
+        elif kind == "reg":
+            scalar = self.kb.reg(self.data_reg(), "int32" if bitvec else self.one(["float32", "int32"]))
+        elif bitvec:
+            d = self.one([d for d in INTS if DTYPE_INFO[d].size >= DTYPE_INFO[dt0].size])
+            v = self.draw(st.integers(0, min(255, int_range(d)[1]))) if one_byte else self.scalar(d)
+            scalar = self.kb.imm(d.name, v)
+        elif one_byte:
+            scalar = self.one([self.kb.imm("float32", 0.0), self.kb.imm("int32", self.draw(st.integers(0, 255))),
+                               self.kb.imm("uint8", self.draw(st.integers(0, 255)))])
+        else:
+            d = self.one([D.float32, D.float32, D.bfloat16, D.int32])
+            scalar = self.kb.imm(d.name, self.scalar(d))
+        attrs = {"op0": op0, "op1": op1, "reverse0": self.chance(0.4), "reverse1": self.chance(0.4),
+                 "is_scalar_tensor_tensor": not scan or self.chance(0.5), "is_tensor_tensor_scan": scan}
+        self.kb._add(TensorScalarPtr(ins=[t0, scalar, t1], outs=[out], attrs=attrs), None, engine, None)
+        self.ops.append(f"ScalarTensorTensor.{'scan' if scan else 'bitvec' if bitvec else 'arith'}.{kind}")
+
     def cross_lane(self) -> None:
         engine = self.one(["Pool", "Unassigned", self.engine()])
         no_psum = engine in ("Pool", "Unassigned") and self.ds["N-16"] == "per-family" or engine == "Pool"
@@ -761,7 +799,7 @@ class Gen:
              "memset", "move_shape", "register_move", "register_alu", "load_save", "load_save"]
     #: the next families (next-families.md)
     KINDS += ["activation", "activation", "read_accumulator", "tensor_reduce", "reciprocal", "tensor_scalar",
-              "tensor_scalar", "tscache", "bn", "cross_lane", "pool", "iota"]
+              "tensor_scalar", "tscache", "bn", "cross_lane", "pool", "iota", "stt"]
     #: Under an alternative reading, the instructions it affects come more often.
     FOCUS = {"D-2": ["memset"], "D-4": ["memset"], "D-12": ["tensor_tensor"], "D-13": ["tensor_tensor"],
              "D-14": ["copy_predicated", "select_reduce", "select"], "D-16": ["select_reduce"],
@@ -770,7 +808,8 @@ class Gen:
              "N-2": ["tensor_scalar", "activation"], "N-3": ["tensor_scalar"], "N-4": ["activation"],
              "N-5": ["activation"], "N-6": ["tensor_scalar", "activation"], "N-13": ["tensor_reduce"],
              "N-18": ["tensor_scalar"], "N-20": ["tensor_scalar"], "S-20": ["activation"], "S-21": ["activation"],
-             "S-27": ["tensor_scalar", "tscache"], "N-28": ["tscache"], "N-22": ["iota"], "N-23": ["cross_lane"]}
+             "S-27": ["tensor_scalar", "tscache"], "N-28": ["tscache"], "N-22": ["iota"], "N-23": ["cross_lane"],
+             "N-21": ["stt"], "S-39": ["stt"]}
 
     def build(self, n: int) -> None:
         focus = [k for d, _c in self.ds.overrides for k in self.FOCUS.get(d, [])]
@@ -910,7 +949,8 @@ def test_every_opcode_is_generated() -> None:
     assert {"TT", "CP", "CastP", "CPS", "SR", "Select", "TensorCopy", "GenericCopy", "Memset", "MoveShape",
             "RegisterMove", "RegisterAlu", "RegisterAlu64", "TensorLoad", "TensorSave",
             "Activation", "ActivationReadAccumulator", "DveReadAccumulator", "TensorReduce", "Reciprocal",
-            "TensorScalar", "TensorScalarCache", "BNStats", "BNStatsAggregate", "CrossLaneReduce", "Pool"} <= seen, seen
+            "TensorScalar", "TensorScalarCache", "BNStats", "BNStatsAggregate", "CrossLaneReduce", "Pool",
+            "ScalarTensorTensor"} <= seen, seen
 
 
 def test_demo_kernel_agrees() -> None:

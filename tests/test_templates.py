@@ -186,3 +186,18 @@ def test_the_instruction_cap_holds_on_template_hits(tmp_path, monkeypatch):
     assert fast == slow and fast[0] == "error" and "more than 150 instructions" in fast[2]
     monkeypatch.setenv("TONGASM_MAX_INSTRUCTIONS", "151")
     assert _outcome(p, fast=True)[0] == "ok"
+
+
+def test_ir_checks_that_read_offsets_say_so():
+    """An IR check whose code reads an operand's offset (directly or through the start/extent
+    helpers) declares ``offsets`` (templates run such checks again per instruction)."""
+    import inspect
+
+    from tongasm.check.ir_checks import IR_CHECKS
+
+    readers = ("op.offset", "_start(", "_extent(", "_may_overlap(")  # (inst.offset is TensorLoad's register)
+    assert sum(any(r in inspect.getsource(c.fn) for r in readers) for c in IR_CHECKS) >= 4  # the guard sees them
+    for c in IR_CHECKS:
+        src = inspect.getsource(c.fn)
+        if any(r in src for r in readers):
+            assert c.offsets, f"{c.id} reads offsets but its ir_check does not say offsets=..."

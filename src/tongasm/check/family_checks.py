@@ -26,12 +26,13 @@ from ..isa.decisions.families import (
 )
 from ..isa.decisions.spec import FreeDimOrder
 from ..isa.family_opcodes import (
-    ACT_TABLE_LOAD, ACTIVATE, TS_BITVEC, TS_CACHE_CUMULATIVE, TS_CACHE_REDUCE, TS_PTR_BITVEC,
+    ACT_TABLE_LOAD, ACTIVATE, STT_BITVEC, TS_BITVEC, TS_CACHE_CUMULATIVE, TS_CACHE_REDUCE, TS_PTR_BITVEC,
 )
 from ..isa.family_tables import REDUCE_IDENTITY
 from ..isa.family_tables import ACT_FUNC_FROM_WIRE, ACT_FUNC_WIRE, ActFunc, AxisList
 from ..ir.family_instructions import (
-    Activation, BNStats, BNStatsAggregate, Iota, Pool, TensorReduce, TensorScalar, TensorScalarCache, TensorScalarPtr,
+    Activation, BNStats, BNStatsAggregate, Iota, Pool, ScalarTensorTensor, TensorReduce, TensorScalar,
+    TensorScalarCache, TensorScalarPtr, is_scalar_tensor_tensor,
 )
 from ..passes.lower_families import is_lowered_part
 from ..ir.instructions import Instruction
@@ -74,7 +75,19 @@ _ENCODE = [
      "N-4, N-5"),
     ("ts.operands", "a TensorScalarPtr has 2 or 3 ins (NumArgs == 2 || NumArgs == 3), a second scalar for op1 and "
      "negate_second_output only with two outputs", "chapter §4.1"),
-    ("ts.unsupported", "no TensorScalarAddr (0x74) or ScalarTensorTensor forms", "chapter §4.4, §4.5"),
+    ("ts.unsupported", "no TensorScalarAddr (0x74) form (descriptor and scalar slots unknown)", "chapter §4.5"),
+    ("stt.operands", "a ScalarTensorTensor has ins = [tensor0 (an AP), scalar, tensor1] ('ScalarTensorTensor must "
+     "have 3 inputs') and one output", "chapter §4.4 (TS)"),
+    ("stt.tensor1", "the ScalarTensorTensor tensor1 is an access pattern ('ScalarTensorTensor's 3rd argument must be "
+     "AP')", "chapter §4.4 (TS)"),
+    ("stt.unsupported", "no ScalarTensorTensor transpose or accumulator command (fused form)", "chapter §4.4 (TS)"),
+    ("stt.op_class", "ScalarTensorTensor op0 and op1 of one class (N-15); the scan 0xE5 takes arithmetic ops",
+     "N-15, chapter §4.4 (NKI)"),
+    ("stt.scalar", "the ScalarTensorTensor scalar is encodable: not packed; bit-vector immediates integers at least "
+     "as wide as tensor0, bit-vector pointers of tensor0's dtype; under N-21=one-byte-scalar an immediate whose bits "
+     "fit one byte", "N-21, N-33, S-37"),
+    ("stt.engine", "ScalarTensorTensor runs on the Vector engine (DVE)", "chapter §4.4 (TS, NKI)"),
+    ("stt.psum", "ScalarTensorTensor tensor0 and tensor1 are not both in PSUM", "chapter §4.4 (NKI)"),
     ("ts.op_class", "op0 and op1 are both arithmetic or both bit-vector", "N-15"),
     ("ts.transpose", "no apply_transpose with a bit-vector op", "chapter §4.1 (TS)"),
     ("ts.fused", "the fused reduce folds with add/subtract/mult/max/min and has an init exactly with LoadAccumulate",
@@ -426,21 +439,72 @@ def _ts_fused(b: BundleView) -> Iterator[Finding]:
 _TS = (TensorScalarPtr, TensorScalar, TensorScalarCache)
 
 
+def _plain_ts(inst: Instruction) -> bool:
+    """A TensorScalar instruction the ts.* IR checks apply to: not a lowered part, and not the
+    ScalarTensorTensor form (its operands are checked as the ScalarTensorTensor it lowers to)."""
+    return not is_lowered_part(inst) and not is_scalar_tensor_tensor(inst)
+
+
 @ir_check("ts.equal_partitions", "TensorScalar data, dst and reduce_res have equal partition counts", "N-34", _TS)
 def _ts_partitions(inst: Instruction) -> Iterator[Finding]:
-    if not is_lowered_part(inst):
+    if _plain_ts(inst):
         yield from _equal_partitions("ts.equal_partitions", ("data", "dst", "reduce_res"))(inst)
 
 
 @ir_check("ts.equal_elements", "TensorScalar data and dst have equal element counts per partition", "chapter §4.1",
           _TS)
 def _ts_elements(inst: Instruction) -> Iterator[Finding]:
-    if not is_lowered_part(inst):
+    if _plain_ts(inst):
         yield from _equal_elements("ts.equal_elements", ("data", "dst"))(inst)
 
 
-ir_check("ts.pointer_shape", "a TensorScalar pointer scalar is [P,1] over the data's partitions", "N-6, N-34",
-         (TensorScalarPtr, TensorScalarCache), offsets=True)(_pointer_shape("ts.pointer_shape", "data", (("s0", 1), ("s1", 2))))
+_ts_pointers = _pointer_shape("ts.pointer_shape", "data", (("s0", 1), ("s1", 2)))
+
+
+@ir_check("ts.pointer_shape", "a TensorScalar pointer scalar is [P,1] over the data's partitions", "N-6, N-34",
+          (TensorScalarPtr, TensorScalarCache), offsets=True)
+def _ts_pointer_shape(inst: Instruction) -> Iterator[Finding]:
+    if not is_scalar_tensor_tensor(inst):
+        yield from _ts_pointers(inst)
+
+
+# --- ScalarTensorTensor (chapter §4.4, N-21) ------------------------------------------------------------------
+
+@bundle_check("stt.opcode_class", "ScalarTensorTensor ops match the opcode: bit-vector ops on 0x9E, arithmetic ones "
+              "on 0x9D and the scan 0xE5 (op1 bypass or the same class)", "N-15, chapter §4.4")
+def _stt_class(b: BundleView) -> Iterator[Finding]:
+    bitvec = b.opcode == STT_BITVEC.byte
+    for name in ("op0", "op1"):
+        op = ALU_FROM_WIRE.get(b.fields[name])
+        if op is None or op not in ALU_WIRE or (name == "op1" and b.fields[name] == _BYPASS):
+            continue
+        if (ALU_WIRE[op][1] is AluClass.BITVEC) != bitvec:
+            want = "a bit-vector op" if bitvec else "an arithmetic op"
+            yield _f("stt.opcode_class", f"{op.name} on opcode {b.opcode:#04x}, which takes {want}", name,
+                     b.fields[name], want)
+
+
+@bundle_check("stt.scalar_kind", "the ScalarTensorTensor scalar kind byte holds a known code (N-2, N-21)",
+              "chapter §1.3, N-2, N-21")
+def _stt_kind(b: BundleView) -> Iterator[Finding]:
+    if "scalar_kind" in b.fields and b.decisions.get(ScalarKindCodes).kind(b.fields["scalar_kind"]) is None:
+        yield _f("stt.scalar_kind", "unknown scalar kind code", "scalar_kind", b.fields["scalar_kind"], "0, 1, 2")
+
+
+@bundle_check("stt.acc", "no accumulator command on a ScalarTensorTensor: the book allows the fused form, but not "
+              "what it folds (tongasm neither encodes nor simulates it; pedantic)", "chapter §4.4 (TS)", pedantic=True)
+def _stt_acc(b: BundleView) -> Iterator[Finding]:
+    if b.fields["acc"]:
+        yield _f("stt.acc", f"accumulator command on {b.opcode:#04x}: its reduce is not documented (not simulated)",
+                 "acc", b.fields["acc"], "0 (Idle)")
+
+
+ir_check("stt.equal_partitions", "ScalarTensorTensor tensor0, tensor1 and out have equal partition counts", "N-34 "
+         "(NKI: 'The partition dimension size of input data, operand1, and output dst tiles must be the same')",
+         (ScalarTensorTensor,))(_equal_partitions("stt.equal_partitions", ("tensor0", "tensor1", "out")))
+ir_check("stt.pointer_shape", "a ScalarTensorTensor pointer scalar is [P,1] over tensor0's partitions (0xE5: the "
+         "scan's initial tile)", "N-6, N-34", (ScalarTensorTensor,), offsets=True)(
+    _pointer_shape("stt.pointer_shape", "tensor0", (("scalar", 1),)))
 
 
 # --- BNStats / BNStatsAggregate (chapter §7) ------------------------------------------------------------------
@@ -565,6 +629,9 @@ vector("read.negated_flag")(by_classes(_read_negated, "negated"))
 vector("ts.opcode_class")(by_classes(_ts_class, "op0", "op1"))
 vector("ts.scalar_kinds")(by_classes(_ts_kinds, "s0_kind", "s1_kind"))
 vector("ts.fused")(by_classes(_ts_fused, "acc", "op1"))
+vector("stt.opcode_class")(by_classes(_stt_class, "op0", "op1"))
+vector("stt.scalar_kind")(by_classes(_stt_kind, "scalar_kind"))
+vector("stt.acc")(by_classes(_stt_acc, "acc"))
 vector("bn.shape")(_with_slot_dims(_bn_shape))
 vector("bn.counts")(_with_slot_dims(_bn_counts, "n_even", "n_odd"))
 vector("tr.cross_flags")(by_classes(_cross_flags, "cross_lane", "command", "scale"))

@@ -23,15 +23,15 @@ import numpy as np
 from ..errors import EncodeError
 from ..isa.decisions.families import (
     ActivationArg2Word, ActivationArg3Kind, ActivationLoadAccumulate, ActivationRoles, ActivationUnsupportedKeys,
-    BnStatsPartitionByte, CrossLaneMean, Gen2Bias, IotaBand, NonPreluAlpha, PointerWord, ReduceAxisByte,
-    ReduceOpcodePairing, ReduceOpGate, ScalarKindCodes, ShortActivationArgs, TensorScalarLowering, TsPointerOpcodes,
-    TsScalarWords,
+    BitvecSelection, BnStatsPartitionByte, CrossLaneMean, Gen2Bias, IotaBand, NonPreluAlpha, PointerWord,
+    ReduceAxisByte, ReduceOpcodePairing, ReduceOpGate, ScalarKindCodes, ShortActivationArgs, SttLayout,
+    TensorScalarLowering, TsPointerOpcodes, TsScalarWords,
 )
 from ..isa.decisions.spec import FreeDimOrder
-from ..isa.enums import ALU_WIRE, DTYPE_INFO, AccType, AluClass, AluOp, Dtype, Engine, MemoryType
+from ..isa.enums import ALU_WIRE, DTYPE_INFO, PACKED_DTYPES, AccType, AluClass, AluOp, Dtype, Engine, MemoryType
 from ..isa.family_opcodes import (
-    ACT_READ_ACC, ACTIVATE, BN_AGGREGATE, BN_STATS, BN_STATS_T, DVE_READ_ACC, IOTA, POOL, TS_BITVEC,
-    TS_CACHE_CUMULATIVE, TS_CACHE_REDUCE, TS_PTR_BITVEC, TS_TRANSPOSE,
+    ACT_READ_ACC, ACTIVATE, BN_AGGREGATE, BN_STATS, BN_STATS_T, DVE_READ_ACC, IOTA, POOL, STT_ARITH, STT_BITVEC,
+    TS_BITVEC, TS_CACHE_CUMULATIVE, TS_CACHE_REDUCE, TS_PTR_BITVEC, TS_TRANSPOSE, TT_SCAN,
 )
 from ..isa.family_tables import (
     ACT_FUNC_INVALID_MSG, ACT_FUNC_WIRE, POOL_FUNC_INVALID_MSG, POOL_FUNC_WIRE, TSC_MODE_INVALID_MSG, ActFunc, AxisList,
@@ -40,7 +40,8 @@ from ..isa.family_tables import (
 from ..isa.fields import Format
 from ..ir.family_instructions import (
     Activation, ActivationReadAccumulator, BNStats, BNStatsAggregate, CrossLaneReduce, DveReadAccumulator, Iota, Pool,
-    ReadActivationAccumulator, TensorReduce, TensorScalar, TensorScalarCache, TensorScalarPtr,
+    ReadActivationAccumulator, ScalarTensorTensor, TensorReduce, TensorScalar, TensorScalarCache, TensorScalarPtr,
+    is_scalar_tensor_tensor,
 )
 from ..ir.instructions import Instruction
 from ..ir.operands import Immediate, Operand, PhysicalAP, RegisterAccess, RegisterAP, SymbolicAP
@@ -430,12 +431,14 @@ TS_REDUCE_OPS = frozenset({AluOp.add, AluOp.subtract, AluOp.mult, AluOp.max, Alu
 
 
 def _ts_flags(inst: Instruction) -> None:
+    """The book's dispatcher (§4): TensorScalarAddr first (refused), then ScalarTensorTensor (lowered
+    to its own instruction before codegen)."""
     if inst.attr("is_tensor_scalar_addr"):
         raise EncodeError(TS_ADDR_MSG, field="is_tensor_scalar_addr", value=True, check="ts.unsupported")
-    for key in ("is_scalar_tensor_tensor", "is_tensor_tensor_scan"):
-        if inst.attr(key):
-            raise EncodeError(f"{key}: ScalarTensorTensor (0x9D/0x9E/0xE5) is not supported yet (its slots and scalar "
-                              "word are inferred, N-21)", field=key, value=True, check="ts.unsupported")
+    if is_scalar_tensor_tensor(inst):
+        raise EncodeError("a TensorScalarPtr with is_scalar_tensor_tensor / is_tensor_tensor_scan is lowered to "
+                          "ScalarTensorTensor before codegen (§4.4)", field="is_scalar_tensor_tensor", value=True,
+                          check="stt.operands")
 
 
 TsInst = TensorScalarPtr | TensorScalar | TensorScalarCache
@@ -559,13 +562,121 @@ def ts_select(inst: TsInst, ctx: Context) -> Selection:
 
 
 def ts_opcodes(inst: TsInst, ctx: Context) -> list[int]:
-    if isinstance(inst, (TensorScalarPtr, TensorScalarCache)) and len(inst.outs) == 2:
+    if isinstance(inst, (TensorScalarPtr, TensorScalarCache)) and (len(inst.outs) == 2 or
+                                                                    is_scalar_tensor_tensor(inst)):
         from ..passes.lower_families import lower_family
 
-        return [x for part in lower_family(inst, ctx.decisions) for x in ts_opcodes(part, ctx)]  # type: ignore[arg-type]
+        return [x for part in lower_family(inst, ctx.decisions)
+                for x in (stt_opcodes(part, ctx) if isinstance(part, ScalarTensorTensor)
+                          else ts_opcodes(part, ctx))]  # type: ignore[arg-type]
     if isinstance(inst, DveReadAccumulator):
         return [DVE_READ_ACC.byte]
     return [ts_plan(inst, ctx)[0]]
+
+
+# --- ScalarTensorTensor 0x9D / 0x9E / 0xE5 (chapter §4.4, N-21) -------------------------------------------
+
+STT_INS_MSG = "ScalarTensorTensor must have 3 inputs"
+STT_AP_MSG = "ScalarTensorTensor's 3rd argument must be AP"
+_APS = (PhysicalAP, RegisterAP, SymbolicAP)
+
+
+def stt_plan(inst: ScalarTensorTensor, ctx: Context) -> tuple[int, dict[str, int]]:
+    """The opcode and the static fields of a ScalarTensorTensor bundle (§4.4): 0xE5 for the scan,
+    else 0x9D / 0x9E by the op class (isBitVecInstruction, N-15); the scalar's bytes by N-21."""
+    if inst.attr("is_tensor_scalar_addr"):  # the book's dispatcher tests TensorScalarAddr first
+        raise EncodeError(TS_ADDR_MSG, field="is_tensor_scalar_addr", value=True, check="ts.unsupported")
+    if len(inst.ins) != 3:
+        raise EncodeError(STT_INS_MSG + " (ins = [tensor0, scalar, tensor1])", field="ins", value=len(inst.ins),
+                          limit="3", check="stt.operands")
+    if not isinstance(inst.tensor1, _APS):
+        raise EncodeError(STT_AP_MSG + " (tensor1 = ins[2] is a tensor, not a scalar)", field="tensor1",
+                          value=getattr(inst.tensor1, "kind", None), limit="an access pattern", check="stt.tensor1")
+    if not isinstance(inst.tensor0, _APS):
+        raise EncodeError("ScalarTensorTensor's 1st argument (tensor0 = ins[0]) must be an access pattern",
+                          field="tensor0", value=getattr(inst.tensor0, "kind", None), limit="an access pattern",
+                          check="stt.operands")
+    if len(inst.outs) != 1:
+        raise EncodeError("ScalarTensorTensor has one output (outs = [out]); the fused-reduce form (two outputs, "
+                          "+0x2C and a 0x9B read-out) is not encoded: its reduce operator is not documented",
+                          field="outs", value=len(inst.outs), limit="1", check="stt.operands")
+    if inst.attr("negate_second_output"):
+        raise EncodeError("negate_second_output without a second output has no field", field="negate_second_output",
+                          value=True, check="stt.operands")
+    if inst.attr("apply_transpose"):
+        raise EncodeError("ScalarTensorTensor has no transpose form (TS: the verifier asserts 'no transpose')",
+                          field="apply_transpose", value=True, check="stt.unsupported")
+    acc = inst.attr("acc")
+    if acc not in (None, AccType.Idle):
+        raise EncodeError(f"ScalarTensorTensor acc {_name(acc)}: an accumulator command (+0x2C) is not encoded: what "
+                          "the fused form folds, and with which op, is not documented", field="acc", value=_name(acc),
+                          limit="Idle", check="stt.unsupported")
+    if engine_of(inst.engine) not in (Engine.DVE, Engine.Unassigned):
+        raise EncodeError("ScalarTensorTensor runs on the Vector engine (NKI scalar_tensor_tensor / "
+                          "tensor_tensor_scan 'using Vector Engine'; TS: DVE)", field="engine", value=_name(inst.engine),
+                          limit="DVE", check="stt.engine")
+    if in_psum(inst.tensor0) and in_psum(inst.tensor1):
+        raise EncodeError("ScalarTensorTensor's tensor0 and tensor1 cannot both be in PSUM (NKI)", field="tensor1",
+                          value="PSUM", limit="SB when tensor0 is in PSUM", check="stt.psum")
+    op0 = alu_op(inst.attr("op0"))
+    op1 = alu_op(inst.attr("op1") if inst.attr("op1") is not None else AluOp.bypass)
+    w0, w1 = alu_wire(op0), alu_wire(op1)
+    bitvec = BitvecSelection.is_bitvec(alu_class(op0))  # N-15: isBitVecInstruction
+    if op1 is not AluOp.bypass and BitvecSelection.is_bitvec(alu_class(op1)) != bitvec:
+        raise EncodeError(f"ScalarTensorTensor op0 {op0.name} and op1 {op1.name} mix arithmetic and bit-vector ops "
+                          "(N-15)", field="op1", value=op1.name, check="stt.op_class")
+    if inst.scan and (bitvec or BitvecSelection.is_bitvec(alu_class(op1))):
+        raise EncodeError(f"the tensor-tensor scan (0xE5 TensorTensorScanArith) takes arithmetic ops (NKI "
+                          f"tensor_tensor_scan), not {(op0 if bitvec else op1).name}", field="op0" if bitvec else "op1",
+                          value=(op0 if bitvec else op1).name, check="stt.op_class")
+    no_indirect({"tensor0": inst.tensor0, "tensor1": inst.tensor1, "out": inst.out, "scalar": inst.scalar})
+    values: dict[str, int] = {"op0": w0, "op1": w1, "reverse0": int(bool(inst.attr("reverse0"))),
+                              "reverse1": int(bool(inst.attr("reverse1"))), "acc": 0}
+    values.update(_stt_scalar(inst, ctx, bitvec))
+    code = TT_SCAN if inst.scan else (STT_BITVEC if bitvec else STT_ARITH)
+    values["opcode"] = code.byte
+    return code.byte, values
+
+
+def _stt_scalar(inst: ScalarTensorTensor, ctx: Context, bitvec: bool) -> dict[str, int]:
+    """The scalar's fields (N-21): IMM_SRC kind (N-2) and value word (N-6, N-7, N-33), or the one byte of
+    N-21=one-byte-scalar. Its dtype goes to +0x2B through the binding."""
+    op = inst.scalar
+    sc = scalar_words(op, "scalar", ctx)
+    same_space_pointer(sc, op, inst.tensor0, "scalar", ctx)
+    if sc.dtype in PACKED_DTYPES:
+        raise EncodeError(f"scalar: a packed dtype ({sc.dtype.name}) has no scalar value", field="scalar",
+                          value=sc.dtype.name, check="stt.scalar")
+    data_d = dtype_of(inst.tensor0, "tensor0")
+    if bitvec and sc.kind is ScalarKind.IMMEDIATE and (sc.dtype not in INTEGER_SCALARS or
+                                                      DTYPE_INFO[sc.dtype].size < DTYPE_INFO[data_d].size):
+        raise EncodeError(TS_BITVEC_SIZE_MSG, field="scalar", value=sc.dtype.name,
+                          limit=f"an integer of at least {DTYPE_INFO[data_d].size} bytes", check="stt.scalar")
+    if bitvec and sc.kind is ScalarKind.POINTER and sc.dtype != data_d:
+        raise EncodeError(f"scalar: a bit-vector pointer scalar has tensor0's dtype {data_d.name} (S-37: the scalar is "
+                          "cut to tensor0's width)", field="scalar", value=sc.dtype.name, limit=data_d.name,
+                          check="stt.scalar")
+    n21 = ctx.decisions.get(SttLayout)
+    if n21.one_byte:
+        if sc.kind is not ScalarKind.IMMEDIATE:
+            raise EncodeError(f"scalar: under N-21=one-byte-scalar the scalar is one byte with no kind byte; a "
+                              f"{sc.kind.value} cannot be told from an immediate there", field="scalar",
+                              value=sc.kind.value, limit="an immediate", check="stt.scalar")
+        if sc.word > 0xFF:
+            raise EncodeError(f"scalar {sc.value!r} ({sc.dtype.name}) has bit pattern {sc.word:#x}, which does not fit "
+                              "the one scalar byte at +0x27 (N-21=one-byte-scalar, as D-16=one-byte); only scalars "
+                              "whose bit pattern fits one byte (a +0.0 float32) can be encoded", field="scalar",
+                              value=sc.value, limit="bit pattern 0x00..0xff", check="stt.scalar")
+        return {"scalar_byte": sc.word}
+    return {"scalar_kind": ctx.decisions.get(ScalarKindCodes).code(sc.kind), "scalar_value": sc.word}
+
+
+def stt_select(inst: ScalarTensorTensor, ctx: Context) -> Selection:
+    return ctx.formats.by_name["ScalarTensorTensor"], stt_plan(inst, ctx)[1]
+
+
+def stt_opcodes(inst: ScalarTensorTensor, ctx: Context) -> list[int]:
+    return [stt_plan(inst, ctx)[0]]
 
 
 # --- BNStats / BNStatsAggregate (chapter §7) ----------------------------------------------------------------
@@ -772,6 +883,7 @@ FAMILIES: dict[type[Instruction], Family] = {
     TensorScalarPtr: Family("TensorScalarPtr", ts_select, ts_opcodes),
     TensorScalar: Family("TensorScalarPtr", ts_select, ts_opcodes),
     TensorScalarCache: Family("TensorScalarPtr", ts_select, ts_opcodes),
+    ScalarTensorTensor: Family("TensorScalarPtr", stt_select, stt_opcodes),
     BNStats: Family("BNStats", bn_stats_select, bn_stats_opcodes),
     BNStatsAggregate: Family("BNStatsAggregate", bn_aggr_select, bn_aggr_opcodes),
     CrossLaneReduce: Family("TensorReduce", cross_select, cross_opcodes),

@@ -5,7 +5,9 @@ their layout records (:class:`~tongasm.isa.layout.BirForm`) and need no class he
 BIR keys and operand lists follow the verification's §7 (JSON page, KLR-BIR): ``Activation`` ``func``,
 ``acc``, ``scale``, ``alpha`` ..., ``ins = [in, args[1], args[2], args[3]]`` (what each args[k] is, is
 N-4), ``outs = [out, reduce_res?]``; ``TensorScalarPtr`` ``op0``, ``op1``, ``reverse0``, ``reverse1``,
-``acc`` ..., ``ins = [data, s0, s1?]``; ``TensorScalar`` (IT28) ``op0``, ``const0``, ``reverse0``, ``op1``,
+``acc`` ..., ``ins = [data, s0, s1?]`` (with ``is_scalar_tensor_tensor`` /
+``is_tensor_tensor_scan``: ``ins = [tensor0, scalar, tensor1]``, lowered to
+:class:`ScalarTensorTensor`); ``TensorScalar`` (IT28) ``op0``, ``const0``, ``reverse0``, ``op1``,
 ``const1``, ``reverse1``; ``TensorReduce`` ``op``, ``axis``, ``apply_transpose``, ``negate``; ``BNStats``
 ``apply_transpose``; ``BNStatsAggregate`` and the read-accumulator opcodes take no key but
 ``DveReadAccumulator``'s ``negated``.
@@ -206,6 +208,48 @@ class TensorScalarPtr(Instruction):
     @property
     def reduce_res(self) -> Operand | None:
         return self._out(1)
+
+
+class ScalarTensorTensor(Instruction):
+    """§4.4: a TensorScalarPtr with ``is_scalar_tensor_tensor`` or ``is_tensor_tensor_scan`` set, as the
+    lowering hands it to codegen (its operands have their own roles and slots, N-21): ins = [tensor0,
+    scalar, tensor1] (the scalar an immediate, a register or a [P,1] pointer; tensor1 an access
+    pattern), outs = [out]; ``out = op1(op0(tensor0, scalar), tensor1)`` (0x9D / 0x9E), or the scan
+    0xE5 ``out[i] = op1(op0(tensor0[i], out[i-1]), tensor1[i])`` from the scalar (S-38). The BIR
+    writer gives it back as the TensorScalarPtr it came from."""
+
+    __slots__ = ()
+
+    OPCODE = "TensorScalarPtr"
+    ROLES = {"tensor0": (False, 0), "scalar": (False, 1), "tensor1": (False, 2), "out": (True, 0)}
+    ATTRS = TensorScalarPtr.ATTRS
+
+    @property
+    def tensor0(self) -> Operand | None:
+        return self._in(0)
+
+    @property
+    def scalar(self) -> Operand | None:
+        return self._in(1)
+
+    @property
+    def tensor1(self) -> Operand | None:
+        return self._in(2)
+
+    @property
+    def out(self) -> Operand | None:
+        return self._out(0)
+
+    @property
+    def scan(self) -> bool:
+        """The tensor-tensor scan 0xE5 (``is_tensor_tensor_scan``)."""
+        return bool(self.attr("is_tensor_tensor_scan"))
+
+
+def is_scalar_tensor_tensor(inst: Instruction) -> bool:
+    """Whether a TensorScalarPtr is the ScalarTensorTensor form (§4.4: the book's dispatcher takes
+    ``is_scalar_tensor_tensor`` or the scan tag ``is_tensor_tensor_scan``)."""
+    return bool(inst.attr("is_scalar_tensor_tensor") or inst.attr("is_tensor_tensor_scan"))
 
 
 class TensorScalarCache(Instruction):

@@ -29,6 +29,12 @@ TS_CACHE_REDUCE = op(0x9A, "TensorScalarCacheReduce", "TensorScalarPtr", "tensor
                      "out = op0(in, s0); the DVE accumulator folds it with op1 (fused reduce)")
 TS_CACHE_CUMULATIVE = op(0xE6, "TensorScalarCacheCumulative", "TensorScalarPtr", "tensor", C,
                          "running scan: out[i] = acc = op1(op0(in[i], s0), acc) (TensorScalarCache)")
+STT_ARITH = op(0x9D, "ScalarTensorTensorArith", "TensorScalarPtr", "tensor", C,
+               "out = op1(op0(tensor0, scalar), tensor1), arithmetic (ScalarTensorTensor, N-21)")
+STT_BITVEC = op(0x9E, "ScalarTensorTensorBitvec", "TensorScalarPtr", "tensor", C,
+                "out = op1(op0(tensor0, scalar), tensor1), bit-vector (ScalarTensorTensor, N-21)")
+TT_SCAN = op(0xE5, "TensorTensorScanArith", "TensorScalarPtr", "tensor", C,
+             "scan: out[i] = op1(op0(tensor0[i], out[i-1]), tensor1[i]), out[-1] = the scalar (S-38)")
 DVE_READ_ACC = op(0x9B, "DveReadAccumulator", "DveReadAccumulator", "tensor", I,
                   "dst[p,0] = (negated ? -1 : 1) * the DVE engine's accumulator of lane p")
 

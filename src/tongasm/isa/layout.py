@@ -48,6 +48,7 @@ class Sem(enum.Enum):
     ACTIVATE = "activation function of in*scale + bias, with the accumulator"
     READ_ACCUMULATOR = "write an engine's accumulator to a [P,1] tensor"
     TENSOR_SCALAR = "two ALU ops of a tensor with per-partition scalars (or a fused reduce)"
+    SCALAR_TENSOR_TENSOR = "two ALU ops: a tensor with a per-partition scalar, then with a second tensor (or a scan)"
     BN_STATS = "per-partition count, mean and M2 of the even and odd elements"
     BN_AGGREGATE = "merge (count, mean, M2) triples into mean and variance"
     CROSS_LANE_REDUCE = "fold across partitions (per free element, or everything)"

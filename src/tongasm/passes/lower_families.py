@@ -4,6 +4,9 @@
   of the Activation accumulator into ``outs[1]`` (N-40; under N-40=instead only the read-out).
 * A TensorReduce over the partitions (axis C or XYZWC) becomes a :class:`CrossLaneReduce`, so that an
   Unassigned one goes to the Pool stream (N-16) and its codegen is the cross-lane layout's.
+* A TensorScalarPtr with ``is_scalar_tensor_tensor`` or ``is_tensor_tensor_scan`` becomes a
+  :class:`ScalarTensorTensor` (its operands have their own roles and TENSOR2D slots, N-21); its codegen
+  refuses what it cannot encode (two outputs included).
 * A TensorScalarPtr with two outputs (the fused reduce, N-19) becomes its 0x9A bundle for ``outs[0]``
   followed by the 0x9B DVE read-out into ``outs[1]``, negated when ``negate_second_output`` is set;
   with acc Idle it is refused ('Reduce Accum result is not outputed', N-18) or encoded as ZeroAccumulate.
@@ -20,8 +23,8 @@ from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.decisions.families import ActivationTwoOutputs, TsTwoOutputsIdle
 from ..isa.enums import AccType
 from ..ir.family_instructions import (
-    Activation, ActivationReadAccumulator, CrossLaneReduce, DveReadAccumulator, TensorReduce, TensorScalarCache,
-    TensorScalarPtr,
+    Activation, ActivationReadAccumulator, CrossLaneReduce, DveReadAccumulator, ScalarTensorTensor, TensorReduce,
+    TensorScalarCache, TensorScalarPtr, is_scalar_tensor_tensor,
 )
 from ..ir.instructions import Instruction
 from ..ir.operands import FrozenMap
@@ -55,6 +58,9 @@ def lower_family(inst: Instruction, decisions: DecisionSet = DEFAULT_DECISIONS) 
         return [TensorScalarCache(inst.name, inst.engine, inst.ins, (inst.outs[0],), inst.attrs, first,
                                   _MARK["TensorScalarCache"]),
                 DveReadAccumulator(inst.name, inst.engine, (), (inst.outs[1],), _NEGATED[False], last)]
+    if type(inst) is TensorScalarPtr and is_scalar_tensor_tensor(inst):  # §4.4: the S2S2D2 struct
+        # not marked as a lowered part: its IR checks (stt.*) are its own, the source's ts.* skip it
+        return [ScalarTensorTensor(inst.name, inst.engine, inst.ins, inst.outs, inst.attrs, inst.sync, inst.extra)]
     if type(inst) is TensorScalarPtr and len(inst.outs) == 2:
         if inst.attr("acc") in (None, AccType.Idle) and decisions.get(TsTwoOutputsIdle).refuses:
             raise EncodeError(REDUCE_IDLE_MSG + " (two outputs need an accumulating acc, N-18)", field="acc",

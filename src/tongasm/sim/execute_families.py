@@ -16,13 +16,13 @@ import numpy as np
 from ..isa.decisions.families import (
     ActivationRoles, IotaBand, PointerWord, PoolPacking, ScalarKindCodes, TscacheReverse0,
 )
-from ..isa.decisions.semantics import FusedReduceSemantics
+from ..isa.decisions.semantics import FusedReduceSemantics, ScanCarry
 from ..isa.decisions.spec import FreeDimOrder
 from ..isa.descriptors import decode_addr4
 from ..isa.enums import ACC_WIRE, AccType, AluOp, WireDtype
 from ..isa.family_opcodes import (
-    TR_BITVEC, TR_T_ARITH, TR_T_BITVEC, TS_BITVEC, TS_CACHE_CUMULATIVE, TS_CACHE_REDUCE, TS_PTR_BITVEC,
-    TS_TRANSPOSE, BN_STATS_T, CROSS_BITVEC,
+    STT_BITVEC, TR_BITVEC, TR_T_ARITH, TR_T_BITVEC, TS_BITVEC, TS_CACHE_CUMULATIVE, TS_CACHE_REDUCE, TS_PTR_BITVEC,
+    TS_TRANSPOSE, TT_SCAN, BN_STATS_T, CROSS_BITVEC,
 )
 from ..isa.family_tables import ACT_FUNC_FROM_WIRE, ScalarKind
 from ..isa.layout import Sem
@@ -254,6 +254,38 @@ def _cumulative(c: Ctx, x: np.ndarray, ws: int, s0: np.ndarray, w0: int, op0: Al
     _store(dst, numeric.from_fp32(out, wd))
 
 
+# --- ScalarTensorTensor 0x9D / 0x9E (S-37) and the tensor-tensor scan 0xE5 (S-38, S-39) ----------------------
+
+def scalar_tensor_tensor(c: Ctx) -> None:
+    if c.f["acc"]:
+        raise SimError(f"{c.where()}: an accumulator command ({c.f['acc']}) on {c.d.opcode:#04x} is decoded but not "
+                       "simulated: the fused form's fold is not documented (S-37)")
+    t0, w0 = c.ap("tensor0")
+    t1, w1 = c.ap("tensor1")
+    out, wo = c.ap("out")
+    x0, x1 = _flat(np.ascontiguousarray(t0)), _flat(np.ascontiguousarray(t1))
+    if not x0.size == x1.size == out.size:
+        raise SimError(f"{c.where()}: operands have different element counts (tensor0 {x0.size}, tensor1 {x1.size}, "
+                       f"out {out.size})")
+    x1 = x1.reshape(x0.shape)
+    P = x0.shape[0]
+    bitvec = c.d.opcode == STT_BITVEC.byte
+    ws = w0 if bitvec else c.f["scalar_dtype"]  # S-37: a bit-vector scalar is cut to tensor0's width
+    if "scalar_kind" in c.f:
+        s, ws = scalar_column(c, "scalar_kind", "scalar_value", "tensor0", ws, P)
+    else:  # N-21=one-byte-scalar: the byte is an immediate's bit pattern
+        s = np.full((P, 1), _bits(c.f["scalar_byte"], ws), dtype=numeric.element_type(ws))
+    op0, op1 = _alu(c, c.f["op0"]), _alu(c, c.f["op1"])
+    rev0, rev1 = bool(c.f["reverse0"]), bool(c.f["reverse1"])
+    if c.d.opcode == TT_SCAN.byte:  # S-38: the scalar is the scan's initial value
+        init = numeric.to_fp32(s, ws).astype(np.float32).reshape(-1)
+        r = fn.tensor_tensor_scan(op0, op1, x0, w0, init, x1, w1, wo, rev0, rev1,
+                                  c.ds.get(ScanCarry).rounds_carry)
+    else:
+        r = fn.scalar_tensor_tensor(op0, op1, x0, w0, s, ws, x1, w1, wo, rev0, rev1, bitvec)
+    _store(out, r)
+
+
 # --- BNStats 0x61 (S-31), BNStatsAggregate 0x62 (S-32) ------------------------------------------------------
 
 def _bn_io(c: Ctx) -> tuple[np.ndarray, int, np.ndarray, int]:
@@ -329,6 +361,7 @@ FAMILY_HANDLERS: dict[Sem, Callable[[Ctx], None]] = {
     Sem.POOL: pool,
     Sem.IOTA: iota,
     Sem.TENSOR_SCALAR: tensor_scalar,
+    Sem.SCALAR_TENSOR_TENSOR: scalar_tensor_tensor,
     Sem.BN_STATS: bn_stats,
     Sem.BN_AGGREGATE: bn_aggregate,
     Sem.ACTIVATE: activate,

@@ -61,10 +61,11 @@ def multiply_moving(c: Ctx) -> None:
         raise SimError(f"{c.where()}: K x M = {k} x {m}, but the stationary loaded is "
                        f"{st.weights.shape[0]} x {st.weights.shape[1]} (S-42)")
     moving = _tile(c, "moving", k, w)
-    if c.ds.get(PeArithmetic).wide:  # S-41
-        result = (st.weights.astype(np.float64).T @ moving.astype(np.float64)).astype(np.float32)
-    else:
-        result = st.weights.astype(np.float32).T @ moving.astype(np.float32)
+    with np.errstate(all="ignore"):  # inf * 0 and inf - inf are NaN, as IEEE says
+        if c.ds.get(PeArithmetic).wide:  # S-41
+            result = (st.weights.astype(np.float64).T @ moving.astype(np.float64)).astype(np.float32)
+        else:
+            result = st.weights.astype(np.float32).T @ moving.astype(np.float32)
     wout = c.ds.get(PeTranspose).psum_wire(bool(c.f["is_transpose"]), w, WireDtype.FLOAT32)
     dst = _tile(c, "psum", m, wout)
     if dst.shape != result.shape:

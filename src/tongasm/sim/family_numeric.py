@@ -188,6 +188,45 @@ def scalar_op(op: AluOp, x: np.ndarray, wx: int, s: np.ndarray, ws: int, w_out: 
     return numeric.tensor_tensor(op, np.ascontiguousarray(a), wa, np.ascontiguousarray(b), wb, w_out, bitvec=bitvec)
 
 
+# --- ScalarTensorTensor (S-37) and the tensor-tensor scan (S-38, S-39) -------------------------------------
+
+def scalar_tensor_tensor(op0: AluOp, op1: AluOp, x0: np.ndarray, w0: int, s: np.ndarray, ws: int, x1: np.ndarray,
+                         w1: int, w_out: int, reverse0: bool, reverse1: bool, bitvec: bool) -> np.ndarray:
+    """S-37: ``out = op1(op0(x0, s), x1)`` on [P, n] tensors ``x0``, ``x1`` (wire dtypes ``w0``, ``w1``)
+    and the per-partition column ``s`` [P, 1] (wire dtype ``ws``); ``reverse0`` / ``reverse1`` swap
+    each op's operands. Arithmetic: every input to float32, both ops in float32, the result to
+    ``w_out``. Bit-vector: raw bits, ``t`` at x0's width (``s`` already cut to it, as S-26). Returns
+    the out-dtype array [P, n]."""
+    wt = w0 if bitvec else _WIRE_F32
+    t = scalar_op(op0, x0, w0, s, ws, wt, reverse0, bitvec)
+    a, wa, b, wb = (x1, w1, t, wt) if reverse1 else (t, wt, x1, w1)
+    return numeric.tensor_tensor(op1, np.ascontiguousarray(a), wa, np.ascontiguousarray(b), wb, w_out, bitvec=bitvec)
+
+
+def tensor_tensor_scan(op0: AluOp, op1: AluOp, x0: np.ndarray, w0: int, initial: np.ndarray, x1: np.ndarray,
+                       w1: int, w_out: int, reverse0: bool, reverse1: bool, carry_rounded: bool) -> np.ndarray:
+    """NKI tensor_tensor_scan on [P, n] tensors, per partition and element by element:
+    ``r_i = op1(op0(x0_i, c_(i-1)), x1_i)`` (``reverse0``: ``op0(c_(i-1), x0_i)``; ``reverse1``:
+    ``op1(x1_i, t)``), everything in float32, ``c_(-1)`` = ``initial`` (float32 [P] or [P, 1], S-38) and
+    ``c_i`` = ``r_i`` (S-39=fp32) or ``r_i`` rounded to ``w_out`` and back (S-39=out-dtype). Returns the
+    out-dtype array [P, n] of the ``r_i``."""
+    f0 = numeric.to_fp32(x0, w0).astype(F32)
+    f1 = numeric.to_fp32(x1, w1).astype(F32)
+    carry = np.asarray(initial, F32).reshape(-1).copy()
+    r = np.empty(f0.shape, F32)
+    for i in range(f0.shape[1]):
+        a, b = (carry, f0[:, i]) if reverse0 else (f0[:, i], carry)
+        t = numeric.tensor_tensor(op0, np.ascontiguousarray(a), _WIRE_F32, np.ascontiguousarray(b), _WIRE_F32,
+                                  _WIRE_F32)
+        a, b = (f1[:, i], t) if reverse1 else (t, f1[:, i])
+        r[:, i] = numeric.tensor_tensor(op1, np.ascontiguousarray(a), _WIRE_F32, np.ascontiguousarray(b), _WIRE_F32,
+                                        _WIRE_F32)
+        carry = r[:, i].copy()
+        if carry_rounded:
+            carry = numeric.to_fp32(numeric.from_fp32(carry, w_out), w_out).astype(F32)
+    return numeric.from_fp32(r, w_out)
+
+
 # --- Pool (S-33), the cross-lane reduce (S-29), Iota (S-34) --------------------------------------------------
 
 def pool(x: np.ndarray, is_max: bool, scale: float) -> np.ndarray:

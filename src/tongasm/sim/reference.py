@@ -10,7 +10,8 @@ not import codegen, decode, text, check or the bundle simulator (``sim.machine``
   pattern's ``offset`` (SPEC §5), or, for a register AP, from the ADDR4 word in the register (D-5);
 * elements are gathered and scattered through explicit byte offsets into its own memory (one byte
   array for SBUF, one for PSUM, one per DRAM location), not through strided views;
-* Select runs as ``dst = where(pred != 0, on_true, on_false)`` (no lowering);
+* Select runs as ``dst = where(pred != 0, on_true, on_false)`` (no lowering), and Matmult as one
+  ``dst = stationary^T @ moving`` (:mod:`.reference_pe`: no Ldweights/Matmul pair, no wire column order);
 * every input is read before the first write, and a destination that reaches one element several
   times keeps the last write in access-pattern order (S-19);
 * instructions run one after the other in program order (loops unrolled by
@@ -60,6 +61,7 @@ from ..ir.memory import MemoryDescription, Variable, conform_input, describe_ker
 from .reference_families import BY_OPCODE as FAMILY_BY_OPCODE
 from .reference_families import HANDLERS as FAMILY_HANDLERS
 from .reference_families import FamilyInterpretError
+from .reference_pe import HANDLERS as PE_HANDLERS
 
 #: Engine names, in the order the results list them (the streams of SPEC §5).
 ENGINES: tuple[str, ...] = tuple(ENGINE_STREAM.values())
@@ -182,6 +184,7 @@ class _State:
         self.accumulators = {e: np.full(P, -np.inf, dtype=np.float32) for e in ENGINES}  # S-18
         self.rng = {e: numeric.xorwow_init(P, seed) for e in ENGINES}  # S-12
         self.shapes = {e: ShapeState() for e in ENGINES}
+        self.stationary: dict[str, tuple[np.ndarray, int]] = {}  # S-42: the PE's held stationary and its wire dtype
         self.semaphores = np.zeros(target.semaphores, dtype=np.int64)  # S-16
         self.events = np.zeros(target.semaphores, dtype=bool)
         self.memory = memory
@@ -424,8 +427,8 @@ class _Interpreter:
             TensorLoad: self.tensor_load_save,  # type: ignore[dict-item]
             TensorSave: self.tensor_load_save,  # type: ignore[dict-item]
         }
-        # the next families (their semantics: .reference_families)
-        for cls, fam in FAMILY_HANDLERS.items():
+        # the next families (their semantics: .reference_families) and the PE (.reference_pe)
+        for cls, fam in {**FAMILY_HANDLERS, **PE_HANDLERS}.items():
             self.handlers[cls] = (lambda f: lambda inst, engine: f(self, inst, engine))(fam)
 
     # --- engines and sync (S-16) ------------------------------------------------------------------

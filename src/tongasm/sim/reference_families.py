@@ -21,12 +21,12 @@ from ..isa.decisions.families import (
     ActivationLoadAccumulate, ActivationRoles, ActivationTwoOutputs, CrossLaneMean, IotaBand, ShortActivationArgs,
     TscacheReverse0, TsTwoOutputsIdle,
 )
-from ..isa.decisions.semantics import FusedReduceSemantics
+from ..isa.decisions.semantics import FusedReduceSemantics, ScanCarry
 from ..isa.enums import ALU_WIRE, DTYPE_INFO, AccType, AluClass, AluOp, Dtype
 from ..isa.family_tables import ActFunc, AxisList, PoolFunc, TSCMode
 from ..ir.family_instructions import (
-    Activation, ActivationReadAccumulator, BNStats, BNStatsAggregate, DveReadAccumulator, Iota, Pool, TensorReduce,
-    TensorScalar, TensorScalarCache, TensorScalarPtr,
+    Activation, ActivationReadAccumulator, BNStats, BNStatsAggregate, DveReadAccumulator, Iota, Pool, ScalarTensorTensor,
+    TensorReduce, TensorScalar, TensorScalarCache, TensorScalarPtr, is_scalar_tensor_tensor,
 )
 from ..ir.instructions import Instruction
 from ..ir.operands import Immediate, Operand, PhysicalAP, RegisterAccess, RegisterAP
@@ -271,6 +271,9 @@ def _ts_scalar(it: _Interpreter, op: Operand | None, engine: str, role: str, cou
 
 
 def tensor_scalar(it: _Interpreter, inst: TensorScalarPtr | TensorScalar | TensorScalarCache, engine: str) -> None:
+    if isinstance(inst, TensorScalarPtr) and is_scalar_tensor_tensor(inst):  # §4.4 (the encoder lowers it)
+        scalar_tensor_tensor(it, inst, engine)
+        return
     mode = inst.attr("mode") if isinstance(inst, TensorScalarCache) else None
     if isinstance(inst, (TensorScalarPtr, TensorScalarCache)):
         if inst.attr("apply_transpose"):
@@ -335,6 +338,43 @@ def tensor_scalar(it: _Interpreter, inst: TensorScalarPtr | TensorScalar | Tenso
         read_out(it, inst.outs[1], engine, bool(inst.attr("negate_second_output")))
 
 
+# --- ScalarTensorTensor (S-37) and the tensor-tensor scan (S-38, S-39) ------------------------------------
+
+def scalar_tensor_tensor(it: _Interpreter, inst: TensorScalarPtr | ScalarTensorTensor, engine: str) -> None:
+    """A TensorScalarPtr with is_scalar_tensor_tensor / is_tensor_tensor_scan, from the IR: ins =
+    [tensor0, scalar, tensor1], outs = [out]."""
+    if inst.attr("is_tensor_scalar_addr"):
+        raise FamilyInterpretError("TensorScalarAddr has no known meaning (chapter §4.5)")
+    if len(inst.ins) != 3 or len(inst.outs) != 1:
+        raise FamilyInterpretError("a ScalarTensorTensor has ins = [tensor0, scalar, tensor1] and one output")
+    if inst.attr("apply_transpose") or inst.attr("acc") not in (None, AccType.Idle):
+        raise FamilyInterpretError("a ScalarTensorTensor with apply_transpose or an accumulator command has no known "
+                                   "meaning (S-37)")
+    t0 = it.s.tile(inst.ins[0], engine, "tensor0")
+    t1 = it.s.tile(inst.ins[2], engine, "tensor1")
+    out = it.s.tile(inst.outs[0], engine, "out")
+    it.same_partitions(t0, t1, out)
+    it.same_elements(t0, t1, out)
+    op0 = _alu(inst.attr("op0"), "op0")
+    op1 = _alu(inst.attr("op1") if inst.attr("op1") is not None else AluOp.bypass, "op1")
+    bitvec = _bitvec(op0)
+    sop = inst.ins[1]
+    sd = getattr(sop, "dtype", None)
+    if not isinstance(sd, Dtype):
+        raise FamilyInterpretError(f"scalar: {getattr(sop, 'kind', 'nothing')} has no dtype")
+    ws = t0.w if bitvec else DTYPE_INFO[sd].wire  # S-37: a bit-vector scalar at tensor0's width, else its own
+    s = _ts_scalar(it, sop, engine, "scalar", t0.count, ws, bitvec)
+    x0, x1 = it.s.read(t0), it.s.read(t1)
+    rev0, rev1 = bool(inst.attr("reverse0")), bool(inst.attr("reverse1"))
+    if inst.attr("is_tensor_tensor_scan"):  # S-38: the scalar is the initial value; S-39: the carry
+        init = numeric.to_fp32(s, ws).astype(F32).reshape(-1)
+        r = fn.tensor_tensor_scan(op0, op1, x0, t0.w, init, x1, t1.w, out.w, rev0, rev1,
+                                  it.ds.get(ScanCarry).rounds_carry)
+    else:
+        r = fn.scalar_tensor_tensor(op0, op1, x0, t0.w, s, ws, x1, t1.w, out.w, rev0, rev1, bitvec)
+    it.s.write(out, r)
+
+
 # --- BNStats / BNStatsAggregate (S-31, S-32) -------------------------------------------------------------
 
 def bn_stats(it: _Interpreter, inst: BNStats, engine: str) -> None:
@@ -365,6 +405,7 @@ HANDLERS: dict[type[Instruction], Callable[..., None]] = {
     DveReadAccumulator: dve_read,
     TensorScalarPtr: tensor_scalar,
     TensorScalarCache: tensor_scalar,
+    ScalarTensorTensor: scalar_tensor_tensor,
     Pool: pool,
     Iota: iota,
     TensorScalar: tensor_scalar,

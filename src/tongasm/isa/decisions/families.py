@@ -278,6 +278,40 @@ class BitvecSelection(Decision):
         return cls is AluClass.BITVEC
 
 
+class SttLayout(Decision):
+    id = "N-21"
+    subject = "ScalarTensorTensor 0x9D / 0x9E / 0xE5 (S2S2D2_STT): the three TENSOR2D slots and the scalar's bytes"
+    reason = ("INFERRED from SelectReduce's S2S2D2 struct (TT 59659692757: '+0x18 dst CERTAIN lea [r15+0x18] "
+              "@0x125f944', '+0x30 the args[0] operand CERTAIN lea [r15+0x30] @0x125f97b', the other source "
+              "'register-packed', SPEC D-15 +0x0C). TS (60106828309) gives only '+0x28..+0x3F overlap TENSOR2D "
+              "(t0/t1/out)', which collides with its own control band +0x28..+0x2C. The scalar's kind byte +0x27 is "
+              "sub_12051E0's (the IMM_SRC helper of N-2/N-3, chapter §13), so its codes are N-2's and its value word "
+              "is a pointer's ADDR4 (N-6), a register id (N-7) or an immediate's bits (N-33) in the only free 4-byte "
+              "hole +0x3C. The one-byte alternative is SPEC D-16's default reading of the same byte in SelectReduce")
+    DEFAULT = Reading("t1-0x0c-t0-0x30", "tensor1 TENSOR2D at +0x0C, out at +0x18, tensor0 at +0x30; the scalar's "
+                                         "kind byte at +0x27 (N-2's codes) and its 32-bit value word at +0x3C")
+    SWAPPED = Reading("t0-0x0c-t1-0x30", "tensor0 at +0x0C, tensor1 at +0x30 (swapped); out and the scalar as the "
+                                         "default")
+    ONE_BYTE = Reading("one-byte-scalar", "slots as the default; the scalar is one byte at +0x27 (D-16=one-byte's "
+                                          "reading): an immediate whose bit pattern fits a byte, no kind byte and "
+                                          "no +0x3C word (registers and pointers are refused)")
+
+    def slot_offsets(self) -> dict[str, int]:
+        """Operand role → offset of its TENSOR2D slot."""
+        if self.reading is self.SWAPPED:
+            return {"tensor0": 0x0C, "out": 0x18, "tensor1": 0x30}
+        return {"tensor1": 0x0C, "out": 0x18, "tensor0": 0x30}
+
+    @property
+    def one_byte(self) -> bool:
+        """Whether the scalar is a single byte at +0x27 (no kind byte, no value word)."""
+        return self.reading is self.ONE_BYTE
+
+    def value_offset(self) -> int | None:
+        """The offset of the scalar's 32-bit value word (None: the one-byte reading has none)."""
+        return None if self.one_byte else 0x3C
+
+
 class IotaBand(Decision):
     id = "N-22"
     subject = "Iota 0x7E: the generation pattern in the source descriptor band"

@@ -296,6 +296,58 @@ class CumulativeSemantics(Decision):
                              "accumulator keeps the last value (Zero: id(op1))")
 
 
+class SttSemantics(Decision):
+    id = "S-37"
+    subject = "ScalarTensorTensor 0x9D / 0x9E element op"
+    reason = ("NKI scalar_tensor_tensor: '(data <op0> operand0) <op1> operand1', 'reverse0 ... if true, operand0 is "
+              "the lhs of op0', 'reverse1 ... if true, operand1 is the lhs of op1', 'automatically casts input data "
+              "types to float32 and performs all computations in float32 math'; TS: 0x9E is the bit-vector form "
+              "(isBitVecInstruction), which NKI does not expose ('Bitvec operators are not supported'). The book's "
+              "one-line 'out = (scalar op0 tensor0) op1 tensor1' (TS 60106828309, KLR codegen 59773786256) puts the "
+              "scalar first, against NKI's operand order with reverse0 false; NKI is followed")
+    CHOSEN = Reading("two-ops", "t = op0(tensor0, scalar) (op0(scalar, tensor0) when reverse0), out = op1(t, tensor1) "
+                                "(op1(tensor1, t) when reverse1), per element; 0x9D: tensor0, tensor1 and the scalar "
+                                "(read in its +0x2B dtype) converted to float32, computed in float32, the result "
+                                "converted to the out dtype; 0x9E: raw bits, t at tensor0's width with the scalar cut "
+                                "to it (as S-26); the DVE accumulator is untouched (a non-Idle +0x2C is not simulated)")
+
+
+class ScanInitial(Decision):
+    id = "S-38"
+    subject = "TensorTensorScan 0xE5: what the scan starts from (NKI's 'initial')"
+    reason = ("NKI tensor_tensor_scan(data0, data1, initial, op0, op1): 'result[:, 0] = op1(op0(data0[:, 0], initial), "
+              "data1[:, 0])', 'initial can either be a float32 compile-time scalar constant ... or a tile with the "
+              "same partition axis size as data0/data1 and one element per partition'. The bundle shares 0x9D's "
+              "struct, whose only scalar is ins[1] (+0x27 kind, +0x3C value, +0x2B dtype), and op0's right operand "
+              "is where 0x9D reads that scalar and where the scan reads result[:, i-1]. The book's KLR codegen "
+              "(59773786256, codegenTensorTensorScan @0xf2b450) confirms it: 'inst.addInputAP(in0); "
+              "addOperandToInst(inst, klr.scanInit); inst.addInputAP(in1)', is_tensor_tensor_scan and "
+              "is_scalar_tensor_tensor both set. The alternative of 0xE6 "
+              "(an init loaded into the DVE accumulator by the +0x2C command, S-36) has no support here: NKI gives "
+              "the scan no accumulator command (KLR's codegen copies one, undocumented), and tongasm refuses acc != "
+              "Idle on these opcodes")
+    CHOSEN = Reading("scalar-operand", "initial = the scalar operand ins[1] of the TensorScalarPtr: per lane p the "
+                                       "immediate, the register's 32 bits or element p of the [P,1] pointer, read in "
+                                       "its +0x2B dtype and converted to float32; the DVE accumulator is neither read "
+                                       "nor written")
+
+
+class ScanCarry(Decision):
+    id = "S-39"
+    subject = "TensorTensorScan 0xE5: the value carried from element i-1 to element i"
+    reason = ("NKI tensor_tensor_scan: 'performs the computation in float32 math. The float32 computation results "
+              "are cast to dst.dtype'; its numpy pseudocode reads result[:, i-1] back from an array of data0's dtype. "
+              "The 0xE6 scan carries its float32 register (S-36)")
+    FP32 = Reading("fp32", "the float32 result of step i-1, before its conversion to the out dtype (as 0xE6's "
+                           "register, S-36)")
+    OUT_DTYPE = Reading("out-dtype", "the step i-1 result as written: converted to the out dtype and back to float32 "
+                                     "(NKI's numpy pseudocode)")
+
+    @property
+    def rounds_carry(self) -> bool:
+        return self.reading is self.OUT_DTYPE
+
+
 class ReduceFold(Decision):
     id = "S-28"
     subject = "TensorReduce fold"
