@@ -1,38 +1,46 @@
 """Instruction templates: assembling a streamed kernel's repeated instruction shapes without reading them.
 
-A compiled kernel is a few hundred instruction shapes repeated with other names, operand offsets and
-sync bands (unrolled tile loops). The first instruction of a shape is read, lowered, encoded and
-checked the ordinary way; its JSON *text* then becomes a :class:`Template`: the text as a regular
-expression in which the instruction's ``name``, each eligible operand ``offset`` and the ``sync``
-object are holes, and the bundles it made with the ADDR4 words of those offsets cleared. A later
-instruction whose text is the template's but for the holes gets its bundles by placing each
-offset's ADDR4 word (:func:`tongasm.codegen.common.addr4_word`, the encoder's own rule) and its sync
-band: no JSON parsing, no IR objects, no plan look-ups.
+A compiled kernel is a few hundred instruction shapes repeated with other names, operand offsets,
+immediates and sync bands (unrolled tile loops). The first instruction of a shape is read, lowered,
+encoded and checked the ordinary way; its JSON *text* then becomes a :class:`Template` of its
+function: the text as a regular expression whose holes are the instruction's ``name``, each
+operand's integer ``offset`` and numeric ``value`` (an immediate), and the ``sync`` object (for a
+one-bundle instruction the whole ``,"sync": {...}`` member may be missing). A later instruction of
+the same function whose text matches is assembled from the template, without JSON parsing, IR
+objects or plan look-ups:
+
+* The offsets that, in the template's instruction, reach the bundles only as the ADDR4 word of a
+  D-6 (``free-dims``) slot are *placed*; the immediates and the other offsets form a *key*. Per key,
+  a :class:`Variant` holds the bundles' bits with the placed offsets' words cleared; an instruction
+  gets its bundles by putting in each placed offset's word (:func:`tongasm.codegen.common.addr4_word`,
+  the encoder's own rule) and its sync band's bits (:func:`tongasm.codegen.common.sync_part`).
+* A key seen for the first time, or one whose variant cannot be placed (a lowering that makes its
+  own operands, a lowered instruction's sync band), goes the ordinary way from the template's IR
+  with the holes' values (:meth:`Template.instruction`): encode and checks, no JSON reading.
 
 Why this is exact:
 
 * The text matches the template's character for character outside the holes, and each hole is one
-  JSON token of a fixed grammar (a string; an integer without sign, fraction or exponent; an object
-  nested at most three deep, parsed for real the first time it is seen). So the instruction reads
-  to the template's IR with the holes' values: the same keys (no duplicates, the template's text
-  was read with them refused), the same values of the same types.
-* An offset is a hole only where the encoder's own structure says what it does: the operand is a
-  physical access pattern, in every bundle of the instruction it sits in a D-6 (``free-dims``) slot
+  JSON token of a fixed grammar (a string; an integer without sign, fraction or exponent; an
+  integer or a float as JSON reads them; an object nested at most three deep, parsed for real the
+  first time its text is seen). So the instruction reads to the template's IR with the holes'
+  values: the same keys (no duplicates: the template's text was read with them refused), the same
+  values of the same types, in the same function (the names mean the same locations and registers).
+* An offset is placed only where the encoder's own structure says what it does: the operand is a
+  physical access pattern used once in the instruction, and in every bundle it sits in a D-6 slot
   of a role whose geometry reaches the bundle only through its binding (the encoder keys such roles
-  without their geometry), so its offset changes that slot's ADDR4 word and nothing else; an
-  operand object used at two positions, or by a lowering that makes new operands, keeps its offset
-  in the literal text. An offset whose word the rule cannot vouch for (off the ADDR4 ranges) sends
-  the instruction the ordinary way, which raises the exact error.
-* IR checks: the template's instruction had no finding. Checks whose findings depend on offsets
-  (``IrCheck.offsets``) are run again on each instruction of such a template (on its IR, rebuilt
-  with the new offsets); any finding sends the instruction the ordinary way. Bundle checks run over
-  the finished streams anyway.
-* A sync band is a hole only for an instruction of one bundle; its bits are those of
-  :func:`tongasm.codegen.common.sync_part` for the band's parsed value (memoised on its text); a
-  band that does not read or encode sends the instruction the ordinary way.
+  without their geometry), so its offset changes that slot's ADDR4 word and nothing else. An offset
+  whose word the rule cannot vouch for (off the ADDR4 ranges) sends the instruction the ordinary
+  way, which raises the exact error.
+* IR checks: a variant is made only from an instruction without findings. The checks whose findings
+  may depend on offsets (``IrCheck.offsets``) run again on each instruction of the variant (on its
+  rebuilt IR); any finding sends it the ordinary way. Bundle checks run over the finished streams.
+* A sync band is placed only in a one-bundle instruction; a band that does not read or encode sends
+  the instruction the ordinary way, which says why.
 
-A property test (tests/test_templates.py) holds the streams, manifest and findings equal to the
-ordinary path's on random kernels, and every error the same.
+tests/test_templates.py holds the streams, manifest and findings equal to reading every instruction,
+on random kernels (layouts, names, immediates, offsets off the ADDR4 ranges, sync bands, findings),
+and every error the same.
 """
 
 from __future__ import annotations
