@@ -15,7 +15,7 @@ from ..errors import EncodeError
 from ..isa.decisions import DecisionSet
 from ..isa.decisions.spec import SharedSyncValue, SyncBandScope, UpdateModeWire
 from ..isa.descriptors import (
-    PACKINGS, NUM_MAX, NUM_MIN, PSUM_BANK_BYTES, PSUM_BASE, PSUM_PARTITION_SHIFT, SBUF_PARTITION_SHIFT, STEP_MAX, STEP_MIN, addr4_psum, addr4_register,
+    PACKINGS, NUM_MAX, NUM_MIN, PSUM_BANK_BYTES, PSUM_PARTITION_SHIFT, SBUF_PARTITION_SHIFT, STEP_MAX, STEP_MIN, addr4_psum, addr4_register,
     addr4_sbuf,
 )
 from ..isa.enums import (
@@ -294,18 +294,42 @@ def start_address(op: Operand | None, role: str, ctx: Context) -> int:
         raise EncodeError(f"{role}: memory location {loc.name!r} has type {loc.type.value}; descriptors address "
                           "SBUF and PSUM only", field=f"{role}.addr", check="addr4.memory_space")
     part, byte = resolve_offset(op, role)
-    if loc.type == MemoryType.SB:
-        if part > 127 or byte >= 1 << SBUF_PARTITION_SHIFT:
-            raise EncodeError(f"{role}: SBUF start partition {part} / byte {byte:#x} does not fit an ADDR4 word "
-                              f"(partition 0..127, byte < {1 << SBUF_PARTITION_SHIFT:#x})", field=f"{role}.addr",
-                              value=(part, byte), check="addr4.composition")
+    psum = loc.type == MemoryType.PSUM
+    word = addr4_compose(psum, part, byte, loc.bank * PSUM_BANK_BYTES)
+    if word is None:
+        space, shift = ("PSUM", PSUM_PARTITION_SHIFT) if psum else ("SBUF", SBUF_PARTITION_SHIFT)
+        if psum:
+            byte += loc.bank * PSUM_BANK_BYTES
+        bank = f" (bank {loc.bank})" if psum else ""
+        raise EncodeError(f"{role}: {space} start partition {part} / byte {byte:#x}{bank} does not fit an ADDR4 word "
+                          f"(partition 0..127, byte < {1 << shift:#x})", field=f"{role}.addr", value=(part, byte),
+                          check="addr4.composition")
+    return word
+
+
+def addr4_compose(psum: bool, part: int, byte: int, bank_bytes: int = 0) -> int | None:
+    """D-5: the ADDR4 word of a start partition and byte (SBUF, or PSUM with its bank's byte
+    offset added), or None when they do not fit it (partition 0..127, byte below the partition
+    size)."""
+    if psum:
+        byte += bank_bytes
+        if 0 <= part <= 127 and 0 <= byte < 1 << PSUM_PARTITION_SHIFT:
+            return addr4_psum(part, byte)
+        return None
+    if 0 <= part <= 127 and 0 <= byte < 1 << SBUF_PARTITION_SHIFT:
         return addr4_sbuf(part, byte)
-    byte += loc.bank * PSUM_BANK_BYTES
-    if part > 127 or byte >= 1 << PSUM_PARTITION_SHIFT:
-        raise EncodeError(f"{role}: PSUM start partition {part} / byte {byte:#x} (bank {loc.bank}) does not fit an "
-                          f"ADDR4 word (partition 0..127, byte < {1 << PSUM_PARTITION_SHIFT:#x})",
-                          field=f"{role}.addr", value=(part, byte), check="addr4.composition")
-    return addr4_psum(part, byte)
+    return None
+
+
+def split_offset(base: int, addr: int, row: int, off: int) -> tuple[int, int] | None:
+    """SPEC §5: (start partition, byte in the partition) of a byte offset ``off`` into a location
+    at partition ``base``, byte ``addr``, ``row`` bytes per partition (0: no dims; then only offset
+    0 resolves, else None)."""
+    if off == 0:
+        return base, addr
+    if row <= 0:
+        return None
+    return base + off // row, addr + off % row
 
 
 def resolve_offset(op: PhysicalAP, role: str) -> tuple[int, int]:
@@ -316,13 +340,12 @@ def resolve_offset(op: PhysicalAP, role: str) -> tuple[int, int]:
     """
     loc = op.location
     assert loc is not None
-    off = op.offset * dtype_size(op, role)
-    if off == 0:
-        return loc.base, loc.addr
-    if not loc.dims or len(loc.dims) < 2 or loc.dims[1] <= 0:
+    row = loc.dims[1] if loc.dims and len(loc.dims) >= 2 and loc.dims[1] > 0 else 0
+    got = split_offset(loc.base, loc.addr, row, op.offset * dtype_size(op, role))
+    if got is None:
         raise EncodeError(f"{role}: memory location {loc.name!r} needs 'dims' [partitions, bytes per partition] "
                           f"to resolve offset {op.offset}", field=f"{role}.addr", check="addr4.composition")
-    return loc.base + off // loc.dims[1], loc.addr + off % loc.dims[1]
+    return got
 
 
 def descriptor(op: Operand | None, s: Slot, ctx: Context, role: str | None = None) -> tuple[int, ...]:
@@ -392,28 +415,15 @@ def addr4_rule(op: PhysicalAP, fmt: Format, s: Slot) -> Addr4Rule:
 
 
 def addr4_word(rule: Addr4Rule, offset: int) -> int | None:
-    """The ADDR4 word of an element offset under ``rule`` (the rule of :func:`resolve_offset` and
-    :func:`start_address`: the offset's bytes split into partition and byte by the location's row
-    size), or None when the word is off the ADDR4 ranges or the field; then the ordinary path
-    (:func:`start_address`) gives the exact error. A property test holds the two equal."""
+    """The ADDR4 word of an element offset under ``rule`` (:func:`split_offset` then
+    :func:`addr4_compose`, as :func:`start_address` does), or None when the word is off the ADDR4
+    ranges or the field; then :func:`start_address` gives the exact error."""
     hi, psum, base, addr, dims, esize, bank_bytes = rule
-    off = offset * esize
-    if off == 0:
-        part, byte = base, addr
-    elif dims:
-        part, byte = base + off // dims, addr + off % dims
-    else:
+    got = split_offset(base, addr, dims, offset * esize)
+    if got is None:
         return None
-    if psum:
-        byte += bank_bytes
-        if not (0 <= part <= 127 and 0 <= byte < 1 << PSUM_PARTITION_SHIFT):
-            return None
-        word = PSUM_BASE + (part << PSUM_PARTITION_SHIFT) + byte
-    else:
-        if not (0 <= part <= 127 and 0 <= byte < 1 << SBUF_PARTITION_SHIFT):
-            return None
-        word = (part << SBUF_PARTITION_SHIFT) | byte
-    return word if word <= hi else None
+    word = addr4_compose(psum, got[0], got[1], bank_bytes)
+    return word if word is not None and word <= hi else None
 
 
 def physical_part(op: PhysicalAP, fmt: Format, s: Slot, ctx: Context) -> tuple[tuple[int, ...], int]:
