@@ -401,15 +401,18 @@ _BYPASS = ALU_WIRE[AluOp.bypass][0]
 @bundle_check("ts.opcode_class", "TensorScalar ops match the opcode: bit-vector ops on 0x53/0x54, arithmetic ones "
               "elsewhere (op1 bypass or the same class)", "N-15")
 def _ts_class(b: BundleView) -> Iterator[Finding]:
-    bitvec = b.opcode in _TS_BITVEC
+    return _op_class("ts.opcode_class", b, b.opcode in _TS_BITVEC)
+
+
+def _op_class(check: str, b: BundleView, bitvec: bool) -> Iterator[Finding]:
+    """op0/op1 of the class the opcode takes (bit-vector or arithmetic; op1 may bypass), N-15."""
     for name in ("op0", "op1"):
         op = ALU_FROM_WIRE.get(b.fields[name])
         if op is None or op not in ALU_WIRE or (name == "op1" and b.fields[name] == _BYPASS):
             continue
         if (ALU_WIRE[op][1] is AluClass.BITVEC) != bitvec:
             want = "a bit-vector op" if bitvec else "an arithmetic op"
-            yield _f("ts.opcode_class", f"{op.name} on opcode {b.opcode:#04x}, which takes {want}", name,
-                     b.fields[name], want)
+            yield _f(check, f"{op.name} on opcode {b.opcode:#04x}, which takes {want}", name, b.fields[name], want)
 
 
 @bundle_check("ts.scalar_kinds", "the TensorScalar scalar kind bytes hold known codes (N-2)", "chapter §1.3, N-2")
@@ -473,15 +476,7 @@ def _ts_pointer_shape(inst: Instruction) -> Iterator[Finding]:
 @bundle_check("stt.opcode_class", "ScalarTensorTensor ops match the opcode: bit-vector ops on 0x9E, arithmetic ones "
               "on 0x9D and the scan 0xE5 (op1 bypass or the same class)", "N-15, chapter §4.4")
 def _stt_class(b: BundleView) -> Iterator[Finding]:
-    bitvec = b.opcode == STT_BITVEC.byte
-    for name in ("op0", "op1"):
-        op = ALU_FROM_WIRE.get(b.fields[name])
-        if op is None or op not in ALU_WIRE or (name == "op1" and b.fields[name] == _BYPASS):
-            continue
-        if (ALU_WIRE[op][1] is AluClass.BITVEC) != bitvec:
-            want = "a bit-vector op" if bitvec else "an arithmetic op"
-            yield _f("stt.opcode_class", f"{op.name} on opcode {b.opcode:#04x}, which takes {want}", name,
-                     b.fields[name], want)
+    return _op_class("stt.opcode_class", b, b.opcode == STT_BITVEC.byte)
 
 
 @bundle_check("stt.scalar_kind", "the ScalarTensorTensor scalar kind byte holds a known code (N-2, N-21)",
