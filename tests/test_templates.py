@@ -62,11 +62,13 @@ def _mutate(d: dict[str, Any], rnd: random.Random) -> dict[str, Any]:
             if "offset" in o and rnd.random() < 0.03:
                 o["offset"] = rnd.choice([10**7, 2**40, 0, 1, 8191])  # some off the ADDR4 ranges: errors
             if o.get("kind") == "imm_value" and rnd.random() < 0.2:
-                o["value"] = rnd.choice([0, 1, 1.0, -0.0, 0.5, 2**31 - 1, 1e30, 7, -3])
+                o["value"] = rnd.choice([0, 1, 1.0, -0.0, 0.0, 7, -3, 0.5] if rnd.random() < 0.9 else [2**31 - 1, 1e30])
     if rnd.random() < 0.03:
         d["sync"] = {"wait": {"mode": "sem_ge_imm", "index": rnd.randrange(40), "value": rnd.randrange(3)}}
     if rnd.random() < 0.02 and d.get("ins"):
         d["ins"][0]["ap"] = [[64, 64], [1, 64]]  # a partition-count finding (TT, CopyPredicated)
+    if d["opcode"] == "Select" and rnd.random() < 0.5:  # dst on on_true's location: overlaps at some offsets
+        d["outs"][0].update(memref="a", dtype="float32", offset=d["ins"][1]["offset"] + rnd.choice([0, 32, 64, 4096]))
     return d
 
 

@@ -180,7 +180,8 @@ def _var_id_collision(inst: Instruction, func: Function) -> Iterator[Finding]:
 
 
 @ir_check("lint.select_overlap", "a Select whose dst overlaps its predicate or on_true: the lowering writes dst "
-          "before the predicated copy reads them", "D-17", (Select,), stage="lint", offsets=True)
+          "before the predicated copy reads them", "D-17", (Select,), stage="lint",
+          offsets=lambda inst: any(_same_location(inst.dst, op) for op in (inst.predicate, inst.on_true)))  # type: ignore[attr-defined]
 def _select_overlap(inst: Instruction) -> Iterator[Finding]:
     assert isinstance(inst, Select)
     dst = inst.dst
@@ -189,6 +190,12 @@ def _select_overlap(inst: Instruction) -> Iterator[Finding]:
             yield Finding("lint.select_overlap", f"dst may overlap {role}: the lowering (D-17) first copies on_false "
                           f"into dst, so the predicated copy then reads overwritten {role} values, not "
                           f"where(predicate, on_true, on_false)", role, "overlaps dst", "disjoint from dst")
+
+
+def _same_location(x: object, y: object) -> bool:
+    """Two physical APs on one memory location: only then may their overlap depend on offsets."""
+    return isinstance(x, PhysicalAP) and isinstance(y, PhysicalAP) and x.location is not None and \
+        x.location is y.location
 
 
 def _may_overlap(x: object, y: object) -> bool:
