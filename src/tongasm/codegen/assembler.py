@@ -508,7 +508,8 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                     key = tuple([g[i] for i in t.key_at])
                     v = t.variants.get(key, _NEW)
                     if v is not None and v is not _NEW:  # placed: the bundles from the variant's bits
-                        made = v.make(g, 0 if sync is None else sync_part(ctx, v.sync_fmt, sync, sp_op=v.sp_op))
+                        made = v.make(g, 0 if sync is None or v.sync_fmt is None else
+                                      sync_part(ctx, v.sync_fmt, sync, sp_op=v.sp_op))
                         if made is not None and not (v.checks and _template_findings(
                                 t.instruction(g, name, sync), v.checks, decisions, r.func, ctx.target)):
                             n_top += 1

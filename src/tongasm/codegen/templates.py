@@ -179,8 +179,8 @@ class Template:
     the template's IR with the holes' values (:meth:`instruction`) goes the ordinary way (encode and
     checks), without reading JSON."""
 
-    __slots__ = ("rx", "name_at", "sync_at", "values_at", "offsets", "imm_at", "placed", "key_at", "inst",
-                 "variants", "scope")
+    __slots__ = ("rx", "name_at", "sync_at", "values_at", "offsets", "imm_at", "placed", "key_at", "sync_keyed",
+                 "inst", "variants", "scope")
 
     def __init__(self, rx: re.Pattern[str], kinds: list[tuple[str, Any]], inst: Instruction, scope: Any) -> None:
         self.rx = rx
@@ -195,6 +195,7 @@ class Template:
         self.imm_at = tuple(g for g, (k, _w) in enumerate(kinds) if k in ("int", "float"))
         self.placed: tuple[tuple[int, tuple[bool, int]], ...] = ()  # the placed offsets (set by the first variant)
         self.key_at: tuple[int, ...] = self.imm_at  # the regex groups of a variant's key
+        self.sync_keyed = False  # the sync band's text is part of the key (a lowered instruction's)
         self.inst = inst  # the template's own instruction
         #: key → its placed variant, or None (cloned)
         self.variants: dict[tuple[str, ...], Variant | None] = {}
@@ -217,7 +218,10 @@ class Template:
         if not self.variants:
             self.placed = tuple((g, w) for g, w in self.offsets if _placeable(inst, w, parts, geometry))
             placed = {g for g, _w in self.placed}
-            self.key_at = tuple(sorted(self.imm_at + tuple(g for g, _w in self.offsets if g not in placed)))
+            # a lowered instruction's sync band is in its variant (the lowering says which bundle gets what)
+            self.sync_keyed = self.sync_at >= 0 and len(parts) > 1
+            self.key_at = tuple(sorted(self.imm_at + tuple(g for g, _w in self.offsets if g not in placed) +
+                                       ((self.sync_at,) if self.sync_keyed else ())))
         if len(self.variants) >= VARIANTS:
             return
         key = tuple([groups[g] for g in self.key_at])
@@ -252,7 +256,9 @@ class Variant:
                  checks: tuple[tuple[int, Any], ...], placed: tuple[tuple[int, tuple[bool, int]], ...]) -> None:
         self.bid = bid  # the BIR opcode id in the bundle log
         self.parts = parts
-        self.sync_fmt, self.sp_op = sync_fmt, sp_op  # the sync band's layout, and whether it is an SP op's
+        # the layout a sync band's bits are placed in per instruction (None: they are in the bits), and
+        # whether it is an SP op's
+        self.sync_fmt, self.sp_op = sync_fmt, sp_op
         self.checks = checks  # the IR checks to run again per instruction: (-1 the instruction, or its part, checks)
         shape = (tuple(grp for grp, _w in placed), tuple(tuple((h, pos) for h, pos, _r in uses)
                                                            for _s, _st, _b, uses, *_r in parts))
@@ -330,9 +336,8 @@ def _placeable(inst: Instruction, where: tuple[bool, int], parts: list[Made],
 
 def _placed(t: Template, inst: Instruction, parts: list[Made], bid: int,
             geometry: Callable[[Instruction], frozenset[str]], offset_checks: tuple[tuple[int, Any], ...]) -> Variant | None:
-    one_part = len(parts) == 1
-    if t.sync_at >= 0 and not one_part:
-        return None  # a lowering places the band: cloned
+    if t.sync_at >= 0 and len(parts) > 1 and not t.sync_keyed:
+        return None  # a lowering places the band, and it is not in the key: cloned
     by_id = _own_operands(inst, parts)
     if by_id is None:
         return None
@@ -351,10 +356,11 @@ def _placed(t: Template, inst: Instruction, parts: list[Made], bid: int,
         for _h, pos, mask, _rule in uses[p]:
             clear |= mask << pos
         base = bits & ~clear
-        if t.sync_at < 0:
-            base |= sync_bits  # (with a sync hole, the band's bits are placed per instruction)
+        if t.sync_at < 0 or t.sync_keyed:
+            base |= sync_bits  # (else the sync hole's bits are placed per instruction)
         tparts.append((sid, stream, base, tuple((h, pos, rule) for h, pos, _m, rule in uses[p]), p, len(parts), label))
-    return Variant(bid, tparts, parts[0][1], parts[0][0].FAMILY == "sp", offset_checks, t.placed)
+    return Variant(bid, tparts, None if t.sync_keyed else parts[0][1], parts[0][0].FAMILY == "sp", offset_checks,
+                   t.placed)
 
 
 #: the instruction's name key and value, and after it the first key that may hold a hole
