@@ -495,17 +495,25 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
             found += [(p, offset_checks(y, cs)) for p, (y, *_r) in enumerate(rec)]
             return tuple((p, c) for p, c in found if c)
 
+        follow = tpl.follow
         for r in raw:
-            hit = find(r, prev)
-            if hit is not None:
-                t, m = hit
+            # the template that followed the previous one last time (the common case, inline), else find()
+            nexts = follow.get(prev)
+            t = nexts[0] if nexts else None
+            m = t.rx.match(r.text, r.start) if t is not None and t.scope is r.ctx else None
+            if m is None:
+                hit = find(r, prev)
+                if hit is not None:
+                    t, m = hit
+            if m is not None:
+                assert t is not None
                 g = m.groups()
                 gs = g[t.sync_at] if t.sync_at >= 0 else None  # (None: no sync band)
                 sync = sync_of(gs, r) if gs is not None else None
                 if sync is not None or gs is None:
                     gn = g[t.name_at]
                     name = gn[1:-1] if "\\" not in gn else json.loads(gn)
-                    key = tuple([g[i] for i in t.key_at])
+                    key = t.key_of(g)
                     v = t.variants.get(key, _NEW)
                     if v is not None and v is not _NEW:  # placed: the bundles from the variant's bits
                         made = v.make(g, 0 if sync is None or v.sync_fmt is None else
@@ -521,9 +529,9 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                                 progress(index)
                             names.append(name)
                             bir.append(v.bid)
-                            parts_v = v.parts
-                            if len(parts_v) == 1:
-                                sid, stream = parts_v[0][:2]
+                            single = v.one
+                            if single is not None:
+                                sid, stream = single
                                 b = made[0]
                                 l_inst(index)
                                 l_stream(sid)
@@ -531,7 +539,7 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                                 if cen is not None:
                                     cen += b
                             else:
-                                for (sid, stream, _b, _u, part, nparts, label), b in zip(parts_v, made):
+                                for (sid, stream, _b, _u, part, nparts, label), b in zip(v.parts, made):
                                     if batch:
                                         lowered[len(log.inst)] = (part, nparts, label)
                                     l_inst(index)

@@ -46,6 +46,7 @@ and every error the same.
 from __future__ import annotations
 
 import json
+import operator
 import re
 from dataclasses import fields
 from typing import Any
@@ -179,8 +180,8 @@ class Template:
     the template's IR with the holes' values (:meth:`instruction`) goes the ordinary way (encode and
     checks), without reading JSON."""
 
-    __slots__ = ("rx", "name_at", "sync_at", "values_at", "offsets", "imm_at", "placed", "key_at", "sync_keyed",
-                 "inst", "variants", "scope")
+    __slots__ = ("rx", "name_at", "sync_at", "values_at", "offsets", "imm_at", "placed", "key_at", "key_of",
+                 "sync_keyed", "inst", "variants", "scope")
 
     def __init__(self, rx: re.Pattern[str], kinds: list[tuple[str, Any]], inst: Instruction, scope: Any) -> None:
         self.rx = rx
@@ -195,6 +196,7 @@ class Template:
         self.imm_at = tuple(g for g, (k, _w) in enumerate(kinds) if k in ("int", "float"))
         self.placed: tuple[tuple[int, tuple[bool, int]], ...] = ()  # the placed offsets (set by the first variant)
         self.key_at: tuple[int, ...] = self.imm_at  # the regex groups of a variant's key
+        self.key_of: Callable[[tuple[str, ...]], Any] = _key_of(self.key_at)  # groups → the key
         self.sync_keyed = False  # the sync band's text is part of the key (a lowered instruction's)
         self.inst = inst  # the template's own instruction
         #: key → its placed variant, or None (cloned)
@@ -222,10 +224,17 @@ class Template:
             self.sync_keyed = self.sync_at >= 0 and len(parts) > 1
             self.key_at = tuple(sorted(self.imm_at + tuple(g for g, _w in self.offsets if g not in placed) +
                                        ((self.sync_at,) if self.sync_keyed else ())))
+            self.key_of = _key_of(self.key_at)
         if len(self.variants) >= VARIANTS:
             return
-        key = tuple([groups[g] for g in self.key_at])
-        self.variants[key] = _placed(self, inst, parts, bid, geometry, offset_checks)
+        self.variants[self.key_of(groups)] = _placed(self, inst, parts, bid, geometry, offset_checks)
+
+
+def _key_of(at: tuple[int, ...]) -> Callable[[tuple[str, ...]], Any]:
+    """groups → a variant key: the groups at ``at`` (one group: its text; none: ``""``)."""
+    if not at:
+        return lambda _g: ""
+    return operator.itemgetter(*at)
 
 
 _REPLACERS: dict[tuple[type, tuple[str, ...]], Callable[..., Any]] = {}
@@ -250,12 +259,13 @@ class Variant:
     and :attr:`make`, generated from them: ``make(groups, sync_bits)`` → the bundles, or None for an
     offset whose word the ordinary path must make (to raise its error)."""
 
-    __slots__ = ("bid", "parts", "sync_fmt", "sp_op", "checks", "make")
+    __slots__ = ("bid", "parts", "one", "sync_fmt", "sp_op", "checks", "make")
 
     def __init__(self, bid: int, parts: list[PartT], sync_fmt: Any, sp_op: bool,
                  checks: tuple[tuple[int, Any], ...], placed: tuple[tuple[int, tuple[bool, int]], ...]) -> None:
         self.bid = bid  # the BIR opcode id in the bundle log
         self.parts = parts
+        self.one = (parts[0][0], parts[0][1]) if len(parts) == 1 else None  # (stream id, stream) of a single bundle
         # the layout a sync band's bits are placed in per instruction (None: they are in the bits), and
         # whether it is an SP op's
         self.sync_fmt, self.sp_op = sync_fmt, sp_op
