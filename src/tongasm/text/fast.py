@@ -1,22 +1,26 @@
 """The fast listing: the same text as :mod:`tongasm.text.listing`, for whole streams at speed.
 
-The stream is decoded into numpy columns (:func:`tongasm.decode.batch.decode_stream`); each layout's
-bundles are rendered from rows of plain ints with the *same* operand renderers as the reference
-path (:mod:`tongasm.text.syntax`), memoised per operand on the fields it reads, so a repeated access
-pattern or register is formatted once. Bytes columns, "more bytes" markers and unexplained-byte
-patches are worked out with numpy for the whole group at once. A property test keeps this path's
-output identical to the reference listing.
+The stream is decoded into numpy columns (:func:`tongasm.decode.batch.decode_stream`). Each operand
+of a layout's template is rendered by the *same* renderer as the reference path
+(:mod:`tongasm.text.syntax`), once per distinct value of the bundle bits it reads: a
+:class:`VectorMemo` keeps the texts in numpy arrays (an open-addressing hash table keyed on those
+bits), so the texts of a whole column of bundles are found with a few vector operations and only
+values not seen before are rendered in Python. The offset and bytes columns are one character
+matrix; each line is one C-level ``str.join`` of its columns (offset and bytes, mnemonic, operands,
+sync band). Left-over fields and unexplained-byte patches are found with numpy and written for the
+few bundles that have them. A property test keeps this path's output identical to the reference
+listing.
 """
 
 from __future__ import annotations
 
-import operator
+import itertools
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from ..decode.batch import StreamColumns, as_uint8, decode_stream
+from ..decode.batch import LayoutGroup, StreamColumns, as_uint8, decode_stream
 from ..decode.bundle import why_undecodable
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.fields import BUNDLE_SIZE, Format
@@ -27,7 +31,11 @@ from .syntax import (
     ApOp, Ctx, ImmOp, Operand, Template, default_value, generic_text, patch_text, render_sync, template_for,
 )
 
-CACHE_LIMIT = 200_000  # entries per operand before a memo is cleared (bounded memory on unique streams)
+CACHE_LIMIT = 200_000  # texts per memo before it is cleared (bounded memory on streams of unique values)
+
+WORDS = BUNDLE_SIZE // 8  # a bundle as little-endian 64-bit words
+_U64 = np.dtype("<u8")
+_MIX = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit multiplier (Fibonacci hashing)
 
 
 def _reads(op: Operand, fmt: Format) -> tuple[str, ...]:
@@ -41,54 +49,203 @@ def _reads(op: Operand, fmt: Format) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _byte_spans(fmt: Format, names: Iterable[str]) -> np.ndarray:
-    """The bundle byte offsets that the named fields occupy, ascending."""
-    return np.array(sorted({b for n in names for b in range(fmt.field_map[n].offset,
-                                                            fmt.field_map[n].offset + fmt.field_map[n].size)}),
-                    dtype=np.intp)
+def bit_words(fmt: Format, names: Iterable[str]) -> tuple[tuple[int, int], ...]:
+    """The bundle words (index, bit mask) that hold the named fields' bits: the key of a memo.
+
+    The masked words determine the fields' values and nothing else, so two bundles with equal keys
+    have equal values in those fields (and hence the same text for an operand reading only them)."""
+    masks = [0] * WORDS
+    for n in names:
+        lo, hi = fmt.field_map[n].bit_range
+        for b in range(lo, hi):
+            masks[b // 64] |= 1 << (b % 64)
+    return tuple((j, m) for j, m in enumerate(masks) if m)
+
+
+class VectorMemo:
+    """Texts keyed by some bits of a bundle, looked up for a whole column of bundles at once.
+
+    The key of a bundle is a few masked 64-bit words (:func:`bit_words`); entries live in numpy
+    arrays (their key words, their text, the text as a line's first item, whether it is empty) and
+    an open-addressing table with linear probing maps a hash of the key to the entry. A lookup
+    compares the full key words, so the hash only places entries: a collision costs a probe, never
+    a wrong text. Texts are ``", item"`` or ``""``; ``first`` holds ``" item"`` (the first item after
+    the mnemonic is set off by a space, the others by a comma).
+    """
+
+    def __init__(self, words: Sequence[tuple[int, int]], limit: int = CACHE_LIMIT) -> None:
+        self.words = tuple((j, np.uint64(m), m == (1 << 64) - 1) for j, m in words)
+        self.limit = limit
+        self.clear()
+
+    def clear(self) -> None:
+        self.bits = 10
+        self.slots = np.full(1 << self.bits, -1, dtype=np.intp)
+        self.keys = [np.zeros(0, dtype=np.uint64) for _ in self.words]
+        self.text = np.zeros(0, dtype=object)
+        self.first = np.zeros(0, dtype=object)
+        self.empty = np.zeros(0, dtype=bool)
+
+    def __len__(self) -> int:
+        return len(self.text)
+
+    def key(self, words: np.ndarray) -> list[np.ndarray]:
+        """The key words of every bundle (``words``: the bundles as rows of 8 little-endian words)."""
+        return [words[:, j] if whole else words[:, j] & m for j, m, whole in self.words]
+
+    @staticmethod
+    def _hash(k: list[np.ndarray]) -> np.ndarray:
+        h = k[0] * _MIX
+        for kj in k[1:]:
+            h ^= kj
+            h *= _MIX
+        h ^= h >> np.uint64(29)
+        return h
+
+    def _home(self, h: np.ndarray) -> np.ndarray:
+        return ((h * _MIX) >> np.uint64(64 - self.bits)).astype(np.intp)
+
+    def _same(self, e: np.ndarray, k: list[np.ndarray], rows: np.ndarray | None = None) -> np.ndarray:
+        """Entry ``e[i]`` holds the key of row ``i`` (of ``rows``, when given)."""
+        same = None
+        for kj, ej in zip(k, self.keys):
+            eq = ej[e] == (kj if rows is None else kj[rows])
+            same = eq if same is None else same & eq
+        return same  # type: ignore[return-value]
+
+    def find(self, k: list[np.ndarray], h: np.ndarray) -> np.ndarray:
+        """The entry of every key (rows of ``k``), -1 where there is none."""
+        if not len(self):
+            return np.full(len(h), -1, dtype=np.intp)
+        top = len(self.slots) - 1
+        s = self._home(h)
+        e = self.slots[s]
+        hit = self._same(e, k)  # e = -1 (a free slot) reads the last entry: ruled out below
+        live = e >= 0
+        hit &= live
+        out = np.where(hit, e, -1)
+        todo = np.flatnonzero(live & ~hit)
+        while len(todo):  # probe on past occupied slots holding other keys
+            st = (s[todo] + 1) & top
+            s[todo] = st
+            e = self.slots[st]
+            live = e >= 0
+            hit = live & self._same(e, k, todo)
+            out[todo[hit]] = e[hit]
+            todo = todo[live & ~hit]
+        return out
+
+    def _place(self, ids: np.ndarray, h: np.ndarray) -> None:
+        """Put entries ``ids`` (hashes ``h``) in free slots by linear probing, all at once."""
+        top = len(self.slots) - 1
+        s = self._home(h)
+        pending = np.arange(len(ids))
+        while len(pending):
+            sp = s[pending]
+            cand = pending[self.slots[sp] < 0]
+            if len(cand):  # one entry per free slot wins it; the others probe on
+                _, at = np.unique(s[cand], return_index=True)
+                win = cand[at]
+                self.slots[s[win]] = ids[win]
+                lost = np.ones(len(ids), dtype=bool)
+                lost[win] = False
+                pending = pending[lost[pending]]
+            s[pending] = (s[pending] + 1) & top
+
+    def add(self, k: list[np.ndarray], h: np.ndarray, texts: list[str]) -> np.ndarray:
+        """Enter new keys (distinct, absent) with their texts; their entry numbers."""
+        base = len(self)
+        t = np.empty(len(texts), dtype=object)
+        t[:] = texts
+        f = np.empty(len(texts), dtype=object)
+        f[:] = [" " + x[2:] if x else "" for x in texts]
+        self.keys = [np.concatenate([a, b]) for a, b in zip(self.keys, k)]
+        self.text = np.concatenate([self.text, t])
+        self.first = np.concatenate([self.first, f])
+        self.empty = np.concatenate([self.empty, np.array([not x for x in texts], dtype=bool)])
+        n = len(self)
+        if n * 4 > len(self.slots):  # keep the table at most a quarter full: short probes
+            while n * 4 > (1 << self.bits):
+                self.bits += 1
+            self.slots = np.full(1 << self.bits, -1, dtype=np.intp)
+            self._place(np.arange(n), self._hash(self.keys))
+        else:
+            self._place(np.arange(base, n), h)
+        return np.arange(base, n)
+
+    def lookup(self, words: np.ndarray, render: Callable[[np.ndarray], list[str]]) -> np.ndarray:
+        """The entry of every bundle (rows of ``words``), rendering the keys not seen before:
+        ``render(rows)`` gets one row per new key and returns their texts."""
+        k = self.key(words)
+        h = self._hash(k)
+        e = self.find(k, h)
+        miss = np.flatnonzero(e < 0)
+        if len(miss):
+            km = [kj[miss] for kj in k]
+            order = np.lexsort(km[::-1])
+            new = np.zeros(len(miss), dtype=bool)
+            new[0] = True
+            for kj in km:
+                ks = kj[order]
+                new[1:] |= ks[1:] != ks[:-1]
+            group = np.cumsum(new) - 1
+            reps = order[new]  # one miss row per distinct new key
+            if len(self) and len(self) + len(reps) > self.limit:  # full: start again (entry numbers change)
+                self.clear()
+                return self.lookup(words, render)
+            ids = self.add([kj[reps] for kj in km], h[miss][reps], render(miss[reps]))
+            inv = np.empty(len(miss), dtype=np.intp)
+            inv[order] = group
+            e[miss] = ids[inv]
+        return e
 
 
 class FastTemplate:
-    """A format's template compiled for rows of ints (in ``fmt.fields`` order)."""
+    """A layout's template compiled for whole columns: one :class:`VectorMemo` per operand (keyed on
+    the bits of the fields it reads) and one for the sync band. Operand texts do not depend on the
+    opcode, so one is shared by every opcode of a layout (the mnemonic is a column of its own)."""
 
-    def __init__(self, fmt: Format, mnemonic: str, ds: DecisionSet) -> None:
-        self.fmt, self.mnemonic, self.ds = fmt, mnemonic, ds
+    def __init__(self, fmt: Format, ds: DecisionSet) -> None:
+        self.fmt, self.ds = fmt, ds
         tpl: Template = template_for(fmt)
         self.tpl = tpl
-        pos = {f.name: i for i, f in enumerate(fmt.fields)}
-        # (getter, memo, render): a memo maps the fields an operand reads to its text ("" = left out)
-        # (positions of the fields read, memo, render); memo values are ", name=value" or "" (left out)
-        # and the bundle bytes those fields live in (a multi-field operand is memoised on its bytes)
-        self.ops: list[tuple[tuple[int, ...], np.ndarray, dict[object, str], Callable[[object], str]]] = []
+        self.names = [f.name for f in fmt.fields]
+        # (fields read, memo, renderer); the renderer gets the values of the fields read
+        self.ops: list[tuple[tuple[str, ...], VectorMemo, Callable[[tuple[int, ...]], str]]] = []
         self.sync_names: tuple[str, ...] = fmt.sync.fields if fmt.sync is not None else ()
         claimed = {"opcode", *self.sync_names}
         for op in tpl.operands:
             reads = _reads(op, fmt)
-            self.ops.append((tuple(pos[r] for r in reads), _byte_spans(fmt, reads), {}, self._renderer(op, reads)))
+            self.ops.append((reads, VectorMemo(bit_words(fmt, reads)), self._renderer(op, reads)))
             claimed.update(op.claims)
+        # can an item be the line's first? (an optional operand, the left-overs or the sync band may be empty)
+        self.always_first = bool(tpl.operands) and not tpl.operands[0].optional
         # fields left to "field=value" when they differ from the parser's default
-        self.leftover = [(f, pos[f.name]) for f in fmt.fields if f.name not in claimed]
-        self.has_sync = fmt.sync is not None
-        self.pos = pos
-        self.sync_spans = _byte_spans(fmt, self.sync_names) if self.has_sync else np.zeros(0, dtype=np.intp)
-        self.sync_memo: dict[bytes, str] = {}
+        self.leftover = [f for f in fmt.fields if f.name not in claimed]
+        self.sync_memo = VectorMemo(bit_words(fmt, self.sync_names)) if self.sync_names else None
 
-    def _renderer(self, op: Operand, reads: tuple[str, ...]) -> Callable[[object], str]:
+    def _renderer(self, op: Operand, reads: tuple[str, ...]) -> Callable[[tuple[int, ...]], str]:
         fmt, ds, name, tpl = self.fmt, self.ds, op.name, self.tpl
 
-        def render(key: object) -> str:
-            values = dict(zip(reads, key if isinstance(key, tuple) else (key,)))
+        def render(key: tuple[int, ...]) -> str:
+            values = dict(zip(reads, key))
             if op.optional and all(values[c] == default_value(fmt, fmt.field_map[c], values, tpl) for c in op.claims):
                 return ""
             return f", {name}={op.render(Ctx(fmt, ds, values))}"
 
         return render
 
+    def _sync_text(self, vals: dict[str, int]) -> str:
+        text, claimed = render_sync(vals, self.ds, self.fmt.sync)  # type: ignore[arg-type]
+        items = [generic_text(self.fmt.field_map[n], vals[n]) for n in self.sync_names if n not in claimed]
+        items += [text] if text else []
+        return "".join(", " + i for i in items)
+
     def defaults_differ(self, columns: dict[str, np.ndarray]) -> np.ndarray:
         """Per row: does any left-over field differ from its default (vectorised)?"""
         n = len(columns["opcode"])
         flag = np.zeros(n, dtype=bool)
-        for f, _i in self.leftover:
+        for f in self.leftover:
             if f.name in self.tpl.derived:  # on Python ints: a product of dims must not wrap like numpy's
                 d = self.tpl.derived[f.name](_ExactColumns(columns))  # type: ignore[arg-type]
             else:
@@ -96,58 +253,78 @@ class FastTemplate:
             flag |= columns[f.name] != d
         return flag
 
-    def operand_columns(self, lists: _Columns, rows: np.ndarray) -> list[list[str]]:
-        """Per operand, the text of every row of a group (", name=value" or ""), memoised.
-
-        A one-field operand is keyed on its value; a wider one on the bytes its fields occupy (as a
-        fixed-width ``S`` view, which is injective and hashes in C), so no per-row tuple is built.
-        """
-        out = []
-        for positions, spans, memo, render in self.ops:
-            if len(positions) == 1:
-                keys: list = lists[positions[0]]
-            else:
-                keys = np.ascontiguousarray(rows[:, spans]).view(f"S{len(spans)}").ravel().tolist()
-            if len(memo) >= CACHE_LIMIT:
-                memo.clear()
-            col: list[str | None] = list(map(memo.get, keys))
-            if None in col:
-                for k, key in enumerate(keys):
-                    if col[k] is None:
-                        t = memo.get(key)
-                        if t is None:
-                            values = tuple(lists[p][k] for p in positions)
-                            t = memo[key] = render(values if len(values) > 1 else values[0])
-                        col[k] = t
-            out.append(col)
-        return out  # type: ignore[return-value]  # no None is left
-
-    def leftover_text(self, row: tuple[int, ...]) -> str:
+    def leftover_text(self, row: dict[str, int]) -> str:
         """", field=value" for each left-over field of a row that differs from its default."""
-        fields = {x.name: row[k] for k, x in enumerate(self.fmt.fields)}
-        return "".join(", " + generic_text(f, row[i]) for f, i in self.leftover
-                       if row[i] != default_value(self.fmt, f, fields, self.tpl))
+        return "".join(", " + generic_text(f, row[f.name]) for f in self.leftover
+                       if row[f.name] != default_value(self.fmt, f, row, self.tpl))
 
-    def sync_column(self, lists: _Columns, rows: np.ndarray) -> list[str]:
-        """The sync band of every row (", wait ... / upd ..." or ""), memoised on its bytes."""
-        if not self.has_sync:
-            return []
-        keys = np.ascontiguousarray(rows[:, self.sync_spans]).view(f"S{len(self.sync_spans)}").ravel().tolist()
-        col: list[str | None] = list(map(self.sync_memo.get, keys))
-        if None in col:
-            names = self.sync_names
-            pos = [self.pos[n] for n in names]
-            for k, key in enumerate(keys):
-                if col[k] is None:
-                    t = self.sync_memo.get(key)
-                    if t is None:
-                        vals = {n: lists[p][k] for n, p in zip(names, pos)}
-                        text, claimed = render_sync(vals, self.ds, self.fmt.sync)  # type: ignore[arg-type]
-                        items = [generic_text(self.fmt.field_map[n], vals[n]) for n in names if n not in claimed]
-                        items += [text] if text else []
-                        t = self.sync_memo[key] = "".join(", " + i for i in items)
-                    col[k] = t
-        return col  # type: ignore[return-value]  # no None is left
+    def columns(self, g: LayoutGroup, words: np.ndarray, raw: np.ndarray | None) -> list[list[str]]:
+        """The items of every bundle of a group after its mnemonic, as columns (one list per
+        operand, then the non-default left-over fields, the sync band and unexplained-byte patches
+        where any bundle has them); in each row the first non-empty item starts with a space, the
+        others with a comma. ``words``: the group's bundles as rows of 64-bit words; ``raw``: as
+        rows of bytes (needed only for patches, computed when None)."""
+        n = len(g)
+        fields = g.fields
+        out: list[list[str]] = []
+        found: np.ndarray | bool = False  # rows that have an item already (so later ones take a comma)
+
+        def memo_column(memo: VectorMemo, render: Callable[[np.ndarray], list[str]]) -> None:
+            nonlocal found
+            e = memo.lookup(words, render)
+            if found is True:
+                out.append(memo.text[e].tolist())
+                return
+            empty = memo.empty[e]
+            lead = ~empty if found is False else ~empty & ~found
+            col = memo.text[e]
+            if lead.all():
+                col = memo.first[e]
+            elif lead.any():
+                col[lead] = memo.first[e[lead]]
+            out.append(col.tolist())
+            found = True if not empty.any() else (~empty if found is False else found | ~empty)
+            if found is not True and found.all():  # type: ignore[union-attr]
+                found = True
+
+        def sparse_column(rows: list[int], texts: list[str]) -> None:
+            nonlocal found
+            col = [""] * n
+            for k, t in zip(rows, texts):
+                if t and not (found is True or (found is not False and found[k])):
+                    t = " " + t[2:]
+                col[k] = t
+            if rows and found is not True:
+                if found is False:
+                    found = np.zeros(n, dtype=bool)
+                found[[k for k, t in zip(rows, texts) if t]] = True
+            out.append(col)
+
+        for reads, memo, render in self.ops:
+            cols = [fields[r] for r in reads]
+
+            def values(rows: np.ndarray, cols: list[np.ndarray] = cols, render: Callable = render) -> list[str]:
+                return [render(key) for key in zip(*(c[rows].tolist() for c in cols))]
+
+            memo_column(memo, values)
+        left = np.flatnonzero(self.defaults_differ(fields)).tolist()
+        if left:  # non-default left-over fields, after the operands
+            lists = {name: fields[name][left].tolist() for name in self.names}
+            sparse_column(left, [self.leftover_text({name: lists[name][i] for name in self.names})
+                                 for i in range(len(left))])
+        if self.sync_memo is not None:
+            sync_cols = [fields[s] for s in self.sync_names]
+
+            def sync_values(rows: np.ndarray) -> list[str]:
+                vals = zip(*(c[rows].tolist() for c in sync_cols))
+                return [self._sync_text(dict(zip(self.sync_names, v))) for v in vals]
+
+            memo_column(self.sync_memo, sync_values)
+        odd = _unexplained(self.fmt, words)
+        if len(odd):  # unexplained bytes, patched in last
+            rows = words[odd].view(np.uint8)
+            sparse_column(odd.tolist(), ["".join(", " + t for t in patch_text(self.fmt, bytes(r))) for r in rows])
+        return out
 
 
 class _ExactColumns:
@@ -161,97 +338,84 @@ class _ExactColumns:
         return default if col is None else col.astype(object)
 
 
-class _Columns:
-    """A group's field columns as Python lists, converted on first use (most are never needed)."""
-
-    def __init__(self, fmt: Format, fields: dict[str, np.ndarray]) -> None:
-        self.names = [f.name for f in fmt.fields]
-        self.fields = fields
-        self.cache: dict[int, list[int]] = {}
-
-    def __getitem__(self, i: int) -> list[int]:
-        col = self.cache.get(i)
-        if col is None:
-            col = self.cache[i] = self.fields[self.names[i]].tolist()
-        return col
-
-    def row(self, k: int) -> tuple[int, ...]:
-        return tuple(self[i][k] for i in range(len(self.names)))
+_TEMPLATES: dict[tuple[Format, DecisionSet], FastTemplate] = {}
+_MNEMONICS: dict[tuple[Format, DecisionSet], np.ndarray] = {}
 
 
-_TEMPLATES: dict[tuple[Format, int, DecisionSet], FastTemplate] = {}
-
-
-def fast_template(fmt: Format, opcode: int, fs: FormatSet, ds: DecisionSet) -> FastTemplate:
-    key = (fmt, opcode, ds)
+def fast_template(fmt: Format, ds: DecisionSet) -> FastTemplate:
+    key = (fmt, ds)
     t = _TEMPLATES.get(key)
     if t is None:
-        t = _TEMPLATES[key] = FastTemplate(fmt, fs.mnemonic(fmt, opcode), ds)
+        t = _TEMPLATES[key] = FastTemplate(fmt, ds)
     return t
 
 
-def _unexplained(fmt: Format, data2d: np.ndarray, index: np.ndarray) -> np.ndarray:
-    """Which bundles of a group have bits outside every field (vectorised)."""
-    inv = np.frombuffer(bytes((~b) & 0xFF for b in fmt.covered_mask()), dtype=np.uint8)
-    cols = np.flatnonzero(inv)
-    if len(cols) == 0:
-        return np.zeros(len(index), dtype=bool)
-    sub = data2d[index][:, cols] & inv[cols]
-    return sub.any(axis=1)
+def mnemonics(fmt: Format, fs: FormatSet, ds: DecisionSet) -> np.ndarray:
+    """The listing mnemonic of every opcode of a layout, indexed by the opcode byte."""
+    key = (fmt, ds)
+    m = _MNEMONICS.get(key)
+    if m is None:
+        m = _MNEMONICS[key] = np.full(256, "", dtype=object)
+        for op in fmt.opcodes:
+            m[op] = fs.mnemonic(fmt, op)
+    return m
+
+
+_UNCOVERED: dict[Format, list[tuple[int, np.uint64]]] = {}
+
+
+def _unexplained(fmt: Format, words: np.ndarray) -> np.ndarray:
+    """The rows (bundles as word rows) with bits outside every field (vectorised)."""
+    spare = _UNCOVERED.get(fmt)
+    if spare is None:
+        inv = np.frombuffer(bytes((~b) & 0xFF for b in fmt.covered_mask()), dtype=_U64)
+        spare = _UNCOVERED[fmt] = [(j, inv[j]) for j in np.flatnonzero(inv).tolist()]
+    if not spare:
+        return np.zeros(0, dtype=np.intp)
+    odd = np.zeros(len(words), dtype=bool)
+    for j, m in spare:
+        odd |= (words[:, j] & m) != 0
+    return np.flatnonzero(odd)
 
 
 def stream_bodies(data: bytes | bytearray | memoryview | np.ndarray, *, decisions: DecisionSet = DEFAULT_DECISIONS,
                   cols: StreamColumns | None = None) -> list[str]:
     """The instruction text of every bundle of a stream, in order (``.bytes ...`` for undecodable ones)."""
-    return _bodies(data, decisions, cols)[0]
-
-
-def _bodies(data: bytes | bytearray | memoryview | np.ndarray, decisions: DecisionSet,
-            cols: StreamColumns | None = None) -> tuple[list[str], list[int]]:
-    """stream_bodies, and the indexes of the undecodable bundles."""
     arr = as_uint8(data)
+    return _texts(arr, decisions, None, cols)[0]
+
+
+def _texts(arr: np.ndarray, decisions: DecisionSet, prefix: np.ndarray | None,
+           cols: StreamColumns | None = None) -> tuple[list[str], list[int]]:
+    """Every bundle's ``prefix[i] + instruction text`` (``.bytes ...`` for undecodable ones, without
+    the prefix), and the indexes of the undecodable bundles."""
     fs = build_formats(decisions)
     cols = cols or decode_stream(arr, decisions=decisions)
     n = cols.count
+    words = arr.view(_U64).reshape(n, WORDS) if n else np.zeros((0, WORDS), dtype=_U64)
     out = np.empty(n, dtype=object)
-    data2d = arr.reshape(n, BUNDLE_SIZE) if n else arr.reshape(0, BUNDLE_SIZE)
+    whole: list[str] | None = None
     for g in cols.groups.values():
         fmt = g.fmt
-        lists = _Columns(fmt, g.fields)
-        rows = data2d[g.index]
-        opcodes = lists[0]
-        first = fast_template(fmt, opcodes[0], fs, decisions)
-        parts = first.operand_columns(lists, rows)
-        left = np.flatnonzero(first.defaults_differ(g.fields)).tolist()
-        if left:  # non-default left-over fields, after the operands
-            col = [""] * len(g)
-            for k in left:
-                col[k] = first.leftover_text(lists.row(k))
-            parts.append(col)
-        sync = first.sync_column(lists, rows)
-        if sync:
-            parts.append(sync)
-        odd = np.flatnonzero(_unexplained(fmt, data2d, g.index)).tolist()
-        if odd:  # unexplained bytes, patched in last
-            col = [""] * len(g)
-            for k in odd:
-                col[k] = "".join(", " + t for t in patch_text(fmt, bytes(rows[k])))
-            parts.append(col)
-        ops = set(opcodes)
-        mnemonics = {op: fast_template(fmt, op, fs, decisions).mnemonic for op in ops}
-        bodies = np.empty(len(g), dtype=object)
-        if not parts:
-            bodies[:] = [mnemonics[op] for op in opcodes]
-        else:  # "Mnemonic, a=1, b=2" with its first ", " made a space; a row without operands keeps the mnemonic
-            lead = [mnemonics[opcodes[0]]] * len(g) if len(ops) == 1 else [mnemonics[op] for op in opcodes]
-            texts = list(map("".join, zip(lead, *parts)))
-            bodies[:] = [t.replace(", ", " ", 1) for t in texts]
-        out[g.index] = bodies
+        dense = len(g) == n  # one layout for the whole stream: no gathers, no scatter
+        gw = words if dense else words[g.index]
+        parts = fast_template(fmt, decisions).columns(g, gw, None)
+        lead = mnemonics(fmt, fs, decisions)[g.fields["opcode"]].tolist()
+        if prefix is not None:
+            parts.insert(0, lead)
+            lead = (prefix if dense else prefix[g.index]).tolist()
+        texts = list(map("".join, zip(lead, *parts))) if parts else lead
+        if dense:
+            whole = texts
+        else:
+            out[g.index] = texts
     bad = cols.undecodable.tolist()
-    for i in bad:
-        raw = bytes(data2d[i])
-        out[i] = f".bytes {raw.hex()}  ; {why_undecodable(raw, fs)}"
-    return out.tolist(), bad
+    if whole is None:
+        for i in bad:
+            raw = arr[i * BUNDLE_SIZE:(i + 1) * BUNDLE_SIZE].tobytes()
+            out[i] = f".bytes {raw.hex()}  ; {why_undecodable(raw, fs)}"
+        whole = out.tolist()
+    return whole, bad
 
 
 def stream_lines(data: bytes | bytearray | memoryview | np.ndarray, *, decisions: DecisionSet = DEFAULT_DECISIONS,
@@ -280,22 +444,22 @@ def _stream_lines(data: bytes | bytearray | memoryview | np.ndarray, decisions: 
 
         check_stream_length(arr.size)
     n = arr.size // BUNDLE_SIZE
-    bodies, bad = _bodies(arr, decisions)
     rows = arr.reshape(n, BUNDLE_SIZE)
     if base + n * BUNDLE_SIZE > 0xFFFFFFFF:  # offsets wider than 8 digits: the plain path
+        bodies, _ = _texts(arr, decisions, None)
         return [_line(first + i, rows[i], b, full_bytes) for i, b in enumerate(bodies)]
-    prefixes = _prefixes(rows, full_bytes, first)
-    lines = list(map(operator.add, prefixes, bodies))
+    lines, bad = _texts(arr, decisions, _prefixes(rows, full_bytes, first))
     for i in bad:  # an undecodable bundle's line has no bytes column (its .bytes directive holds them)
-        lines[i] = f"{(first + i) * BUNDLE_SIZE:08x}:  {bodies[i]}"
+        lines[i] = f"{(first + i) * BUNDLE_SIZE:08x}:  {lines[i]}"
     return lines
 
 
 _HEX = np.frombuffer(b"0123456789abcdef", dtype=np.uint8).astype(np.uint32)
 
 
-def _prefixes(rows: np.ndarray, full_bytes: bool, first: int = 0) -> list[str]:
-    """``"OOOOOOOO:  |hhhhhhhh hhhhhhhh ... …|  "`` for every row, built as one UCS-4 character matrix."""
+def _prefixes(rows: np.ndarray, full_bytes: bool, first: int = 0) -> np.ndarray:
+    """``"OOOOOOOO:  |hhhhhhhh hhhhhhhh ... …|  "`` for every row, built as one UCS-4 character matrix
+    (returned as an array of fixed-width strings)."""
     n = len(rows)
     nbytes = BUNDLE_SIZE if full_bytes else HEAD_BYTES
     hexw = nbytes // 4 * 9 - 1
@@ -316,7 +480,7 @@ def _prefixes(rows: np.ndarray, full_bytes: bool, first: int = 0) -> list[str]:
         m[more, at + 1] = ord("…")
         at += 2
     m[:, at] = ord("|")
-    return m.view(f"<U{width}").reshape(n).tolist() if n else []
+    return m.view(f"<U{width}").reshape(n)
 
 
 def _line(i: int, row: np.ndarray, body: str, full_bytes: bool) -> str:
@@ -331,9 +495,14 @@ def fast_listing(streams: Iterable[StreamInput], *, decisions: DecisionSet = DEF
                  target: Target = DEFAULT_TARGET, full_bytes: bool = False) -> Iterator[str]:
     """Same lines as :func:`tongasm.text.listing.listing`, for large streams (listed in pieces of
     :data:`CHUNK` bundles, so the working set stays in cache and memory stays bounded)."""
-    yield from header_lines(target, decisions)
+    return itertools.chain.from_iterable(_pieces(streams, decisions, target, full_bytes))
+
+
+def _pieces(streams: Iterable[StreamInput], decisions: DecisionSet, target: Target,
+            full_bytes: bool) -> Iterator[list[str]]:
+    yield header_lines(target, decisions)
     for s in streams:
-        yield f".stream {s.name}"
+        yield [f".stream {s.name}"]
         arr = as_uint8(s.data)
         if arr.size % BUNDLE_SIZE:
             from ..decode.bundle import check_stream_length
@@ -342,9 +511,8 @@ def fast_listing(streams: Iterable[StreamInput], *, decisions: DecisionSet = DEF
         step = CHUNK * BUNDLE_SIZE
         for start in range(0, arr.size, step):
             names = s.bir_names[start // BUNDLE_SIZE:(start + step) // BUNDLE_SIZE] if s.bir_names is not None else None
-            yield from stream_lines(arr[start:start + step], decisions=decisions, full_bytes=full_bytes, base=start,
-                                    bir_names=names)
+            yield stream_lines(arr[start:start + step], decisions=decisions, full_bytes=full_bytes, base=start,
+                               bir_names=names)
 
 
 CHUNK = 16384  # bundles listed at a time by fast_listing
-
