@@ -258,38 +258,38 @@ class FastTemplate:
         return "".join(", " + generic_text(f, row[f.name]) for f in self.leftover
                        if row[f.name] != default_value(self.fmt, f, row, self.tpl))
 
-    def columns(self, g: LayoutGroup, words: np.ndarray, raw: np.ndarray | None) -> list[list[str]]:
-        """The items of every bundle of a group after its mnemonic, as columns (one list per
-        operand, then the non-default left-over fields, the sync band and unexplained-byte patches
-        where any bundle has them); in each row the first non-empty item starts with a space, the
-        others with a comma. ``words``: the group's bundles as rows of 64-bit words; ``raw``: as
-        rows of bytes (needed only for patches, computed when None)."""
+    def columns(self, g: LayoutGroup, words: np.ndarray) -> list[np.ndarray]:
+        """The items of every bundle of a group after its mnemonic, as object-array columns (one
+        per operand, then the non-default left-over fields, the sync band and unexplained-byte
+        patches where any bundle has them); in each row the first non-empty item starts with a
+        space, the others with a comma. ``words``: the group's bundles as rows of 64-bit words."""
         n = len(g)
         fields = g.fields
-        out: list[list[str]] = []
+        out: list[np.ndarray] = []
         found: np.ndarray | bool = False  # rows that have an item already (so later ones take a comma)
 
         def memo_column(memo: VectorMemo, render: Callable[[np.ndarray], list[str]]) -> None:
             nonlocal found
             e = memo.lookup(words, render)
             if found is True:
-                out.append(memo.text[e].tolist())
+                out.append(memo.text[e])
                 return
             empty = memo.empty[e]
-            lead = ~empty if found is False else ~empty & ~found
-            col = memo.text[e]
-            if lead.all():
+            starts = ~empty if found is False else ~empty & ~found  # the row's first item is this one
+            if starts.all():
                 col = memo.first[e]
-            elif lead.any():
-                col[lead] = memo.first[e[lead]]
-            out.append(col.tolist())
+            else:
+                col = memo.text[e]
+                if starts.any():
+                    col[starts] = memo.first[e[starts]]
+            out.append(col)
             found = True if not empty.any() else (~empty if found is False else found | ~empty)
             if found is not True and found.all():  # type: ignore[union-attr]
                 found = True
 
         def sparse_column(rows: list[int], texts: list[str]) -> None:
             nonlocal found
-            col = [""] * n
+            col = np.full(n, "", dtype=object)
             for k, t in zip(rows, texts):
                 if t and not (found is True or (found is not False and found[k])):
                     t = " " + t[2:]
@@ -381,41 +381,46 @@ def _unexplained(fmt: Format, words: np.ndarray) -> np.ndarray:
 def stream_bodies(data: bytes | bytearray | memoryview | np.ndarray, *, decisions: DecisionSet = DEFAULT_DECISIONS,
                   cols: StreamColumns | None = None) -> list[str]:
     """The instruction text of every bundle of a stream, in order (``.bytes ...`` for undecodable ones)."""
-    arr = as_uint8(data)
-    return _texts(arr, decisions, None, cols)[0]
+    texts, bad = _texts(as_uint8(data), decisions, None, cols)
+    for i, t in bad.items():
+        texts[i] = t
+    return texts
 
 
 def _texts(arr: np.ndarray, decisions: DecisionSet, prefix: np.ndarray | None,
-           cols: StreamColumns | None = None) -> tuple[list[str], list[int]]:
-    """Every bundle's ``prefix[i] + instruction text`` (``.bytes ...`` for undecodable ones, without
-    the prefix), and the indexes of the undecodable bundles."""
+           cols: StreamColumns | None = None) -> tuple[list[str], dict[int, str]]:
+    """Every bundle's ``prefix[i] + instruction text``, and the text of each undecodable bundle
+    (``.bytes ...``) by its index (its place in the list holds the prefix alone).
+
+    Each layout's columns (mnemonic, then its items) are scattered into stream-wide columns (a
+    layout with fewer columns leaves ``""`` in the rest), and every line is one ``str.join`` across them."""
     fs = build_formats(decisions)
     cols = cols or decode_stream(arr, decisions=decisions)
     n = cols.count
     words = arr.view(_U64).reshape(n, WORDS) if n else np.zeros((0, WORDS), dtype=_U64)
-    out = np.empty(n, dtype=object)
-    whole: list[str] | None = None
+    columns: list[np.ndarray] = []
     for g in cols.groups.values():
         fmt = g.fmt
         dense = len(g) == n  # one layout for the whole stream: no gathers, no scatter
         gw = words if dense else words[g.index]
-        parts = fast_template(fmt, decisions).columns(g, gw, None)
-        lead = mnemonics(fmt, fs, decisions)[g.fields["opcode"]].tolist()
-        if prefix is not None:
-            parts.insert(0, lead)
-            lead = (prefix if dense else prefix[g.index]).tolist()
-        texts = list(map("".join, zip(lead, *parts))) if parts else lead
+        parts = [mnemonics(fmt, fs, decisions)[g.fields["opcode"]]] + fast_template(fmt, decisions).columns(g, gw)
         if dense:
-            whole = texts
-        else:
-            out[g.index] = texts
-    bad = cols.undecodable.tolist()
-    if whole is None:
-        for i in bad:
-            raw = arr[i * BUNDLE_SIZE:(i + 1) * BUNDLE_SIZE].tobytes()
-            out[i] = f".bytes {raw.hex()}  ; {why_undecodable(raw, fs)}"
-        whole = out.tolist()
-    return whole, bad
+            columns = parts
+            break
+        for j, p in enumerate(parts):
+            if j == len(columns):
+                columns.append(np.full(n, "", dtype=object))
+            columns[j][g.index] = p
+    bad = {}
+    for i in cols.undecodable.tolist():
+        raw = arr[i * BUNDLE_SIZE:(i + 1) * BUNDLE_SIZE].tobytes()
+        bad[i] = f".bytes {raw.hex()}  ; {why_undecodable(raw, fs)}"
+    lists = [c.tolist() for c in columns] or [[""] * n]
+    if prefix is not None:
+        lists.insert(0, prefix.tolist())
+    if len(lists) == 1:
+        return lists[0], bad
+    return list(map("".join, zip(*lists))), bad
 
 
 def stream_lines(data: bytes | bytearray | memoryview | np.ndarray, *, decisions: DecisionSet = DEFAULT_DECISIONS,
@@ -446,40 +451,45 @@ def _stream_lines(data: bytes | bytearray | memoryview | np.ndarray, decisions: 
     n = arr.size // BUNDLE_SIZE
     rows = arr.reshape(n, BUNDLE_SIZE)
     if base + n * BUNDLE_SIZE > 0xFFFFFFFF:  # offsets wider than 8 digits: the plain path
-        bodies, _ = _texts(arr, decisions, None)
+        bodies = stream_bodies(arr, decisions=decisions)
         return [_line(first + i, rows[i], b, full_bytes) for i, b in enumerate(bodies)]
     lines, bad = _texts(arr, decisions, _prefixes(rows, full_bytes, first))
-    for i in bad:  # an undecodable bundle's line has no bytes column (its .bytes directive holds them)
-        lines[i] = f"{(first + i) * BUNDLE_SIZE:08x}:  {lines[i]}"
+    for i, t in bad.items():  # an undecodable bundle's line has no bytes column (its .bytes directive holds them)
+        lines[i] = f"{(first + i) * BUNDLE_SIZE:08x}:  {t}"
     return lines
 
 
-_HEX = np.frombuffer(b"0123456789abcdef", dtype=np.uint8).astype(np.uint32)
+def _hex_digits(data: bytes, n: int, sep: bool) -> np.ndarray:
+    """The lowercase hex digits of ``n`` equal rows of bytes, as an ``(n, width)`` uint8 matrix (with
+    ``sep``: a space after every 4 bytes but a row's last, like the bytes column)."""
+    text = data.hex(" ", 4) if sep else data.hex()
+    if sep:  # the text has no space after the last row: view it as rows one wider, minus that space
+        width = len(text) // n  # = (row width + 1) - 1/n, rounded down
+        return np.lib.stride_tricks.as_strided(np.frombuffer(text.encode(), dtype=np.uint8), (n, width),
+                                               (width + 1, 1), writeable=False)
+    return np.frombuffer(text.encode(), dtype=np.uint8).reshape(n, -1)
 
 
 def _prefixes(rows: np.ndarray, full_bytes: bool, first: int = 0) -> np.ndarray:
-    """``"OOOOOOOO:  |hhhhhhhh hhhhhhhh ... …|  "`` for every row, built as one UCS-4 character matrix
-    (returned as an array of fixed-width strings)."""
+    """``"OOOOOOOO:  |hhhhhhhh hhhhhhhh ... …|  "`` for every row, as an array of fixed-width strings
+    (a UCS-4 character matrix whose digits come from ``bytes.hex``)."""
     n = len(rows)
     nbytes = BUNDLE_SIZE if full_bytes else HEAD_BYTES
     hexw = nbytes // 4 * 9 - 1
     width = 8 + 3 + 1 + hexw + (0 if full_bytes else 2) + 1 + 2
-    m = np.full((n, width), ord(" "), dtype=np.uint32)
-    off = (np.arange(n, dtype=np.uint64) + np.uint64(first)) * np.uint64(BUNDLE_SIZE)
-    for j in range(8):
-        m[:, j] = _HEX[((off >> np.uint64(4 * (7 - j))) & np.uint64(15)).astype(np.intp)]
-    m[:, 8] = ord(":")
-    m[:, 11] = ord("|")
-    b = rows[:, :nbytes]
-    cols = 12 + np.arange(nbytes) * 2 + np.arange(nbytes) // 4  # first hex digit of each byte
-    m[:, cols] = _HEX[b >> 4]
-    m[:, cols + 1] = _HEX[b & 15]
+    m = np.empty((n, width), dtype=np.uint32)
+    if n == 0:
+        return m.view(f"<U{width}").reshape(n)
+    off = ((np.arange(n, dtype=np.uint64) + np.uint64(first)) * np.uint64(BUNDLE_SIZE)).astype(">u4")
+    m[:, :8] = _hex_digits(off.tobytes(), n, False)
+    m[:, 8:12] = np.array([ord(c) for c in ":  |"], dtype=np.uint32)
+    m[:, 12:12 + hexw] = _hex_digits(np.ascontiguousarray(rows[:, :nbytes]).tobytes(), n, True)
     at = 12 + hexw
     if not full_bytes:
-        more = rows[:, HEAD_BYTES:].any(axis=1)
-        m[more, at + 1] = ord("…")
+        m[:, at] = ord(" ")
+        m[:, at + 1] = np.where(rows[:, HEAD_BYTES:].any(axis=1), ord("…"), ord(" "))
         at += 2
-    m[:, at] = ord("|")
+    m[:, at:] = np.array([ord(c) for c in "|  "], dtype=np.uint32)
     return m.view(f"<U{width}").reshape(n)
 
 
