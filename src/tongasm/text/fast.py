@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from ..decode.batch import LayoutGroup, StreamColumns, as_uint8, decode_stream
+from ..decode.batch import LayoutGroup, LazyFields, StreamColumns, as_uint8, group_stream
 from ..decode.bundle import why_undecodable
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.fields import BUNDLE_SIZE, Format
@@ -62,25 +62,55 @@ def bit_words(fmt: Format, names: Iterable[str]) -> tuple[tuple[int, int], ...]:
     return tuple((j, m) for j, m in enumerate(masks) if m)
 
 
+DIRECT_BITS = 12  # a key of at most this many bits indexes a table directly (no hashing)
+PROBE_WINDOW = 8  # slots a second probe looks at at once
+
+
+def _runs(mask: int) -> list[tuple[int, int]]:
+    """The runs of set bits of a mask: (lowest bit, length)."""
+    out, b = [], 0
+    while mask >> b:
+        if mask >> b & 1:
+            lo = b
+            while mask >> b & 1:
+                b += 1
+            out.append((lo, b - lo))
+        else:
+            b += 1
+    return out
+
+
 class VectorMemo:
     """Texts keyed by some bits of a bundle, looked up for a whole column of bundles at once.
 
     The key of a bundle is a few masked 64-bit words (:func:`bit_words`); entries live in numpy
-    arrays (their key words, their text, the text as a line's first item, whether it is empty) and
-    an open-addressing table with linear probing maps a hash of the key to the entry. A lookup
-    compares the full key words, so the hash only places entries: a collision costs a probe, never
-    a wrong text. Texts are ``", item"`` or ``""``; ``first`` holds ``" item"`` (the first item after
-    the mnemonic is set off by a space, the others by a comma).
+    arrays (their key words, their text, the text as a line's first item, whether it is empty).
+    A key of at most :data:`DIRECT_BITS` bits indexes a table of entry numbers directly; a wider
+    one goes through an open-addressing table (linear probing) on a hash of its words, and a
+    lookup compares the full key words, so the hash only places entries: a collision costs a probe,
+    never a wrong text. A column that holds one key is looked up once. Texts are ``", item"`` or
+    ``""``; ``first`` holds ``" item"`` (the first item after the mnemonic is set off by a space,
+    the others by a comma).
     """
 
     def __init__(self, words: Sequence[tuple[int, int]], limit: int = CACHE_LIMIT) -> None:
         self.words = tuple((j, np.uint64(m), m == (1 << 64) - 1) for j, m in words)
+        nbits = sum(bin(m).count("1") for _, m in words)
+        # a narrow key packed into an index: (key word, its bit run's lowest bit, mask, place in the index)
+        self.pack: list[tuple[int, np.uint64, np.uint64, int]] | None = None
+        if nbits <= DIRECT_BITS:
+            self.pack, at = [], 0
+            for i, (_, m) in enumerate(words):
+                for lo, length in _runs(m):
+                    self.pack.append((i, np.uint64(lo), np.uint64((1 << length) - 1), at))
+                    at += length
         self.limit = limit
         self.clear()
 
     def clear(self) -> None:
         self.bits = 10
         self.slots = np.full(1 << self.bits, -1, dtype=np.intp)
+        self.direct = np.full(1 << DIRECT_BITS, -1, dtype=np.intp) if self.pack is not None else None
         self.keys = [np.zeros(0, dtype=np.uint64) for _ in self.words]
         self.text = np.zeros(0, dtype=object)
         self.first = np.zeros(0, dtype=object)
@@ -93,13 +123,23 @@ class VectorMemo:
         """The key words of every bundle (``words``: the bundles as rows of 8 little-endian words)."""
         return [words[:, j] if whole else words[:, j] & m for j, m, whole in self.words]
 
+    def _index(self, k: list[np.ndarray]) -> np.ndarray:
+        """A narrow key packed into a direct-table index."""
+        v = None
+        for i, lo, m, at in self.pack:  # type: ignore[union-attr]
+            x = (k[i] >> lo) & m if lo else k[i] & m
+            if at:
+                x <<= np.uint64(at)
+            v = x if v is None else v | x
+        return v.astype(np.intp)  # type: ignore[union-attr]
+
     @staticmethod
     def _hash(k: list[np.ndarray]) -> np.ndarray:
         h = k[0] * _MIX
         for kj in k[1:]:
             h ^= kj
             h *= _MIX
-        h ^= h >> np.uint64(29)
+        h ^= h >> np.uint64(32)  # fold the high half down: the home slot takes the top bits of h * _MIX
         return h
 
     def _home(self, h: np.ndarray) -> np.ndarray:
@@ -113,26 +153,36 @@ class VectorMemo:
             same = eq if same is None else same & eq
         return same  # type: ignore[return-value]
 
-    def find(self, k: list[np.ndarray], h: np.ndarray) -> np.ndarray:
+    def find(self, k: list[np.ndarray]) -> np.ndarray:
         """The entry of every key (rows of ``k``), -1 where there is none."""
         if not len(self):
-            return np.full(len(h), -1, dtype=np.intp)
+            return np.full(len(k[0]), -1, dtype=np.intp)
+        if self.direct is not None:
+            return self.direct[self._index(k)]
         top = len(self.slots) - 1
-        s = self._home(h)
+        s = self._home(self._hash(k))
         e = self.slots[s]
         hit = self._same(e, k)  # e = -1 (a free slot) reads the last entry: ruled out below
         live = e >= 0
         hit &= live
         out = np.where(hit, e, -1)
         todo = np.flatnonzero(live & ~hit)
-        while len(todo):  # probe on past occupied slots holding other keys
-            st = (s[todo] + 1) & top
-            s[todo] = st
-            e = self.slots[st]
-            live = e >= 0
-            hit = live & self._same(e, k, todo)
-            out[todo[hit]] = e[hit]
-            todo = todo[live & ~hit]
+        while len(todo):  # the few keys not in their home slot: look a window further at once
+            win = (s[todo, None] + np.arange(1, PROBE_WINDOW + 1)) & top
+            e = self.slots[win]
+            hit = e >= 0
+            for kj, ej in zip(k, self.keys):
+                hit &= ej[e] == kj[todo, None]
+            free = e < 0
+            found = hit.any(axis=1)
+            at = hit.argmax(axis=1)
+            # a free slot before the first hit ends the probe (the key is absent)
+            ends = free.any(axis=1) & (~found | (free.argmax(axis=1) < at))
+            ok = found & ~ends
+            out[todo[ok]] = e[ok, at[ok]]
+            more = ~found & ~ends
+            s[todo[more]] = win[more, -1]
+            todo = todo[more]
         return out
 
     def _place(self, ids: np.ndarray, h: np.ndarray) -> None:
@@ -152,7 +202,7 @@ class VectorMemo:
                 pending = pending[lost[pending]]
             s[pending] = (s[pending] + 1) & top
 
-    def add(self, k: list[np.ndarray], h: np.ndarray, texts: list[str]) -> np.ndarray:
+    def add(self, k: list[np.ndarray], texts: list[str]) -> np.ndarray:
         """Enter new keys (distinct, absent) with their texts; their entry numbers."""
         base = len(self)
         t = np.empty(len(texts), dtype=object)
@@ -164,21 +214,26 @@ class VectorMemo:
         self.first = np.concatenate([self.first, f])
         self.empty = np.concatenate([self.empty, np.array([not x for x in texts], dtype=bool)])
         n = len(self)
-        if n * 4 > len(self.slots):  # keep the table at most a quarter full: short probes
+        ids = np.arange(base, n)
+        if self.direct is not None:
+            self.direct[self._index(k)] = ids
+        elif n * 4 > len(self.slots):  # keep the table at most a quarter full: short probes
             while n * 4 > (1 << self.bits):
                 self.bits += 1
             self.slots = np.full(1 << self.bits, -1, dtype=np.intp)
             self._place(np.arange(n), self._hash(self.keys))
         else:
-            self._place(np.arange(base, n), h)
-        return np.arange(base, n)
+            self._place(ids, self._hash(k))
+        return ids
 
     def lookup(self, words: np.ndarray, render: Callable[[np.ndarray], list[str]]) -> np.ndarray:
         """The entry of every bundle (rows of ``words``), rendering the keys not seen before:
         ``render(rows)`` gets one row per new key and returns their texts."""
         k = self.key(words)
-        h = self._hash(k)
-        e = self.find(k, h)
+        n = len(words)
+        if n > 1 and all(kj[0] == kj[-1] and (kj == kj[0]).all() for kj in k):  # one key for the whole column
+            return np.full(n, self.lookup(words[:1], render)[0], dtype=np.intp)
+        e = self.find(k)
         miss = np.flatnonzero(e < 0)
         if len(miss):
             km = [kj[miss] for kj in k]
@@ -193,7 +248,7 @@ class VectorMemo:
             if len(self) and len(self) + len(reps) > self.limit:  # full: start again (entry numbers change)
                 self.clear()
                 return self.lookup(words, render)
-            ids = self.add([kj[reps] for kj in km], h[miss][reps], render(miss[reps]))
+            ids = self.add([kj[reps] for kj in km], render(miss[reps]))
             inv = np.empty(len(miss), dtype=np.intp)
             inv[order] = group
             e[miss] = ids[inv]
@@ -300,11 +355,14 @@ class FastTemplate:
                 found[[k for k, t in zip(rows, texts) if t]] = True
             out.append(col)
 
-        for reads, memo, render in self.ops:
-            cols = [fields[r] for r in reads]
+        def take(name: str, rows: np.ndarray) -> list[int]:
+            col = fields.take(name, rows) if isinstance(fields, LazyFields) else fields[name][rows]
+            return col.tolist()
 
-            def values(rows: np.ndarray, cols: list[np.ndarray] = cols, render: Callable = render) -> list[str]:
-                return [render(key) for key in zip(*(c[rows].tolist() for c in cols))]
+        for reads, memo, render in self.ops:
+
+            def values(rows: np.ndarray, reads: tuple[str, ...] = reads, render: Callable = render) -> list[str]:
+                return [render(key) for key in zip(*(take(r, rows) for r in reads))]
 
             memo_column(memo, values)
         left = np.flatnonzero(self.defaults_differ(fields)).tolist()
@@ -313,10 +371,8 @@ class FastTemplate:
             sparse_column(left, [self.leftover_text({name: lists[name][i] for name in self.names})
                                  for i in range(len(left))])
         if self.sync_memo is not None:
-            sync_cols = [fields[s] for s in self.sync_names]
-
             def sync_values(rows: np.ndarray) -> list[str]:
-                vals = zip(*(c[rows].tolist() for c in sync_cols))
+                vals = zip(*(take(name, rows) for name in self.sync_names))
                 return [self._sync_text(dict(zip(self.sync_names, v))) for v in vals]
 
             memo_column(self.sync_memo, sync_values)
@@ -334,8 +390,11 @@ class _ExactColumns:
         self.columns = columns
 
     def get(self, name: str, default: object = None) -> object:
-        col = self.columns.get(name)
-        return default if col is None else col.astype(object)
+        try:
+            col = self.columns[name]  # (lazy columns are extracted here)
+        except KeyError:
+            return default
+        return col.astype(object)
 
 
 _TEMPLATES: dict[tuple[Format, DecisionSet], FastTemplate] = {}
@@ -395,7 +454,7 @@ def _texts(arr: np.ndarray, decisions: DecisionSet, prefix: np.ndarray | None,
     Each layout's columns (mnemonic, then its items) are scattered into stream-wide columns (a
     layout with fewer columns leaves ``""`` in the rest), and every line is one ``str.join`` across them."""
     fs = build_formats(decisions)
-    cols = cols or decode_stream(arr, decisions=decisions)
+    cols = cols or group_stream(arr, decisions=decisions)
     n = cols.count
     words = arr.view(_U64).reshape(n, WORDS) if n else np.zeros((0, WORDS), dtype=_U64)
     columns: list[np.ndarray] = []
