@@ -449,37 +449,41 @@ def stream_bodies(data: bytes | bytearray | memoryview | np.ndarray, *, decision
 def _texts(arr: np.ndarray, decisions: DecisionSet, prefix: np.ndarray | None,
            cols: StreamColumns | None = None) -> tuple[list[str], dict[int, str]]:
     """Every bundle's ``prefix[i] + instruction text``, and the text of each undecodable bundle
-    (``.bytes ...``) by its index (its place in the list holds the prefix alone).
+    (``.bytes ...``) by its index (its place in the list holds ``""``).
 
-    Each layout's columns (mnemonic, then its items) are scattered into stream-wide columns (a
-    layout with fewer columns leaves ``""`` in the rest), and every line is one ``str.join`` across them."""
+    Each layout's lines are one ``str.join`` per bundle across its columns (prefix, mnemonic, items);
+    when layouts interleave, the lines are put back in stream order at the end."""
     fs = build_formats(decisions)
     cols = cols or group_stream(arr, decisions=decisions)
     n = cols.count
     words = arr.view(_U64).reshape(n, WORDS) if n else np.zeros((0, WORDS), dtype=_U64)
-    columns: list[np.ndarray] = []
+    lines: list[str] = []
+    order = []
     for g in cols.groups.values():
         fmt = g.fmt
-        dense = len(g) == n  # one layout for the whole stream: no gathers, no scatter
+        dense = len(g) == n  # one layout for the whole stream: no gathers, no reordering
         gw = words if dense else words[g.index]
         parts = [mnemonics(fmt, fs, decisions)[g.fields["opcode"]]] + fast_template(fmt, decisions).columns(g, gw)
+        lists = [p.tolist() for p in parts]
+        if prefix is not None:
+            lists.insert(0, (prefix if dense else prefix[g.index]).tolist())
+        texts = list(map("".join, zip(*lists))) if len(lists) > 1 else lists[0]
         if dense:
-            columns = parts
-            break
-        for j, p in enumerate(parts):
-            if j == len(columns):
-                columns.append(np.full(n, "", dtype=object))
-            columns[j][g.index] = p
+            return texts, {}
+        lines += texts
+        order.append(g.index)
     bad = {}
     for i in cols.undecodable.tolist():
         raw = arr[i * BUNDLE_SIZE:(i + 1) * BUNDLE_SIZE].tobytes()
         bad[i] = f".bytes {raw.hex()}  ; {why_undecodable(raw, fs)}"
-    lists = [c.tolist() for c in columns] or [[""] * n]
-    if prefix is not None:
-        lists.insert(0, prefix.tolist())
-    if len(lists) == 1:
-        return lists[0], bad
-    return list(map("".join, zip(*lists))), bad
+    if bad:
+        lines += [""] * len(bad)
+        order.append(np.array(list(bad), dtype=np.intp))
+    if len(order) > 1:  # back in stream order
+        at = np.empty(n, dtype=np.intp)
+        at[np.concatenate(order)] = np.arange(n)
+        lines = list(map(lines.__getitem__, at.tolist()))
+    return lines, bad
 
 
 def stream_lines(data: bytes | bytearray | memoryview | np.ndarray, *, decisions: DecisionSet = DEFAULT_DECISIONS,
