@@ -446,13 +446,14 @@ def stream_bodies(data: bytes | bytearray | memoryview | np.ndarray, *, decision
     return texts
 
 
-def _texts(arr: np.ndarray, decisions: DecisionSet, prefix: np.ndarray | None,
+def _texts(arr: np.ndarray, decisions: DecisionSet, head: tuple[int, bool] | None,
            cols: StreamColumns | None = None) -> tuple[list[str], dict[int, str]]:
-    """Every bundle's ``prefix[i] + instruction text``, and the text of each undecodable bundle
-    (``.bytes ...``) by its index (its place in the list holds ``""``).
+    """Every bundle's text, and the text of each undecodable bundle (``.bytes ...``) by its index (its
+    place in the list holds ``""``). With ``head`` = (number of the first bundle, full bytes column)
+    a text is its whole listing line (:func:`_heads`), else its instruction text.
 
-    Each layout's lines are one ``str.join`` per bundle across its columns (prefix, mnemonic, items);
-    when layouts interleave, the lines are put back in stream order at the end."""
+    Each layout's lines are one ``str.join`` per bundle across its columns (head or mnemonic,
+    items); when layouts interleave, the lines are put back in stream order at the end."""
     fs = build_formats(decisions)
     cols = cols or group_stream(arr, decisions=decisions)
     n = cols.count
@@ -463,11 +464,11 @@ def _texts(arr: np.ndarray, decisions: DecisionSet, prefix: np.ndarray | None,
         fmt = g.fmt
         dense = len(g) == n  # one layout for the whole stream: no gathers, no reordering
         gw = words if dense else words[g.index]
-        parts = [mnemonics(fmt, fs, decisions)[g.fields["opcode"]]] + fast_template(fmt, decisions).columns(g, gw)
-        lists = [p.tolist() for p in parts]
-        if prefix is not None:
-            lists.insert(0, (prefix if dense else prefix[g.index]).tolist())
-        texts = list(map("".join, zip(*lists))) if len(lists) > 1 else lists[0]
+        names = mnemonics(fmt, fs, decisions)
+        opcode = g.fields["opcode"]
+        lead = (names[opcode] if head is None else _heads(gw, g.index + head[0], head[1], opcode, names)).tolist()
+        lists = [lead] + [p.tolist() for p in fast_template(fmt, decisions).columns(g, gw)]
+        texts = list(map("".join, zip(*lists))) if len(lists) > 1 else lead
         if dense:
             return texts, {}
         lines += texts
@@ -516,7 +517,7 @@ def _stream_lines(data: bytes | bytearray | memoryview | np.ndarray, decisions: 
     if base + n * BUNDLE_SIZE > 0xFFFFFFFF:  # offsets wider than 8 digits: the plain path
         bodies = stream_bodies(arr, decisions=decisions)
         return [_line(first + i, rows[i], b, full_bytes) for i, b in enumerate(bodies)]
-    lines, bad = _texts(arr, decisions, _prefixes(rows, full_bytes, first))
+    lines, bad = _texts(arr, decisions, (first, full_bytes))
     for i, t in bad.items():  # an undecodable bundle's line has no bytes column (its .bytes directive holds them)
         lines[i] = f"{(first + i) * BUNDLE_SIZE:08x}:  {t}"
     return lines
@@ -533,27 +534,41 @@ def _hex_digits(data: bytes, n: int, sep: bool) -> np.ndarray:
     return np.frombuffer(text.encode(), dtype=np.uint8).reshape(n, -1)
 
 
-def _prefixes(rows: np.ndarray, full_bytes: bool, first: int = 0) -> np.ndarray:
-    """``"OOOOOOOO:  |hhhhhhhh hhhhhhhh ... …|  "`` for every row, as an array of fixed-width strings
-    (a UCS-4 character matrix whose digits come from ``bytes.hex``)."""
-    n = len(rows)
+_SPACE, _ELLIPSIS = ord(" "), ord("…")
+
+
+def _heads(words: np.ndarray, numbers: np.ndarray, full_bytes: bool, opcode: np.ndarray,
+           names: np.ndarray) -> np.ndarray:
+    """``"OOOOOOOO:  |hhhhhhhh hhhhhhhh ... …|  Mnemonic"`` for bundles of one layout (``words``: as
+    rows of 64-bit words; ``numbers``: their bundle numbers in the stream; ``names``: the mnemonic by
+    opcode), as an array of fixed-width strings: one UCS-4 character matrix whose digits come from
+    ``bytes.hex``, a shorter mnemonic padded with NULs (which numpy drops)."""
+    n = len(words)
     nbytes = BUNDLE_SIZE if full_bytes else HEAD_BYTES
     hexw = nbytes // 4 * 9 - 1
     width = 8 + 3 + 1 + hexw + (0 if full_bytes else 2) + 1 + 2
-    m = np.empty((n, width), dtype=np.uint32)
+    ops = np.flatnonzero(np.bincount(opcode, minlength=256)).tolist() if n else []
+    spell = {op: np.array([ord(c) for c in names[op]], dtype=np.uint32) for op in ops}
+    full = width + max((len(c) for c in spell.values()), default=0)
+    m = np.empty((n, full), dtype=np.uint32)
     if n == 0:
-        return m.view(f"<U{width}").reshape(n)
-    off = ((np.arange(n, dtype=np.uint64) + np.uint64(first)) * np.uint64(BUNDLE_SIZE)).astype(">u4")
+        return m.view(f"<U{full}").reshape(n)
+    off = (numbers.astype(np.uint64) * np.uint64(BUNDLE_SIZE)).astype(">u4")
     m[:, :8] = _hex_digits(off.tobytes(), n, False)
     m[:, 8:12] = np.array([ord(c) for c in ":  |"], dtype=np.uint32)
-    m[:, 12:12 + hexw] = _hex_digits(np.ascontiguousarray(rows[:, :nbytes]).tobytes(), n, True)
+    m[:, 12:12 + hexw] = _hex_digits(np.ascontiguousarray(words[:, :nbytes // 8]).tobytes(), n, True)
     at = 12 + hexw
     if not full_bytes:
-        m[:, at] = ord(" ")
-        m[:, at + 1] = np.where(rows[:, HEAD_BYTES:].any(axis=1), ord("…"), ord(" "))
+        more = np.bitwise_or.reduce(words[:, HEAD_BYTES // 8:], axis=1) != 0
+        m[:, at] = _SPACE
+        m[:, at + 1] = np.where(more, _ELLIPSIS, _SPACE)
         at += 2
-    m[:, at:] = np.array([ord(c) for c in "|  "], dtype=np.uint32)
-    return m.view(f"<U{width}").reshape(n)
+    m[:, at:width] = np.array([ord(c) for c in "|  "], dtype=np.uint32)
+    for op, chars in spell.items():
+        rows = slice(None) if len(spell) == 1 else opcode == op
+        m[rows, width:width + len(chars)] = chars
+        m[rows, width + len(chars):] = 0
+    return m.view(f"<U{full}").reshape(n)
 
 
 def _line(i: int, row: np.ndarray, body: str, full_bytes: bool) -> str:
