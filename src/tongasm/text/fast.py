@@ -277,6 +277,22 @@ class FastTemplate:
         self.always_first = bool(tpl.operands) and not tpl.operands[0].optional
         # fields left to "field=value" when they differ from the parser's default
         self.leftover = [f for f in fmt.fields if f.name not in claimed]
+        # the left-over fields with a fixed default, as (word, mask, expected bits) of the bundle: a
+        # bundle whose masked words equal the expected bits holds every such default
+        fixed, expect, self.never_default = 0, 0, False
+        for f in self.leftover:
+            if f.name in tpl.derived:
+                continue
+            d = default_value(fmt, f, {}, tpl)
+            dlo, dhi = (0, (1 << f.nbits) - 1) if f.is_bitfield else (f.lo, f.hi)  # what the decoder yields
+            if not dlo <= d <= dhi:  # a default the field never decodes to: every bundle differs
+                self.never_default = True
+            lo, hi = f.bit_range
+            fixed |= ((1 << (hi - lo)) - 1) << lo
+            expect |= (d & ((1 << (hi - lo)) - 1)) << lo
+        self.default_words = [(j, np.uint64(fixed >> (64 * j) & (2**64 - 1)), np.uint64(expect >> (64 * j) & (2**64 - 1)))
+                              for j in range(WORDS) if fixed >> (64 * j) & (2**64 - 1)]
+        self.derived_leftover = [f for f in self.leftover if f.name in tpl.derived]
         self.sync_memo = VectorMemo(bit_words(fmt, self.sync_names)) if self.sync_names else None
 
     def _renderer(self, op: Operand, reads: tuple[str, ...]) -> Callable[[tuple[int, ...]], str]:
@@ -296,15 +312,15 @@ class FastTemplate:
         items += [text] if text else []
         return "".join(", " + i for i in items)
 
-    def defaults_differ(self, columns: dict[str, np.ndarray]) -> np.ndarray:
-        """Per row: does any left-over field differ from its default (vectorised)?"""
-        n = len(columns["opcode"])
-        flag = np.zeros(n, dtype=bool)
-        for f in self.leftover:
-            if f.name in self.tpl.derived:  # on Python ints: a product of dims must not wrap like numpy's
-                d = self.tpl.derived[f.name](_ExactColumns(columns))  # type: ignore[arg-type]
-            else:
-                d = default_value(self.fmt, f, {}, self.tpl)
+    def defaults_differ(self, columns: dict[str, np.ndarray], words: np.ndarray) -> np.ndarray:
+        """Per row: does any left-over field differ from its default (vectorised: the fixed
+        defaults on the bundle words, the derived ones on the field columns)?"""
+        n = len(words)
+        flag = np.full(n, self.never_default, dtype=bool)
+        for j, mask, expect in self.default_words:
+            flag |= (words[:, j] & mask) != expect
+        for f in self.derived_leftover:  # on Python ints: a product of dims must not wrap like numpy's
+            d = self.tpl.derived[f.name](_ExactColumns(columns))  # type: ignore[arg-type]
             flag |= columns[f.name] != d
         return flag
 
@@ -365,7 +381,7 @@ class FastTemplate:
                 return [render(key) for key in zip(*(take(r, rows) for r in reads))]
 
             memo_column(memo, values)
-        left = np.flatnonzero(self.defaults_differ(fields)).tolist()
+        left = np.flatnonzero(self.defaults_differ(fields, words)).tolist()
         if left:  # non-default left-over fields, after the operands
             lists = {name: fields[name][left].tolist() for name in self.names}
             sparse_column(left, [self.leftover_text({name: lists[name][i] for name in self.names})
