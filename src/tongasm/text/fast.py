@@ -466,10 +466,10 @@ def _texts(arr: np.ndarray, decisions: DecisionSet, head: tuple[int, bool] | Non
            cols: StreamColumns | None = None) -> tuple[list[str], dict[int, str]]:
     """Every bundle's text, and the text of each undecodable bundle (``.bytes ...``) by its index (its
     place in the list holds ``""``). With ``head`` = (number of the first bundle, full bytes column)
-    a text is its whole listing line (:func:`_heads`), else its instruction text.
+    a text is its whole listing line, else its instruction text.
 
-    Each layout's lines are one ``str.join`` per bundle across its columns (head or mnemonic,
-    items); when layouts interleave, the lines are put back in stream order at the end."""
+    Each layout's lines are one ``str.join`` per bundle across its columns (offset and bytes
+    (:func:`_heads`), the rest of the bytes column and the mnemonic (:func:`_tails`), items); when layouts interleave, the lines are put back in stream order at the end."""
     fs = build_formats(decisions)
     cols = cols or group_stream(arr, decisions=decisions)
     n = cols.count
@@ -480,11 +480,18 @@ def _texts(arr: np.ndarray, decisions: DecisionSet, head: tuple[int, bool] | Non
         fmt = g.fmt
         dense = len(g) == n  # one layout for the whole stream: no gathers, no reordering
         gw = words if dense else words[g.index]
-        names = mnemonics(fmt, fs, decisions)
         opcode = g.fields["opcode"]
-        lead = (names[opcode] if head is None else _heads(gw, g.index + head[0], head[1], opcode, names)).tolist()
-        lists = [lead] + [p.tolist() for p in fast_template(fmt, decisions).columns(g, gw)]
-        texts = list(map("".join, zip(*lists))) if len(lists) > 1 else lead
+        if head is None:
+            lists = [mnemonics(fmt, fs, decisions)[opcode].tolist()]
+        else:
+            full_bytes = head[1]
+            tail = opcode.astype(np.intp)
+            if not full_bytes:  # bytes past the first 16 not all zero: " …" closes the column
+                tail[np.bitwise_or.reduce(gw[:, HEAD_BYTES // 8:], axis=1) != 0] += 256
+            lists = [_heads(gw, g.index + head[0], full_bytes).tolist(),
+                     _tails(fmt, fs, decisions, full_bytes)[tail].tolist()]
+        lists += [p.tolist() for p in fast_template(fmt, decisions).columns(g, gw)]
+        texts = list(map("".join, zip(*lists))) if len(lists) > 1 else lists[0]
         if dense:
             return texts, {}
         lines += texts
@@ -550,41 +557,40 @@ def _hex_digits(data: bytes, n: int, sep: bool) -> np.ndarray:
     return np.frombuffer(text.encode(), dtype=np.uint8).reshape(n, -1)
 
 
-_SPACE, _ELLIPSIS = ord(" "), ord("…")
-
-
-def _heads(words: np.ndarray, numbers: np.ndarray, full_bytes: bool, opcode: np.ndarray,
-           names: np.ndarray) -> np.ndarray:
-    """``"OOOOOOOO:  |hhhhhhhh hhhhhhhh ... …|  Mnemonic"`` for bundles of one layout (``words``: as
-    rows of 64-bit words; ``numbers``: their bundle numbers in the stream; ``names``: the mnemonic by
-    opcode), as an array of fixed-width strings: one UCS-4 character matrix whose digits come from
-    ``bytes.hex``, a shorter mnemonic padded with NULs (which numpy drops)."""
+def _heads(words: np.ndarray, numbers: np.ndarray, full_bytes: bool) -> np.ndarray:
+    """``"OOOOOOOO:  |hhhhhhhh hhhhhhhh ..."`` (offset and bytes column up to its last hex digit) for
+    bundles given as rows of 64-bit words (``numbers``: their bundle numbers in the stream), as an
+    array of fixed-width strings: one UCS-4 character matrix whose digits come from ``bytes.hex``.
+    The rest of the column (``" …|  "`` or ``"  |  "``) is shared text (:func:`_tails`)."""
     n = len(words)
     nbytes = BUNDLE_SIZE if full_bytes else HEAD_BYTES
     hexw = nbytes // 4 * 9 - 1
-    width = 8 + 3 + 1 + hexw + (0 if full_bytes else 2) + 1 + 2
-    ops = np.flatnonzero(np.bincount(opcode, minlength=256)).tolist() if n else []
-    spell = {op: np.array([ord(c) for c in names[op]], dtype=np.uint32) for op in ops}
-    full = width + max((len(c) for c in spell.values()), default=0)
-    m = np.empty((n, full), dtype=np.uint32)
-    if n == 0:
-        return m.view(f"<U{full}").reshape(n)
-    off = (numbers.astype(np.uint64) * np.uint64(BUNDLE_SIZE)).astype(">u4")
-    m[:, :8] = _hex_digits(off.tobytes(), n, False)
-    m[:, 8:12] = np.array([ord(c) for c in ":  |"], dtype=np.uint32)
-    m[:, 12:12 + hexw] = _hex_digits(np.ascontiguousarray(words[:, :nbytes // 8]).tobytes(), n, True)
-    at = 12 + hexw
-    if not full_bytes:
-        more = np.bitwise_or.reduce(words[:, HEAD_BYTES // 8:], axis=1) != 0
-        m[:, at] = _SPACE
-        m[:, at + 1] = np.where(more, _ELLIPSIS, _SPACE)
-        at += 2
-    m[:, at:width] = np.array([ord(c) for c in "|  "], dtype=np.uint32)
-    for op, chars in spell.items():
-        rows = slice(None) if len(spell) == 1 else opcode == op
-        m[rows, width:width + len(chars)] = chars
-        m[rows, width + len(chars):] = 0
-    return m.view(f"<U{full}").reshape(n)
+    width = 12 + hexw
+    m = np.empty((n, width), dtype=np.uint32)
+    if n:
+        off = (numbers.astype(np.uint64) * np.uint64(BUNDLE_SIZE)).astype(">u4")
+        m[:, :8] = _hex_digits(off.tobytes(), n, False)
+        m[:, 8:12] = _COLON_BAR
+        m[:, 12:] = _hex_digits(np.ascontiguousarray(words[:, :nbytes // 8]).tobytes(), n, True)
+    return m.view(f"<U{width}").reshape(n)
+
+
+_COLON_BAR = np.array([ord(c) for c in ":  |"], dtype=np.uint32)
+_TAILS: dict[tuple[Format, DecisionSet, bool], np.ndarray] = {}
+
+
+def _tails(fmt: Format, fs: FormatSet, ds: DecisionSet, full_bytes: bool) -> np.ndarray:
+    """The end of the bytes column and the mnemonic, shared by every line of a layout with that
+    opcode: indexed by ``opcode`` (``+ 256`` when bytes past the first 16 are not all zero: " …")."""
+    key = (fmt, ds, full_bytes)
+    t = _TAILS.get(key)
+    if t is None:
+        names = mnemonics(fmt, fs, ds)
+        t = _TAILS[key] = np.full(512, "", dtype=object)
+        for op in fmt.opcodes:
+            t[op] = ("|  " if full_bytes else "  |  ") + names[op]
+            t[op + 256] = ("|  " if full_bytes else " …|  ") + names[op]
+    return t
 
 
 def _line(i: int, row: np.ndarray, body: str, full_bytes: bool) -> str:
