@@ -468,17 +468,19 @@ def _texts(arr: np.ndarray, decisions: DecisionSet, head: tuple[int, bool] | Non
     place in the list holds ``""``). With ``head`` = (number of the first bundle, full bytes column)
     a text is its whole listing line, else its instruction text.
 
-    Each layout's lines are one ``str.join`` per bundle across its columns (offset and bytes
-    (:func:`_heads`), the rest of the bytes column and the mnemonic (:func:`_tails`), items); when layouts interleave, the lines are put back in stream order at the end."""
+    Each line is one ``str.join`` across its layout's columns (offset and bytes (:func:`_heads`),
+    the rest of the bytes column and the mnemonic (:func:`_tails`), items). The joins run in
+    stream order, each layout's lazily (``map`` over ``zip``), so a line is built where it is stored
+    and no list is reordered afterwards."""
     fs = build_formats(decisions)
     cols = cols or group_stream(arr, decisions=decisions)
     n = cols.count
     words = arr.view(_U64).reshape(n, WORDS) if n else np.zeros((0, WORDS), dtype=_U64)
-    lines: list[str] = []
-    order = []
+    sources: list[Iterator[str]] = []  # per layout, its lines in stream order, made on demand
+    which = np.empty(n, dtype=np.intp)  # per bundle, its source
     for g in cols.groups.values():
         fmt = g.fmt
-        dense = len(g) == n  # one layout for the whole stream: no gathers, no reordering
+        dense = len(g) == n  # one layout for the whole stream: no gathers, no interleaving
         gw = words if dense else words[g.index]
         opcode = g.fields["opcode"]
         if head is None:
@@ -491,23 +493,21 @@ def _texts(arr: np.ndarray, decisions: DecisionSet, head: tuple[int, bool] | Non
             lists = [_heads(gw, g.index + head[0], full_bytes).tolist(),
                      _tails(fmt, fs, decisions, full_bytes)[tail].tolist()]
         lists += [p.tolist() for p in fast_template(fmt, decisions).columns(g, gw)]
-        texts = list(map("".join, zip(*lists))) if len(lists) > 1 else lists[0]
         if dense:
-            return texts, {}
-        lines += texts
-        order.append(g.index)
+            return (list(map("".join, zip(*lists))) if len(lists) > 1 else lists[0]), {}
+        which[g.index] = len(sources)
+        sources.append(map("".join, zip(*lists)) if len(lists) > 1 else iter(lists[0]))
     bad = {}
     for i in cols.undecodable.tolist():
         raw = arr[i * BUNDLE_SIZE:(i + 1) * BUNDLE_SIZE].tobytes()
         bad[i] = f".bytes {raw.hex()}  ; {why_undecodable(raw, fs)}"
     if bad:
-        lines += [""] * len(bad)
-        order.append(np.array(list(bad), dtype=np.intp))
-    if len(order) > 1:  # back in stream order
-        at = np.empty(n, dtype=np.intp)
-        at[np.concatenate(order)] = np.arange(n)
-        lines = list(map(lines.__getitem__, at.tolist()))
-    return lines, bad
+        which[list(bad)] = len(sources)
+        sources.append(iter([""] * len(bad)))
+    table = np.empty(len(sources), dtype=object)
+    for k, src in enumerate(sources):
+        table[k] = src
+    return list(map(next, table[which].tolist())), bad
 
 
 def stream_lines(data: bytes | bytearray | memoryview | np.ndarray, *, decisions: DecisionSet = DEFAULT_DECISIONS,
