@@ -64,6 +64,7 @@ def bit_words(fmt: Format, names: Iterable[str]) -> tuple[tuple[int, int], ...]:
 
 DIRECT_BITS = 12  # a key of at most this many bits indexes a table directly (no hashing)
 PROBE_WINDOW = 8  # slots a second probe looks at at once
+MAX_TABLES = 64  # tables per VectorMemo (choices of varying words and values of the others) before it starts again
 
 
 def _runs(mask: int) -> list[tuple[int, int]]:
@@ -80,21 +81,20 @@ def _runs(mask: int) -> list[tuple[int, int]]:
     return out
 
 
-class VectorMemo:
-    """Texts keyed by some bits of a bundle, looked up for a whole column of bundles at once.
+class MemoTable:
+    """Texts keyed by a few masked 64-bit words (one :class:`VectorMemo` key, or the words of it
+    that vary), looked up for a whole column at once.
 
-    The key of a bundle is a few masked 64-bit words (:func:`bit_words`); entries live in numpy
-    arrays (their key words, their text, the text as a line's first item, whether it is empty).
-    A key of at most :data:`DIRECT_BITS` bits indexes a table of entry numbers directly; a wider
-    one goes through an open-addressing table (linear probing) on a hash of its words, and a
-    lookup compares the full key words, so the hash only places entries: a collision costs a probe,
-    never a wrong text. A column that holds one key is looked up once. Texts are ``", item"`` or
-    ``""``; ``first`` holds ``" item"`` (the first item after the mnemonic is set off by a space,
-    the others by a comma).
+    Entries live in numpy arrays (their key words, their text, the text as a line's first item,
+    whether it is empty). A key of at most :data:`DIRECT_BITS` bits indexes a table of entry
+    numbers directly; a wider one goes through an open-addressing table (linear probing) on a hash
+    of its words, and a lookup compares the full key words, so the hash only places entries: a
+    collision costs a probe, never a wrong text. Texts are ``", item"`` or ``""``; ``first`` holds
+    ``" item"`` (the first item after the mnemonic is set off by a space, the others by a comma).
     """
 
-    def __init__(self, words: Sequence[tuple[int, int]], limit: int = CACHE_LIMIT) -> None:
-        self.words = tuple((j, np.uint64(m), m == (1 << 64) - 1) for j, m in words)
+    def __init__(self, words: Sequence[tuple[int, int]]) -> None:
+        self.words = tuple(words)
         nbits = sum(bin(m).count("1") for _, m in words)
         # a narrow key packed into an index: (key word, its bit run's lowest bit, mask, place in the index)
         self.pack: list[tuple[int, np.uint64, np.uint64, int]] | None = None
@@ -104,7 +104,6 @@ class VectorMemo:
                 for lo, length in _runs(m):
                     self.pack.append((i, np.uint64(lo), np.uint64((1 << length) - 1), at))
                     at += length
-        self.limit = limit
         self.clear()
 
     def clear(self) -> None:
@@ -118,10 +117,6 @@ class VectorMemo:
 
     def __len__(self) -> int:
         return len(self.text)
-
-    def key(self, words: np.ndarray) -> list[np.ndarray]:
-        """The key words of every bundle (``words``: the bundles as rows of 8 little-endian words)."""
-        return [words[:, j] if whole else words[:, j] & m for j, m, whole in self.words]
 
     def _index(self, k: list[np.ndarray]) -> np.ndarray:
         """A narrow key packed into a direct-table index."""
@@ -226,13 +221,11 @@ class VectorMemo:
             self._place(ids, self._hash(k))
         return ids
 
-    def lookup(self, words: np.ndarray, render: Callable[[np.ndarray], list[str]]) -> np.ndarray:
-        """The entry of every bundle (rows of ``words``), rendering the keys not seen before:
-        ``render(rows)`` gets one row per new key and returns their texts."""
-        k = self.key(words)
-        n = len(words)
-        if n > 1 and all(kj[0] == kj[-1] and (kj == kj[0]).all() for kj in k):  # one key for the whole column
-            return np.full(n, self.lookup(words[:1], render)[0], dtype=np.intp)
+    def lookup(self, k: list[np.ndarray], render: Callable[[np.ndarray], list[str]],
+               room: int = CACHE_LIMIT) -> np.ndarray | None:
+        """The entry of every key (rows of ``k``), rendering the keys not seen before: ``render(rows)``
+        gets one row per new key and returns their texts. None (and nothing entered) when the new
+        keys would take the table past ``room`` entries."""
         e = self.find(k)
         miss = np.flatnonzero(e < 0)
         if len(miss):
@@ -245,14 +238,64 @@ class VectorMemo:
                 new[1:] |= ks[1:] != ks[:-1]
             group = np.cumsum(new) - 1
             reps = order[new]  # one miss row per distinct new key
-            if len(self) and len(self) + len(reps) > self.limit:  # full: start again (entry numbers change)
-                self.clear()
-                return self.lookup(words, render)
+            if len(self) and len(self) + len(reps) > room:
+                return None
             ids = self.add([kj[reps] for kj in km], render(miss[reps]))
             inv = np.empty(len(miss), dtype=np.intp)
             inv[order] = group
             e[miss] = ids[inv]
         return e
+
+
+class VectorMemo:
+    """The texts of one operand (or sync band) keyed by the bundle bits it reads, looked up for a
+    whole column of bundles at once.
+
+    The key of a bundle is a few masked 64-bit words (:func:`bit_words`). Most of them are usually
+    the same over a column (an access pattern's dims and dtype) while one varies (its address), so
+    the column is looked up in a :class:`MemoTable` keyed on the words that vary, one table per
+    choice of varying words and values of the others; a column that holds one key is looked up
+    once. The tables hold at most ``limit`` texts together, and there are at most
+    :data:`MAX_TABLES` of them (then they start again).
+    """
+
+    def __init__(self, words: Sequence[tuple[int, int]], limit: int = CACHE_LIMIT) -> None:
+        self.words = tuple((j, np.uint64(m), m == (1 << 64) - 1) for j, m in words)
+        self.spec = tuple(words)
+        self.limit = limit
+        self.tables: dict[tuple[tuple[int, ...], tuple[int, ...]], MemoTable] = {}
+
+    def __len__(self) -> int:
+        return sum(len(t) for t in self.tables.values())
+
+    def key(self, words: np.ndarray) -> list[np.ndarray]:
+        """The key words of every bundle (``words``: the bundles as rows of 8 little-endian words)."""
+        return [words[:, j] if whole else words[:, j] & m for j, m, whole in self.words]
+
+    def lookup(self, words: np.ndarray, render: Callable[[np.ndarray], list[str]]) -> tuple[MemoTable, np.ndarray]:
+        """The table and entry of every bundle (rows of ``words``), rendering the keys not seen
+        before: ``render(rows)`` gets one row per new key and returns their texts."""
+        k = self.key(words)
+        n = len(words)
+        same = [n > 0 and bool(kj[0] == kj[-1]) and bool((kj == kj[0]).all()) for kj in k]
+        if n > 1 and all(same):  # one key for the whole column
+            one, at = self.lookup(words[:1], render)
+            return one, np.full(n, at[0], dtype=np.intp)
+        vary = tuple(i for i, s in enumerate(same) if not s) if n > 1 else tuple(range(len(k)))
+        sig = (vary, tuple(int(k[i][0]) for i in range(len(k)) if i not in vary))
+        keys = [k[i] for i in vary]
+        if sig not in self.tables:
+            if len(self.tables) >= MAX_TABLES:
+                self.tables.clear()
+            self.tables[sig] = MemoTable([self.spec[i] for i in vary])
+        table = self.tables[sig]
+        e = table.lookup(keys, render, self.limit - len(self) + len(table))
+        if e is None:  # full: start again
+            self.tables.clear()
+            table = self.tables[sig] = MemoTable([self.spec[i] for i in vary])
+            e = table.lookup(keys, render)
+        assert e is not None  # a fresh table takes every key
+        return table, e
 
 
 class FastTemplate:
@@ -339,9 +382,9 @@ class FastTemplate:
         out: list[np.ndarray] = []
         found: np.ndarray | bool = False  # rows that have an item already (so later ones take a comma)
 
-        def memo_column(memo: VectorMemo, render: Callable[[np.ndarray], list[str]]) -> None:
+        def memo_column(vmemo: VectorMemo, render: Callable[[np.ndarray], list[str]]) -> None:
             nonlocal found
-            e = memo.lookup(words, render)
+            memo, e = vmemo.lookup(words, render)
             if found is True:
                 out.append(memo.text[e])
                 return
