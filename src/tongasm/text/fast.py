@@ -499,17 +499,19 @@ def _unexplained(fmt: Format, words: np.ndarray) -> np.ndarray:
 def stream_bodies(data: bytes | bytearray | memoryview | np.ndarray, *, decisions: DecisionSet = DEFAULT_DECISIONS,
                   cols: StreamColumns | None = None) -> list[str]:
     """The instruction text of every bundle of a stream, in order (``.bytes ...`` for undecodable ones)."""
-    texts, bad = _texts(as_uint8(data), decisions, None, cols)
+    it, bad = _texts(as_uint8(data), decisions, None, cols)
+    texts = list(it)
     for i, t in bad.items():
         texts[i] = t
     return texts
 
 
 def _texts(arr: np.ndarray, decisions: DecisionSet, head: tuple[int, bool] | None,
-           cols: StreamColumns | None = None) -> tuple[list[str], dict[int, str]]:
-    """Every bundle's text, and the text of each undecodable bundle (``.bytes ...``) by its index (its
-    place in the list holds ``""``). With ``head`` = (number of the first bundle, full bytes column)
-    a text is its whole listing line, else its instruction text.
+           cols: StreamColumns | None = None, comments: np.ndarray | None = None) -> tuple[Iterable[str], dict[int, str]]:
+    """Every bundle's text, in order, and the text of each undecodable bundle (``.bytes ...``) by its
+    index (its place holds ``""``). With ``head`` = (number of the first bundle, full bytes column)
+    a text is its whole listing line, else its instruction text; ``comments`` (an object array of
+    strings, one per bundle) ends each decodable bundle's text.
 
     Each line is one ``str.join`` across its layout's columns (offset and bytes (:func:`_heads`),
     the rest of the bytes column and the mnemonic (:func:`_tails`), items). The joins run in
@@ -536,8 +538,10 @@ def _texts(arr: np.ndarray, decisions: DecisionSet, head: tuple[int, bool] | Non
             lists = [_heads(gw, g.index + head[0], full_bytes).tolist(),
                      _tails(fmt, fs, decisions, full_bytes)[tail].tolist()]
         lists += [p.tolist() for p in fast_template(fmt, decisions).columns(g, gw)]
+        if comments is not None:
+            lists.append((comments if dense else comments[g.index]).tolist())
         if dense:
-            return (list(map("".join, zip(*lists))) if len(lists) > 1 else lists[0]), {}
+            return (map("".join, zip(*lists)) if len(lists) > 1 else lists[0]), {}
         which[g.index] = len(sources)
         sources.append(map("".join, zip(*lists)) if len(lists) > 1 else iter(lists[0]))
     bad = {}
@@ -550,7 +554,7 @@ def _texts(arr: np.ndarray, decisions: DecisionSet, head: tuple[int, bool] | Non
     table = np.empty(len(sources), dtype=object)
     for k, src in enumerate(sources):
         table[k] = src
-    return list(map(next, table[which].tolist())), bad
+    return map(next, table[which].tolist()), bad
 
 
 def stream_lines(data: bytes | bytearray | memoryview | np.ndarray, *, decisions: DecisionSet = DEFAULT_DECISIONS,
@@ -562,14 +566,13 @@ def stream_lines(data: bytes | bytearray | memoryview | np.ndarray, *, decisions
     stream chunk by chunk: the lines are those the whole stream would have at that offset.
     ``bir_names`` (one per bundle of ``data``) ends each line with its BIR instruction's name.
     """
-    lines = _stream_lines(data, decisions, full_bytes, base)
-    if bir_names is not None:
-        lines = [ln + bir_comment(nm) for ln, nm in zip(lines, bir_names)] + lines[len(bir_names):]
-    return lines
+    lines = _chunk_lines(data, decisions, full_bytes, base, bir_names)
+    return lines if isinstance(lines, list) else list(lines)
 
 
-def _stream_lines(data: bytes | bytearray | memoryview | np.ndarray, decisions: DecisionSet, full_bytes: bool,
-                  base: int) -> list[str]:
+def _chunk_lines(data: bytes | bytearray | memoryview | np.ndarray, decisions: DecisionSet, full_bytes: bool,
+                 base: int, bir_names: Sequence[str | None] | None) -> Iterable[str]:
+    """:func:`stream_lines`, as an iterable: the lines are joined as they are taken."""
     if base % BUNDLE_SIZE:
         raise ValueError(f"base must be a multiple of {BUNDLE_SIZE}, not {base}")
     first = base // BUNDLE_SIZE
@@ -579,13 +582,21 @@ def _stream_lines(data: bytes | bytearray | memoryview | np.ndarray, decisions: 
 
         check_stream_length(arr.size)
     n = arr.size // BUNDLE_SIZE
-    rows = arr.reshape(n, BUNDLE_SIZE)
+    names = [bir_comment(nm) for nm in bir_names[:n]] + [""] * max(n - len(bir_names), 0) if bir_names is not None else None
     if base + n * BUNDLE_SIZE > 0xFFFFFFFF:  # offsets wider than 8 digits: the plain path
-        bodies = stream_bodies(arr, decisions=decisions)
-        return [_line(first + i, rows[i], b, full_bytes) for i, b in enumerate(bodies)]
-    lines, bad = _texts(arr, decisions, (first, full_bytes))
+        rows = arr.reshape(n, BUNDLE_SIZE)
+        lines = [_line(first + i, rows[i], b, full_bytes) for i, b in enumerate(stream_bodies(arr, decisions=decisions))]
+        return lines if names is None else [ln + c for ln, c in zip(lines, names)]
+    comments = None
+    if names is not None:
+        comments = np.empty(n, dtype=object)
+        comments[:] = names
+    it, bad = _texts(arr, decisions, (first, full_bytes), comments=comments)
+    if not bad:
+        return it
+    lines = list(it)
     for i, t in bad.items():  # an undecodable bundle's line has no bytes column (its .bytes directive holds them)
-        lines[i] = f"{(first + i) * BUNDLE_SIZE:08x}:  {t}"
+        lines[i] = f"{(first + i) * BUNDLE_SIZE:08x}:  {t}" + (names[i] if names is not None else "")
     return lines
 
 
@@ -652,7 +663,7 @@ def fast_listing(streams: Iterable[StreamInput], *, decisions: DecisionSet = DEF
 
 
 def _pieces(streams: Iterable[StreamInput], decisions: DecisionSet, target: Target,
-            full_bytes: bool) -> Iterator[list[str]]:
+            full_bytes: bool) -> Iterator[Iterable[str]]:
     yield header_lines(target, decisions)
     for s in streams:
         yield [f".stream {s.name}"]
@@ -664,8 +675,7 @@ def _pieces(streams: Iterable[StreamInput], decisions: DecisionSet, target: Targ
         step = CHUNK * BUNDLE_SIZE
         for start in range(0, arr.size, step):
             names = s.bir_names[start // BUNDLE_SIZE:(start + step) // BUNDLE_SIZE] if s.bir_names is not None else None
-            yield stream_lines(arr[start:start + step], decisions=decisions, full_bytes=full_bytes, base=start,
-                               bir_names=names)
+            yield _chunk_lines(arr[start:start + step], decisions, full_bytes, start, names)
 
 
 CHUNK = 65536  # bundles listed at a time by fast_listing (larger pieces spread the per-layout numpy calls thinner)
