@@ -98,7 +98,8 @@ class MemoTable:
         nbits = sum(bin(m).count("1") for _, m in words)
         # a narrow key packed into an index: (key word, its bit run's lowest bit, mask, place in the index)
         self.pack: list[tuple[int, np.uint64, np.uint64, int]] | None = None
-        if nbits <= DIRECT_BITS:
+        self.direct_bits = DIRECT_BITS
+        if nbits <= self.direct_bits:
             self.pack, at = [], 0
             for i, (_, m) in enumerate(words):
                 for lo, length in _runs(m):
@@ -109,7 +110,7 @@ class MemoTable:
     def clear(self) -> None:
         self.bits = 10
         self.slots = np.full(1 << self.bits, -1, dtype=np.intp)
-        self.direct = np.full(1 << DIRECT_BITS, -1, dtype=np.intp) if self.pack is not None else None
+        self.direct = np.full(1 << self.direct_bits, -1, dtype=np.intp) if self.pack is not None else None
         self.keys = [np.zeros(0, dtype=np.uint64) for _ in self.words]
         self.text = np.zeros(0, dtype=object)
         self.first = np.zeros(0, dtype=object)
@@ -222,7 +223,7 @@ class MemoTable:
         return ids
 
     def lookup(self, k: list[np.ndarray], render: Callable[[np.ndarray], list[str]],
-               room: int = CACHE_LIMIT) -> np.ndarray | None:
+               room: int | None = None) -> np.ndarray | None:
         """The entry of every key (rows of ``k``), rendering the keys not seen before: ``render(rows)``
         gets one row per new key and returns their texts. None (and nothing entered) when the new
         keys would take the table past ``room`` entries."""
@@ -238,7 +239,7 @@ class MemoTable:
                 new[1:] |= ks[1:] != ks[:-1]
             group = np.cumsum(new) - 1
             reps = order[new]  # one miss row per distinct new key
-            if len(self) and len(self) + len(reps) > room:
+            if room is not None and len(self) and len(self) + len(reps) > room:
                 return None
             ids = self.add([kj[reps] for kj in km], render(miss[reps]))
             inv = np.empty(len(miss), dtype=np.intp)
@@ -259,10 +260,11 @@ class VectorMemo:
     :data:`MAX_TABLES` of them (then they start again).
     """
 
-    def __init__(self, words: Sequence[tuple[int, int]], limit: int = CACHE_LIMIT) -> None:
+    def __init__(self, words: Sequence[tuple[int, int]], limit: int | None = None) -> None:
+        words = tuple(words) or ((0, 0),)  # a text that reads no bits: one key, always 0
         self.words = tuple((j, np.uint64(m), m == (1 << 64) - 1) for j, m in words)
         self.spec = tuple(words)
-        self.limit = limit
+        self.limit = CACHE_LIMIT if limit is None else limit
         self.tables: dict[tuple[tuple[int, ...], tuple[int, ...]], MemoTable] = {}
 
     def __len__(self) -> int:
