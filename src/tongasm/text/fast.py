@@ -131,11 +131,16 @@ class MemoTable:
 
     @staticmethod
     def _hash(k: list[np.ndarray]) -> np.ndarray:
+        """The key words folded into one (a polynomial in the odd multiplier, wrapping): the home
+        slot's multiply-shift (Fibonacci hashing) then spreads it. Keys are mostly addresses, whose
+        even strides this places without collisions."""
+        if len(k) == 1:
+            return k[0]
         h = k[0] * _MIX
-        for kj in k[1:]:
-            h ^= kj
+        h += k[1]
+        for kj in k[2:]:
             h *= _MIX
-        h ^= h >> np.uint64(32)  # fold the high half down: the home slot takes the top bits of h * _MIX
+            h += kj
         return h
 
     def _home(self, h: np.ndarray) -> np.ndarray:
