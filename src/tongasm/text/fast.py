@@ -1,15 +1,23 @@
 """The fast listing: the same text as :mod:`tongasm.text.listing`, for whole streams at speed.
 
-The stream is decoded into numpy columns (:func:`tongasm.decode.batch.decode_stream`). Each operand
-of a layout's template is rendered by the *same* renderer as the reference path
-(:mod:`tongasm.text.syntax`), once per distinct value of the bundle bits it reads: a
-:class:`VectorMemo` keeps the texts in numpy arrays (an open-addressing hash table keyed on those
-bits), so the texts of a whole column of bundles are found with a few vector operations and only
-values not seen before are rendered in Python. The offset and bytes columns are one character
-matrix; each line is one C-level ``str.join`` of its columns (offset and bytes, mnemonic, operands,
-sync band). Left-over fields and unexplained-byte patches are found with numpy and written for the
-few bundles that have them. A property test keeps this path's output identical to the reference
-listing.
+A piece of stream (:data:`CHUNK` bundles) is grouped by layout (:func:`tongasm.decode.batch.group_stream`;
+field columns are extracted only when read) and each layout's bundles are rendered as columns:
+
+* the offset and the bytes column up to its last digit: one character matrix per layout, its digits
+  from ``bytes.hex`` -- the only text made anew for every line;
+* the column's end (``" …|  "`` or ``"  |  "``) and the mnemonic: shared text by opcode;
+* each operand of the layout's template, and the sync band: rendered by the *same* renderers as the
+  reference path (:mod:`tongasm.text.syntax`) once per distinct value of the bundle bits they read,
+  kept in a :class:`VectorMemo` (numpy arrays and an open-addressing hash table keyed on those bits,
+  or on the words of them that vary in the column), so a whole column is looked up with a few vector
+  operations and only values not seen before are rendered in Python;
+* left-over fields that differ from their defaults and bytes no field explains: found with numpy
+  (on the bundle words), written for the few bundles that have them.
+
+Each line is one C-level ``str.join`` across its layout's columns, made in stream order as the lines
+are taken. Property tests keep this path's output identical to the reference listing
+(``tests/test_text.py``: random bundles, and long repetitive streams under small memo limits and an
+all-colliding hash).
 """
 
 from __future__ import annotations
@@ -323,8 +331,6 @@ class FastTemplate:
             reads = _reads(op, fmt)
             self.ops.append((reads, VectorMemo(bit_words(fmt, reads)), self._renderer(op, reads)))
             claimed.update(op.claims)
-        # can an item be the line's first? (an optional operand, the left-overs or the sync band may be empty)
-        self.always_first = bool(tpl.operands) and not tpl.operands[0].optional
         # fields left to "field=value" when they differ from the parser's default
         self.leftover = [f for f in fmt.fields if f.name not in claimed]
         # the left-over fields with a fixed default, as (word, mask, expected bits) of the bundle: a
@@ -433,7 +439,8 @@ class FastTemplate:
             memo_column(memo, values)
         left = np.flatnonzero(self.defaults_differ(fields, words)).tolist()
         if left:  # non-default left-over fields, after the operands
-            lists = {name: fields[name][left].tolist() for name in self.names}
+            at = np.array(left, dtype=np.intp)
+            lists = {name: take(name, at) for name in self.names}
             sparse_column(left, [self.leftover_text({name: lists[name][i] for name in self.names})
                                  for i in range(len(left))])
         if self.sync_memo is not None:
