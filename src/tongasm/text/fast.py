@@ -152,7 +152,9 @@ class MemoTable:
         return h
 
     def _home(self, h: np.ndarray) -> np.ndarray:
-        return ((h * _MIX) >> np.uint64(64 - self.bits)).astype(np.intp)
+        s = h * _MIX
+        s >>= np.uint64(64 - self.bits)
+        return s.view(np.int64)  # < 2**bits: the same number as a signed index
 
     def _same(self, e: np.ndarray, k: list[np.ndarray], rows: np.ndarray | None = None) -> np.ndarray:
         """Entry ``e[i]`` holds the key of row ``i`` (of ``rows``, when given)."""
@@ -174,6 +176,8 @@ class MemoTable:
         hit = self._same(e, k)  # e = -1 (a free slot) reads the last entry: ruled out below
         live = e >= 0
         hit &= live
+        if hit.all():  # (usual once the memo is warm: every key in its home slot)
+            return e
         out = np.where(hit, e, -1)
         todo = np.flatnonzero(live & ~hit)
         while len(todo):  # the few keys not in their home slot: look a window further at once
@@ -548,7 +552,10 @@ def _texts(arr: np.ndarray, decisions: DecisionSet, head: tuple[int, bool] | Non
             full_bytes = head[1]
             tail = opcode.astype(np.intp)
             if not full_bytes:  # bytes past the first 16 not all zero: " …" closes the column
-                tail[np.bitwise_or.reduce(gw[:, HEAD_BYTES // 8:], axis=1) != 0] += 256
+                rest = gw[:, HEAD_BYTES // 8].copy()
+                for j in range(HEAD_BYTES // 8 + 1, WORDS):
+                    rest |= gw[:, j]
+                tail[rest != 0] += 256
             lists = [_heads(gw, g.index + head[0], full_bytes).tolist(),
                      _tails(fmt, fs, decisions, full_bytes)[tail].tolist()]
         lists += [p.tolist() for p in fast_template(fmt, decisions).columns(g, gw)]
