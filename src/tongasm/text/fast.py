@@ -291,15 +291,16 @@ class VectorMemo:
         """The key words of every bundle (``words``: the bundles as rows of 8 little-endian words)."""
         return [words[:, j] if whole else words[:, j] & m for j, m, whole in self.words]
 
-    def lookup(self, words: np.ndarray, render: Callable[[np.ndarray], list[str]]) -> tuple[MemoTable, np.ndarray]:
-        """The table and entry of every bundle (rows of ``words``), rendering the keys not seen
-        before: ``render(rows)`` gets one row per new key and returns their texts."""
+    def lookup(self, words: np.ndarray, render: Callable[[np.ndarray], list[str]]) -> tuple[MemoTable, np.ndarray | int]:
+        """The table and entry of every bundle (rows of ``words``; one entry number, an int, when
+        every bundle has the same key), rendering the keys not seen before: ``render(rows)`` gets
+        one row per new key and returns their texts."""
         k = self.key(words)
         n = len(words)
         same = [n > 0 and bool(kj[0] == kj[-1]) and bool((kj == kj[0]).all()) for kj in k]
         if n > 1 and all(same):  # one key for the whole column
             one, at = self.lookup(words[:1], render)
-            return one, np.full(n, at[0], dtype=np.intp)
+            return one, int(at[0])  # type: ignore[index]
         vary = tuple(i for i, s in enumerate(same) if not s) if n > 1 else tuple(range(len(k)))
         sig = (vary, tuple(int(k[i][0]) for i in range(len(k)) if i not in vary))
         keys = [k[i] for i in vary]
@@ -389,21 +390,34 @@ class FastTemplate:
         return "".join(", " + generic_text(f, row[f.name]) for f in self.leftover
                        if row[f.name] != default_value(self.fmt, f, row, self.tpl))
 
-    def columns(self, g: LayoutGroup, words: np.ndarray) -> list[np.ndarray]:
-        """The items of every bundle of a group after its mnemonic, as object-array columns (one
-        per operand, then the non-default left-over fields, the sync band and unexplained-byte
-        patches where any bundle has them); in each row the first non-empty item starts with a
-        space, the others with a comma. ``words``: the group's bundles as rows of 64-bit words."""
+    def columns(self, g: LayoutGroup, words: np.ndarray) -> list[list[str]]:
+        """The items of every bundle of a group after its mnemonic, as columns (one per operand,
+        then the non-default left-over fields, the sync band and unexplained-byte patches where any
+        bundle has them); in each row the first non-empty item starts with a space, the others with
+        a comma. ``words``: the group's bundles as rows of 64-bit words."""
         n = len(g)
         fields = g.fields
-        out: list[np.ndarray] = []
+        out: list[list[str]] = []
         found: np.ndarray | bool = False  # rows that have an item already (so later ones take a comma)
 
         def memo_column(vmemo: VectorMemo, render: Callable[[np.ndarray], list[str]]) -> None:
             nonlocal found
             memo, e = vmemo.lookup(words, render)
+            if isinstance(e, int):  # one text for the whole column
+                text = memo.text[e]
+                if found is True or not text:
+                    out.append([text] * n)
+                elif found is False:
+                    out.append([memo.first[e]] * n)
+                    found = True
+                else:
+                    col = np.full(n, text, dtype=object)
+                    col[~found] = memo.first[e]
+                    out.append(col.tolist())
+                    found = True
+                return
             if found is True:
-                out.append(memo.text[e])
+                out.append(memo.text[e].tolist())
                 return
             empty = memo.empty[e]
             starts = ~empty if found is False else ~empty & ~found  # the row's first item is this one
@@ -413,14 +427,14 @@ class FastTemplate:
                 col = memo.text[e]
                 if starts.any():
                     col[starts] = memo.first[e[starts]]
-            out.append(col)
+            out.append(col.tolist())
             found = True if not empty.any() else (~empty if found is False else found | ~empty)
             if found is not True and found.all():  # type: ignore[union-attr]
                 found = True
 
         def sparse_column(rows: list[int], texts: list[str]) -> None:
             nonlocal found
-            col = np.full(n, "", dtype=object)
+            col = [""] * n
             for k, t in zip(rows, texts):
                 if t and not (found is True or (found is not False and found[k])):
                     t = " " + t[2:]
@@ -558,7 +572,7 @@ def _texts(arr: np.ndarray, decisions: DecisionSet, head: tuple[int, bool] | Non
                 tail[rest != 0] += 256
             lists = [_heads(gw, g.index + head[0], full_bytes).tolist(),
                      _tails(fmt, fs, decisions, full_bytes)[tail].tolist()]
-        lists += [p.tolist() for p in fast_template(fmt, decisions).columns(g, gw)]
+        lists += fast_template(fmt, decisions).columns(g, gw)
         if comments is not None:
             lists.append((comments if dense else comments[g.index]).tolist())
         if dense:
