@@ -288,18 +288,19 @@ class VectorMemo:
         return sum(len(t) for t in self.tables.values())
 
     def key(self, words: np.ndarray) -> list[np.ndarray]:
-        """The key words of every bundle (``words``: the bundles as rows of 8 little-endian words)."""
-        return [words[:, j] if whole else words[:, j] & m for j, m, whole in self.words]
+        """The key words of every bundle (``words``: the bundles' 8 little-endian words, word-major:
+        ``words[j]`` is word ``j`` of every bundle)."""
+        return [words[j] if whole else words[j] & m for j, m, whole in self.words]
 
     def lookup(self, words: np.ndarray, render: Callable[[np.ndarray], list[str]]) -> tuple[MemoTable, np.ndarray | int]:
-        """The table and entry of every bundle (rows of ``words``; one entry number, an int, when
-        every bundle has the same key), rendering the keys not seen before: ``render(rows)`` gets
-        one row per new key and returns their texts."""
+        """The table and entry of every bundle (columns of ``words``, word-major; one entry number,
+        an int, when every bundle has the same key), rendering the keys not seen before:
+        ``render(rows)`` gets one row per new key and returns their texts."""
         k = self.key(words)
-        n = len(words)
+        n = words.shape[1]
         same = [n > 0 and bool(kj[0] == kj[-1]) and bool((kj == kj[0]).all()) for kj in k]
         if n > 1 and all(same):  # one key for the whole column
-            one, at = self.lookup(words[:1], render)
+            one, at = self.lookup(words[:, :1], render)
             return one, int(at[0])  # type: ignore[index]
         vary = tuple(i for i, s in enumerate(same) if not s) if n > 1 else tuple(range(len(k)))
         sig = (vary, tuple(int(k[i][0]) for i in range(len(k)) if i not in vary))
@@ -375,11 +376,10 @@ class FastTemplate:
 
     def defaults_differ(self, columns: dict[str, np.ndarray], words: np.ndarray) -> np.ndarray:
         """Per row: does any left-over field differ from its default (vectorised: the fixed
-        defaults on the bundle words, the derived ones on the field columns)?"""
-        n = len(words)
-        flag = np.full(n, self.never_default, dtype=bool)
+        defaults on the bundle words (word-major), the derived ones on the field columns)?"""
+        flag = np.full(words.shape[1], self.never_default, dtype=bool)
         for j, mask, expect in self.default_words:
-            flag |= (words[:, j] & mask) != expect
+            flag |= (words[j] & mask) != expect
         for f in self.derived_leftover:  # on Python ints: a product of dims must not wrap like numpy's
             d = self.tpl.derived[f.name](_ExactColumns(columns))  # type: ignore[arg-type]
             flag |= columns[f.name] != d
@@ -390,11 +390,12 @@ class FastTemplate:
         return "".join(", " + generic_text(f, row[f.name]) for f in self.leftover
                        if row[f.name] != default_value(self.fmt, f, row, self.tpl))
 
-    def columns(self, g: LayoutGroup, words: np.ndarray) -> list[list[str]]:
+    def columns(self, g: LayoutGroup, words: np.ndarray, by_row: np.ndarray) -> list[list[str]]:
         """The items of every bundle of a group after its mnemonic, as columns (one per operand,
         then the non-default left-over fields, the sync band and unexplained-byte patches where any
         bundle has them); in each row the first non-empty item starts with a space, the others with
-        a comma. ``words``: the group's bundles as rows of 64-bit words."""
+        a comma. ``words``: the group's bundles as 64-bit words, word-major (``words[j]`` is word
+        ``j`` of every bundle); ``by_row``: the same bundle by bundle (rows of 8 words)."""
         n = len(g)
         fields = g.fields
         out: list[list[str]] = []
@@ -469,8 +470,8 @@ class FastTemplate:
             memo_column(self.sync_memo, sync_values)
         odd = _unexplained(self.fmt, words)
         if len(odd):  # unexplained bytes, patched in last
-            rows = words[odd].view(np.uint8)
-            sparse_column(odd.tolist(), ["".join(", " + t for t in patch_text(self.fmt, bytes(r))) for r in rows])
+            raw = by_row[odd].view(np.uint8)
+            sparse_column(odd.tolist(), ["".join(", " + t for t in patch_text(self.fmt, bytes(r))) for r in raw])
         return out
 
 
@@ -515,16 +516,16 @@ _UNCOVERED: dict[Format, list[tuple[int, np.uint64]]] = {}
 
 
 def _unexplained(fmt: Format, words: np.ndarray) -> np.ndarray:
-    """The rows (bundles as word rows) with bits outside every field (vectorised)."""
+    """The bundles (given as word-major 64-bit words) with bits outside every field (vectorised)."""
     spare = _UNCOVERED.get(fmt)
     if spare is None:
         inv = np.frombuffer(bytes((~b) & 0xFF for b in fmt.covered_mask()), dtype=_U64)
         spare = _UNCOVERED[fmt] = [(j, inv[j]) for j in np.flatnonzero(inv).tolist()]
     if not spare:
         return np.zeros(0, dtype=np.intp)
-    odd = np.zeros(len(words), dtype=bool)
+    odd = np.zeros(words.shape[1], dtype=bool)
     for j, m in spare:
-        odd |= (words[:, j] & m) != 0
+        odd |= (words[j] & m) != 0
     return np.flatnonzero(odd)
 
 
@@ -558,7 +559,8 @@ def _texts(arr: np.ndarray, decisions: DecisionSet, head: tuple[int, bool] | Non
     for g in cols.groups.values():
         fmt = g.fmt
         dense = len(g) == n  # one layout for the whole stream: no gathers, no interleaving
-        gw = words if dense else words[g.index]
+        gw = words if dense else words[g.index]  # the layout's bundles as rows of words
+        wt = np.ascontiguousarray(gw.T)  # and word-major: each key word one contiguous array
         opcode = g.fields["opcode"]
         if head is None:
             lists = [mnemonics(fmt, fs, decisions)[opcode].tolist()]
@@ -566,13 +568,13 @@ def _texts(arr: np.ndarray, decisions: DecisionSet, head: tuple[int, bool] | Non
             full_bytes = head[1]
             tail = opcode.astype(np.intp)
             if not full_bytes:  # bytes past the first 16 not all zero: " …" closes the column
-                rest = gw[:, HEAD_BYTES // 8].copy()
+                rest = wt[HEAD_BYTES // 8].copy()
                 for j in range(HEAD_BYTES // 8 + 1, WORDS):
-                    rest |= gw[:, j]
+                    rest |= wt[j]
                 tail[rest != 0] += 256
             lists = [_heads(gw, g.index + head[0], full_bytes).tolist(),
                      _tails(fmt, fs, decisions, full_bytes)[tail].tolist()]
-        lists += fast_template(fmt, decisions).columns(g, gw)
+        lists += fast_template(fmt, decisions).columns(g, wt, gw)
         if comments is not None:
             lists.append((comments if dense else comments[g.index]).tolist())
         if dense:
