@@ -400,6 +400,17 @@ class FastTemplate:
         fields = g.fields
         out: list[list[str]] = []
         found: np.ndarray | bool = False  # rows that have an item already (so later ones take a comma)
+        same: list[str | None] = []  # per column of out: its one text, when it has one for every row
+
+        def one_text(text: str) -> None:  # a column of one text: joined to the last one if that is one too
+            if not text:
+                return
+            if same and same[-1] is not None:
+                text = same[-1] + text
+                out.pop()
+                same.pop()
+            out.append([text] * n)
+            same.append(text)
 
         def memo_column(vmemo: VectorMemo, render: Callable[[np.ndarray], list[str]]) -> None:
             nonlocal found
@@ -407,16 +418,18 @@ class FastTemplate:
             if isinstance(e, int):  # one text for the whole column
                 text = memo.text[e]
                 if found is True or not text:
-                    out.append([text] * n)
+                    one_text(text)
                 elif found is False:
-                    out.append([memo.first[e]] * n)
+                    one_text(memo.first[e])
                     found = True
                 else:
                     col = np.full(n, text, dtype=object)
                     col[~found] = memo.first[e]
                     out.append(col.tolist())
+                    same.append(None)
                     found = True
                 return
+            same.append(None)
             if found is True:
                 out.append(memo.text[e].tolist())
                 return
@@ -445,6 +458,7 @@ class FastTemplate:
                     found = np.zeros(n, dtype=bool)
                 found[[k for k, t in zip(rows, texts) if t]] = True
             out.append(col)
+            same.append(None)
 
         def take(name: str, rows: np.ndarray) -> list[int]:
             col = fields.take(name, rows) if isinstance(fields, LazyFields) else fields[name][rows]
