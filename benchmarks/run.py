@@ -14,8 +14,8 @@ Sections (issue 6's targets, and issue 16's: what users wait for, against the st
   check    check_stream (every bundle check) vs decode_stream on the same bytes (target >= 0.5x);
            also on the real NEFFs' streams (reported)
   disasm   the listing (tongasm disasm's text) vs capstone's fastest Python API, disasm_lite(), one
-           text line per instruction (target >= 1x; needs `pip install capstone`); capstone's
-           disasm() and `objdump -d` per instruction reported beside it
+           text line per instruction, timed in alternating rounds (target >= 1x; needs `pip install
+           capstone`); capstone's disasm() and `objdump -d` per instruction reported beside it
   encode   IR objects -> bundle bytes, 1 M instructions: operand offsets from 8,128 values (the
            target: >= 250 k/s), from 64 tiles, and loop-structured; the floor: 64-byte struct.pack calls
   memory   `tongasm assemble` on a 1 M-instruction BIR JSON: peak RSS / file size (target <= 4),
@@ -70,6 +70,26 @@ def best(fn: Callable[[], Any], repeat: int = 3, number: int = 1) -> float:
         finally:
             gc.enable()
     return min(times)
+
+
+def best_alternating(fns: list[Callable[[], Any]], repeat: int = 5) -> list[float]:
+    """Best wall time of each function, timed in alternating rounds (after one warm-up each, the
+    garbage collector paused): on a shared machine a change of load then reaches every side of a
+    same-run ratio alike, instead of whichever side happened to be timed during it."""
+    for fn in fns:
+        fn()
+    times: list[list[float]] = [[] for _ in fns]
+    for _ in range(repeat):
+        for i, fn in enumerate(fns):
+            gc.collect()
+            gc.disable()
+            try:
+                t = time.perf_counter()
+                fn()
+                times[i].append(time.perf_counter() - t)
+            finally:
+                gc.enable()
+    return [min(t) for t in times]
 
 
 def report(section: str, what: str, value: float, unit: str, baseline: float | None, base_what: str,
@@ -193,18 +213,20 @@ def bench_disasm(n: int) -> None:
     print(f"disasm: {n:,} bundles")
     data = mixed_stream(n)
     streams = [StreamInput("dve", data)]
-    t_ours = best(lambda: list(fast_listing(streams)))
-    rate = (n + 3) / t_ours  # + header and .stream lines
+
+    def ours() -> None:
+        list(fast_listing(streams))
+
     try:
         import capstone
     except ImportError:
-        report("disasm", "listing (text lines)", rate, "instr/s", None, "capstone (not installed: "
+        report("disasm", "listing (text lines)", (n + 3) / best(ours), "instr/s", None, "capstone (not installed: "
                "pip install capstone)", ">=1x capstone", None)
         return
     code = x86_text()
     if code is None:
-        report("disasm", "listing (text lines)", rate, "instr/s", None, "capstone (no x86-64 ELF found)",
-               ">=1x capstone", None)
+        report("disasm", "listing (text lines)", (n + 3) / best(ours), "instr/s", None,
+               "capstone (no x86-64 ELF found)", ">=1x capstone", None)
         return
     code = code[:3_000_000]
     md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
@@ -218,7 +240,8 @@ def bench_disasm(n: int) -> None:
         lines = [f"{i.address:08x}:  {i.mnemonic} {i.op_str}" for i in md.disasm(code, 0x1000)]
         count[0] = len(lines)
 
-    t_lite = best(lite)
+    t_ours, t_lite = best_alternating([ours, lite])  # (rounds alternate: the same load for both)
+    rate = (n + 3) / t_ours  # + header and .stream lines
     lite_rate = count[0] / t_lite
     report("disasm", "listing (text lines)", rate, "instr/s", lite_rate,
            f"capstone {capstone.__version__} disasm_lite() -> text, {count[0]:,} x86-64 instrs", ">=1x",
@@ -230,15 +253,17 @@ def bench_disasm(n: int) -> None:
         blob = Path(d) / "code.bin"
         blob.write_bytes(code)
         cmd = ["objdump", "-D", "-b", "binary", "-m", "i386:x86-64", str(blob)]
+        t_obj = float("inf")
         try:
-            t = time.perf_counter()
-            out = subprocess.run(cmd, capture_output=True, check=True).stdout
-            t_obj = time.perf_counter() - t
+            for _ in range(3):  # best of 3 runs
+                t = time.perf_counter()
+                out = subprocess.run(cmd, capture_output=True, check=True).stdout
+                t_obj = min(t_obj, time.perf_counter() - t)
         except (OSError, subprocess.CalledProcessError):
             return
         n_obj = sum(1 for line in out.splitlines() if line[:1] == b" " and b":\t" in line)
         report("disasm", "listing (text lines)", rate, "instr/s", n_obj / t_obj,
-               f"objdump -d ({n_obj:,} instrs, one process)", "gap reported", None)
+               f"objdump -d ({n_obj:,} instrs, one process, best of 3)", "gap reported", None)
 
 
 # --- encode -------------------------------------------------------------------------------------------

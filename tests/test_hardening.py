@@ -667,6 +667,7 @@ def test_huge_numbers_in_text_assembly_and_explain(tmp_path: Path, assembled: Pa
     (["run", str(EXAMPLE), "--seed", "9" * 5000], "--seed"),
     (["run", str(EXAMPLE), "--seed", str(1 << 32)], "--seed"),
     (["assemble", str(EXAMPLE), "-D", "D-" + "9" * 5000 + "=x"], "unknown decision"),
+    (["assemble", str(EXAMPLE), "-D", "\u00b9D-4=update-wins"], "unknown decision"),  # a digit int() refuses
     (["assemble", str(EXAMPLE), "-D", "D-6=" + "x" * 5000], "D-6"),
 ])
 def test_absurd_option_values(tmp_path: Path, argv: list[str], needle: str, capsys: Any) -> None:

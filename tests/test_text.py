@@ -229,6 +229,143 @@ def test_fast_listing_equals_the_reference_listing(cases, full):
         list(listing(streams, decisions=ds, full_bytes=full))
 
 
+@st.composite
+def repetitive_streams(draw):
+    """A stream of 1-300 bundles of a few layouts whose fields take values from small pools, so the
+    fast listing's memos see repeated keys, columns that are constant, and columns that vary in some
+    key words only (what real streams look like); now and then a bundle with bits no field explains,
+    an undecodable one, and BIR names for some bundles."""
+    import random
+
+    from strategies import field_values
+
+    ds, _, _ = draw(st.sampled_from(ALL_FORMATS))
+    fmts = [(fmt, op) for fmt in build_formats(ds) for op in fmt.opcodes]
+    protos = [(fmt, draw(field_values(fmt, op))) for fmt, op in draw(st.lists(st.sampled_from(fmts), min_size=1,
+                                                                                max_size=4))]
+    rng = random.Random(draw(st.integers(0, 2**32 - 1)))
+    pools: dict[tuple[int, str], list[int]] = {}
+    chunks = []
+    for _ in range(draw(st.integers(1, 300))):
+        k = rng.randrange(len(protos))
+        fmt, base = protos[k]
+        vals = dict(base)
+        free = [f for f in fmt.fields if f.const is None and f.name not in fmt.match and f.name != "opcode"]
+        for f in rng.sample(free, min(len(free), rng.choice([0, 1, 1, 2, 5]))):
+            pool = pools.setdefault((k, f.name), [rng.randint(f.lo, f.hi) for _ in range(rng.choice([1, 2, 8]))])
+            vals[f.name] = rng.choice(pool + [f.lo, 0, f.hi])
+        raw = bytearray(fmt.encode(vals))
+        roll = rng.random()
+        if roll < 0.03:  # bits no field explains
+            mask = fmt.covered_mask()
+            raw = bytearray(r | (rng.randrange(256) & ~m & 0xFF) for r, m in zip(raw, mask))
+        elif roll < 0.05:  # an undecodable bundle
+            raw = bytearray([0x7F]) + bytearray(rng.randrange(256) for _ in range(63))
+        chunks.append(bytes(raw))
+    names = None
+    if draw(st.booleans()):
+        names = [rng.choice([None, "I-1", f"I-{rng.randrange(99)}"]) for _ in range(rng.randrange(len(chunks) + 2))]
+    return ds, b"".join(chunks), names
+
+
+@settings(max_examples=60, deadline=None)
+@given(repetitive_streams(), st.booleans(), st.sampled_from([3, 17, 64, 65536]), st.sampled_from([1, 4, 50, 10**6]),
+       st.sampled_from([1, 3, 64]), st.sampled_from([0, 12]), st.booleans())
+def test_fast_listing_equals_the_reference_listing_on_long_streams(case, full, chunk, limit, tables, direct, clash):
+    """The fast listing's structure (layouts in columns, memos keyed on the words that vary, tables
+    that fill and start again, listing in pieces) must not change a character: the lines equal the
+    reference listing's, with small memo limits, few tables, no direct tables and a hash under which
+    every key collides (so every probe path runs), and the text assembles back to the bytes."""
+    from tongasm.text import fast
+
+    ds, data, names = case
+    saved = (fast.CHUNK, fast.CACHE_LIMIT, fast.MAX_TABLES, fast.DIRECT_BITS, dict(fast._TEMPLATES))
+    hash_ = fast.MemoTable.__dict__["_hash"]  # the staticmethod itself
+    try:
+        fast.CHUNK, fast.CACHE_LIMIT, fast.MAX_TABLES, fast.DIRECT_BITS = chunk, limit, tables, direct
+        fast._TEMPLATES.clear()  # fresh memos under these limits
+        if clash:
+            fast.MemoTable._hash = staticmethod(lambda k: k[0] & 0)  # type: ignore[method-assign]
+        streams = [StreamInput("dve", data, names)]
+        lines = list(fast.fast_listing(streams, decisions=ds, full_bytes=full))
+        assert list(fast.fast_listing(streams, decisions=ds, full_bytes=full)) == lines  # warm memos: the same
+    finally:
+        fast.MemoTable._hash = hash_  # type: ignore[method-assign]  # (setattr keeps the staticmethod)
+        fast.CHUNK, fast.CACHE_LIMIT, fast.MAX_TABLES, fast.DIRECT_BITS = saved[:4]
+        fast._TEMPLATES.clear()
+        fast._TEMPLATES.update(saved[4])
+    assert lines == list(listing(streams, decisions=ds, full_bytes=full))
+    assert bytes(assemble_text("\n".join(lines)).streams.get("dve", b"")) == data
+
+
+def _bodies_of(lines: list[str]) -> list[str]:
+    """The instruction text of each bundle line of a listing (after the bytes column, or the .bytes directive)."""
+    out = []
+    for ln in lines:
+        if ln.startswith("."):
+            continue
+        rest = ln[ln.index(":") + 3:]
+        out.append(rest if rest.startswith(".bytes") else rest[rest.index("|", 1) + 3:])
+    return out
+
+
+@settings(max_examples=25, deadline=None)
+@given(repetitive_streams())
+def test_stream_bodies_are_the_reference_instruction_texts(case):
+    from tongasm.text.fast import stream_bodies
+
+    ds, data, _ = case
+    assert stream_bodies(data, decisions=ds) == _bodies_of(list(listing([StreamInput("dve", data)], decisions=ds)))
+
+
+def test_stream_lines_past_4_gib_offsets():
+    """A piece of a stream past 4 GiB lists with 9-digit offsets (the plain path), names included."""
+    from tongasm.text.fast import stream_lines
+
+    data = bytes(assemble(read_bir(Path(__file__).resolve().parents[1] / "examples" / "vector_add.json"))
+                 .streams["dve"])[:3 * 64] + bytes([0x7F]) + bytes(63)
+    ref = [ln for ln in listing([StreamInput("dve", data)]) if not ln.startswith(".")]
+    base = (1 << 32) - 128
+    names = ["I-1", None, "I-3"]
+    want = [f"{base + 64 * i:08x}" + ln[8:] + (f"  ; {names[i]}" if i < 3 and names[i] else "") for i, ln in enumerate(ref)]
+    assert len(want[2].split(":")[0]) == 9
+    assert stream_lines(data, base=base, bir_names=names) == want
+
+
+def test_memo_table_collisions_growth_and_packed_keys():
+    """MemoTable: every key finds its own text under a hash where all keys collide, across table
+    growth; a narrow key of several bit runs in two words packs into a direct index."""
+    import numpy as np
+
+    from tongasm.text import fast
+
+    rng = np.random.default_rng(7)
+    keys = np.unique(rng.integers(0, 2**63, 900, dtype=np.uint64))
+    for clash in (False, True):
+        t = fast.MemoTable([(3, 2**64 - 1), (5, 0xFF00)])
+        if clash:
+            t._hash = lambda k: k[0] & 0  # type: ignore[method-assign]
+        lo = keys % np.uint64(7) << np.uint64(8)
+        calls = []
+        for part in (slice(0, 100), slice(50, 700), slice(0, len(keys))):  # the table grows past 256 entries
+
+            def render(rows, part=part):  # rows of this lookup's keys
+                calls.append(len(rows))
+                return [f", k={int(keys[part][r])}:{int(lo[part][r])}" for r in rows]
+
+            e = t.lookup([keys[part], lo[part]], render)
+            assert [t.text[i] for i in e] == [f", k={int(a)}:{int(b)}" for a, b in zip(keys[part], lo[part])]
+        assert sum(calls) == len(keys)  # each key rendered once
+    t = fast.MemoTable([(0, 0b11 << 4 | 0b1 << 60), (1, 0b101)])  # 3 runs over two words, 6 bits
+    assert t.direct is not None
+    k0 = np.array([0, 1 << 4, 3 << 4, 1 << 60, 3 << 4 | 1 << 60], dtype=np.uint64)
+    k1 = np.array([0, 1, 4, 5, 5], dtype=np.uint64)
+    e = t.lookup([k0, k1], lambda rows: [f", r={int(r)}" for r in rows])
+    assert [t.text[i] for i in e] == [", r=0", ", r=1", ", r=2", ", r=3", ", r=4"]
+    assert len(set(t._index([k0, k1]).tolist())) == 5
+    assert (t.lookup([k0[::-1], k1[::-1]], lambda rows: []) == e[::-1]).all()  # all found, none rendered
+
+
 def test_fast_listing_in_pieces_equals_the_whole(monkeypatch):
     """fast_listing lists a long stream in pieces: offsets and lines must not change at the seams."""
     from tongasm.text import fast

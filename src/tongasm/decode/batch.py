@@ -148,6 +148,61 @@ def _match(fmt: Format, full: np.ndarray, idx: np.ndarray) -> np.ndarray:
     return mask
 
 
+class LazyFields(dict):
+    """The field columns of one layout group, each extracted from the stream when first read
+    (``fields[name]``; ``take(name, rows)`` extracts a few rows only). What a reader that needs few
+    of a layout's fields (the fast listing) gets instead of every column up front."""
+
+    def __init__(self, fmt: Format, full: np.ndarray, index: np.ndarray, dense: bool) -> None:
+        super().__init__()
+        self.fmt, self.full, self.index, self.dense = fmt, full, index, dense
+
+    def _extract(self, name: str, rows: np.ndarray | None) -> np.ndarray:
+        f = self.fmt.field_map[name]
+        carrier = self.full[f"@{f.offset}" if f.is_bitfield else name]
+        if rows is not None:
+            col = carrier[self.index[rows]]
+        elif self.dense:
+            col = carrier[int(self.index[0]):int(self.index[0]) + len(self.index)] if len(self.index) else carrier[:0]
+        else:
+            col = carrier[self.index]
+        if f.is_bitfield:
+            mask = (1 << f.nbits) - 1
+            return (col >> f.shift) & mask if f.shift else col & mask
+        return np.ascontiguousarray(col)
+
+    def __missing__(self, name: str) -> np.ndarray:
+        col = self[name] = self._extract(name, None)
+        return col
+
+    def take(self, name: str, rows: np.ndarray) -> np.ndarray:
+        """Column ``name`` at ``rows`` (positions in the group), without extracting the whole column."""
+        col = dict.get(self, name)
+        return col[rows] if col is not None else self._extract(name, rows)
+
+
+def group_stream(buffer: Any, *, decisions: DecisionSet = DEFAULT_DECISIONS) -> StreamColumns:
+    """:func:`decode_stream`'s grouping (each bundle's layout, each layout's bundles) with the field
+    columns extracted when first read (:class:`LazyFields`): the same values, for readers that
+    need few of them."""
+    data = as_uint8(buffer)
+    if data.size % BUNDLE_SIZE:
+        raise DecodeError(f"stream has {data.size} bytes, which is not a whole number of {BUNDLE_SIZE}-byte bundles")
+    fs = build_formats(decisions)
+    n = data.size // BUNDLE_SIZE
+    opcode = np.ascontiguousarray(data[0::BUNDLE_SIZE])
+    names = list(fs.by_name)
+    if n == 0:
+        return StreamColumns(0, opcode, np.zeros(0, dtype=np.int16), names)
+    layout, positions = _layouts(fs, data, opcode, n, names)
+    cols = StreamColumns(n, opcode, layout, names)
+    for name, pos in positions.items():
+        fmt = fs.by_name[name]
+        dense = len(pos) > 0 and int(pos[-1]) - int(pos[0]) == len(pos) - 1
+        cols.groups[name] = LayoutGroup(fmt, pos, LazyFields(fmt, data.view(record_dtype(fmt)), pos, dense))
+    return cols
+
+
 def decode_stream(buffer: Any, *, decisions: DecisionSet = DEFAULT_DECISIONS) -> StreamColumns:
     """Decode a whole stream into per-field numpy columns (see the module docstring)."""
     data = as_uint8(buffer)

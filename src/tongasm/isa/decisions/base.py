@@ -147,7 +147,7 @@ def _brief(text: str) -> str:
 
 def _did_key(did: str) -> tuple[str, int, str]:
     prefix = did.split("-")[0]
-    num = "".join(ch for ch in did if ch.isdigit())
+    num = "".join(ch for ch in did if "0" <= ch <= "9")  # ASCII digits: str.isdigit takes "¹", which int() refuses
     number = int(num) if 0 < len(num) < 12 else (0 if not num else 10**12)  # a huge user-given id sorts last
     return ("DRNS".find(prefix[:1]) if prefix[:1] in "DRNS" else 9, number, did)  # type: ignore[return-value]
 
