@@ -754,14 +754,19 @@ def render_sync(v: Mapping[str, int], ds: DecisionSet, lanes: SyncLanes = HEADER
     parts: list[str] = []
     claimed: set[str] = set()
     used_values: set[str] = set()
+    # the text assembler gives the n-th ``wait`` (``upd``) item to the n-th lane: once a lane is not an
+    # item (empty, or left to key=value), the later lanes of its kind are left to key=value too
+    gap = False
     for lane in lanes.waits:
         wm, wi, value = v[lane.mode], v[lane.index], v[lane.value]
         if wm == 0:
             if wi == 0:
                 claimed |= {lane.mode, lane.index}
+            gap = True
             continue
         mode = _WAIT_BY_WIRE.get(wm)
-        if mode is None:
+        if mode is None or gap:
+            gap = True
             continue
         claimed |= {lane.mode, lane.index}
         if mode == WaitMode.evt_set_clear:
@@ -773,13 +778,16 @@ def render_sync(v: Mapping[str, int], ds: DecisionSet, lanes: SyncLanes = HEADER
             parts.append(f"wait sem{wi}>=r{value}")
             used_values.add(lane.value)
     ubw = _update_by_wire(ds)
+    gap = False
     for ulane in lanes.updates:
         um, ui, value = v[ulane.mode], v[ulane.index], v[ulane.value]
         if um == 0 and ui == 0:
             claimed |= {ulane.mode, ulane.index}
+            gap = True
             continue
         umode = ubw.get(um)
-        if umode is None:
+        if umode is None or gap:
+            gap = True
             continue
         claimed |= {ulane.mode, ulane.index}
         sym = {UpdateMode.sem_add_imm: "+=", UpdateMode.sem_sub_imm: "-=", UpdateMode.sem_wr_imm: "="}
