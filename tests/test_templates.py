@@ -203,3 +203,27 @@ def test_ir_checks_that_read_offsets_say_so():
         src = inspect.getsource(c.fn)
         if any(r in src for r in readers):
             assert c.offsets, f"{c.id} reads offsets but its ir_check does not say offsets=..."
+
+
+def test_a_kernel_that_does_not_repeat_stops_making_templates(tmp_path, monkeypatch):
+    """Every instruction a shape of its own (a distinct attribute): past the trial, no more templates
+    are made, and the result is the ordinary one."""
+    from tongasm.codegen import templates
+
+    made = []
+    real = templates.make_template
+
+    def counting(*a):
+        made.append(1)
+        return real(*a)
+
+    import tongasm.codegen.assembler as asm_mod
+
+    monkeypatch.setattr(asm_mod, "make_template", counting)
+    monkeypatch.setattr(templates.Templates, "TRIAL", 20)
+    insts = [{"opcode": "Memset", "name": f"m{k}", "engine": "DVE", "mode": "Const", "constant": k,
+              "ins": [], "outs": [{"kind": "physical_ap", "dtype": "float32", "ap": [[16384, 128], [1, 64]],
+                                   "offset": 0, "memref": "a"}]} for k in range(200)]
+    p = _write(tmp_path, insts)
+    assert _outcome(p, fast=True) == _outcome(p, fast=False)
+    assert len(made) <= 25, len(made)

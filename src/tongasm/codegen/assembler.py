@@ -481,6 +481,7 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
         tpl = Templates()
         find, sync_of, count = tpl.find, tpl.sync, Count()
         n_top, cap = 0, count.cap  # the count of top-level instructions (Count's, kept in a local on the hot path)
+        reads = 0  # instructions read as JSON (the rest matched a template)
         prev: Template | None = None
 
         def geometry(y: Instruction) -> frozenset[str]:
@@ -576,8 +577,9 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
             x = xr  # type: ignore[assignment]
             count.one()
             n_top = count.n
+            reads += 1
             rec.clear()
-            rec_on[0], rec_on[1] = tpl.wants(r), True
+            rec_on[0], rec_on[1] = tpl.wants(r, n_top - reads), True
             one(x, r.func, ())
             rec_on[0] = False
             made_t = make_template(r, x, len(rec)) if rec_on[1] and rec else None

@@ -388,11 +388,15 @@ class Templates:
     BUCKET = 32
     #: successors remembered per template (tried before the bucket)
     SUCCESSORS = 3
+    #: at most this many templates in all; past TRIAL of them, only while they are matched
+    LIMIT = 4096
+    TRIAL = 256
 
     def __init__(self) -> None:
         self.by_head: dict[tuple[Any, str, str], list[Template]] = {}  # see _bucket
         self.follow: dict[Template | None, list[Template]] = {}
         self.syncs: dict[str, SyncInfo] = {}
+        self.made = 0  # templates made
 
     @staticmethod
     def _bucket(raw: RawInstruction) -> tuple[Any, str, str] | None:
@@ -441,8 +445,13 @@ class Templates:
         nexts.insert(0, t)
         del nexts[self.SUCCESSORS:]
 
-    def wants(self, raw: RawInstruction) -> bool:
-        """Whether a template may be made of the instruction at ``raw.start`` (its bucket has room)."""
+    def wants(self, raw: RawInstruction, hits: int) -> bool:
+        """Whether a template may be made of the instruction at ``raw.start``: its bucket has room,
+        there are fewer than :attr:`LIMIT` templates, and past :attr:`TRIAL` templates they have been
+        matched at least twice as often as made (a kernel that does not repeat itself is read the
+        ordinary way, without the cost of making templates nobody uses)."""
+        if self.made >= self.LIMIT or (self.made >= self.TRIAL and hits < 2 * self.made):
+            return False
         key = self._bucket(raw)
         return key is not None and len(self.by_head.get(key, ())) < self.BUCKET
 
@@ -465,6 +474,7 @@ class Templates:
         if key is not None:
             self.by_head.setdefault(key, []).insert(0, t)
         self._followed(prev, t)
+        self.made += 1
 
 
 def make_template(raw: RawInstruction, inst: Instruction, bundles: int) -> Template | None:
