@@ -36,7 +36,7 @@ from .common import Context, sync_part
 from .templates import Template, Templates, make_template
 from .manifest import MANIFEST_FORM, KindTable, compact_instructions
 from .generator import CodegenResult, codegen_for, encoder_of, generate, stream_of
-from .plan import Encoder
+from .plan import Encoder, Sink
 
 STREAM_NAMES = tuple(ENGINE_STREAM.values())
 CENSUS_FILE = "census.bin"
@@ -96,6 +96,11 @@ class BundleLog:
         self.bir = array("H")
         self.bir_names: list[str] = []
         self._bir_ids: dict[str, int] = {}
+        #: while assembling, the three columns above are appended to as lists (a list's append costs
+        #: a fraction of an array's, which parses its argument); :meth:`seal` moves them in
+        self.inst_out: list[int] = []
+        self.stream_out: list[int] = []
+        self.bir_out: list[int] = []
 
     def add_instruction(self, name: str | Instruction, bir_opcode: str) -> None:
         bid = self._bir_ids.get(bir_opcode)
@@ -103,7 +108,21 @@ class BundleLog:
             bid = self._bir_ids[bir_opcode] = len(self.bir_names)
             self.bir_names.append(bir_opcode)
         self.names.append(name)
-        self.bir.append(bid)
+        self.bir_out.append(bid)
+
+    def bundles(self) -> int:
+        """How many bundles are logged (sealed or not)."""
+        return len(self.inst) + len(self.inst_out)
+
+    def seal(self) -> None:
+        """Move the appended columns into the arrays (numpy converts a list at C speed)."""
+        import numpy as np
+
+        for col, out, dt in ((self.inst, self.inst_out, np.int64), (self.stream, self.stream_out, np.uint8),
+                             (self.bir, self.bir_out, np.uint16)):
+            if out:
+                col.frombytes(np.asarray(out, dtype=dt).tobytes())
+                out.clear()
 
     def __len__(self) -> int:
         return len(self.names)
@@ -387,8 +406,8 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
     log = asm.log
     streams = asm.streams
     cen = asm.census
-    l_inst, l_stream = log.inst.append, log.stream.append
-    names, bir = log.names, log.bir
+    l_inst, l_stream = log.inst_out.append, log.stream_out.append
+    names, bir = log.names, log.bir_out
     stream_ids = {n: (STREAM_IDS[n], streams.setdefault(n, bytearray())) for n in STREAM_NAMES}
     # (id(BIR instruction), part) → (the instruction, its stream id, stream, bundle), for loop
     # iterations (the same instruction object every iteration); the entry holds the instruction so
@@ -449,7 +468,7 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                 if batch:
                     label = label_of(inst, x)
                     if len(parts) > 1:
-                        lowered[len(log.inst) - 1] = (part, len(parts), label)
+                        lowered[log.bundles() - 1] = (part, len(parts), label)
                         if rec_on[0] and rec:
                             rec[-1] = (*rec[-1][:6], label)
                     found = check_instruction(x, cs, decisions, func, ctx.target)
@@ -475,8 +494,66 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                 if cen is not None:
                     cen.extend(b)
 
-    for inst, func, it in walked:
-        one(inst, func, it)
+    if plain and not batch and cen is None and progress is None:
+        # GENERATE_ISACODE's own loop: one() inlined for an instruction outside a loop iteration;
+        # an instruction of a class encoded as it is goes to its class's emitter (one generated call:
+        # plan, bundle, stream and log; Encoder.emitter), a lowered one bundle by bundle
+        sink = Sink([stream_ids[n][1] for n in STREAM_NAMES], lambda x: STREAM_IDS[stream_of(x, decisions)],
+                    l_inst, l_stream, names.append, bir.append, retain)
+        emitters: dict[type, Callable[[Instruction, int], None]] = {}  # IR class → its emitter (first operand counts)
+        by_counts: dict[tuple[type, int, int], Callable[[Instruction, int], None]] = {}
+        lowers: dict[type, int] = {}  # IR class → BIR opcode id, for the classes lowered first (passes.LOWERINGS)
+        bundles: dict[tuple[type, Any, int, int], tuple[int, bytearray, Callable[[Instruction], int]]] = {}
+        n_append, b_append = names.append, bir.append
+
+        def emitter(x: Instruction) -> Callable[[Instruction, int], None]:
+            k = (type(x), len(x.ins), len(x.outs))
+            e = by_counts.get(k)
+            if e is None:
+                e = by_counts[k] = encoder.emitter(k[0], k[1], k[2], codegen_for(x), sink, class_ids[k[0]], other)
+            return e
+
+        def other(x: Instruction, at: int) -> None:  # an instruction with other operand counts than its class's first
+            emitter(x)(x, at)
+
+        for w, func, it in walked:
+            e = emitters.get(type(w))
+            if e is not None and not it:
+                index += 1
+                try:
+                    e(w, index)
+                except EncodeError as err:
+                    raise err.at(w.name or None, index, w.opcode) from None
+                continue
+            wt = type(w)
+            bid = lowers.get(wt)
+            if bid is None or it:
+                one(w, func, it)
+                if not it and wt in class_ids:
+                    if wt in LOWERINGS:
+                        lowers[wt] = class_ids[wt]
+                    else:
+                        emitters[wt] = emitter(w)
+                continue
+            index += 1
+            n_append(w if retain else w.name)
+            b_append(bid)
+            for x in _lower(w, index, decisions):
+                try:
+                    rk = (type(x), x.engine, len(x.ins), len(x.outs))
+                    route = bundles.get(rk)
+                    if route is None:
+                        route = bundles[rk] = _route(x, stream_ids, encoder, whole=True)
+                    sid, stream, bundle = route
+                    bits = bundle(x)
+                except EncodeError as err:
+                    raise err.at(w.name or None, index, label_of(w, x)) from None
+                l_inst(index)
+                l_stream(sid)
+                stream += bits.to_bytes(BUNDLE_SIZE, "little")
+    else:
+        for inst, func, it in walked:
+            one(inst, func, it)
     if raw is not None:  # a streamed kernel: instruction templates (tongasm.codegen.templates)
         tpl = Templates()
         find, sync_of, count = tpl.find, tpl.sync, Count()
@@ -542,7 +619,7 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                             else:
                                 for (sid, stream, _b, _u, part, nparts, label), b in zip(v.parts, made):
                                     if batch:
-                                        lowered[len(log.inst)] = (part, nparts, label)
+                                        lowered[log.bundles()] = (part, nparts, label)
                                     l_inst(index)
                                     l_stream(sid)
                                     stream += b
@@ -591,6 +668,7 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                     made_t.add_variant(m0.groups(), x, list(rec), bir[-1], geometry, checks_read_offsets(x))
                     tpl.add(made_t, r, prev)
             prev = made_t
+    log.seal()
     if batch:
         asm.findings = _stream_findings(asm, ctx, cs, ir_found, lowered)
     # keep first-use order of streams: sort by the first bundle that went to each
@@ -657,12 +735,14 @@ def _stream_findings(asm: Assembly, ctx: Context, cs: CheckSet, ir_found: list[t
     return [t[4] for t in out]
 
 
-def _route(inst: Instruction, stream_ids: dict[str, tuple[int, bytearray]],
-           encoder: Encoder) -> tuple[int, bytearray, Callable[[Instruction], tuple[Any, int]]]:
+def _route(inst: Instruction, stream_ids: dict[str, tuple[int, bytearray]], encoder: Encoder,
+           whole: bool = False) -> tuple[int, bytearray, Callable[[Instruction], Any]]:
     """(stream id, stream, encode function) of an instruction: depends only on its class, engine and
-    operand counts."""
+    operand counts. ``whole``: the function gives the bundle's bits, sync band included
+    (:meth:`Encoder.bundle_function`), else its layout and bits without the sync band."""
     sid, stream = stream_ids[stream_of(inst, encoder.ctx.decisions)]
-    return sid, stream, encoder.function(type(inst), len(inst.ins), len(inst.outs), codegen_for(inst))
+    make = encoder.bundle_function if whole else encoder.function
+    return sid, stream, make(type(inst), len(inst.ins), len(inst.outs), codegen_for(inst))
 
 
 def _finish(asm: Assembly, check: str) -> Assembly:

@@ -44,7 +44,7 @@ class Context:
     and the plans (:class:`tongasm.codegen.plan.Encoder`).
     """
 
-    __slots__ = ("target", "decisions", "formats", "desc_memo", "shape_memo", "op_memo", "sync_memo", "builders",
+    __slots__ = ("target", "decisions", "formats", "desc_memo", "shape_memo", "op_memo", "sync_memo", "addr4_memo", "builders",
                  "encoder", "stream_rules")
 
     def __init__(self, target: Target, decisions: DecisionSet) -> None:
@@ -56,6 +56,8 @@ class Context:
         # format → slot → operand object → the slot's placed bits (see plan._builder)
         self.op_memo: dict[Format, dict[str, dict[Any, int]]] = {}
         self.sync_memo: dict[tuple[Any, ...], tuple[SyncInfo, int]] = {}  # see sync_part
+        # physical access pattern → its ADDR4 word under addr4_word (the same in every slot; see plan._slot_miss)
+        self.addr4_memo: dict[Any, int] = {}
         self.builders: dict[tuple[Any, ...], Callable[..., int]] = {}  # generated plan builders, per shape
         self.encoder: Any = None  # the plans (created by the encode path on first use)
         self.stream_rules: Any = None  # state of the checks on a stream's order (N-35), made by the checks

@@ -33,7 +33,8 @@ from ..isa.fields import Format
 from ..isa.layout import Binding
 from ..ir.instructions import Instruction
 from ..ir.operands import Immediate, Operand, PhysicalAP, RegisterAccess, RegisterAP
-from .common import DESC_MEMO_LIMIT, Context, physical_part, partitions, slot_part, wire
+from .common import (DESC_MEMO_LIMIT, Addr4Rule, Context, addr4_rule, addr4_word, partitions, slot_part, sync_part,
+                     wire)
 
 #: A family's choice for one instruction: its layout and the static field values (opcode included).
 Selection = tuple[Format, dict[str, int]]
@@ -143,12 +144,13 @@ class Interner:
 
 class Plan:
     """A memoised plan: the layout, the static field values, their bits (with the layout's
-    constants) and the generated ``build(inst, bits) -> int`` that ORs in the per-instruction bits."""
+    constants) and the generated ``build(inst, bits, *operands) -> int`` that ORs in the
+    per-instruction bits (the operands: ``inst.ins`` then ``inst.outs``, as the encode function
+    has read them)."""
 
     __slots__ = ("fmt", "static", "bits", "build")
 
-    def __init__(self, fmt: Format, static: dict[str, int], bits: int,
-                 build: Callable[[Instruction, int], int]) -> None:
+    def __init__(self, fmt: Format, static: dict[str, int], bits: int, build: Callable[..., int]) -> None:
         self.fmt, self.static, self.bits, self.build = fmt, static, bits, build
 
 
@@ -162,7 +164,7 @@ def make_plan(inst: Instruction, ctx: Context, family: Family) -> Plan:
         if fname not in values:
             values[fname] = wire(_operand(inst, roles, role), role)
     bits = fmt.place(values) | fmt.const_bits
-    return Plan(fmt, values, bits, _builder(ctx, fmt, binding, roles))
+    return Plan(fmt, values, bits, _builder(ctx, fmt, binding, roles, len(inst.ins), len(inst.outs)))
 
 
 def _operand(inst: Instruction, roles: Mapping[str, tuple[bool, int]], role: str) -> Operand | None:
@@ -171,54 +173,88 @@ def _operand(inst: Instruction, roles: Mapping[str, tuple[bool, int]], role: str
     return ops[k] if k < len(ops) else None
 
 
-def _builder(ctx: Context, fmt: Format, binding: Binding,
-             roles: Mapping[str, tuple[bool, int]]) -> Callable[[Instruction, int], int]:
-    """The generated ``build(inst)`` of a plan shape: the static bits OR each bound slot's bits
-    (memoised per operand object, then per access pattern), the range-checked partition count and
-    element counts, each placed where the layout declares it."""
-    key = (fmt, tuple(roles.items()))  # the binding is the layout's (fmt.layout.binding)
+def _builder(ctx: Context, fmt: Format, binding: Binding, roles: Mapping[str, tuple[bool, int]],
+             n_in: int, n_out: int) -> Callable[..., int]:
+    """The generated ``build(inst, bits, *operands)`` of a plan shape (the operands ``inst.ins``
+    then ``inst.outs``, ``n_in`` and ``n_out`` of them): the static bits OR each bound slot's bits,
+    the range-checked partition count and element counts, each placed where the layout declares it.
+
+    Everything a slot's operand contributes (its slot, and the element and partition counts bound to
+    its role) is memoised per operand object, so an operand seen before costs one dict look-up. Any
+    failure re-runs :func:`_ordered_builder`'s checks in the declared order, which raise the error
+    an instruction-at-a-time reading gives (the first failing field, not the first memo miss)."""
+    key = (fmt, tuple(roles.items()), n_in, n_out)  # the binding is the layout's (fmt.layout.binding)
     cache = ctx.builders.get(key)
     if cache is not None:
         return cache
+    slow = _ordered_builder(ctx, fmt, binding, roles)
     memos = ctx.op_memo.setdefault(fmt, {name: {} for name in fmt.slots})
-    ns: dict[str, Any] = {"err": fmt.range_error, "partitions": partitions, "EncodeError": EncodeError}
-    lines = ["def build(inst, bits):", "    i = inst.ins", "    o = inst.outs"]
+    ns: dict[str, Any] = {"err": fmt.range_error, "partitions": partitions, "elements": _elements, "slow": slow}
+    params = [f"i{k}" for k in range(n_in)] + [f"o{k}" for k in range(n_out)]
+    lines = [f"def build(inst, bits{''.join(', ' + v for v in params)}):", "    try:"]
     terms = ["bits"]
-    fetched: dict[str, str] = {}
 
-    def fetch(role: str) -> str:
-        var = fetched.get(role)
-        if var is None:
-            out, k = roles[role]
-            var = fetched[role] = f"x{len(fetched)}"
-            lines.append(f"    {var} = {'o' if out else 'i'}[{k}]")
-        return var
+    def var(role: str) -> str:
+        out, k = roles[role]
+        return f"{'o' if out else 'i'}{k}"
 
-    # element counts, the partition count, then the slots (each raises for its own operand)
-    dynamic: list[tuple[str, str, str]] = []
-    for fname, role in binding.elements.items():
-        ns["elements"] = _elements
-        dynamic.append((fname, role, f"elements({fetch(role)}, {role!r})"))
-    for fname, role in binding.partition_fields.items():  # num_partitions, and the PE's K and M
-        dynamic.append((fname, role, f"partitions({fetch(role)}, {role!r})"))
-    for k, (fname, _role, expr) in enumerate(dynamic):
-        pos, lo, hi, mask = fmt.placement(fname)
-        lines.append(f"    v{k} = {expr}")
-        lines.append(f"    if type(v{k}) is not int or not {lo} <= v{k} <= {hi}: raise err({fname!r}, v{k})")
-        terms.append(f"((v{k} & {mask}) << {pos})")
-    for j, (sname, role) in enumerate(binding.slots.items()):
-        if sname not in fmt.slots:  # a decision may drop a slot (D-15): its operand is not encoded
-            continue
-        var = fetch(role)
-        ns[f"m{j}"] = memos[sname]
-        ns[f"miss{j}"] = _slot_miss(ctx, fmt, sname, memos[sname])
-        lines += [f"    s{j} = m{j}.get({var})", f"    if s{j} is None: s{j} = miss{j}({var})"]
-        terms.append(f"s{j}")
-    lines.append(f"    return {' | '.join(terms)}")
+    used = [r for _f, r, _fn in _dynamic(binding)] + [r for n, r in binding.slots.items() if n in fmt.slots]
+    if any(var(r) not in params for r in used):  # an operand the layout binds is missing: the ordered path's error
+        lines = [f"def build(inst, bits{''.join(', ' + v for v in params)}):", "    return slow(inst, bits)"]
+    else:
+        slotted = {role for sname, role in binding.slots.items() if sname in fmt.slots}
+        for k, (fname, role, fn) in enumerate(_dynamic(binding)):
+            if role in slotted:
+                continue  # in the role's slot memo
+            pos, lo, hi, mask = fmt.placement(fname)
+            lines.append(f"        v{k} = {fn}({var(role)}, {role!r})")
+            lines.append(f"        if type(v{k}) is not int or not {lo} <= v{k} <= {hi}: raise err({fname!r}, v{k})")
+            terms.append(f"((v{k} & {mask}) << {pos})")
+        for j, (sname, role) in enumerate(binding.slots.items()):
+            if sname not in fmt.slots:  # a decision may drop a slot (D-15): its operand is not encoded
+                continue
+            ns[f"m{j}"] = memos[sname]
+            ns[f"miss{j}"] = _slot_miss(ctx, fmt, sname, role, memos[sname])
+            lines += [f"        s{j} = m{j}.get({var(role)})", f"        if s{j} is None: s{j} = miss{j}({var(role)})"]
+            terms.append(f"s{j}")
+        lines += [f"        return {' | '.join(terms)}", "    except Exception:", "        return slow(inst, bits)"]
     exec(compile("\n".join(lines) + "\n", f"<tongasm plan builder {fmt.name}>", "exec"), ns)
-    built: Callable[[Instruction, int], int] = ns["build"]
+    built: Callable[..., int] = ns["build"]
     ctx.builders[key] = built
     return built
+
+
+def _dynamic(binding: Binding) -> list[tuple[str, str, str]]:
+    """(field, role, function) of the per-instruction counts, in the order they are checked: the
+    element counts, then the partition counts (num_partitions, and the PE's K and M)."""
+    return ([(f, r, "elements") for f, r in binding.elements.items()]
+            + [(f, r, "partitions") for f, r in binding.partition_fields.items()])
+
+
+def _ordered_builder(ctx: Context, fmt: Format, binding: Binding,
+                     roles: Mapping[str, tuple[bool, int]]) -> Callable[[Instruction, int], int]:
+    """``build(inst, bits)`` without memos, in the declared order: the operands fetched, then the
+    element counts, the partition counts and the slots checked, each raising for its own operand.
+    What a failure in the memoised builder re-runs, so its error is the one reading the fields in
+    order gives."""
+    dynamic = [(fname, role, _elements if fn == "elements" else partitions, fmt.placement(fname))
+               for fname, role, fn in _dynamic(binding)]
+    slots = [(fmt.slots[sname], role) for sname, role in binding.slots.items() if sname in fmt.slots]
+    order = list(dict.fromkeys([role for _f, role, _fn, _p in dynamic] + [role for _s, role in slots]))
+    where = [(role, *roles[role]) for role in order]
+
+    def build(inst: Instruction, bits: int) -> int:
+        ops = {role: (inst.outs if out else inst.ins)[k] for role, out, k in where}
+        for fname, role, fn, (pos, lo, hi, mask) in dynamic:
+            v = fn(ops[role], role)
+            if type(v) is not int or not lo <= v <= hi:
+                raise fmt.range_error(fname, v)
+            bits |= (v & mask) << pos
+        for s, role in slots:
+            bits |= slot_part(ops[role], fmt, s, ctx)[1]
+        return bits
+
+    return build
 
 
 def _elements(op: Operand | None, role: str) -> int:
@@ -229,14 +265,52 @@ def _elements(op: Operand | None, role: str) -> int:
     return int(n)
 
 
-def _slot_miss(ctx: Context, fmt: Format, sname: str, memo: dict[Any, int]) -> Callable[[Operand | None], int]:
+def _slot_miss(ctx: Context, fmt: Format, sname: str, role: str,
+               memo: dict[Any, int]) -> Callable[[Operand | None], int]:
+    """What an operand not seen before in slot ``sname`` contributes: the slot's bits, and the element
+    and partition counts the binding takes from its role, range-checked and placed; memoised.
+
+    A physical access pattern in a D-6 slot whose shape (all but its offset) was seen before costs
+    its ADDR4 word only (:func:`~tongasm.codegen.common.addr4_word`, memoised per operand object:
+    the word does not depend on the slot): the shape's bits were made, and checked, by the ordinary
+    path the first time. Anything else, and any word :func:`addr4_word` cannot vouch for, takes the
+    ordinary path (:func:`slot_part`), which raises its exact error."""
     s = fmt.slots[sname]
-    direct = s.packing == "free-dims"  # a physical AP in a D-6 slot: straight to its shape memo
+    counts = [(fname, _elements if fn == "elements" else partitions, fmt.placement(fname))
+              for fname, r, fn in _dynamic(fmt.layout.binding) if r == role]
+    shaped = s.packing == "free-dims"
+    pos, _lo, hi, mask = fmt.placement(f"{sname}.addr") if shaped else (0, 0, 0, 0)
+    clear = ~(mask << pos)
+    shapes: dict[tuple[Any, ...], tuple[int, Addr4Rule]] = {}  # (location, dtype, pairs) → (bits but the word, rule)
+    words = ctx.addr4_memo
 
     def miss(op: Operand | None) -> int:
-        bits = (physical_part(op, fmt, s, ctx) if direct and type(op) is PhysicalAP else slot_part(op, fmt, s, ctx))[1]
         if len(memo) >= DESC_MEMO_LIMIT:
             memo.clear()
+        if shaped and type(op) is PhysicalAP:
+            skey = (op.location, op.dtype, op.ap)
+            shape = shapes.get(skey)
+            if shape is not None:
+                word = words.get(op)
+                if word is None:
+                    word = addr4_word(shape[1], op.offset)
+                    if word is not None:
+                        if len(words) >= DESC_MEMO_LIMIT:
+                            words.clear()
+                        words[op] = word
+                if word is not None and word <= hi:
+                    bits = memo[op] = shape[0] | (word << pos)
+                    return bits
+        bits = slot_part(op, fmt, s, ctx)[1]
+        for fname, fn, (fpos, lo, fhi, fmask) in counts:
+            v = fn(op, role)
+            if type(v) is not int or not lo <= v <= fhi:
+                raise fmt.range_error(fname, v)
+            bits |= (v & fmask) << fpos
+        if shaped and type(op) is PhysicalAP:
+            if len(shapes) >= DESC_MEMO_LIMIT:
+                shapes.clear()
+            shapes[(op.location, op.dtype, op.ap)] = (bits & clear, addr4_rule(op, fmt, s))
         memo[op] = bits
         return bits
 
@@ -245,18 +319,36 @@ def _slot_miss(ctx: Context, fmt: Format, sname: str, memo: dict[Any, int]) -> C
 
 # --- the encode path -----------------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class Sink:
+    """Where an emitter (:meth:`Encoder.emitter`) puts an instruction's bundle: the output streams by
+    stream id, the stream id of an instruction (``route``; it depends only on what the plan key
+    holds), and the appenders of the bundle log (instruction index and stream id per bundle; name
+    and BIR opcode id per instruction: the instruction itself when ``retain``, else its name)."""
+
+    streams: list[bytearray]
+    route: Callable[[Instruction], int]
+    log_inst: Callable[[int], None]
+    log_stream: Callable[[int], None]
+    log_name: Callable[[Any], None]
+    log_bir: Callable[[int], None]
+    retain: bool
+
+
 class Encoder:
     """Per context: the plans, and per IR class and operand count a generated ``encode(inst)`` that
     builds the plan key, finds (or makes) the plan and runs its builder."""
 
-    __slots__ = ("ctx", "interner", "plans", "fns", "geometry")
+    __slots__ = ("ctx", "interner", "plans", "fns", "geometry", "shapes", "emit_memos")
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
         self.interner = Interner()
-        self.plans: dict[Any, tuple[Format, Callable[[Instruction, int], int], int]] = {}
-        self.fns: dict[tuple[type, int, int], Callable[[Instruction], tuple[Format, int]]] = {}
+        self.plans: dict[Any, tuple[Format, Callable[..., int], int]] = {}
+        self.fns: dict[tuple[type, int, int, bool], Any] = {}
         self.geometry: dict[str, frozenset[str]] = {}
+        self.shapes: dict[tuple[type, int, int], int] = {}  # (IR class, operand counts) → the plan keys' first part
+        self.emit_memos: list[dict[Any, Any]] = []  # the emitters' plan memos (keyed like the plans)
 
     def geometry_roles(self, family: Family) -> frozenset[str]:
         """The roles whose geometry reaches the bundle only through the bindings of the layouts
@@ -275,46 +367,126 @@ class Encoder:
         """The generated ``encode(inst) -> (layout, bits)`` of an IR class with this many operands:
         the plan key (engine, attributes, and per operand its head or whole key, interned), then
         the plan's builder."""
-        k = (cls, n_in, n_out)
+        k = (cls, n_in, n_out, False)
         fn = self.fns.get(k)
-        if fn is not None:
-            return fn
+        if fn is None:
+            fn = self.fns[k] = self._generate(cls, n_in, n_out, family, "encode")
+        return fn
+
+    def bundle_function(self, cls: type[Instruction], n_in: int, n_out: int,
+                        family: Family) -> Callable[[Instruction], int]:
+        """The generated ``bundle(inst) -> bits``: :meth:`function`'s bits with the instruction's sync
+        band placed in its layout (:func:`~tongasm.codegen.common.sync_part`), the whole bundle as
+        one integer (what ``encode_bits`` gives, in one call)."""
+        k = (cls, n_in, n_out, True)
+        fn = self.fns.get(k)
+        if fn is None:
+            fn = self.fns[k] = self._generate(cls, n_in, n_out, family, "bundle")
+        return fn
+
+    def emitter(self, cls: type[Instruction], n_in: int, n_out: int, family: Family, sink: Sink, bid: int,
+                other: Callable[[Instruction, int], None]) -> Callable[[Instruction, int], None]:
+        """The generated ``emit(inst, index)`` of the assembler's GENERATE_ISACODE loop: the bundle of
+        :meth:`bundle_function` appended to the instruction's stream and logged in ``sink`` (BIR
+        opcode id ``bid``), the stream id kept with the plan. An instruction with other operand
+        counts is passed to ``other``."""
+        return self._generate(cls, n_in, n_out, family, "emit", sink, bid, other)
+
+    def _generate(self, cls: type[Instruction], n_in: int, n_out: int, family: Family, mode: str,
+                  sink: Sink | None = None, bid: int = 0, other: Any = None) -> Any:
         geo = self.geometry_roles(family)
         by_pos = {(out, idx): role for role, (out, idx) in cls.ROLES.items()}
         it = self.interner
+        # the plan key's first part: one small int per IR class and operand counts (two instructions
+        # alike but for their opcode differ; the plan's builder takes the operands as arguments)
+        shape = self.shapes.setdefault((cls, n_in, n_out), len(self.shapes) + 1)
         ns: dict[str, Any] = {"H": it.heads, "F": it.fulls, "head": it.head, "full": it.full, "A": it.attrs,
-                              "attr": it.attr, "P": self.plans, "miss": self._miss, "family": family, "C": cls}
-        lines = ["def encode(inst):", "    a = inst.attrs", "    h = A.get(id(a))",
-                 "    aid = h[1] if h is not None and h[0] is a else attr(a)"]
-        parts = ["C", "inst.engine", "aid"]  # the class too: two instructions alike but for their opcode differ
-        if n_in:
-            lines.append("    i = inst.ins")
-        if n_out:
-            lines.append("    o = inst.outs")
-        for out, n in ((False, n_in), (True, n_out)):
-            for idx in range(n):
-                var = f"{'o' if out else 'i'}{idx}"
-                lines.append(f"    {var} = {'o' if out else 'i'}[{idx}]")
-                memo, make = ("H", "head") if by_pos.get((out, idx)) in geo else ("F", "full")
-                lines.append(f"    {var}k = {memo}.get({var}) or {make}({var})")
-                parts.append(f"{var}k")
-        lines += [f"    key = ({', '.join(parts)},)",
-                  "    p = P.get(key)",
-                  "    if p is None: p = miss(inst, key, family)",
-                  "    return p[0], p[1](inst, p[2])"]
-        exec(compile("\n".join(lines) + "\n", f"<tongasm encode {cls.__name__}/{n_in}/{n_out}>", "exec"), ns)
-        fn = self.fns[k] = ns["encode"]
-        return fn
+                              "attr": it.attr, "P": self.plans, "miss": self._miss, "family": family,
+                              "sync_part": sync_part, "ctx": self.ctx, "S": {}, "LIMIT": DESC_MEMO_LIMIT}
+        ops = [f"i{k}" for k in range(n_in)] + [f"o{k}" for k in range(n_out)]
+        if mode == "emit":
+            # the operands by unpacking: other counts raise ValueError (before anything is logged)
+            lines = ["def encode(inst, index):", "    try:"]
+            lines.append(f"        {''.join(v + ', ' for v in ops[:n_in])}= inst.ins" if n_in else
+                         "        if inst.ins: raise ValueError")
+            lines.append(f"        {''.join(v + ', ' for v in ops[n_in:])}= inst.outs" if n_out else
+                         "        if inst.outs: raise ValueError")
+            lines += ["    except ValueError:", "        return other(inst, index)"]
+        else:
+            lines = ["def encode(inst):"]
+            if n_in:
+                lines.append("    i = inst.ins")
+            if n_out:
+                lines.append("    o = inst.outs")
+            lines += [f"    {v} = {v[0]}[{v[1:]}]" for v in ops]
+        lines += ["    a = inst.attrs", "    h = A.get(id(a))", "    aid = h[1] if h is not None and h[0] is a else attr(a)"]
+        for var in ops:
+            memo, make = ("H", "head") if by_pos.get((var[0] == "o", int(var[1:]))) in geo else ("F", "full")
+            lines.append(f"    {var}k = {memo}.get({var}) or {make}({var})")
+        lines.append(f"    key = ({', '.join([str(shape), 'inst.engine', 'aid'] + [v + 'k' for v in ops])},)")
+        args = "".join(", " + v for v in ops)
+        if mode == "encode":
+            lines += ["    p = P.get(key)", "    if p is None: p = miss(inst, key, family)",
+                      f"    return p[0], p[1](inst, p[2]{args})"]
+        else:
+            if mode == "emit":
+                assert sink is not None
+                emo: dict[Any, Any] = {}
+                self.emit_memos.append(emo)
+                ns.update(E=emo, emiss=self._emit_miss(emo, family, sink), other=other, BID=bid,
+                          LI=sink.log_inst, LS=sink.log_stream, LN=sink.log_name, LB=sink.log_bir)
+                lines += ["    p = E.get(key)", "    if p is None: p = emiss(inst, key)"]
+            else:
+                lines += ["    p = P.get(key)", "    if p is None: p = miss(inst, key, family)"]
+            # the sync band: memoised here on the sync object (the reader shares equal ones) and the
+            # layout, the memo holding both so an id stays its own; else sync_part
+            lines += [f"    b = p[1](inst, p[2]{args})",
+                      "    s = inst.sync",
+                      "    if s is not None:",
+                      "        f = p[0]",
+                      "        h = S.get(id(s))",
+                      "        if h is not None and h[0] is s and h[1] is f:",
+                      "            b |= h[2]",
+                      "        else:",
+                      f"            u = sync_part(ctx, f, s, sp_op={cls.FAMILY == 'sp'})",
+                      "            if len(S) >= LIMIT: S.clear()",
+                      "            S[id(s)] = (s, f, u)",
+                      "            b |= u"]
+            if mode == "bundle":
+                lines.append("    return b")
+            else:
+                lines += [f"    LN(inst{'' if sink and sink.retain else '.name'})", "    LB(BID)",
+                          "    st = p[4]", "    st += b.to_bytes(64, 'little')", "    LI(index)", "    LS(p[3])"]
+        exec(compile("\n".join(lines) + "\n", f"<tongasm {mode} {cls.__name__}/{n_in}/{n_out}>", "exec"), ns)
+        return ns["encode"]
+
+    def _emit_miss(self, memo: dict[Any, Any], family: Family,
+                   sink: Sink) -> Callable[[Instruction, Any], tuple[Any, ...]]:
+        """An emitter's plan look-up on a miss: the instruction's stream (its errors first, as when
+        the stream is chosen before encoding), then the plan, kept with the stream id and stream."""
+        def emiss(inst: Instruction, key: Any) -> tuple[Any, ...]:
+            sid = sink.route(inst)
+            p = self.plans.get(key)
+            if p is None:
+                p = self._miss(inst, key, family)
+            entry = (*p, sid, sink.streams[sid])
+            if len(memo) >= DESC_MEMO_LIMIT:
+                memo.clear()
+            if key in self.plans:  # (not when the miss restarted the ids: the key is stale)
+                memo[key] = entry
+            return entry
+
+        return emiss
 
     def encode(self, inst: Instruction, family: Family) -> tuple[Format, int]:
         """The layout and the bits (without the sync band) of one instruction's bundle."""
         ins, outs = inst.ins, inst.outs
-        fn = self.fns.get((type(inst), len(ins), len(outs)))
+        fn = self.fns.get((type(inst), len(ins), len(outs), False))
         if fn is None:
             fn = self.function(type(inst), len(ins), len(outs), family)
         return fn(inst)
 
-    def _miss(self, inst: Instruction, key: Any, family: Family) -> tuple[Format, Callable[[Instruction, int], int], int]:
+    def _miss(self, inst: Instruction, key: Any, family: Family) -> tuple[Format, Callable[..., int], int]:
         plan = make_plan(inst, self.ctx, family)
         entry = (plan.fmt, plan.build, plan.bits)
         if len(self.plans) >= DESC_MEMO_LIMIT or len(self.interner.ids) >= 4 * DESC_MEMO_LIMIT:
@@ -328,3 +500,5 @@ class Encoder:
         place, so the generated functions (which hold them) stay valid and ids restart together."""
         self.interner.clear()
         self.plans.clear()
+        for memo in self.emit_memos:
+            memo.clear()

@@ -9,6 +9,7 @@ variable (a symbolic access pattern) is refused later by codegen with the spec's
 from __future__ import annotations
 
 import os
+from itertools import chain, repeat
 from dataclasses import dataclass, field
 from collections.abc import Iterable, Iterator
 
@@ -54,8 +55,10 @@ def unrolled_size(blocks: Iterable[Block]) -> int:
     expanding anything (Python integers: exact for bounds of any size)."""
     n = 0
     for b in blocks:
-        for x in b.instructions:
-            n += loop_size(x) if isinstance(x, Loop) else 1
+        xs = b.instructions
+        n += len(xs)
+        if Loop in set(map(type, xs)):  # (a block without loops is counted without a Python loop)
+            n += sum(loop_size(x) - 1 for x in xs if isinstance(x, Loop))
     return n
 
 
@@ -108,18 +111,32 @@ Walked = tuple[Instruction, Function, tuple[int, ...]]
 
 
 def walk(kernel: Kernel) -> Iterator[Walked]:
-    """All instructions of all functions in program order, loops unrolled (a generator of plain
-    tuples: the encoder's hot path creates no object per instruction). The whole kernel is counted
-    first (:func:`unrolled_count`): one too large is refused before anything is expanded."""
+    """All instructions of all functions in program order, loops unrolled (plain tuples: the
+    encoder's hot path creates no object per instruction, and a block without loops is walked by
+    :func:`zip` at C speed). The whole kernel is counted first (:func:`unrolled_count`), on the first
+    step: one too large is refused before anything is expanded."""
+    return chain.from_iterable(_block_walks(kernel))
+
+
+def _block_walks(kernel: Kernel) -> Iterator[Iterable[Walked]]:
+    """Per block, an iterator of its walked instructions (see :func:`walk`)."""
     unrolled_count(kernel)
     for func in kernel.functions:
         for b in func.blocks:
-            for x in b.instructions:
-                if type(x) is Loop:
-                    for inst, it in _unroll(x, ()):
-                        yield inst, func, it
-                else:
-                    yield x, func, ()  # type: ignore[misc]
+            xs = b.instructions
+            if Loop in set(map(type, xs)):
+                yield _walk_with_loops(xs, func)
+            else:
+                yield zip(xs, repeat(func), repeat(()))  # type: ignore[arg-type]
+
+
+def _walk_with_loops(xs: Iterable[Instruction | Loop], func: Function) -> Iterator[Walked]:
+    for x in xs:
+        if type(x) is Loop:
+            for inst, it in _unroll(x, ()):
+                yield inst, func, it
+        else:
+            yield x, func, ()  # type: ignore[misc]
 
 
 def walk_top(top: Iterable[tuple[Instruction | Loop, Function]]) -> Iterator[Walked]:

@@ -9,6 +9,7 @@ the real files' members); under the default, only where the kernel has the instr
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import chain
 
 from ..isa.decisions import DecisionSet
 from ..isa.decisions.real import StreamPrologue
@@ -38,6 +39,5 @@ def prologue_instructions() -> list[Instruction]:
 def with_prologue(walked: Iterator[Walked], function: Function, decisions: DecisionSet) -> Iterator[Walked]:
     """The walked program, preceded by the prologue when R-18 says so."""
     if decisions.get(StreamPrologue).prologue:
-        for inst in prologue_instructions():
-            yield inst, function, ()
-    yield from walked
+        return chain([(inst, function, ()) for inst in prologue_instructions()], walked)
+    return walked
