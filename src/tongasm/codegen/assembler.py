@@ -98,8 +98,7 @@ class BundleLog:
         self._bir_ids: dict[str, int] = {}
         #: while assembling, the three columns above are appended to as lists (a list's append costs
         #: a fraction of an array's, which parses its argument); :meth:`seal` moves them in
-        self.inst_out: list[int] = []
-        self.stream_out: list[int] = []
+        self.bundle_out: list[int] = []  # per bundle: its instruction's index × 256 + its stream id
         self.bir_out: list[int] = []
 
     def add_instruction(self, name: str | Instruction, bir_opcode: str) -> None:
@@ -112,17 +111,20 @@ class BundleLog:
 
     def bundles(self) -> int:
         """How many bundles are logged (sealed or not)."""
-        return len(self.inst) + len(self.inst_out)
+        return len(self.inst) + len(self.bundle_out)
 
     def seal(self) -> None:
         """Move the appended columns into the arrays (numpy converts a list at C speed)."""
         import numpy as np
 
-        for col, out, dt in ((self.inst, self.inst_out, np.int64), (self.stream, self.stream_out, np.uint8),
-                             (self.bir, self.bir_out, np.uint16)):
-            if out:
-                col.frombytes(np.asarray(out, dtype=dt).tobytes())
-                out.clear()
+        if self.bundle_out:
+            both = np.asarray(self.bundle_out, dtype=np.int64)
+            self.inst.frombytes((both >> 8).tobytes())
+            self.stream.frombytes((both & 0xFF).astype(np.uint8).tobytes())
+            self.bundle_out.clear()
+        if self.bir_out:
+            self.bir.frombytes(np.asarray(self.bir_out, dtype=np.uint16).tobytes())
+            self.bir_out.clear()
 
     def __len__(self) -> int:
         return len(self.names)
@@ -406,7 +408,7 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
     log = asm.log
     streams = asm.streams
     cen = asm.census
-    l_inst, l_stream = log.inst_out.append, log.stream_out.append
+    l_bundle = log.bundle_out.append  # (index << 8 | stream id), per bundle
     names, bir = log.names, log.bir_out
     stream_ids = {n: (STREAM_IDS[n], streams.setdefault(n, bytearray())) for n in STREAM_NAMES}
     # (id(BIR instruction), part) → (the instruction, its stream id, stream, bundle), for loop
@@ -460,8 +462,7 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                         unrolled[(id(inst), part)] = (inst, sid, stream, b)
                     elif rec_on[0]:
                         rec.append((x, fmt, bits, sync_bits, sid, stream, 0))
-                l_inst(index)
-                l_stream(sid)
+                l_bundle(index << 8 | sid)
                 stream += b
                 if cen is not None:
                     cen.extend(b)
@@ -488,8 +489,7 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                 on_result(res)
             sid, stream = stream_ids[res.stream]
             for b in res.bundles:
-                l_inst(index)
-                l_stream(sid)
+                l_bundle(index << 8 | sid)
                 stream += b
                 if cen is not None:
                     cen.extend(b)
@@ -499,7 +499,7 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
         # an instruction of a class encoded as it is goes to its class's emitter (one generated call:
         # plan, bundle, stream and log; Encoder.emitter), a lowered one bundle by bundle
         sink = Sink([stream_ids[n][1] for n in STREAM_NAMES], lambda x: STREAM_IDS[stream_of(x, decisions)],
-                    l_inst, l_stream, names.append, bir.append, retain)
+                    l_bundle, names.append, bir.append, retain)
         emitters: dict[type, Callable[[Instruction, int], None]] = {}  # IR class → its emitter (first operand counts)
         by_counts: dict[tuple[type, int, int], Callable[[Instruction, int], None]] = {}
         lowers: dict[type, int] = {}  # IR class → BIR opcode id, for the classes lowered first (passes.LOWERINGS)
@@ -513,7 +513,12 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                 e = by_counts[k] = encoder.emitter(k[0], k[1], k[2], codegen_for(x), sink, class_ids[k[0]], other)
             return e
 
+        def by_count(x: Instruction, at: int) -> None:  # a class met with several operand counts
+            e = by_counts.get((type(x), len(x.ins), len(x.outs)))
+            (e or emitter(x))(x, at)
+
         def other(x: Instruction, at: int) -> None:  # an instruction with other operand counts than its class's first
+            emitters[type(x)] = by_count
             emitter(x)(x, at)
 
         for w, func, it in walked:
@@ -548,8 +553,7 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                     bits = bundle(x)
                 except EncodeError as err:
                     raise err.at(w.name or None, index, label_of(w, x)) from None
-                l_inst(index)
-                l_stream(sid)
+                l_bundle(index << 8 | sid)
                 stream += bits.to_bytes(BUNDLE_SIZE, "little")
     else:
         for inst, func, it in walked:
@@ -611,8 +615,7 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                             if single is not None:
                                 sid, stream = single
                                 b = made[0]
-                                l_inst(index)
-                                l_stream(sid)
+                                l_bundle(index << 8 | sid)
                                 stream += b
                                 if cen is not None:
                                     cen += b
@@ -620,8 +623,7 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                                 for (sid, stream, _b, _u, part, nparts, label), b in zip(v.parts, made):
                                     if batch:
                                         lowered[log.bundles()] = (part, nparts, label)
-                                    l_inst(index)
-                                    l_stream(sid)
+                                    l_bundle(index << 8 | sid)
                                     stream += b
                                     if cen is not None:
                                         cen += b

@@ -323,13 +323,12 @@ def _slot_miss(ctx: Context, fmt: Format, sname: str, role: str,
 class Sink:
     """Where an emitter (:meth:`Encoder.emitter`) puts an instruction's bundle: the output streams by
     stream id, the stream id of an instruction (``route``; it depends only on what the plan key
-    holds), and the appenders of the bundle log (instruction index and stream id per bundle; name
-    and BIR opcode id per instruction: the instruction itself when ``retain``, else its name)."""
+    holds), and the appenders of the bundle log (per bundle its instruction index << 8 | its stream
+    id; per instruction its name (the instruction itself when ``retain``) and BIR opcode id)."""
 
     streams: list[bytearray]
     route: Callable[[Instruction], int]
-    log_inst: Callable[[int], None]
-    log_stream: Callable[[int], None]
+    log_bundle: Callable[[int], None]  # per bundle: its instruction's index << 8 | its stream id
     log_name: Callable[[Any], None]
     log_bir: Callable[[int], None]
     retain: bool
@@ -434,7 +433,7 @@ class Encoder:
                 emo: dict[Any, Any] = {}
                 self.emit_memos.append(emo)
                 ns.update(E=emo, emiss=self._emit_miss(emo, family, sink), other=other, BID=bid,
-                          LI=sink.log_inst, LS=sink.log_stream, LN=sink.log_name, LB=sink.log_bir)
+                          LG=sink.log_bundle, LN=sink.log_name, LB=sink.log_bir)
                 lines += ["    p = E.get(key)", "    if p is None: p = emiss(inst, key)"]
             else:
                 lines += ["    p = P.get(key)", "    if p is None: p = miss(inst, key, family)"]
@@ -456,7 +455,7 @@ class Encoder:
                 lines.append("    return b")
             else:
                 lines += [f"    LN(inst{'' if sink and sink.retain else '.name'})", "    LB(BID)",
-                          "    st = p[4]", "    st += b.to_bytes(64, 'little')", "    LI(index)", "    LS(p[3])"]
+                          "    st = p[4]", "    st += b.to_bytes(64, 'little')", "    LG(index << 8 | p[3])"]
         exec(compile("\n".join(lines) + "\n", f"<tongasm {mode} {cls.__name__}/{n_in}/{n_out}>", "exec"), ns)
         return ns["encode"]
 
