@@ -17,7 +17,8 @@ Sections (issue 6's targets, and issue 16's: what users wait for, against the st
            text line per instruction, timed in alternating rounds (target >= 1x; needs `pip install
            capstone`); capstone's disasm() and `objdump -d` per instruction reported beside it
   encode   IR objects -> bundle bytes, 1 M instructions: operand offsets from 8,128 values (the
-           target: >= 250 k/s), from 64 tiles, and loop-structured; the floor: 64-byte struct.pack calls
+           target: >= 250 k/s), from 64 tiles, and loop-structured, best of 3; the floor: 64-byte
+           struct.pack calls; the encoder's memo miss rates on each kernel beside it
   memory   `tongasm assemble` on a 1 M-instruction BIR JSON: peak RSS / file size (target <= 4),
            next to json.load of the same file; and its CPU time vs json.load with GC off, each the
            best of three alternating runs (target <= 2x; wall time reported beside it)
@@ -286,11 +287,36 @@ def bench_encode(n: int) -> None:
               ("loop (1000-instr body unrolled)", lambda: looped_kernel_ir(n)))
     for label, build in builds:
         k = build()
-        t = best(lambda k=k: assemble(k, check="off"), repeat=2)  # type: ignore[misc]
+        t = best(lambda k=k: assemble(k, check="off"), repeat=3)  # type: ignore[misc]
         report("encode", f"IR -> bytes, {label}", n / t, "instr/s", n / t_floor, "bare struct.pack floor",
                ">=250k/s", n / t >= 250_000)
+        print("    " + encode_memo_rates(k))
         del k
         gc.collect()
+
+
+def encode_memo_rates(kernel: Any) -> str:
+    """How often the encoder's memos miss on a kernel (the bundles of every instruction, Selects
+    lowered, through the encode functions' plans and per-operand memos): new plans, new operand
+    heads and new (operand, slot) entries per instruction."""
+    from tongasm.codegen.assembler import resolve_target
+    from tongasm.codegen.common import Context
+    from tongasm.codegen.generator import codegen_for, encoder_of
+    from tongasm.isa.decisions import DEFAULT_DECISIONS
+    from tongasm.passes import lower
+    from tongasm.passes.program import walk
+
+    ctx = Context(resolve_target(kernel.arch, None), DEFAULT_DECISIONS)
+    enc = encoder_of(ctx)
+    n = 0
+    for inst, _func, _it in walk(kernel):
+        n += 1
+        for x in lower(inst, DEFAULT_DECISIONS) or (inst,):
+            enc.encode(x, codegen_for(x))
+    slots = sum(len(m) for per in ctx.op_memo.values() for m in per.values())
+    return (f"memo misses per instruction: plans {len(enc.plans) / n:.4f}, operand heads "
+            f"{len(enc.interner.heads) / n:.4f}, (operand, slot) {slots / n:.4f} "
+            f"({len(enc.plans):,} plans, {len(enc.interner.heads):,} heads, {slots:,} slot entries)")
 
 
 # --- memory --------------------------------------------------------------------------------------------

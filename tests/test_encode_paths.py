@@ -196,3 +196,85 @@ def test_batched_validator_on_a_kernel_with_findings_everywhere() -> None:
     batched = _findings(kernel, DecisionSet(), False)
     assert isinstance(batched, list) and len(batched) > 50
     assert batched == _findings(kernel, DecisionSet(), True)
+
+
+# --- the per-operand memo of the plan builders: a failure is the one read in field order ----------------
+
+_TT_ALLOC = [{"name": "a_set", "kind": "Internal", "dtype": "float32",
+              "memorylocations": [{"name": "a", "type": "SB", "addr": 0, "base": 0, "dims": [128, 65536]}]}]
+#: operand variants: fine ones (shared between instructions, so their memo entries are reused) and
+#: faulty ones, each failing a different check: a free pair's num (0), a step off the i16 field, an
+#: offset past the last partition, no partitions, a negative partition step
+_OPS = {
+    "ok0": ([[16384, 128], [1, 64]], 0), "ok1": ([[16384, 128], [1, 64]], 640), "ok2": ([[16384, 64], [2, 32]], 64),
+    "num0": ([[16384, 128], [1, 0]], 0), "step": ([[16384, 128], [40_000, 2]], 0),
+    "addr": ([[16384, 128], [1, 64]], 16384 * 128), "parts0": ([[16384, 0], [1, 64]], 0),
+    "pstep": ([[-1, 128], [1, 64]], 0),
+}
+
+
+def _tt(k: int, ops: tuple[str, str, str]) -> dict[str, Any]:
+    def ap(name: str) -> dict[str, Any]:
+        pairs, off = _OPS[name]
+        return {"kind": "physical_ap", "dtype": "float32", "ap": pairs, "offset": off, "memref": "a"}
+
+    return {"opcode": "TensorTensor", "name": f"t{k}", "engine": "DVE", "op": "add",
+            "ins": [ap(ops[0]), ap(ops[1])], "outs": [ap(ops[2])]}
+
+
+def _tt_alone(inst: dict[str, Any]) -> bytes | str:
+    try:
+        k = read_bir({"arch": "gen2", "functions": [{"name": "f", "allocations": _TT_ALLOC,
+                                                     "blocks": [{"name": "b", "instructions": [inst]}]}]})
+        return streams(assemble(k, check="off"))["dve"]
+    except EncodeError as e:
+        return str(e)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(*[st.sampled_from(sorted(_OPS))] * 3), min_size=1, max_size=10))
+def test_memoised_operands_fail_as_the_instruction_alone(rows: list[tuple[str, str, str]]) -> None:
+    """Operands recur between instructions (the reader shares equal ones), so a later instruction
+    finds some in the builders' per-operand memo and misses on others; whatever fails, the error is
+    the one the instruction gives alone (the first field in the declared order), and every bundle
+    before it is the instruction's own."""
+    insts = [_tt(k, ops) for k, ops in enumerate(rows)]
+    want = [_tt_alone(i) for i in insts]
+    bad = next((k for k, w in enumerate(want) if isinstance(w, str)), None)
+    kernel = read_bir({"arch": "gen2", "functions": [{"name": "f", "allocations": _TT_ALLOC,
+                                                      "blocks": [{"name": "b", "instructions": insts}]}]})
+    try:
+        got = streams(assemble(kernel, check="off"))["dve"]
+    except EncodeError as e:
+        assert bad is not None, f"refused a kernel whose every instruction encodes alone: {e}"
+        assert str(e) == str(want[bad]).replace(f"'t{bad}' #0", f"'t{bad}' #{bad}"), (str(e), want[bad])
+        return
+    assert bad is None, f"accepted instruction {bad}, which alone is refused: {want[bad]}"
+    assert got == b"".join(w for w in want if isinstance(w, bytes))
+
+
+def test_a_count_field_fails_before_an_earlier_slot() -> None:
+    """The declared order: the partition and element counts of every role, then the slots. The PE
+    MultiplyMoving puts its dst's partition count in ``num_active_cols`` (8 bits) and its moving
+    operand in the first slot; with both wrong, the count is the error, in a fresh context and after
+    a good instruction of the same plan (the builders memoise per operand and check slot by slot, and
+    fall back to the declared order on any failure)."""
+    from conftest import ap, inst, kernel, loc
+
+    sb, ps = loc("sb", "SB", dims=(128, 229376)), loc("ps", "PSUM", dims=(128, 16384))
+
+    def mm(name: str, moving: list[list[int]], dst: list[list[int]]) -> dict[str, Any]:
+        return inst("MultiplyMoving", [ap("sb", "float16", moving, 0x4000)], [ap("ps", "float32", dst)],
+                    engine="PE", name=name, start_tensor_calc=True, stop_tensor_calc=True)
+
+    def error(*insts: dict[str, Any]) -> EncodeError:
+        with pytest.raises(EncodeError) as ei:
+            assemble(read_bir(kernel(*insts, allocs=[sb, ps], arch="gen3")), check="off")
+        return ei.value
+
+    good, bad_step, wide = [[1, 128], [1, 128]], [[1, 128], [40_000, 2]], [[1, 300], [1, 128]]
+    assert error(mm("m", bad_step, good)).field == "moving.ap[1].step"  # each alone
+    assert error(mm("m", good, wide)).field == "num_active_cols"
+    for insts in ([mm("m1", bad_step, wide)], [mm("m0", good, good), mm("m1", bad_step, wide)]):
+        e = error(*insts)
+        assert e.field == "num_active_cols" and "300" in str(e) and "'m1'" in str(e), str(e)

@@ -13,9 +13,15 @@ partition count, element counts. So:
   operand. No family writes a key by hand, so no attribute can be forgotten in one.
 * the **plan** for a key is made once: the family's ``select`` gives the layout and its static
   field values; the binding's dtype fields are added; everything static is placed into one
-  integer (:meth:`Format.place`). A generated ``build(inst)`` then ORs in, per instruction, each
-  bound slot (memoised per operand object, then per access pattern: :func:`slot_part`), the
-  range-checked partition count and element counts.
+  integer (:meth:`Format.place`). A generated ``build(inst, bits, *operands)`` then ORs in, per
+  instruction, each bound operand's contribution: its slot and the range-checked partition and
+  element counts of its role, memoised per operand object (a miss costs the ADDR4 word when the
+  access pattern's shape is known: :func:`_slot_miss`); any failure re-runs the fields in their
+  declared order, so the error is the one an instruction-at-a-time reading gives.
+* per IR class and operand counts, generated functions build the key and run the plan: ``encode``
+  (layout and bits), ``bundle`` (the sync band too) and, for the assembler's GENERATE_ISACODE loop,
+  ``emit`` (the bundle appended to its stream and logged, the stream id kept with the plan:
+  :meth:`Encoder.emitter`, :class:`Sink`).
 
 GENERATE_ISACODE, RUN_ISA_CHECKS and COLLECT_OPCODES all go through :func:`encode` (the checks
 decode the resulting bytes), so there is one path with and without the validator.
