@@ -96,9 +96,10 @@ class BundleLog:
         self.bir = array("H")
         self.bir_names: list[str] = []
         self._bir_ids: dict[str, int] = {}
-        #: while assembling, the three columns above are appended to as lists (a list's append costs
-        #: a fraction of an array's, which parses its argument); :meth:`seal` moves them in
-        self.bundle_out: list[int] = []  # per bundle: its instruction's index × 256 + its stream id
+        #: while assembling, the arrays above are appended to through lists (a list's append costs a
+        #: fraction of an array's, which parses its argument): per bundle one int, its instruction's
+        #: index << 8 | its stream id, and per instruction its BIR opcode id; :meth:`seal` moves them in
+        self.bundle_out: list[int] = []
         self.bir_out: list[int] = []
 
     def add_instruction(self, name: str | Instruction, bir_opcode: str) -> None:
