@@ -496,16 +496,13 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                     cen.extend(b)
 
     if plain and not batch and cen is None and progress is None:
-        # GENERATE_ISACODE's own loop: one() inlined for an instruction outside a loop iteration;
-        # an instruction of a class encoded as it is goes to its class's emitter (one generated call:
-        # plan, bundle, stream and log; Encoder.emitter), a lowered one bundle by bundle
+        # GENERATE_ISACODE's own loop: an instruction outside a loop iteration, of a class encoded as
+        # it is, goes to its class's emitter (one generated call: plan, bundle, stream and log;
+        # Encoder.emitter); the rest (loop iterations, lowered classes, a class's first) to one()
         sink = Sink([stream_ids[n][1] for n in STREAM_NAMES], lambda x: STREAM_IDS[stream_of(x, decisions)],
                     l_bundle, names.append, bir.append, retain)
         emitters: dict[type, Callable[[Instruction, int], None]] = {}  # IR class → its emitter (first operand counts)
         by_counts: dict[tuple[type, int, int], Callable[[Instruction, int], None]] = {}
-        lowers: dict[type, int] = {}  # IR class → BIR opcode id, for the classes lowered first (passes.LOWERINGS)
-        bundles: dict[tuple[type, Any, int, int], tuple[int, bytearray, Callable[[Instruction], int]]] = {}
-        n_append, b_append = names.append, bir.append
 
         def emitter(x: Instruction) -> Callable[[Instruction, int], None]:
             k = (type(x), len(x.ins), len(x.outs))
@@ -531,31 +528,10 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                 except EncodeError as err:
                     raise err.at(w.name or None, index, w.opcode) from None
                 continue
+            one(w, func, it)
             wt = type(w)
-            bid = lowers.get(wt)
-            if bid is None or it:
-                one(w, func, it)
-                if not it and wt in class_ids:
-                    if wt in LOWERINGS:
-                        lowers[wt] = class_ids[wt]
-                    else:
-                        emitters[wt] = emitter(w)
-                continue
-            index += 1
-            n_append(w if retain else w.name)
-            b_append(bid)
-            for x in _lower(w, index, decisions):
-                try:
-                    rk = (type(x), x.engine, len(x.ins), len(x.outs))
-                    route = bundles.get(rk)
-                    if route is None:
-                        route = bundles[rk] = _route(x, stream_ids, encoder, whole=True)
-                    sid, stream, bundle = route
-                    bits = bundle(x)
-                except EncodeError as err:
-                    raise err.at(w.name or None, index, label_of(w, x)) from None
-                l_bundle(index << 8 | sid)
-                stream += bits.to_bytes(BUNDLE_SIZE, "little")
+            if not it and wt in class_ids and wt not in LOWERINGS:
+                emitters[wt] = emitter(w)
     else:
         for inst, func, it in walked:
             one(inst, func, it)
@@ -738,14 +714,12 @@ def _stream_findings(asm: Assembly, ctx: Context, cs: CheckSet, ir_found: list[t
     return [t[4] for t in out]
 
 
-def _route(inst: Instruction, stream_ids: dict[str, tuple[int, bytearray]], encoder: Encoder,
-           whole: bool = False) -> tuple[int, bytearray, Callable[[Instruction], Any]]:
+def _route(inst: Instruction, stream_ids: dict[str, tuple[int, bytearray]],
+           encoder: Encoder) -> tuple[int, bytearray, Callable[[Instruction], tuple[Any, int]]]:
     """(stream id, stream, encode function) of an instruction: depends only on its class, engine and
-    operand counts. ``whole``: the function gives the bundle's bits, sync band included
-    (:meth:`Encoder.bundle_function`), else its layout and bits without the sync band."""
+    operand counts."""
     sid, stream = stream_ids[stream_of(inst, encoder.ctx.decisions)]
-    make = encoder.bundle_function if whole else encoder.function
-    return sid, stream, make(type(inst), len(inst.ins), len(inst.outs), codegen_for(inst))
+    return sid, stream, encoder.function(type(inst), len(inst.ins), len(inst.outs), codegen_for(inst))
 
 
 def _finish(asm: Assembly, check: str) -> Assembly:

@@ -19,8 +19,8 @@ partition count, element counts. So:
   access pattern's shape is known: :func:`_slot_miss`); any failure re-runs the fields in their
   declared order, so the error is the one an instruction-at-a-time reading gives.
 * per IR class and operand counts, generated functions build the key and run the plan: ``encode``
-  (layout and bits), ``bundle`` (the sync band too) and, for the assembler's GENERATE_ISACODE loop,
-  ``emit`` (the bundle appended to its stream and logged, the stream id kept with the plan:
+  (layout and bits) and, for the assembler's GENERATE_ISACODE loop, ``emit`` (the sync band added,
+  the bundle appended to its stream and logged, the stream id kept with the plan:
   :meth:`Encoder.emitter`, :class:`Sink`).
 
 GENERATE_ISACODE, RUN_ISA_CHECKS and COLLECT_OPCODES all go through :func:`encode` (the checks
@@ -280,7 +280,10 @@ def _slot_miss(ctx: Context, fmt: Format, sname: str, role: str,
     its ADDR4 word only (:func:`~tongasm.codegen.common.addr4_word`, memoised per operand object:
     the word does not depend on the slot): the shape's bits were made, and checked, by the ordinary
     path the first time. Anything else, and any word :func:`addr4_word` cannot vouch for, takes the
-    ordinary path (:func:`slot_part`), which raises its exact error."""
+    ordinary path (:func:`slot_part`), which raises its exact error. (This is
+    :func:`~tongasm.codegen.common.physical_part`'s shape memo again, kept with the counts and
+    without the descriptor tuple: going through ``slot_part`` and computing the counts per miss
+    costs 4 % more machine instructions per instruction on the wide benchmark kernel, callgrind.)"""
     s = fmt.slots[sname]
     counts = [(fname, _elements if fn == "elements" else partitions, fmt.placement(fname))
               for fname, r, fn in _dynamic(fmt.layout.binding) if r == role]
@@ -350,7 +353,7 @@ class Encoder:
         self.ctx = ctx
         self.interner = Interner()
         self.plans: dict[Any, tuple[Format, Callable[..., int], int]] = {}
-        self.fns: dict[tuple[type, int, int, bool], Any] = {}
+        self.fns: dict[tuple[type, int, int], Any] = {}
         self.geometry: dict[str, frozenset[str]] = {}
         self.shapes: dict[tuple[type, int, int], int] = {}  # (IR class, operand counts) → the plan keys' first part
         self.emit_memos: list[dict[Any, Any]] = []  # the emitters' plan memos (keyed like the plans)
@@ -372,29 +375,18 @@ class Encoder:
         """The generated ``encode(inst) -> (layout, bits)`` of an IR class with this many operands:
         the plan key (engine, attributes, and per operand its head or whole key, interned), then
         the plan's builder."""
-        k = (cls, n_in, n_out, False)
+        k = (cls, n_in, n_out)
         fn = self.fns.get(k)
         if fn is None:
             fn = self.fns[k] = self._generate(cls, n_in, n_out, family, "encode")
         return fn
 
-    def bundle_function(self, cls: type[Instruction], n_in: int, n_out: int,
-                        family: Family) -> Callable[[Instruction], int]:
-        """The generated ``bundle(inst) -> bits``: :meth:`function`'s bits with the instruction's sync
-        band placed in its layout (:func:`~tongasm.codegen.common.sync_part`), the whole bundle as
-        one integer (what ``encode_bits`` gives, in one call)."""
-        k = (cls, n_in, n_out, True)
-        fn = self.fns.get(k)
-        if fn is None:
-            fn = self.fns[k] = self._generate(cls, n_in, n_out, family, "bundle")
-        return fn
-
     def emitter(self, cls: type[Instruction], n_in: int, n_out: int, family: Family, sink: Sink, bid: int,
                 other: Callable[[Instruction, int], None]) -> Callable[[Instruction, int], None]:
         """The generated ``emit(inst, index)`` of the assembler's GENERATE_ISACODE loop: the bundle of
-        :meth:`bundle_function` appended to the instruction's stream and logged in ``sink`` (BIR
-        opcode id ``bid``), the stream id kept with the plan. An instruction with other operand
-        counts is passed to ``other``."""
+        :meth:`function`'s bits and the instruction's sync band (:func:`~tongasm.codegen.common.sync_part`)
+        appended to the instruction's stream and logged in ``sink`` (BIR opcode id ``bid``), the
+        stream id kept with the plan. An instruction with other operand counts is passed to ``other``."""
         return self._generate(cls, n_in, n_out, family, "emit", sink, bid, other)
 
     def _generate(self, cls: type[Instruction], n_in: int, n_out: int, family: Family, mode: str,
@@ -434,18 +426,16 @@ class Encoder:
             lines += ["    p = P.get(key)", "    if p is None: p = miss(inst, key, family)",
                       f"    return p[0], p[1](inst, p[2]{args})"]
         else:
-            if mode == "emit":
-                assert sink is not None
-                emo: dict[Any, Any] = {}
-                self.emit_memos.append(emo)
-                ns.update(E=emo, emiss=self._emit_miss(emo, family, sink), other=other, BID=bid,
-                          LG=sink.log_bundle, LN=sink.log_name, LB=sink.log_bir)
-                lines += ["    p = E.get(key)", "    if p is None: p = emiss(inst, key)"]
-            else:
-                lines += ["    p = P.get(key)", "    if p is None: p = miss(inst, key, family)"]
+            assert sink is not None
+            emo: dict[Any, Any] = {}
+            self.emit_memos.append(emo)
+            ns.update(E=emo, emiss=self._emit_miss(emo, family, sink), other=other, BID=bid,
+                      LG=sink.log_bundle, LN=sink.log_name, LB=sink.log_bir)
             # the sync band: memoised here on the sync object (the reader shares equal ones) and the
             # layout, the memo holding both so an id stays its own; else sync_part
-            lines += [f"    b = p[1](inst, p[2]{args})",
+            lines += ["    p = E.get(key)",
+                      "    if p is None: p = emiss(inst, key)",
+                      f"    b = p[1](inst, p[2]{args})",
                       "    s = inst.sync",
                       "    if s is not None:",
                       "        f = p[0]",
@@ -456,12 +446,12 @@ class Encoder:
                       f"            u = sync_part(ctx, f, s, sp_op={cls.FAMILY == 'sp'})",
                       "            if len(S) >= LIMIT: S.clear()",
                       "            S[id(s)] = (s, f, u)",
-                      "            b |= u"]
-            if mode == "bundle":
-                lines.append("    return b")
-            else:
-                lines += [f"    LN(inst{'' if sink and sink.retain else '.name'})", "    LB(BID)",
-                          "    st = p[4]", "    st += b.to_bytes(64, 'little')", "    LG(index << 8 | p[3])"]
+                      "            b |= u",
+                      f"    LN(inst{'' if sink.retain else '.name'})",
+                      "    LB(BID)",
+                      "    st = p[4]",
+                      "    st += b.to_bytes(64, 'little')",
+                      "    LG(index << 8 | p[3])"]
         exec(compile("\n".join(lines) + "\n", f"<tongasm {mode} {cls.__name__}/{n_in}/{n_out}>", "exec"), ns)
         return ns["encode"]
 
@@ -486,7 +476,7 @@ class Encoder:
     def encode(self, inst: Instruction, family: Family) -> tuple[Format, int]:
         """The layout and the bits (without the sync band) of one instruction's bundle."""
         ins, outs = inst.ins, inst.outs
-        fn = self.fns.get((type(inst), len(ins), len(outs), False))
+        fn = self.fns.get((type(inst), len(ins), len(outs)))
         if fn is None:
             fn = self.function(type(inst), len(ins), len(outs), family)
         return fn(inst)
