@@ -2,9 +2,13 @@
 
 Reading is strict and never trusts the archive: a bad gzip magic or stream, a truncated member, a
 CRC or size that disagrees, a tar header whose checksum is wrong, a member that is not a regular
-file (links, devices, directories, PAX or GNU extension headers) and a member name that could
-leave a destination directory (absolute, ``..``, empty components, NUL, backslash) are each an
-:class:`~tongasm.errors.NeffError` naming the member and what is wrong. Nothing is extracted here;
+file (links, devices, directories, PAX global headers) and a member name that could leave a
+destination directory (absolute, ``..``, empty components, NUL, backslash) are each an
+:class:`~tongasm.errors.NeffError` naming the member and what is wrong. A PAX extended header
+(typeflag ``x``) or a GNU long-name header (``L``) is ordinary tar, not a defect: compilers up to
+2.18 write one before most members (R-40); its records are parsed strictly (``LENGTH KEY=VALUE\n``,
+UTF-8), ``path`` and ``size`` apply to the member that follows, and every record is kept
+(:func:`read_tar`'s ``extensions``) so a writer can reproduce it. Nothing is extracted here;
 :func:`safe_member_path` is what an unpacker joins a name with.
 
 Writing follows the rules that rebuild both real NEFFs byte for byte: the tar headers of
@@ -76,8 +80,45 @@ TAR_FIELDS: tuple[TarField, ...] = (
 _TF = {f.name: f for f in TAR_FIELDS}
 
 _TYPE_NAMES = {"1": "a hard link", "2": "a symbolic link", "3": "a character device", "4": "a block device",
-               "5": "a directory", "6": "a FIFO", "7": "a contiguous file", "x": "a PAX extended header",
-               "g": "a PAX global header", "L": "a GNU long-name header", "K": "a GNU long-link header"}
+               "5": "a directory", "6": "a FIFO", "7": "a contiguous file",
+               "g": "a PAX global header", "K": "a GNU long-link header"}
+#: at most this many bytes of PAX records or a GNU long name before one member (real ones are < 200).
+MAX_EXTENSION_BYTES = 1 << 16
+#: PAX keys that change how the following member is read; every other key is kept, not applied.
+_PAX_APPLIED = ("path", "size")
+
+
+@dataclass(frozen=True)
+class TarExtension:
+    """The extension headers the archive put before one member, as read (for reproducing them)."""
+
+    kind: str  # "pax" (typeflag x) or "gnu-longname" (typeflag L)
+    header: bytes  # the extension's own 512-byte header
+    records: tuple[tuple[str, str], ...]  # PAX records in order; for L: (("path", name),)
+
+
+def parse_pax_records(data: bytes, where: str) -> tuple[tuple[str, str], ...]:
+    """The ``LENGTH KEY=VALUE\\n`` records of a PAX extended header, strictly (POSIX pax format)."""
+    out: list[tuple[str, str]] = []
+    i = 0
+    while i < len(data):
+        if not any(data[i:]):  # NUL padding after the last record
+            break
+        sp = data.find(b" ", i, i + 21)
+        digits = data[i:sp] if sp > i else b""
+        if not digits or not digits.isdigit():
+            raise NeffError(f"{where}: PAX record at byte {i} has no decimal length; refused")
+        length = int(digits)
+        rec = data[i:i + length]
+        if length <= sp - i + 1 or len(rec) != length or not rec.endswith(b"\n") or b"=" not in rec[sp - i + 1:]:
+            raise NeffError(f"{where}: PAX record at byte {i} (length {length}) is malformed; refused")
+        key, _, value = rec[sp - i + 1:-1].partition(b"=")
+        try:
+            out.append((key.decode("utf-8"), value.decode("utf-8")))
+        except UnicodeDecodeError:
+            raise NeffError(f"{where}: PAX record at byte {i} is not UTF-8; refused") from None
+        i += length
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -277,19 +318,27 @@ def safe_member_path(dest: Path, name: str) -> Path:
     return target
 
 
-def read_tar(tar: bytes | memoryview, *, what: str = "NEFF") -> tuple[list[tuple[str, bytes]], int]:
+def read_tar(tar: bytes | memoryview, *, what: str = "NEFF",
+             extensions: dict[str, TarExtension] | None = None) -> tuple[list[tuple[str, bytes]], int]:
     """The members of a ustar archive, in archive order, and the number of zero bytes after the last
-    one. Every header is checked (magic, checksum, type, name, size within the archive)."""
+    one. Every header is checked (magic, checksum, type, name, size within the archive).
+
+    A PAX extended header or GNU long-name header before a member is applied to it (``path``,
+    ``size``) and, when ``extensions`` is given, recorded there under the member's name.
+    """
     t = memoryview(tar)
     members: list[tuple[str, bytes]] = []
     seen: set[str] = set()
     pos = 0
     n = len(t)
+    pending: TarExtension | None = None
     while pos < n:
         if n - pos < BLOCK:
             raise NeffError(f"{what}: truncated tar: {n - pos} bytes left at tar offset {pos:#x}, less than a header")
         h = bytes(t[pos:pos + BLOCK])
         if not any(h):
+            if pending is not None:
+                raise NeffError(f"{what}: tar ends after an extension header with no member to apply it to")
             rest = t[pos:]
             if any(rest):
                 at = pos + next(k for k, b in enumerate(bytes(rest)) if b)
@@ -308,6 +357,26 @@ def read_tar(tar: bytes | memoryview, *, what: str = "NEFF") -> tuple[list[tuple
         if _field(h, "magic")[:5] != b"ustar":
             raise NeffError(f"{where}: not a ustar header (magic {_field(h, 'magic')!r})")
         tf = _field(h, "typeflag").decode("latin-1")
+        size = _parse_octal(_field(h, "size"), f"{where}: size")
+        start = pos + BLOCK
+        if tf in ("x", "L"):
+            kind = "PAX extended header" if tf == "x" else "GNU long-name header"
+            if pending is not None:
+                raise NeffError(f"{where}: a second extension header before one member; refused")
+            if size > MAX_EXTENSION_BYTES or start + size > n:
+                raise NeffError(f"{where}: {kind} of {size} bytes (at most {MAX_EXTENSION_BYTES}, "
+                                 f"{max(0, n - start)} remain); refused")
+            body = bytes(t[start:start + size])
+            if tf == "x":
+                records = parse_pax_records(body, f"{where} ({kind})")
+            else:
+                try:
+                    records = (("path", _cstr(body).decode("utf-8")),)
+                except UnicodeDecodeError:
+                    raise NeffError(f"{where}: GNU long name is not UTF-8; refused") from None
+            pending = TarExtension("pax" if tf == "x" else "gnu-longname", h, records)
+            pos = start + size + (-size % BLOCK)
+            continue
         if tf not in ("0", "\0"):
             kind = _TYPE_NAMES.get(tf, f"of type {tf!r}")
             raise NeffError(f"{where} is {kind}; a NEFF holds regular files only; refused")
@@ -319,12 +388,20 @@ def read_tar(tar: bytes | memoryview, *, what: str = "NEFF") -> tuple[list[tuple
             text = name.decode("utf-8")
         except UnicodeDecodeError:
             raise NeffError(f"{where}: member name is not UTF-8; refused") from None
+        if pending is not None:
+            applied = dict(r for r in pending.records if r[0] in _PAX_APPLIED)
+            text = applied.get("path", text)
+            if "size" in applied:
+                if not applied["size"].isdigit():
+                    raise NeffError(f"{where}: PAX size {applied['size']!r} is not a number; refused")
+                size = int(applied["size"])
         check_member_name(text)
         if text in seen:
             raise NeffError(f"{what}: tar member {text!r} occurs twice; refused")
         seen.add(text)
-        size = _parse_octal(_field(h, "size"), f"{where}: size")
-        start = pos + BLOCK
+        if pending is not None and extensions is not None:
+            extensions[text] = pending
+        pending = None
         if start + size > n:
             raise NeffError(f"{what}: truncated tar: member {text!r} declares {size} bytes, only "
                              f"{max(0, n - start)} remain")
