@@ -195,7 +195,7 @@ def test_a_signal_during_the_write_exits_128_plus_n_and_leaves_nothing(tmp_path:
         import os, signal, sys, time
         import tongasm.codegen.assembler as a
         from tongasm.cli import main
-        def slow(self, fh):
+        def slow(self, fh, *written):
             fh.write(b"{{")
             os.kill(os.getpid(), signal.{sig})
             time.sleep(5)
@@ -996,3 +996,49 @@ def test_the_readme_kernel_builder_example_runs(tmp_path: Path, monkeypatch: Any
     exec(compile(code, "README.md", "exec"), scope)
     k = read_bir(scope["text"])
     assert [loc.name for f in k.functions for loc in f.locations()] == ["x", "y"]
+
+
+# --- a manifest tongasm did not write deletes nothing; outputs never overwrite inputs -------------
+
+def test_a_foreign_manifest_makes_nothing_deletable(tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "thesis.tex").write_text("years of work")
+    (out / "data.npy").write_bytes(b"precious")
+    # a manifest of another tool that happens to use the same key names
+    (out / "manifest.json").write_text(json.dumps({"streams": {"x": {"file": "thesis.tex"}},
+                                                   "census": {"file": "data.npy"}}))
+    assert run("assemble", EXAMPLE, "-o", out, "-q") == 0
+    assert (out / "thesis.tex").read_text() == "years of work" and (out / "data.npy").read_bytes() == b"precious"
+    (out / "state.json").write_text(json.dumps({"outputs": {"x": {"file": "data.npy"}}}))
+    assert run("run", EXAMPLE, "-o", out, "-q") == 0
+    assert (out / "data.npy").read_bytes() == b"precious"
+
+
+def test_a_forged_tool_key_without_matching_digests_deletes_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "mine.bin").write_bytes(b"mine")
+    (out / "manifest.json").write_text(json.dumps({"tool": "tongasm", "streams": {"x": {"file": "mine.bin"}},
+                                                   "written": {"mine.bin": "0" * 32}}))
+    assert run("assemble", EXAMPLE, "-o", out, "-q") == 0
+    assert (out / "mine.bin").read_bytes() == b"mine"
+
+
+def test_a_file_edited_since_tongasm_wrote_it_is_kept(assembled: Path) -> None:
+    assert run("assemble", EXAMPLE, "-o", assembled, "-q", "--census") == 0
+    (assembled / "census.bin").write_bytes(b"edited by hand")
+    assert run("assemble", EXAMPLE, "-o", assembled, "-q") == 0
+    assert (assembled / "census.bin").read_bytes() == b"edited by hand"
+
+
+def test_outputs_that_name_an_input_are_refused(tmp_path: Path, assembled: Path, capsys: Any) -> None:
+    dve = assembled / "dve.bin"
+    before = dve.read_bytes()
+    assert run("disasm", dve, "-o", dve) == 2
+    assert "is the input" in capsys.readouterr().err and dve.read_bytes() == before
+    kernel = tmp_path / "k.json"
+    kernel.write_bytes(EXAMPLE.read_bytes())
+    assert run("run", kernel, "--trace", kernel, "-o", tmp_path / "r") == 2
+    assert "is the input" in capsys.readouterr().err and kernel.read_bytes() == EXAMPLE.read_bytes()
+    assert not (tmp_path / "r").exists()

@@ -769,6 +769,21 @@ def _stream_name(path: str) -> str:
 DISASM_CHUNK = 1 << 15
 
 
+def _refuse_overwriting_inputs(output: str | None, inputs: Iterable[str], flag: str) -> None:
+    """Refuse an output path that names one of the command's own input files (``disasm X.bin -o X.bin``
+    would replace its input with its own listing), before any work."""
+    if output is None:
+        return
+    from .util import same_file
+
+    for given in inputs:
+        # FILE.neff:sg00.pe names FILE.neff
+        for path in dict.fromkeys((given, given.rsplit(":", 1)[0] if ":" in given else given)):
+            if same_file(output, path):
+                raise UsageError(f"{flag} {output} is the input {given}; refused (it would be overwritten): "
+                                 "write the output elsewhere")
+
+
 def cmd_disasm(args: argparse.Namespace) -> int:
     from .isa.targets import get_target
     from .neff.select import is_neff_spec, resolve_selector
@@ -779,6 +794,7 @@ def cmd_disasm(args: argparse.Namespace) -> int:
         from .util import output_file_path
 
         output_file_path(args.output)  # an unusable -o is refused before any work
+        _refuse_overwriting_inputs(args.output, args.files, "-o")
     inputs: list[StreamInput] = []
     neff_targets: dict[str, str] = {}
     for p in args.files:
@@ -967,6 +983,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     output_dir_path(args.output)
     if args.trace is not None:
         output_file_path(args.trace)
+        _refuse_overwriting_inputs(args.trace, [*args.inputs, *([args.memory] if args.memory else []),
+                                                 *(i.partition("=")[2] for i in args.input)],
+                                   "--trace")
     first = args.inputs[0]
     if is_neff_spec(first):
         return _run_neff(args, decisions)

@@ -539,15 +539,49 @@ def write_output_dir(out_dir: str | os.PathLike[str], files: Mapping[str, Conten
         return _write_in_place(out, files, drop)
 
 
+#: what marks a manifest (``manifest.json``, ``state.json``) as one tongasm wrote
+MANIFEST_TOOL = "tongasm"
+#: a manifest's map of every file that run wrote to the digest of its content
+WRITTEN_KEY = "written"
+
+
+def content_digest(data: bytes | memoryview) -> str:
+    """The digest a tongasm manifest records for a file it wrote (BLAKE2b, 128 bits, hex)."""
+    import hashlib
+
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _file_digest(path: Path) -> str | None:
+    """The :func:`content_digest` of a regular file, or None when it is not one or cannot be read."""
+    import hashlib
+
+    try:
+        with open(path, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                return None
+            h = hashlib.blake2b(digest_size=16)
+            while chunk := fh.read(1 << 20):
+                h.update(chunk)
+            return h.hexdigest()
+    except OSError:
+        return None
+
+
 def manifest_files(manifest: Path, keys: Iterable[str]) -> set[str]:
-    """The file names an earlier manifest lists under ``keys`` (``"streams": {NAME: {"file": ...}}``,
-    ``"census": {"file": ...}``, ``"memory": {"file": ...}``; ``state.json``'s ``"outputs"``): what
-    that run wrote, so what a new run
-    may drop. Only plain names (:func:`check_output_name`) count; an unreadable or foreign manifest
-    lists nothing. The head of the manifest is read, not its (possibly huge) instruction list."""
+    """The files an earlier run wrote that a new run may drop: those the manifest lists under ``keys``
+    (``"streams": {NAME: {"file": ...}}``, ``"census": {"file": ...}``, ``"memory": {"file": ...}``;
+    ``state.json``'s ``"outputs"``) and whose content is still what that run wrote.
+
+    A manifest counts only when it is tongasm's (``"tool": "tongasm"``) and records the digest of
+    every file it wrote (``"written": {NAME: DIGEST}``); a file is listed only when its digest there
+    matches its content now. So a foreign or hand-made manifest, a manifest of an older tongasm and
+    a file the user has since edited all make nothing deletable: at worst a stale file stays. Only
+    plain names (:func:`check_output_name`) count. The head of the manifest is read, not its
+    (possibly huge) instruction list."""
     import json
 
-    wanted = set(keys)
+    wanted = set(keys) | {"tool", WRITTEN_KEY}
     try:
         with open(manifest, "rb") as fh:
             if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
@@ -557,7 +591,7 @@ def manifest_files(manifest: Path, keys: Iterable[str]) -> set[str]:
         return set()
     dec = json.JSONDecoder()
     ws = " \t\r\n"
-    found: list[object] = []
+    head: dict[str, object] = {}
     try:
         i = len(text) - len(text.lstrip(ws))
         if text[i:i + 1] != "{":
@@ -577,8 +611,7 @@ def manifest_files(manifest: Path, keys: Iterable[str]) -> set[str]:
             value, i = dec.raw_decode(text, i)
             if key in wanted:
                 wanted.discard(key)
-                # {"file": NAME} or {KEY: {"file": NAME}, ...}
-                found += [value] if not isinstance(value, dict) or "file" in value else list(value.values())
+                head[key] = value
             while text[i] in ws:
                 i += 1
             if text[i] != ",":
@@ -586,15 +619,35 @@ def manifest_files(manifest: Path, keys: Iterable[str]) -> set[str]:
             i += 1
     except (ValueError, IndexError, RecursionError):
         pass
+    written = head.get(WRITTEN_KEY)
+    if head.get("tool") != MANIFEST_TOOL or not isinstance(written, dict):
+        return set()
+    found: list[object] = []
+    for key in set(keys):
+        value = head.get(key)
+        # {"file": NAME} or {KEY: {"file": NAME}, ...}
+        found += [value] if not isinstance(value, dict) or "file" in value else list(value.values())
     names = set()
     for entry in found:
         name = entry.get("file") if isinstance(entry, dict) else None
-        if isinstance(name, str):
-            try:
-                names.add(check_output_name(name))
-            except InputError:
-                pass
+        if not isinstance(name, str):
+            continue
+        try:
+            name = check_output_name(name)
+        except InputError:
+            continue
+        digest = written.get(name)
+        if isinstance(digest, str) and _file_digest(manifest.parent / name) == digest:
+            names.add(name)
     return names
+
+
+def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """Whether two paths name the same existing file (an output that would overwrite an input)."""
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
 
 
 def _tmp_dir(where: Path, name: str) -> Path:

@@ -15,13 +15,13 @@ from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from .._meta import __version__
 from ..check.registry import CheckSet
 from ..check.runner import bundle_findings, check_instruction, offset_checks, run_ir_checks, stage_of
 from ..errors import EncodeError, InputError, TongasmError, ValidationError
-from ..util import Content, manifest_files, paused_gc, write_output_dir
+from ..util import MANIFEST_TOOL, WRITTEN_KEY, Content, content_digest, manifest_files, paused_gc, write_output_dir
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.enums import ENGINE_STREAM, CodeGenMode
 from ..isa.fields import BUNDLE_SIZE
@@ -231,9 +231,12 @@ class Assembly:
     def bundle_count(self) -> int:
         return sum(len(b) for b in self.streams.values()) // BUNDLE_SIZE
 
-    def _manifest_head(self) -> dict[str, Any]:
+    def _manifest_head(self, written: Mapping[str, str] | None = None) -> dict[str, Any]:
+        """The manifest without its instruction list; ``written`` (name → :func:`content_digest`) is
+        recorded when the manifest is written beside those files, so that a later run drops only
+        files that are still exactly what this one wrote."""
         return {
-            "tool": "tongasm",
+            "tool": MANIFEST_TOOL,
             "version": __version__,
             "target": self.target.name,
             "decisions": self.decisions.describe(),
@@ -243,6 +246,7 @@ class Assembly:
             **({"census": {"file": CENSUS_FILE, "bundles": len(self.census) // BUNDLE_SIZE}}
                if self.census is not None else {}),
             **({"memory": {"file": MEMORY_FILE}} if self.kernel is not None else {}),
+            **({WRITTEN_KEY: dict(written)} if written is not None else {}),
         }
 
     def manifest(self) -> dict[str, Any]:
@@ -250,9 +254,9 @@ class Assembly:
         names, column, rows = self.log.columns(self.streams)
         return {**self._manifest_head(), "instructions": compact_instructions(names, column, rows)}
 
-    def write_manifest(self, fh: BinaryIO) -> None:
+    def write_manifest(self, fh: BinaryIO, written: Mapping[str, str] | None = None) -> None:
         """Write ``manifest.json`` (compact form; the columns one JSON array each)."""
-        head = json.dumps(self._manifest_head(), indent=1)
+        head = json.dumps(self._manifest_head(written), indent=1)
         names, column, rows = self.log.columns(self.streams)
         fh.write(head[:-2].encode() + b',\n "instructions": {\n  "form": "' + MANIFEST_FORM.encode() +
                  b'",\n  "count": ' + str(len(self.log)).encode() + b',\n  "name": ')
@@ -276,7 +280,8 @@ class Assembly:
 
             mem = describe_kernel(self.kernel, self.target.name)
             files[MEMORY_FILE] = (json.dumps(mem.to_json(), indent=1) + "\n").encode()
-        files[MANIFEST_FILE] = self.write_manifest
+        written = {n: content_digest(d) for n, d in files.items() if isinstance(d, bytes | bytearray | memoryview)}
+        files[MANIFEST_FILE] = lambda fh: self.write_manifest(fh, written)
         return write_output_dir(out_dir, files, stale=_listed("streams", "census", "memory"))
 
 
@@ -293,7 +298,9 @@ def write_streams(out_dir: str | os.PathLike[str], streams: dict[str, bytes], ma
     if census is not None:
         files[CENSUS_FILE] = census
     files.update(extra or {})
-    files[MANIFEST_FILE] = (json.dumps(manifest, indent=1) + "\n").encode()
+    written = {n: content_digest(d) for n, d in files.items() if isinstance(d, bytes | bytearray | memoryview)}
+    files[MANIFEST_FILE] = (json.dumps({**manifest, "tool": MANIFEST_TOOL, WRITTEN_KEY: written}, indent=1)
+                            + "\n").encode()
     return write_output_dir(out_dir, files, stale=_listed("streams", "census"))
 
 

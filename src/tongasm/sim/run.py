@@ -183,7 +183,7 @@ def write_outputs(outputs: Mapping[str, np.ndarray], state: Mapping[str, Any], o
     and the ``.npy`` files an earlier run listed there that this run does not write are removed."""
     import io
 
-    from ..util import manifest_files, output_name, write_output_dir
+    from ..util import MANIFEST_TOOL, WRITTEN_KEY, content_digest, manifest_files, output_name, write_output_dir
 
     files: dict[str, bytes] = {}
     listing: dict[str, Any] = {}
@@ -195,8 +195,9 @@ def write_outputs(outputs: Mapping[str, np.ndarray], state: Mapping[str, Any], o
         np.save(buf, arr, allow_pickle=False)
         files[fname] = buf.getvalue()
         listing[fname] = name
-    full = dict(state)
+    full = {"tool": MANIFEST_TOOL, **state}
     full["outputs"] = {name: {"file": fname} for fname, name in listing.items()}
+    full[WRITTEN_KEY] = {fname: content_digest(data) for fname, data in files.items()}
     files[STATE_FILE] = (json.dumps(full, indent=1) + "\n").encode()
     return write_output_dir(out_dir, files, stale=lambda d: {n for n in manifest_files(d / STATE_FILE, ["outputs"])
                                                              if n.endswith(".npy")})
