@@ -545,7 +545,7 @@ MANIFEST_TOOL = "tongasm"
 WRITTEN_KEY = "written"
 
 
-def content_digest(data: bytes | memoryview) -> str:
+def content_digest(data: bytes | bytearray | memoryview) -> str:
     """The digest a tongasm manifest records for a file it wrote (BLAKE2b, 128 bits, hex)."""
     import hashlib
 
