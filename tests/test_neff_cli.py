@@ -216,3 +216,23 @@ def test_repack_with_asm_streams(tmp_path: Path) -> None:
     assert r.members == read_neff(src).members and r.header.raw("hash") == bytes(16)
     assert run("neff", "repack", src, "--replace", "sg00/PE.bin=/nonexistent", "-o", tmp_path / "x.neff") == 2
     assert not (tmp_path / "x.neff").exists()
+
+
+def test_pack_never_writes_a_neff_tongasm_would_refuse(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run("neff", "unpack", small(), "-o", tmp_path / "u", "-q") == 0
+    meta_path = tmp_path / "u" / "tongasm-neff.json"
+    meta = json.loads(meta_path.read_text())
+    header = bytearray.fromhex(meta["header"])
+    header[0:8] = b"NOTANEFF"  # the header's magic/version words, which the reader checks
+    meta["header"] = header.hex()
+    meta_path.write_text(json.dumps(meta))
+    out = tmp_path / "o.neff"
+    assert run("neff", "pack", tmp_path / "u", "-o", out) == 2
+    assert "would not read back" in capsys.readouterr().err and not out.exists()
+    # a kelf-0.json naming one graph twice would drop a graph when run: refused the same way
+    assert run("neff", "unpack", small(), "-o", tmp_path / "v", "-q") == 0
+    kelf = json.loads((tmp_path / "v" / "kelf-0.json").read_text())
+    kelf["graphs"][1]["name"] = kelf["graphs"][0]["name"]
+    (tmp_path / "v" / "kelf-0.json").write_text(json.dumps(kelf))
+    assert run("neff", "pack", tmp_path / "v", "-o", out) == 2
+    assert "occurs twice" in capsys.readouterr().err and not out.exists()

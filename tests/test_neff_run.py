@@ -378,3 +378,62 @@ def test_cli_trace_and_json_report_for_a_kernel_run(tmp_path: Path, capsys: pyte
     assert {e["args"]["name"] for e in ev if e["name"] == "thread_name"} == set(rep["per_engine"])
     assert main(["run", str(kernel), "-o", str(tmp_path / "O"), "--declare", "a=float16:1"]) == 2
     assert "--declare is for a NEFF" in capsys.readouterr().err
+
+
+# --- bounded runs; graphs named once ------------------------------------------------------------------------
+
+def test_the_instruction_cap_holds_for_a_neff_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("TONGASM_MAX_INSTRUCTIONS", "10")
+    x, y = rand_inputs(0)
+    with pytest.raises(InputError, match="runs at most 10"):
+        run_neff(fresh(), {"x": x, "y": y})
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "y.npy", y)
+    assert main(["run", str(small()), "-i", f"x={tmp_path / 'x.npy'}", "-i", f"y={tmp_path / 'y.npy'}",
+                 "-o", str(tmp_path / "r"), "-q"]) == 2
+    assert "TONGASM_MAX_INSTRUCTIONS" in capsys.readouterr().err and not (tmp_path / "r").exists()
+
+
+def test_the_executed_count_is_capped_too() -> None:
+    from tongasm.sim.machine import Machine
+    from tongasm.sim.scheduler import Scheduler
+    from tongasm.neff.run import core_program
+    from tongasm.sim.scheduler import load_streams
+
+    n = fresh()
+    core = core_program(n, "sg00")
+    streams = load_streams(core.streams, DecisionSet())
+    total = sum(len(s.bundles) for s in streams)
+    m = Machine(n.target, core.memory, dram=dict(core.files))
+    with pytest.raises(SimError, match=f"executed {total - 1} bundles and is not done"):
+        Scheduler(m, streams, max_executed=total - 1, dma_queues=core.queues).run()
+
+
+def test_duplicate_graph_names_are_refused() -> None:
+    n = fresh()
+    kelf = json.loads(n.members["kelf-0.json"])
+    kelf["graphs"][1]["name"] = kelf["graphs"][0]["name"]
+    n.replace_member("kelf-0.json", json.dumps(kelf).encode())
+    with pytest.raises(NeffError, match="occurs twice"):
+        Neff.from_bytes(n.to_bytes())
+
+
+def test_queued_dmas_complete_oldest_first_per_engine() -> None:
+    from tongasm.sim.machine import Machine
+
+    m = Machine(fresh().target, core_program(fresh(), "sg00").memory)
+    done: list[str] = []
+
+    class T:
+        def __init__(self, engine: str, tag: str) -> None:
+            self.engine, self.tag = engine, tag
+
+        def complete(self, _m: object) -> None:
+            done.append(self.tag)
+
+    m.dma_pending.extend(T(e, t) for e, t in [("sp", "a"), ("act", "b"), ("sp", "c"), ("act", "d"), ("sp", "e")])
+    assert m.complete_dmas("sp", count=2) == 2 and done == ["a", "c"]
+    assert [t.tag for t in m.dma_pending] == ["b", "d", "e"]
+    assert m.complete_dmas(count=1) == 1 and done[-1] == "b"
+    assert m.complete_dmas() == 2 and done[-2:] == ["d", "e"] and not m.dma_pending

@@ -124,9 +124,15 @@ class KelfJson:
     def parse(cls, data: bytes, path: str = "kelf-0.json") -> KelfJson:
         j = load_json(path, data)
         graphs = []
+        seen: set[str] = set()
         for i, g in enumerate(_get(j, path, "graphs", list)):
             where = f"{path} graphs[{i}]"
-            graphs.append(GraphRef(_get(g, where, "name", str), _get(g, where, "definition", str)))
+            ref = GraphRef(_get(g, where, "name", str), _get(g, where, "definition", str))
+            if ref.name in seen:
+                raise NeffError(f"{where}: graph name {ref.name!r} occurs twice; refused (each graph is one "
+                                "core's program and is named once)")
+            seen.add(ref.name)
+            graphs.append(ref)
         return cls(str(_get(j, path, "version", (str, int, float), "")), _get(j, path, "target", str), tuple(graphs), j)
 
 

@@ -275,8 +275,16 @@ def read_neff(path: str | os.PathLike[str]) -> Neff:
 
 
 def write_neff(neff: Neff, path: str | os.PathLike[str], decisions: DecisionSet = DEFAULT_DECISIONS) -> None:
-    """Write ``neff`` to ``path`` atomically (nothing is left behind on an error)."""
+    """Write ``neff`` to ``path`` atomically (nothing is left behind on an error).
+
+    The bytes are read back with the same strict reader as any NEFF before they are written, so
+    tongasm never writes a file it would itself refuse (an unpacked directory's edited header or
+    members are checked here, whatever path built them)."""
     from ..util import atomic_write
 
     data = neff.to_bytes(decisions)
+    try:
+        Neff.from_bytes(data, path=str(path))
+    except NeffError as e:
+        raise NeffError(f"the NEFF built for {path} would not read back, so it is not written: {e}") from None
     atomic_write(Path(path), data)

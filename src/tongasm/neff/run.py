@@ -40,6 +40,7 @@ from ..isa.opcodes import ISA_OPCODE_NAMES
 from ..isa.targets import Target
 from ..numeric import numpy_dtype
 from ..sim.machine import Machine
+from ..isa.fields import BUNDLE_SIZE
 from ..sim.scheduler import RunStats, Scheduler, Stream, load_streams
 from ..sim.trace import Timeline
 from .errors import NeffError
@@ -316,6 +317,13 @@ def run_neff(neff: Neff, inputs: Mapping[str, np.ndarray], *, graphs: list[str] 
             buffers[n] = flat.copy() if copy_inputs and np.shares_memory(flat, np.asarray(inputs[n])) else flat
         else:
             buffers[n] = np.zeros(v.nbytes, dtype=np.uint8)
+    from ..passes.program import max_instructions
+
+    static = sum(len(data) // BUNDLE_SIZE for core in cores for data in core.streams.values())
+    cap = max_instructions()
+    if static > cap:
+        raise InputError(f"the NEFF's graphs hold {static} bundles; tongasm runs at most {cap} "
+                         "(TONGASM_MAX_INSTRUCTIONS raises the cap)")
     result = NeffRunResult(neff, shared, buffers)
     fs = build_formats(decisions)
     stand_in = _stand_in(fs, decisions)

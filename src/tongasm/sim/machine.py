@@ -8,6 +8,8 @@ gather. Addresses come from the decoded ADDR4 word exactly as the spec lays it o
 
 from __future__ import annotations
 
+from collections import deque
+
 from dataclasses import dataclass, field
 from collections.abc import Callable, Iterable, Mapping
 
@@ -133,7 +135,8 @@ class Machine:
         #: the stationary matrix each PE engine holds (S-42), loaded by 0x01
         self.stationary: dict[str, Stationary] = {}
         #: issued DMAs not yet completed, oldest first (S-40); the scheduler completes them
-        self.dma_pending: list[DmaTransfer] = []
+        #: queued DMAs, oldest first (a deque: the scheduler completes from the front one at a time)
+        self.dma_pending: deque[DmaTransfer] = deque()
         #: the DGE table (R-17): entry → var_id
         self.dge_table: list[int | None] = list(self.memory.dge_table)
         #: engines whose stream a Halt (or Exit) ended (S-46)
@@ -154,14 +157,22 @@ class Machine:
     def complete_dmas(self, engine: str | None = None, count: int | None = None) -> int:
         """Complete queued DMAs, oldest first: those of ``engine`` (all engines by default), at most
         ``count`` of them. Returns how many completed."""
+        pending = self.dma_pending
         done = 0
-        for t in list(self.dma_pending):
-            if count is not None and done >= count:
-                break
-            if engine is None or t.engine == engine:
-                self.dma_pending.remove(t)
+        if engine is None:  # from the front: O(1) each
+            while pending and (count is None or done < count):
+                pending.popleft().complete(self)
+                done += 1
+            return done
+        kept: deque[DmaTransfer] = deque()
+        while pending:  # one pass: O(queued), not O(queued) per completion
+            t = pending.popleft()
+            if t.engine == engine and (count is None or done < count):
                 t.complete(self)
                 done += 1
+            else:
+                kept.append(t)
+        pending.extend(kept)
         return done
 
     # --- registers --------------------------------------------------------------------------------

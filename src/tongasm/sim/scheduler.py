@@ -9,6 +9,8 @@ waiting, the run stops with a report of who waits for what.
 
 from __future__ import annotations
 
+import itertools
+
 from dataclasses import dataclass, field
 from collections.abc import Callable, Mapping
 
@@ -113,8 +115,14 @@ class Scheduler:
     def __init__(self, machine: Machine, streams: list[Stream], decisions: DecisionSet = DEFAULT_DECISIONS,
                  trace: Callable[[str, DecodedBundle, int], None] | None = None,
                  progress: Callable[[int, int | None], None] | None = None, *, timeline: Timeline | None = None,
-                 dma_queues: Mapping[str, str] | None = None, seed: int = 0) -> None:
+                 dma_queues: Mapping[str, str] | None = None, seed: int = 0,
+                 max_executed: int | None = None) -> None:
+        from ..passes.program import max_instructions
+
         self.m = machine
+        #: the run stops with a SimError after this many executed bundles (branches can loop): the
+        #: instruction cap (``TONGASM_MAX_INSTRUCTIONS``) unless given
+        self.max_executed = max_instructions() if max_executed is None else max_executed
         self.progress = progress  # progress(executed, total bundles), every 256 bundles or so
         self.streams = streams
         self.ds = decisions
@@ -259,12 +267,15 @@ class Scheduler:
             raise
         self._after(s, d)
         if tl is not None:
-            for t in self.m.dma_pending[pending:]:
+            for t in itertools.islice(self.m.dma_pending, pending, None):
                 t.issued = self.clock
         s.pc += 1
         if self.m.halted and s.engine in self.m.halted:  # S-46: Halt / Exit end the stream
             s.pc = len(s.bundles)
         self.stats.executed += 1
+        if self.stats.executed >= self.max_executed and not all(x.done for x in self.streams):
+            raise SimError(f"the run has executed {self.stats.executed} bundles and is not done; tongasm runs at "
+                           f"most {self.max_executed} (TONGASM_MAX_INSTRUCTIONS raises the cap)")
         self.stats.per_engine[s.engine] = self.stats.per_engine.get(s.engine, 0) + 1
 
     def _deadlock(self, live: list[Stream]) -> Deadlock:
