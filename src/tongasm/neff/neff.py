@@ -90,6 +90,12 @@ class Neff:
     source_payload: bytes | None = field(default=None, repr=False)
     input_order: dict[str, int] = field(default_factory=dict, repr=False)
 
+    def __repr__(self) -> str:
+        """A one-line summary: a NEFF's members are megabytes, not something to print."""
+        size = sum(len(d) for d in self.members.values())
+        return (f"Neff(path={self.path!r}, members={len(self.members)}, member_bytes={size}, "
+                f"data_size={self.header.number('data_size')})")
+
     # --- reading ---------------------------------------------------------------------------------
 
     @classmethod
