@@ -645,7 +645,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             else:
                 stem = Path(path).stem
                 inputs.append({"input": path, "kind": "stream", "bundles": len(stream) // BUNDLE_SIZE,
-                               "findings": stream, "engine": args.engine or (stem if stem in STREAM_NAMES else None)})
+                               "findings": stream, "engine": args.engine or (stem if stem in STREAM_NAMES else None),
+                               "target": _stream_target(args, [path]).name})
         errors = 0
         summary: list[str] = []
         out = sys.stdout.write
@@ -655,7 +656,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             findings: Any = r.pop("findings")
             engine = r.pop("engine", None)
             if r["kind"] == "stream":
-                findings = _stream_findings(findings, r["input"], engine, args, decisions, checks, bar)
+                findings = _stream_findings(findings, r["input"], engine, r["target"], decisions, checks, bar)
             counts = [0, 0]  # errors, warnings
 
             def counted(fs: Iterable[Any], counts: list[int] = counts) -> Iterator[Any]:
@@ -683,7 +684,63 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 1 if errors else 0
 
 
-def _stream_findings(stream: memoryview | bytes, path: str, engine: str | None, args: argparse.Namespace,
+def _stream_target(args: argparse.Namespace, paths: Sequence[str], what: str = "") -> Any:
+    """The target of bundle files that are not NEFFs, always known and said: ``--target``; else the
+    ``manifest.json`` tongasm wrote beside them (``assemble``/``asm``); else the ``kelf-0.json`` of the
+    unpacked NEFF they are in (``neff unpack``); else gen2, named in a note on stderr."""
+    from .isa.targets import get_target
+
+    if getattr(args, "target", None):
+        return get_target(args.target)
+    found: dict[str, str] = {}
+    for p in paths:
+        t = _target_beside(Path(p))
+        if t is not None:
+            found[p] = t
+    if len(set(found.values())) > 1:
+        raise UsageError("the inputs are of different targets (" + ", ".join(f"{k}: {v}" for k, v in found.items())
+                         + "); give --target")
+    if found and len(found) == len(paths):
+        return get_target(next(iter(found.values())))
+    unknown = [p for p in paths if p not in found]
+    assumed = get_target(next(iter(found.values()), "gen2"))
+    if not paths:
+        sys.stderr.write(f"tongasm: note: {what or 'the input'}: no --target given; assuming {assumed.name}\n")
+        return assumed
+    sys.stderr.write(f"tongasm: note: {', '.join(unknown[:3])}{' ...' if len(unknown) > 3 else ''}: no target "
+                     f"given or recorded beside {'it' if len(unknown) == 1 else 'them'} (no --target, no tongasm "
+                     f"manifest.json, not in an unpacked NEFF); assuming {assumed.name}\n")
+    return assumed
+
+
+def _target_beside(path: Path) -> str | None:
+    """The target recorded beside a bundle file: its directory's tongasm ``manifest.json``, or the
+    ``kelf-0.json`` of an unpacked NEFF it lies in (the file's directory or its parent)."""
+    from .isa.targets import TARGETS
+
+    d = path.parent
+    try:
+        man = d / "manifest.json"
+        if man.is_file() and man.stat().st_size < (64 << 20):
+            head = man.read_bytes()[:4096].decode("utf-8", "replace")
+            if '"tool": "tongasm"' in head:
+                import re
+
+                m = re.search(r'"target":\s*"([a-z0-9]+)"', head)
+                if m and m.group(1) in TARGETS:
+                    return m.group(1)
+        for up in (d, d.parent):
+            kelf = up / "kelf-0.json"
+            if kelf.is_file() and (up / "tongasm-neff.json").is_file() and kelf.stat().st_size < (16 << 20):
+                from .neff.members import KelfJson
+
+                return KelfJson.parse(kelf.read_bytes(), str(kelf)).target.name
+    except (OSError, TongasmError):
+        return None
+    return None
+
+
+def _stream_findings(stream: memoryview | bytes, path: str, engine: str | None, target_name: str,
                      decisions: DecisionSet, checks: Any, bar: NullProgress) -> Iterator[Any]:
     """:func:`tongasm.check.check_stream` over a stream in pieces of :data:`DISASM_CHUNK` bundles
     (findings are made, printed and dropped piece by piece), offsets as in one call on the whole."""
@@ -695,7 +752,7 @@ def _stream_findings(stream: memoryview | bytes, path: str, engine: str | None, 
     total = n // BUNDLE_SIZE
     step = DISASM_CHUNK * BUNDLE_SIZE
     name = Path(path).name
-    target = get_target(args.target or "gen2")
+    target = get_target(target_name)
     bar.phase(f"check {name}", total, unit="bundles")
     hook = bar.hook
     for a in range(0, max(n, 1), step):
@@ -809,7 +866,10 @@ def cmd_disasm(args: argparse.Namespace) -> int:
     if len(set(neff_targets.values())) > 1:
         raise UsageError("the NEFFs have different targets (" + ", ".join(f"{k}: {v}" for k, v in neff_targets.items())
                          + "); one listing has one .target")
-    target = get_target(args.target or next(iter(neff_targets.values()), "gen2"))
+    if args.target or neff_targets:
+        target = get_target(args.target or next(iter(neff_targets.values())))
+    else:
+        target = _stream_target(args, [p for p in args.files if not is_neff_spec(p)])
     total = sum(len(s.data) for s in inputs) // BUNDLE_SIZE
     with _bar(args, "disasm", total, unit="bundles", to_stdout=args.output is None) as bar:
         if args.format == "json":
@@ -907,6 +967,14 @@ def cmd_asm(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bundle_file(spec: str) -> str:
+    """The file part of ``explain``'s FILE.bin:INDEX or FILE.bin@OFFSET."""
+    import re
+
+    m = re.fullmatch(r"(.+?)(?:[:](\d+)|@(0x[0-9a-fA-F]+|\d+))", spec)
+    return m.group(1) if m else spec
+
+
 def _bundle_arg(spec: str) -> tuple[bytes, str | None]:
     """``explain``'s BUNDLE: 128 hex digits, FILE.bin:INDEX or FILE.bin@OFFSET (decimal or 0x hex)."""
     import re
@@ -937,7 +1005,6 @@ def _bundle_arg(spec: str) -> tuple[bytes, str | None]:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from .isa.targets import get_target
     from .neff.select import is_neff_spec, resolve_selector
     from .text.explain import explain_bundle, render_text
 
@@ -955,7 +1022,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     else:
         raw, stem = _bundle_arg(args.bundle)
         engine = args.engine or (stem if stem in ("pool", "act", "pe", "dma", "dve", "sp") else None)
-        target = get_target(args.target or "gen2")
+        target = _stream_target(args, [] if stem is None else [_bundle_file(args.bundle)], "the bundle")
     ex = explain_bundle(raw, decisions=_decisions(args), target=target, stream=engine)
     if args.format == "json":
         _print_json(dict(ex.to_json(), **({"where": where} if where else {})))
