@@ -138,11 +138,15 @@ def build_parser() -> argparse.ArgumentParser:
     dis.set_defaults(func=cmd_disasm)
 
     asm = sub.add_parser("asm", help="assemble the text form into per-engine streams",
-                         description="Assemble a listing (the syntax 'tongasm disasm' prints) into DIR/<stream>.bin.")
+                         description="Assemble a listing (the syntax 'tongasm disasm' prints) into DIR/<stream>.bin. "
+                                     "Every syntax error is reported with its line; the streams are then checked "
+                                     "as 'tongasm check' checks them (each finding with its line), and nothing is "
+                                     "written when there is an error (exit 1; --no-check skips the check).")
     asm.add_argument("source", metavar="FILE.s")
     asm.add_argument("-o", "--output", metavar="DIR", required=True, help="output directory")
     asm.add_argument("--target", choices=sorted(TARGETS), help="override the file's .target")
     asm.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    asm.add_argument("--no-check", action="store_true", help="write the streams without checking them")
     _add_decisions(asm)
     asm.set_defaults(func=cmd_asm)
 
@@ -946,6 +950,31 @@ def _listing_json_pieces(inputs: Sequence[Any], decisions: DecisionSet, target: 
     yield ("\n ]" if inputs else "]") + "\n}\n"
 
 
+def _asm_findings(source: str, prog: Any) -> int:
+    """Check each assembled stream like ``tongasm check`` (bundles of opcodes without a layout are
+    counted, not errors: a listing of real compiler output holds them as ``.bytes``); print every
+    error as ``FILE:LINE: stream+OFFSET: ...``; return how many errors there were."""
+    from .check.runner import check_stream
+    from .codegen.assembler import STREAM_NAMES
+
+    errors = 0
+    for name, data in prog.streams.items():
+        engine = name.rpartition(".")[2]
+        lines = prog.line_of.get(name, [])
+        for f in check_stream(bytes(data), name=name, target=prog.target, decisions=prog.decisions,
+                              stream=engine if engine in STREAM_NAMES else None, unmodelled="note"):
+            if f.severity != "error":
+                continue
+            errors += 1
+            i = (f.offset or 0) // BUNDLE_SIZE
+            line = lines[i] if i < len(lines) else "?"
+            print(f"{source}:{line}: {f.line()}")
+    if errors:
+        sys.stderr.write(f"tongasm: error: {source}: {_plural(errors, 'finding')}; nothing written "
+                         "(--no-check writes the streams anyway)\n")
+    return errors
+
+
 def cmd_asm(args: argparse.Namespace) -> int:
     from .codegen.assembler import write_streams
     from .text.assembler import assemble_file
@@ -954,6 +983,8 @@ def cmd_asm(args: argparse.Namespace) -> int:
     decisions = DecisionSet.parse(args.decision) if args.decision else None
     output_dir_path(args.output)  # an unusable -o is refused before any work
     prog = assemble_file(args.source, decisions=decisions, target=args.target)
+    if not args.no_check and _asm_findings(args.source, prog):
+        return 1
     write_streams(args.output, {n: bytes(d) for n, d in prog.streams.items()},
                   {"tool": "tongasm", "version": __version__, "source": args.source, "target": prog.target.name,
                    "decisions": prog.decisions.describe(),
