@@ -96,3 +96,31 @@ def test_asm_checks_the_streams_and_writes_nothing_on_a_finding(tmp_path, capsys
     assert "nothing written" in cap.err and not (tmp_path / "o").exists()
     assert main(["asm", str(src), "-o", str(tmp_path / "o"), "--no-check", "-q"]) == 0
     assert (tmp_path / "o" / "dve.bin").stat().st_size == 128
+
+
+def test_run_says_which_inputs_start_as_zeros(tmp_path, capsys):
+    import numpy as np
+
+    kernel = Path(__file__).resolve().parents[1] / "examples" / "vector_add.json"
+    assert main(["run", str(kernel), "-o", str(tmp_path / "r"), "-q"]) == 0
+    assert "inputs a, b, mask, n not given (-i NAME=FILE.npy): they start as zeros" in capsys.readouterr().err
+    for n in ("a", "b"):
+        np.save(tmp_path / f"{n}.npy", np.ones((128, 512), np.float32))
+    assert main(["run", str(kernel), "-i", f"a={tmp_path / 'a.npy'}", "-i", f"b={tmp_path / 'b.npy'}",
+                 "-o", str(tmp_path / "r"), "-q"]) == 0
+    assert "inputs mask, n not given" in capsys.readouterr().err
+
+
+def test_a_misspelt_bir_key_is_named_with_the_key_it_resembles(tmp_path, capsys):
+    kernel = json.loads((Path(__file__).resolve().parents[1] / "examples" / "vector_add.json").read_text())
+    inst = kernel["functions"][0]["blocks"][0]["instructions"][0]
+    inst["ouputs"] = inst.pop("outs")
+    inst["compiler_private_note"] = 1  # far from every key: kept silently, as real BIR's many extra keys are
+    src = tmp_path / "k.json"
+    src.write_text(json.dumps(kernel))
+    assert main(["assemble", str(src), "-o", str(tmp_path / "o")]) != 0
+    err = capsys.readouterr().err
+    assert "unknown key 'ouputs' kept as it is; did you mean 'outs'?" in err
+    assert "compiler_private_note" not in err
+    assert main(["check", str(src)]) == 1
+    assert "did you mean 'outs'?" in capsys.readouterr().err

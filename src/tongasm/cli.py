@@ -296,6 +296,12 @@ def _print_json(obj: Any) -> None:
 
 # --- commands -----------------------------------------------------------------------------------------
 
+def _print_notes(notes: Iterable[str]) -> None:
+    """The reader's notes about a kernel (a key kept that looks like a misspelt known key...)."""
+    for n in notes:
+        sys.stderr.write(f"tongasm: note: {n}\n")
+
+
 def cmd_assemble(args: argparse.Namespace) -> int:
     from .codegen import assemble
     from .ir.stream_reader import stream_bir
@@ -305,14 +311,19 @@ def cmd_assemble(args: argparse.Namespace) -> int:
     output_dir_path(args.output)  # an unusable -o is refused before any work
     with _bar(args, "assemble", unit="instructions") as bar:
         kernel = stream_bir(Path(args.kernel), one_pass=True)  # instruction by instruction: bounded memory
-        asm = assemble(kernel, target=args.target, decisions=decisions, census=args.census,
-                       check="warn" if args.warn else "refuse", progress=_assemble_progress(kernel, bar))
+        try:
+            asm = assemble(kernel, target=args.target, decisions=decisions, census=args.census,
+                           check="warn" if args.warn else "refuse", progress=_assemble_progress(kernel, bar))
+        except TongasmError:
+            _print_notes(kernel.notes)  # a misspelt key is often why
+            raise
         bar.phase(f"assemble: writing {args.output}", done=len(asm.log))
         written = {p.name for p in asm.write(args.output)}
     warnings = Repeats(lambda line: sys.stderr.write(f"tongasm: warning: {line}\n"))
     for f in asm.findings:
         warnings.add(f)
     warnings.finish()
+    _print_notes(kernel.notes)
     if args.format == "json":
         _print_json(asm.manifest())
     elif not args.quiet:
@@ -640,6 +651,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             if stream is None or _is_kernel(path, bytes(stream[:64])):
                 data = read_input(path) if stream is None else bytes(stream)
                 kernel = read_bir(data)
+                _print_notes(kernel.notes)
                 del data
                 bar.phase(f"check {Path(path).name}", unrolled_count(kernel), unit="instructions")
                 report = check_kernel(kernel, target=args.target, decisions=decisions, checks=checks,
@@ -1133,6 +1145,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             from .ir.memory import describe_kernel
 
             kernel = read_bir(Path(first))
+            _print_notes(kernel.notes)
             memory = describe_kernel(kernel, resolve_target(kernel.arch, args.target).name)
         else:
             from .ir.memory import MemoryDescription
@@ -1142,6 +1155,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         for n in names or ():
             memory.by_name(n)
         inputs = conform_inputs(memory, inputs, note)
+        zeroed = [v.name for v in memory.variables if not v.is_output and v.name not in inputs]
+        if zeroed:  # never assumed silently
+            note(f"input{'s' * (len(zeroed) > 1)} {', '.join(zeroed)} not given (-i NAME=FILE.npy): "
+                 f"{'they start' if len(zeroed) > 1 else 'it starts'} as zeros")
         if kernel is not None:
             with _tracing(timeline, args.trace):
                 if timeline is not None:
