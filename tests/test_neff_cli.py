@@ -236,3 +236,13 @@ def test_pack_never_writes_a_neff_tongasm_would_refuse(tmp_path: Path, capsys: p
     (tmp_path / "v" / "kelf-0.json").write_text(json.dumps(kelf))
     assert run("neff", "pack", tmp_path / "v", "-o", out) == 2
     assert "occurs twice" in capsys.readouterr().err and not out.exists()
+
+
+def test_dev_zero_is_refused_not_read_forever(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    link = tmp_path / "z.neff"
+    link.symlink_to("/dev/zero")
+    for argv in (["neff", "info", "/dev/zero"], ["disasm", str(link)], ["neff", "info", str(link)]):
+        assert run(*argv) == 2
+        assert "character device" in capsys.readouterr().err
+    assert run("neff", "repack", small(), "--replace", "sg00/PE.bin=/dev/zero", "-o", tmp_path / "o.neff") == 2
+    assert "character device" in capsys.readouterr().err and not (tmp_path / "o.neff").exists()

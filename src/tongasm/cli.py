@@ -1352,10 +1352,9 @@ def _replacements(specs: Sequence[str]) -> dict[str, bytes]:
         member, eq, file = spec.partition("=")
         if not eq or not member or not file:
             raise UsageError(f"--replace expects MEMBER=FILE (e.g. sg00/PE.bin=new.bin), got {spec!r}")
-        try:
-            replace[member] = Path(file).read_bytes()
-        except OSError as e:
-            raise InputError(f"cannot read {file}: {e.strerror or e}") from None
+        from .util import read_input
+
+        replace[member] = read_input(file)  # /dev/zero is refused at a bound, not read forever
     return replace
 
 

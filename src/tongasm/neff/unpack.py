@@ -22,11 +22,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..errors import InputError
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from .container import GzipInfo, check_member_name, safe_member_path
 from .errors import NeffError
 from .header import HEADER_SIZE, parse_header
 from .neff import Neff
+from ..util import read_input
 
 METADATA_FILE = "tongasm-neff.json"
 METADATA_FORMAT = "tongasm-neff-unpack"
@@ -127,10 +129,9 @@ def load_dir(in_dir: str | os.PathLike[str]) -> Neff:
         check_member_name(name)
         p = safe_member_path(d, name)
         try:
-            members[name] = p.read_bytes()
-        except OSError as e:
-            raise NeffError(f"member {name} listed in {METADATA_FILE} cannot be read from {d}: "
-                             f"{e.strerror or e}") from None
+            members[name] = read_input(p)  # a device or pipe in its place is read only up to a bound
+        except InputError as e:
+            raise NeffError(f"member {name} listed in {METADATA_FILE} cannot be read from {d}: {e}") from None
     extra = sorted(str(p.relative_to(d)) for p in d.rglob("*") if p.is_file() and p.name != METADATA_FILE
                    and str(p.relative_to(d)).replace(os.sep, "/") not in members)
     if extra:
@@ -156,10 +157,7 @@ def replace_from_asm_dir(neff: Neff, asm_dir: str | os.PathLike[str]) -> list[st
         if s is None:
             raise NeffError(f"{p}: names no stream of the NEFF (expected one of {', '.join(known)}; the listing's "
                              ".stream names come from 'tongasm disasm FILE.neff')")
-        try:
-            data = p.read_bytes()
-        except OSError as e:
-            raise NeffError(f"cannot read {p}: {e.strerror or e}") from None
+        data = read_input(p)
         neff.replace_member(s.member, data)
         done.append(s.member)
     if not done:
