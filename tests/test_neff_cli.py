@@ -246,3 +246,20 @@ def test_dev_zero_is_refused_not_read_forever(tmp_path: Path, capsys: pytest.Cap
         assert "character device" in capsys.readouterr().err
     assert run("neff", "repack", small(), "--replace", "sg00/PE.bin=/dev/zero", "-o", tmp_path / "o.neff") == 2
     assert "character device" in capsys.readouterr().err and not (tmp_path / "o.neff").exists()
+
+
+@pytest.mark.parametrize("sems,message", [([0, 2 ** 62], "semaphore_set entry 4611686018427387904 is not a semaphore"),
+                                          ([-2 ** 63 - 1], "is not a semaphore number"),
+                                          ([True], "list of integers")])
+def test_absurd_semaphore_numbers_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str], sems: list,
+                                              message: str) -> None:
+    n = read_neff(small())
+    member = n.graph("sg00").definition.path
+    j = json.loads(n.members[member])
+    next(iter(j["dma_queue"].values()))["semaphore_set"] = sems
+    n.replace_member(member, json.dumps(j).encode())
+    bad = tmp_path / "bad.neff"
+    bad.write_bytes(n.to_bytes())
+    assert run("neff", "info", bad) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err

@@ -57,6 +57,11 @@ def load_json(path: str, data: bytes) -> Any:
         raise NeffError(f"NEFF member {path}: not valid JSON: {e}") from None
 
 
+#: a semaphore number in a DMA queue's ``semaphore_set`` is below this (real files: 24..39; an engine
+#: has a few dozen semaphores; the bound only keeps absurd numbers out of every report)
+MAX_SEMAPHORE_ID = 1 << 16
+
+
 def _get(obj: Any, path: str, key: str, kind: type | tuple[type, ...], default: Any = ...) -> Any:
     if not isinstance(obj, dict):
         raise NeffError(f"NEFF member {path}: expected a JSON object, got {type(obj).__name__}")
@@ -214,8 +219,13 @@ class GraphDef:
         for name, q in _get(j, path, "dma_queue", dict, {}).items():
             where = f"{path} dma_queue {name!r}"
             sems = _get(q, where, "semaphore_set", list, [])
-            if not all(isinstance(s, int) for s in sems):
+            if not all(isinstance(s, int) and not isinstance(s, bool) for s in sems):
                 raise NeffError(f"NEFF member {where}: semaphore_set should be a list of integers")
+            wild = next((s for s in sems if not 0 <= s < MAX_SEMAPHORE_ID), None)
+            if wild is not None:
+                shown = wild if abs(wild) < 10 ** 20 else f"{str(wild)[:12]}... ({len(str(wild))} digits)"
+                raise NeffError(f"NEFF member {where}: semaphore_set entry {shown} is not a semaphore number "
+                                f"(allowed 0..{MAX_SEMAPHORE_ID - 1})")
             queues[name] = DmaQueue(name, _get(q, where, "owner", str, ""), _get(q, where, "type", str, ""),
                                     _get(q, where, "num_queues", int, None), tuple(sems), q)
         res = _get(j, path, "runtime_statebuffer_reservation", list, [])
