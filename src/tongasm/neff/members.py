@@ -57,6 +57,12 @@ def load_json(path: str, data: bytes) -> Any:
         raise NeffError(f"NEFF member {path}: not valid JSON: {e}") from None
 
 
+def _brief(v: Any, limit: int = 60) -> str:
+    """A JSON value in a message, cut short (hostile files hold huge ones)."""
+    text = json.dumps(v) if not isinstance(v, float) or v == v else "NaN"
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 #: a semaphore number in a DMA queue's ``semaphore_set`` is below this (real files: 24..39; an engine
 #: has a few dozen semaphores; the bound only keeps absurd numbers out of every report)
 MAX_SEMAPHORE_ID = 1 << 16
@@ -297,9 +303,20 @@ class NeffJson:
             for out in _get(n, where, "output_names", list, [_get(n, where, "name", str)]):
                 k = len(entries)
                 shape = shapes[k] if k < len(shapes) and isinstance(shapes[k], list) else None
+                if shape is not None and not all(isinstance(d, int) and not isinstance(d, bool) and 0 <= d < 1 << 40
+                                                 for d in shape):
+                    raise NeffError(f"NEFF member {path}: attrs shape[{k}] of {out!r} should be a list of "
+                                    f"dimensions (integers 0..2^40), got {_brief(shape)}")
+                dtype = dtypes[k] if k < len(dtypes) else None
+                if dtype is not None and not isinstance(dtype, str):
+                    raise NeffError(f"NEFF member {path}: attrs dltype[{k}] of {out!r} should be a dtype name such "
+                                    f"as \"float16\", got {_brief(dtype)}")
+                sid = storage[k] if k < len(storage) else None
+                if sid is not None and (not isinstance(sid, int) or isinstance(sid, bool)):
+                    raise NeffError(f"NEFF member {path}: attrs storage_id[{k}] of {out!r} should be an integer, "
+                                    f"got {_brief(sid)}")
                 entries.append(TensorEntry(str(out), _get(n, where, "name", str), tuple(shape) if shape else None,
-                                           dtypes[k] if k < len(dtypes) else None,
-                                           storage[k] if k < len(storage) else None))
+                                           dtype, sid))
         sig: Any = j
         for key in ("metadata", "signatures", "default", "inputs"):  # absent or not an object: no signature
             sig = sig.get(key, {}) if isinstance(sig, dict) else {}
