@@ -263,3 +263,23 @@ def test_absurd_semaphore_numbers_are_refused(tmp_path: Path, capsys: pytest.Cap
     assert run("neff", "info", bad) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_huge_selector_numbers_and_non_integer_metadata_are_refused(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    huge = "9" * 5000  # past the 4,300 digits Python converts
+    for argv in (["explain", f"{small()}:sg00/pe:{huge}"], ["disasm", f"{small()}:sg00/pe@{huge}"]):
+        assert run(*argv) == 2
+        err = capsys.readouterr().err
+        assert "has 5000 digits" in err and "internal error" not in err
+    assert run("neff", "unpack", small(), "-o", tmp_path / "u", "-q") == 0
+    meta = tmp_path / "u" / "tongasm-neff.json"
+    text = meta.read_text()
+    j = json.loads(text)
+    for bad in (float("inf"), 1.5, "0", -1):
+        j["gzip"]["mtime"] = bad
+        meta.write_text(json.dumps(j))
+        assert run("neff", "pack", tmp_path / "u", "-o", tmp_path / "o.neff") == 2
+        err = capsys.readouterr().err
+        assert "'mtime' should be an integer" in err and "internal error" not in err
+    assert not (tmp_path / "o.neff").exists()

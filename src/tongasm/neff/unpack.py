@@ -106,6 +106,14 @@ def _load_metadata(d: Path) -> dict[str, Any]:
     return meta
 
 
+def _whole(obj: Mapping[str, Any], key: str) -> int:
+    """A metadata number that must be a JSON integer (not a float such as Infinity, not a string)."""
+    v = obj[key]
+    if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < 1 << 64:
+        raise ValueError(f"{key!r} should be an integer 0..2^64, got {str(v)[:40]}")
+    return v
+
+
 def load_dir(in_dir: str | os.PathLike[str]) -> Neff:
     """A :class:`Neff` from an unpacked directory (members in the recorded order; files the metadata
     does not list are refused, so an editor's backup file does not slip into the archive)."""
@@ -116,9 +124,9 @@ def load_dir(in_dir: str | os.PathLike[str]) -> Neff:
         header_bytes = bytes.fromhex(meta["header"])
         gz = meta["gzip"]
         names = [m["path"] for m in meta["members"]]
-        gzip = GzipInfo(bytes.fromhex(gz["header"]), int(gz["mtime"]), int(gz["xfl"]), int(gz["os"]),
-                        int(gz["member_size"]), int(gz["padding"]))
-    except (KeyError, TypeError, ValueError) as e:
+        gzip = GzipInfo(bytes.fromhex(gz["header"]), *(_whole(gz, k) for k in ("mtime", "xfl", "os", "member_size",
+                                                                               "padding")))
+    except (KeyError, TypeError, ValueError, OverflowError) as e:
         raise NeffError(f"{where}: malformed metadata ({type(e).__name__}: {e})") from None
     if len(header_bytes) != HEADER_SIZE:
         raise NeffError(f"{where}: the header is {len(header_bytes)} bytes, not {HEADER_SIZE}")
