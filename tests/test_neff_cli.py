@@ -283,3 +283,14 @@ def test_huge_selector_numbers_and_non_integer_metadata_are_refused(tmp_path: Pa
         err = capsys.readouterr().err
         assert "'mtime' should be an integer" in err and "internal error" not in err
     assert not (tmp_path / "o.neff").exists()
+
+
+def test_a_lone_surrogate_in_a_member_path_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run("neff", "unpack", small(), "-o", tmp_path / "u", "-q") == 0
+    meta = tmp_path / "u" / "tongasm-neff.json"
+    j = json.loads(meta.read_text())
+    j["members"][0]["path"] = "a\ud800"
+    meta.write_text(json.dumps(j))
+    assert run("neff", "pack", tmp_path / "u", "-o", tmp_path / "o.neff") == 2
+    err = capsys.readouterr().err
+    assert "lone surrogate" in err and "internal error" not in err and not (tmp_path / "o.neff").exists()
