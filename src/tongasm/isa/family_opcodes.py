@@ -50,7 +50,7 @@ CROSS_ARITH = op(0x7C, "CrossLaneReduceArith", "TensorReduce", "tensor", I,
 CROSS_BITVEC = op(0x7D, "CrossLaneReduceBitvec", "TensorReduce", "tensor", I,
                   "cross-lane bit-vector reduce (N-12 default); the free-axis one under N-12=book-literal")
 POOL = op(0x45, "Pool", "Pool", "tensor", C, "max or average over the two innermost input dims (the window)")
-# 0x7E carries a layout only when N-22 enables Iota: declared, not registered
+# 0x7E carries a layout unless N-22=off: declared, not registered
 IOTA = Op(0x7E, "Iota", "Iota", "tensor", I, "dst = base + channel*channel_multiplier + pattern index (int32)")
 RECIPROCAL = op(0x48, "Reciprocal", "Reciprocal", "tensor", C, "out = 1 / in (fp32)")
 
