@@ -136,6 +136,8 @@ class Machine:
         self.dma_pending: list[DmaTransfer] = []
         #: the DGE table (R-17): entry → var_id
         self.dge_table: list[int | None] = list(self.memory.dge_table)
+        #: custom-op functions by sub_opcode (a NEFF's ucode_lib.json, opcode 133), for the simulator's stop message
+        self.custom_functions: dict[int, str] = {}
         #: engines whose stream a Halt (or Exit) ended (S-46)
         self.halted: set[str] = set()
         self._views: dict[tuple, np.ndarray] = {}
