@@ -8,9 +8,11 @@ find nothing on them. The counts are the corpus's (PROVENANCE.tsv's 96 NEFFs).
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,12 +20,16 @@ import pytest
 from corpus_support import corpus_files
 from tongasm.check import CheckSet, check_stream
 from tongasm.decode.batch import decode_stream
-from tongasm.isa import Target
+from tongasm.decode.bundle import decode_bundle
+from tongasm.isa import DecisionSet, Target, get_target
+from tongasm.isa.descriptors import decode_addr4
+from tongasm.sim.execute import execute
+from tongasm.sim.machine import Machine
 from tongasm.neff import Neff
 from tongasm.text.assembler import assemble_text
 from tongasm.text.explain import explain_bundle
 from tongasm.text.fast import fast_listing
-from tongasm.text.listing import StreamInput
+from tongasm.text.listing import StreamInput, listing
 
 #: opcode -> (layout, bundles in the corpus)
 EXPECTED = {
@@ -126,3 +132,170 @@ def test_the_checks_find_nothing_on_these_bundles_pedantic_ones_included() -> No
                                 checks=CheckSet(pedantic=True))
         ours = [f for f in findings if f.offset is not None and s.mine[f.offset // 64]]
         assert ours == [], (s.file, [f.line() for f in ours])
+
+
+# --- Iota against the graphs' HLO -------------------------------------------------------------------------
+
+def _varint(b: bytes, i: int) -> tuple[int, int]:
+    r = s = 0
+    while True:
+        c = b[i]
+        i += 1
+        r |= (c & 0x7F) << s
+        s += 7
+        if c < 0x80:
+            return r, i
+
+
+def _fields(b: bytes) -> list[tuple[int, int, object]]:
+    """One protobuf message's (field number, wire type, value): enough of the wire format for HLO."""
+    i, out = 0, []
+    while i < len(b):
+        k, i = _varint(b, i)
+        f, t = k >> 3, k & 7
+        v: object
+        if t == 0:
+            v, i = _varint(b, i)
+        elif t == 2:
+            n, i = _varint(b, i)
+            v, i = b[i:i + n], i + n
+        elif t in (1, 5):
+            v, i = b[i:i + (8 if t == 1 else 4)], i + (8 if t == 1 else 4)
+        else:
+            raise ValueError(f"wire type {t}")
+        out.append((f, t, v))
+    return out
+
+
+def _ints(t: int, v: object) -> list[int]:
+    if t == 0:
+        return [int(v)]  # type: ignore[call-overload]
+    out, i, b = [], 0, bytes(v)  # type: ignore[call-overload]
+    while i < len(b):
+        x, i = _varint(b, i)
+        out.append(x)
+    return out
+
+
+def hlo_iotas(path: str) -> list[tuple[list[int], list[int]]]:
+    """(shape dims, iota dimension) of every iota of an HloModuleProto (computations = 3, instructions = 2;
+    an instruction's opcode = 2, shape = 3 (its dimensions = 3), dimensions = 14)."""
+    out = []
+    for f, _t, comp in _fields(open(path, "rb").read()):
+        if f != 3:
+            continue
+        for cf, _ct, inst in _fields(bytes(comp)):  # type: ignore[arg-type]
+            if cf != 2:
+                continue
+            fs = _fields(bytes(inst))  # type: ignore[arg-type]
+            if not any(x == 2 and bytes(v) == b"iota" for x, _y, v in fs):  # type: ignore[arg-type]
+                continue
+            shape = next(bytes(v) for x, _y, v in fs if x == 3)  # type: ignore[arg-type]
+            dims = [d for x, y, v in _fields(shape) if x == 3 for d in _ints(y, v)]
+            out.append((dims, [d for x, y, v in fs if x == 14 for d in _ints(y, v)]))
+    return out
+
+
+def _sb_place(word: int) -> tuple[int, int]:
+    a = decode_addr4(word)
+    assert a.space == "sbuf" and a.partition is not None and a.byte is not None
+    return a.partition, a.byte
+
+
+def _run_iotas(relative: str) -> tuple[Machine, list[dict[str, int]]]:
+    cf = next(c for c in corpus_files() if c.relative == relative)
+    n = Neff.read(cf.path)
+    s = next(s for s in n.streams() if s.stream == "pool")
+    data = n.stream_data(s)
+    m = Machine(get_target("gen2"))
+    done = []
+    for k in range(len(data) // 64):
+        if data[64 * k] == 0x7E:
+            d = decode_bundle(data, 64 * k)
+            execute(m, "pool", d, DecisionSet())
+            done.append(d.fields)
+    return m, done
+
+
+def test_iota_bundles_compute_the_hlo_iota_partition_index() -> None:
+    """MODULE_11369514141456202230: HLO iota s*[9,1,1], iota_dimension 0; its one Iota bundle (9 lanes, one
+    element, channel_multiplier 1) must leave lane p holding p."""
+    cf = next(c for c in corpus_files() if c.relative.endswith("MODULE_11369514141456202230.neff"))
+    assert hlo_iotas(str(cf.path.with_suffix(".hlo.pb"))) == [([9, 1, 1], [0])]
+    m, (f,) = _run_iotas(cf.relative)
+    p0, b0 = _sb_place(f["dst.addr"])
+    got = [int(m.sbuf[(p0 + p) * m.sbuf_stride + b0:][:4].view(np.int32)[0]) for p in range(9)]
+    assert got == list(range(9))
+
+
+def test_iota_bundles_compute_the_hlo_iota_column_index() -> None:
+    """MODULE_15847435347519622229: HLO iota s*[8400,80], iota_dimension 1 (the column index). Its five Iota
+    bundles (105 lanes x 1280 = 8400 x 80 elements together) write, for base b = 0..4, pattern slot 0 {5, 16}
+    and slot 1 {0, 80}: element i1*16 + i0 of a lane holds b + 5*i0, the column c = b + 5*i0 of row i1.
+    Every column 0..79 of every row is written once, and holds its index."""
+    cf = next(c for c in corpus_files() if c.relative.endswith("MODULE_15847435347519622229.neff"))
+    assert hlo_iotas(str(cf.path.with_suffix(".hlo.pb"))) == [([8400, 80], [1])]
+    m, fields = _run_iotas(cf.relative)
+    assert sorted(f["base"] for f in fields) == [0, 1, 2, 3, 4]
+    assert sum(f["num_partitions"] * f["dst.num0"] for f in fields) == 8400 * 80
+    for f in fields:
+        p0, b0 = _sb_place(f["dst.addr"])
+        rows = np.stack([m.sbuf[(p0 + p) * m.sbuf_stride + b0:][:4 * 1280].view(np.int32)
+                         for p in range(105)]).reshape(105, 80, 16)
+        # by hand: the block of base b holds columns b, b+5, ..., b+75 in every row of every lane
+        assert (rows == (f["base"] + 5 * np.arange(16))[None, None, :]).all()
+
+
+# --- a golden listing of one real bundle per opcode (the golden-listing test wants every opcode listed) ---------
+
+#: one real bundle per opcode (corpus NEFF, pool bundle index): the listing below is theirs
+GOLDEN_BUNDLES = [
+    ("yolox-trn1/MODULE_10080151182636209274.neff", 5,
+     "74100000051a1303500000000080010001000100010001000400000000000000"
+     "5000000000000000181800010604670000000000580000000100010001000100"),
+    ("yolox-trn1/MODULE_10080151182636209274.neff", 6,
+     "741000000503130302000000f016000001000100010001005800000000000000"
+     "0000000000000000811801000400670000000000680000000100010001000100"),
+    ("yolox-trn1/MODULE_14856528739640727327.neff", 4664,
+     "8510000005060000663200000500000400000000000000000000000000000000"
+     "0000000000000000000000000000000000000000000000000000000000000000"),
+    ("yolox-trn1/MODULE_14856528739640727327.neff", 4665,
+     "8610000000000000000000000000000101000a0000000000020001008e000000"
+     "0000000000000000d0ad00001c010000010000001c0100000000000000000000"),
+    ("yolox-trn1/MODULE_15847435347519622229.neff", 16,
+     "6710000005060000000a000058ff820101000100010001000600010001000100"
+     "0a0006000000000000000000ff01000000000000000000000000000000000000"),
+    ("yolox-trn1/MODULE_15847435347519622229.neff", 17,
+     "6810000000001303000000004801800101000100010001000100010001000100"
+     "090a0600000100000000000000c0800101000100010001000100010001000100"),
+    ("yolox-trn1/MODULE_15847435347519622229.neff", 3,
+     "7e10000005061303e20900000300000005000000010001001000500001000100"
+     "000869000000000000000000c05d000001000100010001000005010001000100"),
+    ("causal-attention-trn1/model_3c6ff38f.neff", 4,
+     "9210000005061303040000008066033d00000000010001000100010080000100"
+     "0100010050c20000010001008000010050c200000100010080000100ffffffff"),
+]
+GOLDEN_LISTING = Path(__file__).parent / "golden" / "listings" / "real" / "gpsimd.s"
+
+
+def _golden_text() -> str:
+    raw = b"".join(bytes.fromhex(h) for _f, _i, h in GOLDEN_BUNDLES)
+    return "\n".join(listing([StreamInput("gpsimd", raw)], target=get_target("gen2"))) + "\n"
+
+
+def test_the_golden_bundles_are_the_corpus_bytes() -> None:
+    by_name = {c.relative: c for c in corpus_files()}
+    for f, i, h in GOLDEN_BUNDLES:
+        n = Neff.read(by_name[f].path)
+        s = next(s for s in n.streams() if s.stream == "pool")
+        assert n.stream_data(s)[64 * i:64 * i + 64].hex() == h, (f, i)
+
+
+def test_the_golden_listing_is_current_and_assembles_back() -> None:
+    text = _golden_text()
+    if os.environ.get("TONGASM_UPDATE_GOLDEN") == "1":
+        GOLDEN_LISTING.write_text("; one real bundle per Pool-engine (GPSIMD) opcode (tests/test_corpus_gpsimd.py)\n" + text)
+    stored = GOLDEN_LISTING.read_text()
+    assert stored.split("\n", 1)[1] == text
+    raw = b"".join(bytes.fromhex(h) for _f, _i, h in GOLDEN_BUNDLES)
+    assert bytes(assemble_text(stored).streams["gpsimd"]) == raw
