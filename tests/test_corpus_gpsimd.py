@@ -82,7 +82,7 @@ def test_the_corpus_holds_these_opcodes_in_these_numbers() -> None:
     assert {s.engine for s in streams()} == {"pool"}
 
 
-def test_every_bundle_decodes_to_its_layout_with_no_bit_outside_a_field() -> None:
+def test_every_bundle_decodes_to_its_layout_with_no_bit_outside_a_field_batch_and_scalar_alike() -> None:
     for s in streams():
         cols = decode_stream(s.data)
         rows = s.rows
@@ -94,6 +94,10 @@ def test_every_bundle_decodes_to_its_layout_with_no_bit_outside_a_field() -> Non
                 continue
             mask = np.frombuffer(g.fmt.covered_mask(), np.uint8)
             assert not (rows[g.index] & ~mask).any(), (s.file, name)
+            for j, k in enumerate(g.index.tolist()):  # the one-bundle decoder reads the same fields
+                one = decode_bundle(s.data, 64 * k)
+                assert one.fmt.name == name
+                assert one.fields == {f: int(col[j]) for f, col in g.fields.items()}, (s.file, k)
 
 
 def test_explain_leaves_no_byte_unexplained() -> None:
