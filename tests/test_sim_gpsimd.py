@@ -170,6 +170,37 @@ def test_custom_op_stops_naming_its_function() -> None:
         _run(CUSTOM_HEADER, Machine(GEN2))
 
 
-def test_gather_pair_stops_naming_it() -> None:
-    with pytest.raises(SimError, match="gather pair .*not simulated.*S-78"):
-        _run(POOL_BUFFER_LOAD, Machine(GEN2))
+# yolox-trn1/MODULE_15847435347519622229.neff pool bundle 17 (Gather): src sb[p96:6]+0x148 uint32 (one per lane),
+# dst sb[p96:6]+0xc000 float32 (one per lane), depth 256
+GATHER = bytes.fromhex(
+    "6810000000001303000000004801800101000100010001000100010001000100"
+    "090a0600000100000000000000c0800101000100010001000100010001000100")
+
+
+def test_gather_picks_each_lanes_element_by_index() -> None:
+    m = Machine(GEN2)
+    table = np.array([[10.0 * p + j for j in range(6)] for p in range(6)], np.float32)
+    _sb(m, 96, 0x2FF58, table)  # the PoolBufferLoad's src: 6 lanes x 6 float32
+    _sb(m, 96, 0x148, np.array([[5 - p] for p in range(6)], np.uint32))
+    _run(POOL_BUFFER_LOAD, m)
+    _run(GATHER, m)
+    # lane p: element 5 - p of its own buffer = 10p + 5 - p
+    assert _read(m, 96, 0xC000, 6, 1, np.float32).ravel().tolist() == [10.0 * p + 5 - p for p in range(6)]
+
+
+def test_gather_index_past_the_buffer_stops() -> None:
+    m = Machine(GEN2)
+    _sb(m, 96, 0x148, np.full((6, 1), 6, np.uint32))
+    _run(POOL_BUFFER_LOAD, m)
+    with pytest.raises(SimError, match="index 6 is past the pool buffer's 6 elements"):
+        _run(GATHER, m)
+
+
+def test_gather_without_a_buffer_load_stops() -> None:
+    with pytest.raises(SimError, match="no PoolBufferLoad before it"):
+        _run(GATHER, Machine(GEN2))
+
+
+def test_gather_pair_stops_under_s78_stop() -> None:
+    with pytest.raises(SimError, match="gather pair .*not simulated under S-78=stop"):
+        _run(POOL_BUFFER_LOAD, Machine(GEN2), ("S-78=stop",))

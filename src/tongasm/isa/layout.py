@@ -66,7 +66,7 @@ class Sem(enum.Enum):
     TENSOR_SCALAR_ADDR = "two integer ALU ops of a tensor with immediate or pointer scalars (address arithmetic)"
     AFFINE_SELECT = "keep an element where an affine function of its position compares true, else a fill value"
     CUSTOM_OP = "run a custom-op function on the Pool engine's CPUs (not simulated: the simulator stops, naming it)"
-    GATHER = "gather through the pool buffer (not simulated: the simulator stops)"
+    GATHER = "gather through the pool buffer: load it (0x67), then pick one element per lane by index (0x68)"
 
 
 # --- text templates (declared here as data; tongasm.text.syntax implements each kind) ------------------

@@ -1,7 +1,7 @@
 """What the Pool-engine (GPSIMD) bundles of real output do (:mod:`tongasm.isa.layouts.gpsimd`), read
 from their decoded fields: TensorScalarAddr 0x74 (S-75), TensorScalarAffineSelect 0x92 (S-76); the
-custom ops 0x85/0x86 (S-77) and the gather pair 0x67/0x68 (S-78) stop the simulator with a message
-that names them. Iota 0x7E is :func:`tongasm.sim.execute_families.iota` (S-34).
+custom ops 0x85/0x86 stop the simulator with a message that names the function (S-77); the gather pair
+0x67/0x68 runs through a per-lane pool buffer (S-78). Iota 0x7E is :func:`tongasm.sim.execute_families.iota` (S-34).
 """
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..isa.decisions.gpsimd import AffineSelectCompare, TensorScalarAddrArith, TensorScalarAddrKinds
+from ..isa.decisions.gpsimd import AffineSelectCompare, GatherExecution, TensorScalarAddrArith, TensorScalarAddrKinds
+from ..isa.layouts.gpsimd import POOL_BUFFER_LOAD
 from ..isa.enums import AluOp
 from ..isa.layout import Sem
 from . import family_numeric as fn
@@ -115,8 +116,36 @@ def custom_op(c: Ctx) -> None:
 
 
 def gather(c: Ctx) -> None:
-    raise SimError(f"{c.where()}: the gather pair (PoolBufferLoad 0x67 + Gather 0x68) is decoded and checked but "
-                   "not simulated: which pool-buffer element an index selects is not pinned by any source (S-78)")
+    if not c.ds.get(GatherExecution).simulated:
+        raise SimError(f"{c.where()}: the gather pair (PoolBufferLoad 0x67 + Gather 0x68) is decoded and checked but "
+                       "not simulated under S-78=stop")
+    if c.d.opcode == POOL_BUFFER_LOAD.byte:
+        src, ws = c.ap("src")
+        P = src.shape[0]
+        c.m.pool_buffers[c.engine] = (c.start_partition("src"), np.array(src).reshape(P, -1), ws, c.f["mask"])
+        return
+    held = c.m.pool_buffers.get(c.engine)
+    if held is None:
+        raise SimError(f"{c.where()}: a Gather with no PoolBufferLoad before it on this engine (S-78)")
+    p0, buf, wb, mask = held
+    src, ws = c.ap("src")
+    dst, wd = c.ap("dst")
+    P = src.shape[0]
+    q0 = c.start_partition("src")
+    if not (p0 <= q0 and q0 + P <= p0 + buf.shape[0]):
+        raise SimError(f"{c.where()}: lanes {q0}..{q0 + P - 1} are not all in the pool buffer's lanes "
+                       f"{p0}..{p0 + buf.shape[0] - 1} (S-78)")
+    if src.size != P or dst.size != P:
+        raise SimError(f"{c.where()}: a Gather reads one index and writes one element per lane (S-78); src has "
+                       f"{src.size // P}, dst {dst.size // P}")
+    if not numeric.is_int(ws):
+        raise SimError(f"{c.where()}: the indices are not an integer dtype (S-78)")
+    idx = numeric.as_int64(np.array(src).reshape(P)) & mask
+    if (idx >= buf.shape[1]).any() or (idx < 0).any():
+        bad = int(idx[(idx >= buf.shape[1]) | (idx < 0)][0])
+        raise SimError(f"{c.where()}: index {bad} is past the pool buffer's {buf.shape[1]} elements per lane (S-78)")
+    rows = buf[np.arange(q0 - p0, q0 - p0 + P), idx]
+    _store(dst, numeric.convert(rows.reshape(P, 1), wb, wd))
 
 
 GPSIMD_HANDLERS: dict[Sem, Callable[[Ctx], None]] = {

@@ -135,6 +135,16 @@ class CustomOpExecution(Decision):
 class GatherExecution(Decision):
     id = "S-78"
     subject = "the gather pair 0x67 / 0x68"
-    reason = ("POOL says only 'a buffer-load of indices plus a register/vector load'; which elements of the pool "
-              "buffer an index selects (the 0x1FF mask, the depth 256 at 0x68 +0x24) is not pinned by any source")
+    reason = ("POOL: 'a buffer-load of indices plus a register/vector load'. The graph (yolox "
+              "MODULE_15847435347519622229, HLO gather f32[6,7] = rows idx[6] of a [6,7] table, slice [1,7]) "
+              "lowers to 7 pairs on 6 lanes: each 0x67 loads 6 float32 per lane (one table column, 24 bytes "
+              "apart), each 0x68 reads one uint32 index per lane and writes one float32 per lane, 4 bytes apart "
+              "(column k of the [6,7] result). So: the pool buffer holds, per lane, the vector 0x67 loaded; "
+              "0x68 picks element idx of its lane's vector. Not run against the graph's data")
+    LANE_BUFFER = Reading("lane-buffer", "0x67: each lane's buffer = its src elements; 0x68: dst[p] = buffer[p][src[p] "
+                                         "& mask] (an index past the buffer stops the simulator)")
     STOP = Reading("stop", "the simulator stops at the pair, naming it")
+
+    @property
+    def simulated(self) -> bool:
+        return self.reading is self.LANE_BUFFER
