@@ -25,7 +25,9 @@ from tongasm.isa import DecisionSet, Target, get_target
 from tongasm.isa.descriptors import decode_addr4
 from tongasm.sim.execute import execute
 from tongasm.sim.machine import Machine
+from tongasm.isa.decisions.gpsimd import AffineSelectCompare
 from tongasm.neff import Neff
+from tongasm.neff.run import custom_functions
 from tongasm.text.assembler import assemble_text
 from tongasm.text.explain import explain_bundle
 from tongasm.text.fast import fast_listing
@@ -303,3 +305,85 @@ def test_the_golden_listing_is_current_and_assembles_back() -> None:
     assert stored.split("\n", 1)[1] == text
     raw = b"".join(bytes.fromhex(h) for _f, _i, h in GOLDEN_BUNDLES)
     assert bytes(assemble_text(stored).streams["gpsimd"]) == raw
+
+
+# --- the decisions, on the real bytes ----------------------------------------------------------------------
+
+def _distinct(op: int) -> list[bytes]:
+    return sorted({bytes(r) for s in streams() for r in s.rows[s.rows[:, 0] == op]})
+
+
+def test_r70_value_words_are_eight_bytes() -> None:
+    """R-70: an immediate -1 fills +0x20..+0x27; under R-70=u32-words those bundles break +0x24's reserved run."""
+    minus_one = [r for r in _distinct(0x74) if r[0x20:0x28] == b"\xff" * 8]
+    assert len(minus_one) == 16
+    assert all(decode_bundle(r).fields["s1_value"] == (1 << 64) - 1 for r in minus_one)
+    narrow = DecisionSet.parse(["R-70=u32-words"])
+    assert all(explain_bundle(r, decisions=narrow, target=get_target("gen2")).findings for r in minus_one)
+    assert all(explain_bundle(r, target=get_target("gen2")).findings == [] for r in minus_one)
+
+
+def test_r71_kind_one_is_a_pointer() -> None:
+    """R-71: every kind-1 value word is an SBUF ADDR4 aligned to its 8-byte (uint64) or 4-byte (int32) element;
+    every kind-0 word is a small integer or -1."""
+    for r in _distinct(0x74):
+        f = decode_bundle(r).fields
+        for s in ("s0", "s1"):
+            word, w = f[f"{s}_value"], f[f"{s}_dtype"]
+            if f[f"{s}_kind"] == 1:
+                a = decode_addr4(word)
+                assert a.space == "sbuf" and a.byte is not None and a.byte % (8 if w == 1 else 4) == 0, r.hex()
+            else:
+                assert f[f"{s}_kind"] == 0 and (word < 1024 or word == (1 << 64) - 1), r.hex()
+
+
+def test_r72_each_header_is_followed_by_its_payloads() -> None:
+    """R-72: +0x0C of a CustomOpHeader counts the CustomOpPayload bundles right after it; +0x0E is a
+    ucode_lib.json sub_opcode of opcode 133."""
+    for s in streams():
+        ops = s.rows[:, 0]
+        for k in np.flatnonzero(ops == 0x85):
+            f = decode_bundle(s.data, 64 * int(k)).fields
+            n = f["payloads"]
+            assert (ops[k + 1:k + 1 + n] == 0x86).all() and (k + 1 + n == len(ops) or ops[k + 1 + n] != 0x86)
+            assert f["function"] in (0, 1)
+    for cf in corpus_files():
+        n = Neff.read(cf.path)
+        if any(n.stream_data(s)[0::64].count(0x85) for s in n.streams()):
+            g = next(iter(n.graphs.values()))
+            assert custom_functions(n, g) == {0: "partial_sort_multicore_compute", 1: "partial_merge_multicore_compute"}
+
+
+def test_r73_gather_halves_come_in_pairs_with_one_lane_count() -> None:
+    """R-73: every PoolBufferLoad is followed by a Gather with its lane count (not always its partitions);
+    0x67 +0x28 is 0 and +0x2C 0x1FF, 0x68 +0x24 is 256 and reads one index, writes one element per lane."""
+    for s in streams():
+        ops = s.rows[:, 0]
+        for k in np.flatnonzero(ops == 0x67):
+            a, g = decode_bundle(s.data, 64 * int(k)).fields, decode_bundle(s.data, 64 * int(k) + 64).fields
+            assert g["opcode"] == 0x68 and a["num_partitions"] == g["num_partitions"]
+            assert g["src.num0"] == g["dst.num0"] == 1
+            assert (a["element_count"], a["mask"], g["depth"], g["param"]) == (0, 0x1FF, 256, 0)
+
+
+def test_r74_the_fill_register_is_set_by_the_register_move_before() -> None:
+    """R-74: +0x0F names the register the RegisterMove just before the AffineSelect sets to 1.0f
+    ('IDAffineSelect(mask,fill=1)'); the offset is 0 and the channel multiplier -1 (the identity's f - p)."""
+    for s in streams():
+        for k in np.flatnonzero(s.rows[:, 0] == 0x92):
+            f = decode_bundle(s.data, 64 * int(k)).fields
+            j = int(k) - 1
+            while s.rows[j, 0] == 0x92:  # attn_v6: two selects after one move
+                j -= 1
+            prev = decode_bundle(s.data, 64 * j)
+            assert prev.fmt.name.startswith("RegisterMove") and prev.fields["dst"] == f["fill_reg"] == 0x3D
+            assert prev.fields["imm"] == 0x3F800000
+            assert (f["compare"], f["offset"], f["channel_multiplier"]) == (3, 0, -1)
+
+
+def test_s76_code3_not_equal_makes_the_identity() -> None:
+    """S-76: with the real bundle's value f - p, only 'not equal' keeps 0 off the diagonal and writes the fill on it."""
+    ds = DecisionSet.parse(["S-76=code3-equal"])
+    assert ds.get(AffineSelectCompare).compare(3) == "equal"
+    assert DecisionSet().get(AffineSelectCompare).compare(3) == "not_equal"
+    assert DecisionSet().get(AffineSelectCompare).compare(1) is None

@@ -69,7 +69,8 @@ class GatherPair(Decision):
               "+0x2C; 0x68 (reg_load) dtypes +0x20/+0x21, lane +0x22, u16 +0x24, param +0x28 = 0. The bytes (18 "
               "pairs): every 0x67 has +0x28 = 0 (the book's 'load span' is not written) and +0x2C = 0x1FF; every "
               "0x68 has +0x24 = 256, +0x28 = 0 and a second TENSOR4D at +0x2C (ADDR4, steps and counts 1) the "
-              "book does not place; 0x68's src is one uint32 per lane, its dst one float32 per lane")
+              "book does not place; 0x68's src is one uint32 per lane, its dst one float32 per lane; each 0x67 is "
+              "followed by a 0x68 with its lane count")
     BYTES = Reading("bytes", "0x67: src TENSOR4D +0x0C, dtype +0x20, lanes +0x22, element count +0x28, mask +0x2C; "
                              "0x68: src/dst TENSOR4D +0x0C/+0x2C, dtypes +0x20/+0x21, lanes +0x22, depth +0x24, "
                              "param +0x28")
@@ -139,10 +140,13 @@ class GatherExecution(Decision):
               "MODULE_15847435347519622229, HLO gather f32[6,7] = rows idx[6] of a [6,7] table, slice [1,7]) "
               "lowers to 7 pairs on 6 lanes: each 0x67 loads 6 float32 per lane (one table column, 24 bytes "
               "apart), each 0x68 reads one uint32 index per lane and writes one float32 per lane, 4 bytes apart "
-              "(column k of the [6,7] result). So: the pool buffer holds, per lane, the vector 0x67 loaded; "
-              "0x68 picks element idx of its lane's vector. Not run against the graph's data")
-    LANE_BUFFER = Reading("lane-buffer", "0x67: each lane's buffer = its src elements; 0x68: dst[p] = buffer[p][src[p] "
-                                         "& mask] (an index past the buffer stops the simulator)")
+              "(column k of the [6,7] result); in the other graphs 0x67 loads 9..346 elements per lane and its lanes "
+              "are other partitions than 0x68's (p32 vs p96), with equal lane counts. So: the pool buffer holds, per "
+              "lane (counted from the first), the vector 0x67 loaded; 0x68 lane i picks element idx of lane i's "
+              "vector. Not run against the graph's data")
+    LANE_BUFFER = Reading("lane-buffer", "0x67: lane i's buffer = its src elements; 0x68: dst[i] = buffer[i][src[i] "
+                                         "& mask], lanes counted from each operand's start partition (an index past "
+                                         "the buffer stops the simulator)")
     STOP = Reading("stop", "the simulator stops at the pair, naming it")
 
     @property
