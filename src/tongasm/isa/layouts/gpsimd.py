@@ -12,7 +12,7 @@ declared (or holding its one value in every bundle where the book names it), **C
 from __future__ import annotations
 
 from ..decisions import DecisionSet
-from ..decisions.gpsimd import TensorScalarAddrKinds, TensorScalarAddrSlots
+from ..decisions.gpsimd import AffineSelectCompare, TensorScalarAddrKinds, TensorScalarAddrSlots
 from ..descriptors import slot
 from ..fields import EnumTable, Field, Kind
 from ..layout import DtypeText, EnumText, IntText, Layout, RegText, Sem, TextOp, aps
@@ -161,12 +161,9 @@ def gather(ds: DecisionSet) -> list[Layout]:
     return [pbl, gat]
 
 
-#: S-76: the compare codes the bytes show (code 3, identity matrices)
-AFFINE_COMPARE_TABLE = EnumTable("affine compare", {3: "code3"})
-
-
 def affine_select(ds: DecisionSet) -> list[Layout]:
     """0x92 (R-74): every field read off the 8 real bundles; the book has no byte map."""
+    compare = EnumTable("affine compare", {3: ds.get(AffineSelectCompare).compare(3) or "code3"})  # S-76
     slots = (slot("src", 0x24, 2, dtype="src_dtype", conf=V, decision=_R74),
              slot("dst", 0x30, 2, dtype="dst_dtype", write=True, conf=V, decision=_R74))
     pattern: list[Field] = []
@@ -182,7 +179,7 @@ def affine_select(ds: DecisionSet) -> list[Layout]:
             u8("num_partitions", 0x0C, V, "lanes: partitions of in (0x80 in all 8 real bundles)", decision=_R74),
             nibble("src_dtype", 0x0D, False, V, "wire dtype of in (low nibble; in = out in every real bundle)"),
             nibble("dst_dtype", 0x0D, True, V, "wire dtype of out (high nibble)"),
-            Field("compare", 0x0E, 1, Kind.ENUM, enum=AFFINE_COMPARE_TABLE, conf=I, decision="S-76",
+            Field("compare", 0x0E, 1, Kind.ENUM, enum=compare, conf=I, decision="S-76",
                   doc="the 2-bit compare of the affine value with 0 (3 in every real bundle)"),
             Field("fill_reg", 0x0F, 1, Kind.REGISTER, conf=V, decision=_R74,
                   doc="register holding the fill (on_false) value as float32 bits"),

@@ -8,4 +8,4 @@
 00000100:  |67100000 05060000 000a0000 58ff8201 …|  PoolBufferLoad src=sb[p96:6]+0x2ff58[1x6].float32, wait sem6>=2560
 00000140:  |68100000 00001303 00000000 48018001 …|  Gather src=sb[p96:6]+0x148.uint32, dst=sb[p96:6]+0xc000.float32, depth=256, upd sem3++
 00000180:  |7e100000 05061303 e2090000 03000000 …|  Iota dst=sb[p0:105]+0x5dc0[1x1280].int32, base=3, pstep0=5, pnum0=16, pstep1=0, pnum1=80, pstep2=1, pnum2=1, pstep3=1, pnum3=1, wait sem6>=2530 / upd sem3++
-000001c0:  |92100000 05061303 04000000 8066033d …|  TensorScalarAffineSelect cmp=code3, src=sb[p0:128]+0xc250[1x128].bfloat16, dst=sb[p0:128]+0xc250[1x128].bfloat16, fill=r61, offset=0, channel_multiplier=-1, pstep0=1, pnum0=128, pstep1=1, pnum1=1, pstep2=1, pnum2=1, pstep3=1, pnum3=1, wait sem6>=4 / upd sem3++
+000001c0:  |92100000 05061303 04000000 8066033d …|  TensorScalarAffineSelect cmp=not_equal, src=sb[p0:128]+0xc250[1x128].bfloat16, dst=sb[p0:128]+0xc250[1x128].bfloat16, fill=r61, offset=0, channel_multiplier=-1, pstep0=1, pnum0=128, pstep1=1, pnum1=1, pstep2=1, pnum2=1, pstep3=1, pnum3=1, wait sem6>=4 / upd sem3++
