@@ -96,8 +96,11 @@ class AffineSelectLayout(Decision):
 class TensorScalarAddrArith(Decision):
     id = "S-75"
     subject = "TensorScalarAddr 0x74: arithmetic"
-    reason = ("the graphs compute scatter addresses with it (BIR names *_TSPAddAddr, *_TSPAddOffset): index x "
-              "element size + base (int32 index, uint64 base); every real bundle has integer dtypes only")
+    reason = ("the graphs compute gather/scatter addresses with it (BIR names *_TSPAddAddr, *_TSPAddOffset): in "
+              "yolox MODULE_15847435347519622229 TSPAddAddr multiplies an int32 row index by 28 (the 7 float32 of a "
+              "row of the HLO gather's [8400,7] operand) and adds a per-partition uint64 pointer; TSPAddOffset adds "
+              "that result (a pointer to it) to an int32 offset, and the IndirectLoad after it reads the uint64 it "
+              "wrote; every real bundle has integer dtypes only (int32, uint64)")
     INT64 = Reading("int64", "out = op1(op0(in, s0), s1) in 64-bit two's complement, each operand read in its "
                              "dtype, the result wrapped to the out dtype; a float dtype stops the simulator")
     FP32 = Reading("fp32", "as TensorScalar: operands converted to float32 (loses address bits above 2^24)")
