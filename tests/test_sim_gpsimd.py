@@ -204,3 +204,23 @@ def test_gather_without_a_buffer_load_stops() -> None:
 def test_gather_pair_stops_under_s78_stop() -> None:
     with pytest.raises(SimError, match="gather pair .*not simulated under S-78=stop"):
         _run(POOL_BUFFER_LOAD, Machine(GEN2), ("S-78=stop",))
+
+
+# yolox-trn1/MODULE_14856528739640727327.neff pool bundles 5063/5064: the buffer loads 142 float32 on lanes p32..p33,
+# the Gather reads indices on p96..p97 and writes p0..p1 (lanes counted from each operand's start, S-78)
+PBL_P32 = bytes.fromhex(
+    "671000000506000000330000c8fb820001000100010001008e00010001000100"
+    "0a0002000000000000000000ff01000000000000000000000000000000000000")
+GATHER_P96 = bytes.fromhex(
+    "68100000000013030000000050f7810101000100010001000100010001000100"
+    "090a020000010000000000006083000001000100010001000100010001000100")
+
+
+def test_gather_lanes_are_counted_from_each_operands_start() -> None:
+    m = Machine(GEN2)
+    _sb(m, 32, 0x2FBC8, np.array([np.arange(142) * 0.5, np.arange(142) * -1.0], np.float32))
+    _sb(m, 96, 0x1F750, np.array([[141], [7]], np.uint32))
+    _run(PBL_P32, m)
+    _run(GATHER_P96, m)
+    # lane 0: element 141 of lane 0 (p32) = 70.5; lane 1: element 7 of lane 1 (p33) = -7.0
+    assert _read(m, 0, 0x8360, 2, 1, np.float32).ravel().tolist() == [70.5, -7.0]
