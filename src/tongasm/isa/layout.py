@@ -62,6 +62,10 @@ class Sem(enum.Enum):
     HALT = "stop this engine's stream"
     DRAIN = "wait until this engine's outstanding DMAs have completed"
     UNMODELLED = "decoded and checked, but not simulated (the simulator stops with the opcode's name)"
+    # --- the DVE data-movement family (handlers in tongasm.sim.move) ---
+    LOAD_LANE_MASK = "load the engine's 32-lane mask for the next shuffle or transpose"
+    STREAM_SHUFFLE = "copy partitions within each 32-partition quadrant, as the lane mask says"
+    STREAM_TRANSPOSE = "transpose partitions and free elements within a 32 x 32 block"
 
 
 # --- text templates (declared here as data; tongasm.text.syntax implements each kind) ------------------
@@ -187,6 +191,14 @@ class Addr8Text(TextOp):
 @dataclass(frozen=True, kw_only=True)
 class AsciiText(TextOp):
     """A NUL-padded ASCII name spread over consecutive fields (``queue="qPoolDynamic"``)."""
+
+    fields: tuple[str, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class LanesText(TextOp):
+    """A run of one-byte lane fields as a bracketed list in lane order, runs of one value written
+    ``value*count`` and the byte 0xFF (a lane left alone) as ``-``: ``mask=[0*5,-*27]``."""
 
     fields: tuple[str, ...]
 

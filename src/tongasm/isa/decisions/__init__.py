@@ -10,6 +10,7 @@ the bound decisions (``ds.get(FreeDimOrder)``). Nothing outside this package com
 from __future__ import annotations
 
 from . import families, real, semantics, spec
+from . import move  # noqa: F401  (the DVE data-movement family: registration side effect)
 from .base import DECISIONS, KINDS, Decision, DecisionInfo, DecisionSet, Reading, each_reading
 
 DEFAULT_DECISIONS = DecisionSet()
