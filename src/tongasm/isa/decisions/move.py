@@ -3,7 +3,7 @@ LoadMaskSelect 0x69, StreamShuffle 0x6A and StreamTranspose 0x6B.
 
 The R-n here record what the real bundles settled against the book: every real bundle of these
 opcodes is in the yolox-trn1 part of the corpus (neuronx-cc 2.14, sunda): 31,131 LoadMaskSelect,
-327 StreamShuffle and 31,631 StreamTranspose bundles in 38 graphs (the counts are of every bundle of
+327 StreamShuffle and 31,631 StreamTranspose bundles in 36 graphs (the counts are of every bundle of
 every corpus NEFF; ``tests/test_corpus_move.py`` recounts them). The S-n say what the simulator
 computes where the book, the NKI documentation and the graphs' HLO leave room.
 """
