@@ -800,9 +800,9 @@ sbf("tr.cross_flags", "f_cross", {"scale": 0}, None, "scale", 0)
 sbf("pool.scale", "f_pool", {"scale": 0}, None, "scale", 0)
 sbf("iota.pattern", "f_iota", {"pnum1": 32}, None, "pattern", 32)
 
-#: Real DVE data-movement bundles (yolox-trn1 MODULE_10080151182636209274's DVE stream), the bases of the
-#: family's bundle checks: a mask of five zero lanes, the StreamTranspose after it, and a StreamShuffle
-#: (MODULE_10119949978640653758's first).
+#: Real DVE data-movement bundles of the yolox-trn1 corpus, the bases of the family's bundle checks: a mask
+#: of five zero lanes (13,244 real bundles hold it), a StreamTranspose with use_mask
+#: (MODULE_10080151182636209274) and a StreamShuffle (MODULE_10119949978640653758's first).
 MOVE_BASES = {
     "m_mask": "69100000000000000000000000000000000000000000000000000000000000000000000000ffffffffffffffffffffff"
               "ffffffffffffffffffffffffffffffff",

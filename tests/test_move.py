@@ -9,6 +9,7 @@ tongasm's encoder, and the expected values are worked out by hand from the rule 
 from __future__ import annotations
 
 import struct
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -206,3 +207,31 @@ def test_the_simulator_stops_on_a_converting_move() -> None:
 def test_the_simulator_stops_on_a_partial_quadrant() -> None:
     with pytest.raises(SimError, match="quadrant"):
         run(Machine(GEN2), mask_bundle([0] * 32), move_bundle(0x6A, ap(0, (1,)), ap(0x10, (1,)), channels=48))
+
+
+# --- the golden listing (every opcode needs one: tests/test_golden_listings.py) --------------------------
+
+GOLDEN_LISTING = Path(__file__).parent / "golden" / "listings" / "move" / "move.s"
+#: The bundles of the golden listing: the hand-packed mask above, then three real bundles: a mask of
+#: five zero lanes (13,244 real bundles hold it), a StreamTranspose with use_mask of
+#: MODULE_10080151182636209274's DVE stream and MODULE_10119949978640653758's first StreamShuffle;
+#: then the hand-packed shuffle and transpose.
+GOLDEN_BUNDLES = (
+    MASK_HEX,
+    "69100000000000000000000000000000000000000000000000000000000000000000000000ffffffffffffffffffffff"
+    "ffffffffffffffffffffffffffffffff",
+    "6b10000000001306000000000000800101000100010001002000010001000100060620000000010000000000f8960200010001"
+    "00010001002000010001000100",
+    "6a1000000000130600000000f8bf0200010001000100010001000100010001000a0a200000000000000000000000000001000100"
+    "010001000100010001000100",
+)
+
+
+def test_the_golden_listing_is_current_and_assembles_back() -> None:
+    data = b"".join(bytes.fromhex(h) for h in GOLDEN_BUNDLES)
+    data += move_bundle(0x6A, ap(32 * P + 0x100, (4,)), ap(0, (4,)))
+    data += move_bundle(0x6B, ap(0, (1, 1, 1, 32), (1, 1, 1, 0)), ap(64 * P + 0x40, (20,)), BF16, use_mask=1)
+    text = GOLDEN_LISTING.read_text()
+    body = [ln for ln in text.splitlines() if not ln.startswith(";")]
+    assert body == list(listing([StreamInput("dve", data)], target=GEN2))
+    assert bytes(assemble_text(text).streams["dve"]) == data
