@@ -53,8 +53,8 @@ def load_mask_select(ds: DecisionSet) -> list[Layout]:
     """0x69: the mask and nothing else (R-50)."""
     lanes = tuple(
         Field(name, 0x20 + i, 1, conf=V, decision="R-51",
-              doc=f"lane {i}'s byte: the src lane it copies (0..31), 0xFF = leave the lane alone (DMOV "
-                  f"instr.immediate.uint8[{i}])")
+              doc=f"lane {i}'s byte: 0..31 names a lane (the src lane a StreamShuffle copies, S-65; on a "
+                  f"StreamTranspose S-66), 0xFF = leave the lane alone (DMOV instr.immediate.uint8[{i}])")
         for i, name in enumerate(lane_fields()))
     return [Layout(
         "LoadMaskSelect", (LOAD_MASK_SELECT,),
@@ -102,8 +102,8 @@ def stream_transpose(ds: DecisionSet) -> list[Layout]:
         "StreamTranspose", (STREAM_TRANSPOSE,),
         (*_band(),
          Field("use_mask", 0x26, 1, conf=V, decision="R-53",
-               doc="1: the loaded lane mask selects the dst lanes written (after a LoadMaskSelect); 0: all "
-                   "lanes (DMOV d3_transpose_ch)"),
+               doc="whether the loaded lane mask selects the dst lanes written (1, right after a LoadMaskSelect) "
+                   "or every lane is written (0) (DMOV d3_transpose_ch)"),
          *zero_run(0x27, 5, V, "zero in all 31,631 real StreamTranspose bundles")),
         Sem.STREAM_TRANSPOSE,
         (*aps(slots, "src"), IntText(name="use_mask", field="use_mask").opt()),
