@@ -821,6 +821,29 @@ def real_patched(hexa: str, changes: dict[str, int]) -> bytes:
     return fmt.encode({**values, **changes})
 
 
+#: Real DVE data-movement bundles of the yolox-trn1 corpus, the bases of the family's bundle checks: a mask
+#: of five zero lanes (13,244 real bundles hold it), a StreamTranspose with use_mask
+#: (MODULE_10080151182636209274) and a StreamShuffle (MODULE_10119949978640653758's first).
+MOVE_BASES = {
+    "m_mask": "69100000000000000000000000000000000000000000000000000000000000000000000000ffffffffffffffffffffff"
+              "ffffffffffffffffffffffffffffffff",
+    "m_transpose": "6b10000000001306000000000000800101000100010001002000010001000100060620000000010000000000f89602000100"
+                   "0100010001002000010001000100",
+    "m_shuffle": "6a1000000000130600000000f8bf0200010001000100010001000100010001000a0a2000000000000000000000000000010001"
+                 "00010001000100010001000100",
+}
+
+
+def patched_m(name: str, changes: dict[str, int]) -> bytes:
+    raw = bytes.fromhex(MOVE_BASES[name])
+    sel = build_formats(DecisionSet()).select(raw[0], raw)
+    assert sel is not None
+    fmt, values = sel
+    for k in changes:
+        assert k in fmt.field_map, (fmt.name, k)
+    return fmt.encode({**values, **changes})
+
+
 def sbr(check: str, hexa: str, bad: dict[str, int], field_: str | None, value: Any, **kw: Any) -> None:
     """A bundle check of the Pool-engine opcodes, through a raw Pool stream: a real bundle, changed."""
     _add(check, "bundle", "stream", lambda: real_patched(hexa, bad), lambda: real_patched(hexa, {}), field_, value,
@@ -831,6 +854,18 @@ sbr("tsa.scalar_kinds", REAL_TSA, {"s1_value": 0x80000050}, "s1_value", "0x80000
 sbr("tsa.scalar_kinds", REAL_TSA, {"s0_value": 0x100000004}, "s0_value", "0x100000004", name="imm")
 sbr("custom.payloads", REAL_CUSTOM, {"payloads": 4}, "payloads", 4)
 sbr("affsel.pattern", REAL_AFFSEL, {"pnum0": 64}, "pattern", 64)
+def sbm(check: str, base: str, bad: dict[str, int], field_: str | None, value: Any) -> None:
+    """A bundle check of the DVE data-movement family, through a raw DVE stream (bases: MOVE_BASES)."""
+    _add(check, "bundle", "stream", lambda: patched_m(base, bad), lambda: patched_m(base, {}), field_, value,
+         engine="dve")
+
+
+sbm("dmov.mask_lanes", "m_mask", {"lane7": 0x20}, "lane7", 0x20)
+sbm("dmov.channels", "m_transpose", {"num_active_channels": 48}, "num_active_channels", 48)
+sbm("dmov.same_dtype", "m_shuffle", {"dst_dtype": 0x06}, "dst_dtype", 0x06)
+sbm("dmov.shuffle_counts", "m_shuffle", {"dst.num0": 2}, "dst", 2)
+sbm("dmov.transpose_counts", "m_transpose", {"src.num0": 16}, "src", 16)
+sbm("dmov.mask_flag", "m_transpose", {"use_mask": 2}, "use_mask", 2)
 
 # IR checks, through kernels
 P64 = [[512, 64], [1, 512]]

@@ -67,6 +67,10 @@ class Sem(enum.Enum):
     AFFINE_SELECT = "keep an element where an affine function of its position compares true, else a fill value"
     CUSTOM_OP = "run a custom-op function on the Pool engine's CPUs (not simulated: the simulator stops, naming it)"
     GATHER = "gather through the pool buffer: load it (0x67), then pick one element per lane by index (0x68)"
+    # --- the DVE data-movement family (handlers in tongasm.sim.move) ---
+    LOAD_LANE_MASK = "load the engine's 32-lane mask for the next shuffle or transpose"
+    STREAM_SHUFFLE = "copy partitions within each 32-partition quadrant, as the lane mask says"
+    STREAM_TRANSPOSE = "transpose partitions and free elements within a 32 x 32 block"
 
 
 # --- text templates (declared here as data; tongasm.text.syntax implements each kind) ------------------
@@ -192,6 +196,14 @@ class Addr8Text(TextOp):
 @dataclass(frozen=True, kw_only=True)
 class AsciiText(TextOp):
     """A NUL-padded ASCII name spread over consecutive fields (``queue="qPoolDynamic"``)."""
+
+    fields: tuple[str, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class LanesText(TextOp):
+    """A run of one-byte lane fields as a bracketed list in lane order, runs of one value written
+    ``value*count`` and the byte 0xFF (a lane left alone) as ``-``: ``mask=[0*5,-*27]``."""
 
     fields: tuple[str, ...]
 

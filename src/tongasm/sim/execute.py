@@ -278,6 +278,10 @@ HANDLERS.update(FAMILY_HANDLERS)
 from .gpsimd import GPSIMD_HANDLERS  # noqa: E402
 
 HANDLERS.update(GPSIMD_HANDLERS)
+# --- the DVE data-movement family: .move ---
+from .move import MOVE_HANDLERS  # noqa: E402
+
+HANDLERS.update(MOVE_HANDLERS)
 
 
 def execute(m: Machine, engine: str, d: DecodedBundle, ds: DecisionSet) -> None:

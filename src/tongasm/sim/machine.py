@@ -49,6 +49,8 @@ class EngineState:
     accumulator: np.ndarray
     rng: np.ndarray
     shape: ShapeRegisters = field(default_factory=ShapeRegisters)
+    #: the 32-lane mask the last LoadMaskSelect loaded (S-68; None: none yet)
+    lane_mask: tuple[int, ...] | None = None
 
 
 @dataclass

@@ -19,6 +19,7 @@ list (its *template*) is declared once below; the field offsets come from the fo
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -34,7 +35,7 @@ from ..isa.descriptors import PSUM_BANK_BYTES, PSUM_PARTITION_SHIFT, SBUF_PARTIT
 from ..isa.enums import VALUELESS_UPDATES, WAIT_WIRE, UpdateMode, WaitMode, WireDtype
 from ..isa.fields import BUNDLE_SIZE, NONZERO, EnumTable, Field, Format, Slot
 from ..isa.layout import (
-    HEADER_SYNC, Addr8Text, AsciiText, SyncLanes, ApText, DtypeText, EnumText, ImmText, IntText, M2dText, PairText,
+    HEADER_SYNC, Addr8Text, AsciiText, LanesText, SyncLanes, ApText, DtypeText, EnumText, ImmText, IntText, M2dText, PairText,
     RegText, ScalarText, ShapeText, TextOp, VarText,
 )
 
@@ -673,6 +674,47 @@ class AsciiOp(Operand):
             pos += n
 
 
+class LanesOp(Operand):
+    """One-byte lane fields as ``[0*5,-*27]``: lane order, ``value*count`` for a run, ``-`` for 0xFF."""
+
+    KEEP = 0xFF
+
+    def __init__(self, name: str, fields: tuple[str, ...]) -> None:
+        self.name, self.claims = name, fields
+
+    def render(self, c: Ctx) -> str | None:
+        vals = [c.values[f] for f in self.claims]
+        if any(c.fmt.field_map[f].size != 1 for f in self.claims):
+            return None
+        runs: list[str] = []
+        for v, grp in itertools.groupby(vals):
+            n = len(list(grp))
+            item = "-" if v == self.KEEP else str(v)
+            runs.append(item if n == 1 else f"{item}*{n}")
+        return "[" + ",".join(runs) + "]"
+
+    def parse(self, text: str, c: Ctx, col: int) -> None:
+        t = text.strip()
+        if not (t.startswith("[") and t.endswith("]")):
+            raise ParseError(f"{self.name}: expected [lane bytes], like [0*5,-*27] ('-' = 0xFF, v*n = n lanes of v)",
+                             col)
+        vals: list[int] = []
+        for item in t[1:-1].split(","):
+            item = item.strip()
+            v_text, _, n_text = item.partition("*")
+            v = self.KEEP if v_text.strip() == "-" else parse_int(v_text.strip(), col)
+            n = parse_int(n_text.strip(), col) if n_text else 1
+            if not 0 <= v <= 0xFF:
+                raise ParseError(f"{self.name}: lane byte {v} is not in 0..255", col)
+            if n < 1:
+                raise ParseError(f"{self.name}: a run of {n} lanes", col)
+            vals += [v] * n
+        if len(vals) != len(self.claims):
+            raise ParseError(f"{self.name}: {len(vals)} lane bytes given, the mask has {len(self.claims)}", col)
+        for f, v in zip(self.claims, vals):
+            _set(c, f, v, self.name, col)
+
+
 @dataclass
 class Template:
     """The operands of one format, and the defaults the parser assumes for fields left out."""
@@ -715,6 +757,8 @@ def operand_of(t: TextOp, fmt: Format) -> Operand:
         op = Addr8Op(t.name, t.side, t.dtype_field)
     elif isinstance(t, AsciiText):
         op = AsciiOp(t.name, t.fields)
+    elif isinstance(t, LanesText):
+        op = LanesOp(t.name, t.fields)
     else:
         raise TypeError(f"{fmt.name}: no text implementation for {type(t).__name__}")
     op.optional = t.optional

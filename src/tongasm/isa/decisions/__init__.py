@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from . import families, real, semantics, spec
 from . import gpsimd  # the Pool-engine (GPSIMD) opcodes of real output
+from . import move  # noqa: F401  (the DVE data-movement family: registration side effect)
 from .base import DECISIONS, KINDS, Decision, DecisionInfo, DecisionSet, Reading, each_reading
 
 DEFAULT_DECISIONS = DecisionSet()

@@ -23,12 +23,14 @@ from . import sp, tensor
 from . import control, dma, pe  # issue 13: the PE, DMA and sync/control families
 from . import act, dve, reduce  # issue 15: the next families
 from . import gpsimd  # the Pool-engine (GPSIMD) opcodes of real output
+from . import move  # the DVE data-movement family
 
 Builder = Callable[[DecisionSet], list[Layout]]
 
 _BUILDERS: list[Builder] = [*sp.BUILDERS, *tensor.BUILDERS,
                             *pe.BUILDERS, *dma.BUILDERS, *control.BUILDERS,
-                            *reduce.BUILDERS, *act.BUILDERS, *dve.BUILDERS, *gpsimd.BUILDERS]
+                            *reduce.BUILDERS, *act.BUILDERS, *dve.BUILDERS, *gpsimd.BUILDERS,
+                            *move.BUILDERS]
 _listeners: list[Callable[[], None]] = []
 
 
