@@ -21,12 +21,14 @@ from ..layout import Layout
 from . import sp, tensor
 from . import control, dma, pe  # issue 13: the PE, DMA and sync/control families
 from . import act, dve, reduce  # issue 15: the next families
+from . import batchnorm, search  # the DVE search and batch-norm backward families
 
 Builder = Callable[[DecisionSet], list[Layout]]
 
 _BUILDERS: list[Builder] = [*sp.BUILDERS, *tensor.BUILDERS,
                             *pe.BUILDERS, *dma.BUILDERS, *control.BUILDERS,
-                            *reduce.BUILDERS, *act.BUILDERS, *dve.BUILDERS]
+                            *reduce.BUILDERS, *act.BUILDERS, *dve.BUILDERS,
+                            *search.BUILDERS, *batchnorm.BUILDERS]
 _listeners: list[Callable[[], None]] = []
 
 
