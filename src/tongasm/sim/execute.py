@@ -274,6 +274,13 @@ from .execute_families import FAMILY_HANDLERS  # noqa: E402
 
 HANDLERS.update(FAMILY_HANDLERS)
 
+# --- the DVE search and batch-norm backward families ---
+from .batchnorm import BATCHNORM_HANDLERS  # noqa: E402
+from .search import SEARCH_HANDLERS  # noqa: E402
+
+HANDLERS.update(SEARCH_HANDLERS)
+HANDLERS.update(BATCHNORM_HANDLERS)
+
 
 def execute(m: Machine, engine: str, d: DecodedBundle, ds: DecisionSet) -> None:
     """Run one decoded bundle on ``engine`` (its sync band is the scheduler's business)."""

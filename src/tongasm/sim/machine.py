@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import deque
 
 from dataclasses import dataclass, field
+from typing import Any
 from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
@@ -49,6 +50,9 @@ class EngineState:
     accumulator: np.ndarray
     rng: np.ndarray
     shape: ShapeRegisters = field(default_factory=ShapeRegisters)
+    #: values one bundle latches for the next of the same engine (MatchValueLoad's 8 values per lane for
+    #: MatchReplace8, BatchNormParamLoad's coefficients for BatchNormBackProp), by what latched them
+    latched: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass

@@ -10,7 +10,7 @@ the bound decisions (``ds.get(FreeDimOrder)``). Nothing outside this package com
 from __future__ import annotations
 
 from . import families, real, semantics, spec
-from . import batchnorm, reduce, search  # the search and batch-norm backward families, 0x8C
+from . import batchnorm, reduce, search  # noqa: F401  (the search and batch-norm backward families, 0x8C)
 from .base import DECISIONS, KINDS, Decision, DecisionInfo, DecisionSet, Reading, each_reading
 
 DEFAULT_DECISIONS = DecisionSet()
