@@ -220,3 +220,30 @@ def test_backprop_without_param_load_stops() -> None:
     back = distinct(BACK)[0]
     with pytest.raises(SimError, match="no BatchNormParamLoad before it"):
         execute(Machine(GEN2), "dve", decode_bundle(back), DecisionSet())
+
+
+GRAD_ONLY = "yolox-trn1/MODULE_12365272536577238319.neff"
+
+
+@pytest.mark.parametrize("reading", ["S-72=dataflow", "S-72=book"])
+def test_the_third_sum_is_hlo_grad_scale(reading: str) -> None:
+    """MODULE_12365272536577238319 outputs batch-norm-grad's tuple element 1 (grad_scale = sum dy (x - m) vf,
+    vf = rsqrt(var + eps)); its Activation engine copies the third sum of each of its two 0x63 bundles (+0x28,
+    +0x34) to the output. The third sum is grad_scale under S-72's default only."""
+    first = next(b.raw for b in bundles(GRAD) if b.file.relative == GRAD_ONLY)
+    assert (u32(first, 0x30), u16(first, 0x36)) == (0x20, 3)  # its sums at +0x20, +0x24, +0x28
+    rng = np.random.default_rng(12)
+    n = elements3(first, 0x10)
+    x, dy = rng.normal(size=(128, n)).astype(np.float32), rng.normal(size=(128, n)).astype(np.float32)
+    mean = rng.normal(size=128).astype(np.float32)
+    vf = rng.uniform(0.5, 2.0, size=128).astype(np.float32)
+    m = Machine(GEN2)
+    _put(m, u32(first, 0x10), x)
+    _put(m, u32(first, 0x20), dy)
+    _put(m, u32(first, 0x0C), mean[:, None])
+    _put(m, u32(first, 0x38), vf[:, None])
+    ds = DecisionSet.parse([reading])
+    execute(m, "dve", decode_bundle(first, decisions=ds), ds)
+    got = _get(m, 0x28, 1)[:, 0].astype(np.float64)
+    want = ((x.astype(np.float64) - mean[:, None]) * dy).sum(axis=1) * vf
+    assert np.allclose(got, want, rtol=1e-5, atol=1e-4) is (reading == "S-72=dataflow")

@@ -37,7 +37,9 @@ class BnGradientOrder(Decision):
               "(MODULE_10954531377403532558: one 0x63, one 0x64) vf = rsqrt(var + eps) (Reciprocal, Square, Rsqrt "
               "into +0x18, the 0x63 vf pointer), the Activation engine copies the first two sums into the 0x64 "
               "coefficients [scale, A, Bc], and the BackProp formula dx = (dy N - ((x-m) Bc + A)) scale equals HLO's "
-              "batch-norm-grad only with Bc = vf^2 sum (x-m) dy: the second sum carries vf^2")
+              "batch-norm-grad only with Bc = vf^2 sum (x-m) dy: the second sum carries vf^2. MODULE_12365272536577238319 "
+              "outputs HLO's grad_scale (tuple element 1, sum dy (x-m) vf) by copying the third sum of its two 0x63 "
+              "bundles: the third carries vf. Both graphs contradict the book's order")
     DATAFLOW = Reading("dataflow", "[sum dy, sum (x-m) dy vf^2, sum (x-m) dy vf] (what the real graphs need)")
     BOOK = Reading("book", "[sum dy, sum (x-m) dy vf, sum (x-m) dy vf^2] (the book's list)")
 
