@@ -5,6 +5,7 @@ to the fields they were written from, and run on hand-chosen data (S-70, S-71)."
 from __future__ import annotations
 
 import struct
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -139,3 +140,33 @@ def test_match_replace_without_a_latch_stops() -> None:
 def test_max8_of_fewer_than_8_stops() -> None:
     with pytest.raises(SimError, match="Max8 needs >= 8 src elements"):
         run(machine(X), max8_bundle(src_elements=7))
+
+
+# --- the golden listing of one real bundle of each opcode of the search and batch-norm backward families ------
+
+LISTING = Path(__file__).parent / "golden" / "listings" / "real" / "search_batchnorm_bf16_reduce.s"
+#: copied from the corpus: MODULE_10341811298787591934 sg00/DVE.bin bundles 8496..8498,
+#: MODULE_10954531377403532558 bundles 5, 8, 9 (yolox-trn1), model_795597d1 bundle 23 (causal-attention-trn1)
+REAL = [
+    "6c100000052113065000000040ce01010100010001000100a1030100010001000a0a3b0000000000000000000000000084f10201ffff"
+    "00000800010000000000",
+    "6d10000005060000781900000000000068f102010100010008000100000000000a003b000000000000000000000000000000000000"
+    "0000000000000000000000",
+    "6f100000000013060000000040ce01010100010001000100a1030100010001000a0a3b0000000000000080ff40ce0101010001000100"
+    "0100a103010001000100",
+    "63100000050413060200000068f30200b0f9020001000100010090010100010070f302000100010001009001010001003000000001"
+    "00030018000000aa0a0a80",
+    "641000000504000003000000000000002000000001000100030001000000c8430a008000000000000000000068f302000100000000"
+    "0000000000000000000000",
+    "651000000000130600000000aa0a0080b0f9020001000100010090010100010070f30200010001000100900101000100400000000100"
+    "01000100900101000100",
+    "8c10000005041306060000002885000001000100010001000004010001000100060a80000402000000000000289500000100010001"
+    "0001000100010001000100",
+]
+
+
+def test_the_golden_listing_assembles_back_to_the_real_bytes() -> None:
+    data = b"".join(bytes.fromhex(h) for h in REAL)
+    stored = LISTING.read_text()
+    assert bytes(assemble_text(stored, path=str(LISTING)).streams["real.dve"]) == data
+    assert stored.split("\n", 1)[1] == "\n".join(fast_listing([StreamInput("real.dve", data)], target=GEN2)) + "\n"
