@@ -14,11 +14,15 @@ last of the 8 elements, step -1, the unused dim {0, 1}.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..decisions import DecisionSet
-from ..descriptors import slot
+from ..decisions.spec import FreeDimOrder
+from ..descriptors import packing, slot
 from ..enums import WireDtype
-from ..fields import Conf
-from ..layout import Binding, ImmText, Layout, Sem, aps
+from ...errors import EncodeError
+from ..fields import Conf, Slot
+from ..layout import Binding, BirForm, ImmText, Layout, Sem, aps
 from ..opcodes import op
 from .common import V, dtype, u8, u32, zero_run
 
@@ -35,11 +39,27 @@ _PARTS = ("partitions of the source: V on every real bundle (the book's 'lane = 
 _F32 = int(WireDtype.FLOAT32)
 
 
+@packing("last-element-backwards")
+def pack_backwards(ds: DecisionSet, s: Slot, addr: int, free: Sequence[tuple[int, int]], esize: int,
+                   role: str) -> tuple[int, ...]:
+    """Max8's destination as the real encoder writes it (visitInstMax: 'negated'; all 14 distinct real
+    bundles): the pattern's one free dim {step, n} becomes the start at its last element and step -step,
+    the unused dim the slot's fill ({0, 1})."""
+    kept = [p for p in free if p[1] != 1]
+    if len(kept) > 1:
+        raise EncodeError(f"Illegal ISA memory access dimension {len(kept)}, which must be in range of [1, 1]D "
+                          "tensor for the Max8 destination", field=f"{role}.ap", value=len(kept), limit="1..1",
+                          check="desc.active_dims")
+    step, n = kept[0] if kept else (1, 1)
+    dims = ds.get(FreeDimOrder).to_slots([(-step, n)]) + [s.fill] * (s.ndims - 1)
+    return (addr + (n - 1) * step * esize, *[d[0] for d in dims], *[d[1] for d in dims])
+
+
 def max8(ds: DecisionSet) -> list[Layout]:
     """0x6C Max8 (struct S4D2_BN): TENSOR4D source at +0x0C, the 8-element TENSOR2D destination at
     +0x30 written from its last element backwards (step -1, the unused dim {0, 1})."""
     slots = (slot("src", 0x0C, 4, dtype="src_dtype", conf=V),
-             slot("dst", 0x30, 2, dtype="dst_dtype", write=True, conf=V, fill=(0, 1),
+             slot("dst", 0x30, 2, dtype="dst_dtype", write=True, conf=V, fill=(0, 1), packing="last-element-backwards",
                   doc="8 values per partition; the real encoder starts at the last one with step -1"))
     return [Layout(
         "Max8", (MAX8,),
@@ -52,6 +72,7 @@ def max8(ds: DecisionSet) -> list[Layout]:
         ),
         Sem.MAX8, tuple(aps(slots, "src")), slots,
         binding=Binding({"src": "src", "dst": "dst"}, "src", dtypes={"src_dtype": "src", "dst_dtype": "dst"}),
+        bir=BirForm("Max", ins=("src",), outs=("dst",)),
         checks=("search.eight",),
         doc="the 8 largest values of each partition of src (compared in fp32) into dst (S-70 says their order)",
     )]
