@@ -15,8 +15,8 @@ class Max8Order(Decision):
               "The hardware therefore produces them ascending along its pattern, and memory holds them descending")
     ASCENDING = Reading("ascending", "the smallest of the 8 first along the destination pattern (with the real -1 "
                                      "step: descending in memory, as NKI documents)")
-    DESCENDING = Reading("descending", "the largest first along the destination pattern (the book's table read "
-                                       "literally; with the real -1 step memory would hold them ascending)")
+    DESCENDING = Reading("descending", "the largest first along the destination pattern (NKI's memory order taken as the "
+                                       "hardware's; with the real -1 step memory would hold them ascending)")
 
     @property
     def largest_first(self) -> bool:
