@@ -4,7 +4,9 @@ TensorCopy, Memset, MoveShape), :mod:`.pe` (Ldweights, Matmul and the book's PE 
 (PseudoDmaDirect2d and the book's DMA members), :mod:`.control` (EventSemaphore, Nop, SetOrderingMode,
 PseudoBranchLabel and the book's SP sync/control members), and the next families: :mod:`.reduce`
 (TensorReduce, the cross-lane reduce, Reciprocal, Pool, Iota), :mod:`.act` (Activate, ActivationTableLoad, the
-accumulator read-outs), :mod:`.dve` (TensorScalar, BNStats, BNStatsAggregate).
+accumulator read-outs), :mod:`.dve` (TensorScalar, BNStats, BNStatsAggregate); and, from the real
+bytes, :mod:`.search` (Max8, MatchValueLoad, MatchReplace8) and :mod:`.batchnorm` (BatchNormGradAccumulate,
+BatchNormParamLoad, BatchNormBackProp).
 
 Each module lists its *builders*: functions of a :class:`~tongasm.isa.decisions.DecisionSet` that
 return the family's records (a decision may change a layout's fields). :func:`layouts` gives every
