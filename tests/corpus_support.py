@@ -71,3 +71,29 @@ def corpus_files() -> list[CorpusFile]:
                                   int(row["bytes"]), row["target"], row["compiler"], row["license"],
                                   row.get("hlo") or ""))
     return out
+
+
+@dataclass(frozen=True)
+class CorpusBundle:
+    """One real bundle: the file it is in, its stream (``sg00.dve``), its index there and its 64 bytes."""
+
+    file: CorpusFile
+    stream: str
+    index: int
+    raw: bytes
+
+
+@cache
+def corpus_bundles(opcodes: frozenset[int]) -> tuple[CorpusBundle, ...]:
+    """Every bundle of the corpus whose opcode byte is in ``opcodes``, in file and stream order."""
+    from tongasm.neff import read_neff
+
+    out: list[CorpusBundle] = []
+    for f in corpus_files():
+        n = read_neff(f.path)
+        for s in n.streams():
+            data = n.stream_data(s)
+            for i in range(len(data) // 64):
+                if data[64 * i] in opcodes:
+                    out.append(CorpusBundle(f, s.name, i, bytes(data[64 * i:64 * i + 64])))
+    return tuple(out)

@@ -796,6 +796,43 @@ sbf("stt.scalar_kind", "f_stt", {"scalar_kind": 7}, {"scalar_kind": 2}, "scalar_
 sbf("stt.acc", "f_stt", {"acc": 3}, None, "acc", 3)
 sbf("bn.shape", "f_bn", {"dst.num0": 4}, None, "dst", 4)
 sbf("bn.counts", "f_bn", {"n_even": 0}, None, "n_even", 0)
+
+#: real bundles (yolox-trn1, read from the corpus), the bases of the DVE search and batch-norm backward checks
+REAL_BASES = {
+    "max8": "6c100000052113065000000040ce01010100010001000100a1030100010001000a0a3b00000000000000000000000000"
+            "84f10201ffff00000800010000000000",
+    "mvl": "6d10000005060000781900000000000068f102010100010008000100000000000a003b00000000000000000000000000"
+           "00000000000000000000000000000000",
+    "bn_grad": "63100000050413060200000068f30200b0f9020001000100010090010100010070f302000100010001009001010001003000"
+               "00000100030018000000aa0a0a80",
+    "bn_load": "641000000504000003000000000000002000000001000100030001000000c8430a008000000000000000000068f302000100"
+               "0000000000000000000000000000",
+}
+
+
+def patched_real(name: str, changes: dict[str, int]) -> bytes:
+    raw = bytes.fromhex(REAL_BASES[name])
+    sel = build_formats(DecisionSet()).select(raw[0], raw)
+    assert sel is not None
+    fmt, values = sel
+    for k in changes:
+        assert k in fmt.field_map, (fmt.name, k)
+    return fmt.encode({**values, **changes})
+
+
+def sbr(check: str, base: str, bad: dict[str, int], field_: str | None, value: Any, **kw: Any) -> None:
+    """A bundle check through a raw stream whose base is a real bundle (REAL_BASES), unchanged as the good case."""
+    kw.setdefault("engine", "dve")
+    _add(check, "bundle", "stream", lambda: patched_real(base, bad), lambda: patched_real(base, {}), field_, value,
+         **kw)
+
+
+sbr("search.eight", "max8", {"dst.num0": 4}, "dst", 4, name="max8-dst")
+sbr("search.eight", "max8", {"src.num0": 7}, "src", 7, name="max8-src")
+sbr("search.eight", "mvl", {"src.num0": 16}, "src", 16, name="mvl")
+sbr("bn.backward_shape", "bn_grad", {"out.num0": 2}, "out", 2, name="grad-out")
+sbr("bn.backward_shape", "bn_grad", {"dy.num0": 399}, "dy", 399, name="grad-dy")
+sbr("bn.backward_shape", "bn_load", {"coeff.num0": 2}, "coeff", 2, name="param-load")
 sbf("tr.cross_flags", "f_cross", {"scale": 0}, None, "scale", 0)
 sbf("pool.scale", "f_pool", {"scale": 0}, None, "scale", 0)
 sbf("iota.pattern", "f_iota", {"pnum1": 32}, None, "pattern", 32)

@@ -8,6 +8,7 @@ from . import real_checks  # noqa: F401  (the PE, DMA and sync/control checks: r
 from . import family_checks  # noqa: F401  (the next families' checks: registration side effect)
 from . import gpsimd  # noqa: F401  (the Pool-engine opcodes' checks: registration side effect)
 from . import move  # noqa: F401  (the DVE data-movement checks: registration side effect)
+from . import batchnorm, search  # noqa: F401  (the search and batch-norm backward checks: registration)
 
 __all__ = ["CHECKS", "Check", "CheckSet", "Finding", "UNCHECKED", "all_checks", "check_bundle",
            "check_instruction", "check_stream"]

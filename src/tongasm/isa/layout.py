@@ -61,6 +61,13 @@ class Sem(enum.Enum):
     SEMAPHORE_CLEAR = "set a range (or mask) of semaphores to zero"
     HALT = "stop this engine's stream"
     DRAIN = "wait until this engine's outstanding DMAs have completed"
+    # --- the DVE search family and the batch-norm backward family ---
+    MAX8 = "the 8 largest values of each partition"
+    MATCH_VALUE_LOAD = "latch 8 values per partition for the next MatchReplace8"
+    MATCH_REPLACE = "replace the latched values in a tensor by an immediate"
+    BN_GRAD_ACCUMULATE = "the three sums of the batch-norm backward reduction"
+    BN_PARAM_LOAD = "latch the batch-norm backward coefficients, N and the mean"
+    BN_BACKPROP = "batch-norm dx from x, dy and the latched coefficients"
     UNMODELLED = "decoded and checked, but not simulated (the simulator stops with the opcode's name)"
     # --- the Pool-engine (GPSIMD) opcodes of real output ---
     TENSOR_SCALAR_ADDR = "two integer ALU ops of a tensor with immediate or pointer scalars (address arithmetic)"

@@ -282,6 +282,12 @@ HANDLERS.update(GPSIMD_HANDLERS)
 from .move import MOVE_HANDLERS  # noqa: E402
 
 HANDLERS.update(MOVE_HANDLERS)
+# --- the DVE search and batch-norm backward families ---
+from .batchnorm import BATCHNORM_HANDLERS  # noqa: E402
+from .search import SEARCH_HANDLERS  # noqa: E402
+
+HANDLERS.update(SEARCH_HANDLERS)
+HANDLERS.update(BATCHNORM_HANDLERS)
 
 
 def execute(m: Machine, engine: str, d: DecodedBundle, ds: DecisionSet) -> None:

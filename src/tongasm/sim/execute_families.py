@@ -17,6 +17,7 @@ from ..isa.decisions.families import (
     ActivationRoles, IotaBand, PointerWord, PoolPacking, ScalarKindCodes, TscacheReverse0,
 )
 from ..isa.decisions.semantics import FusedReduceSemantics, ScanCarry
+from ..isa.decisions.reduce import ReduceBf16Opcode
 from ..isa.decisions.spec import FreeDimOrder
 from ..isa.descriptors import decode_addr4
 from ..isa.enums import ACC_WIRE, AccType, AluOp, WireDtype
@@ -26,6 +27,7 @@ from ..isa.family_opcodes import (
 )
 from ..isa.family_tables import ACT_FUNC_FROM_WIRE, ScalarKind
 from ..isa.layout import Sem
+from ..isa.layouts.reduce import TR_BF16
 from . import family_numeric as fn
 from . import numeric
 from .context import Ctx, _alu, _flat, _store
@@ -101,6 +103,9 @@ def _bits(bits: int, w: int) -> np.generic:
 
 def tensor_reduce(c: Ctx) -> None:
     _refuse_transposed(c)
+    if c.d.opcode == TR_BF16.byte and not c.ds.get(ReduceBf16Opcode).simulated:
+        raise SimError(f"{c.where()}: opcode 0x8c is decoded with TensorReduce's layout but not simulated under "
+                       "R-60=unknown")
     src, ws = c.ap("src")
     dst, wd = c.ap("dst")
     r = c.f["axis"] - 1  # the number of innermost free dims reduced (N-13)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import deque
 
 from dataclasses import dataclass, field
+from typing import Any
 from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
@@ -51,6 +52,9 @@ class EngineState:
     shape: ShapeRegisters = field(default_factory=ShapeRegisters)
     #: the 32-lane mask the last LoadMaskSelect loaded (S-68; None: none yet)
     lane_mask: tuple[int, ...] | None = None
+    #: values one bundle latches for the next of the same engine (MatchValueLoad's 8 values per lane for
+    #: MatchReplace8, BatchNormParamLoad's coefficients for BatchNormBackProp), by what latched them
+    latched: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass

@@ -12,6 +12,7 @@ from __future__ import annotations
 from . import families, real, semantics, spec
 from . import gpsimd  # the Pool-engine (GPSIMD) opcodes of real output
 from . import move  # noqa: F401  (the DVE data-movement family: registration side effect)
+from . import batchnorm, reduce, search  # noqa: F401  (the search and batch-norm backward families, 0x8C)
 from .base import DECISIONS, KINDS, Decision, DecisionInfo, DecisionSet, Reading, each_reading
 
 DEFAULT_DECISIONS = DecisionSet()

@@ -11,10 +11,17 @@ from ..descriptors import slot
 from ..enums import WireDtype
 from ..family_opcodes import IOTA, POOL, RECIPROCAL
 from ..family_tables import POOL_FUNC_TABLE
-from ..fields import EnumTable, Field, Kind
+from ..fields import Conf, EnumTable, Field, Kind
 from ..layout import Binding, BirForm, EnumText, ImmText, IntText, Layout, Sem, TextOp, aps
+from ..opcodes import op
 from ..tables import ALU_TABLE
 from .common import C, D, H, V, dtype, reserved, u8
+
+#: R-60: 0x8C (not in the book's 2.24 opcode list) is the TensorReduce the 2.23 compiler emits for a
+#: bfloat16 input on sunda's DVE: 0x42's byte map on all 32 distinct real bundles (decoded only; codegen
+#: keeps 0x42, which the book documents for every input dtype).
+TR_BF16 = op(0x8C, "TensorReduceBf16", "TensorReduce", "tensor", Conf.V,
+             "free-axis reduce of a bfloat16 input (R-60; decoded, simulated as 0x42)")
 
 
 def tensor_reduce(ds: DecisionSet) -> list[Layout]:
@@ -25,7 +32,7 @@ def tensor_reduce(ds: DecisionSet) -> list[Layout]:
                   decision="N-13" if keep else None),
              slot("dst", 0x2C, 4, dtype="dst_dtype", write=True))
     return [Layout(
-        "TensorReduce", ds.get(ReduceOpcodePairing).free_axis_opcodes(),
+        "TensorReduce", (*ds.get(ReduceOpcodePairing).free_axis_opcodes(), TR_BF16),
         (
             dtype("src_dtype", 0x20, C, "wire(in dtype)"),
             dtype("dst_dtype", 0x21, C, "wire(out dtype)"),
