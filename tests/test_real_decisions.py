@@ -77,12 +77,13 @@ def test_r12_transpose_writes_the_input_dtype() -> None:
     assert "R-12" in str(fails(k(tr), decisions=("R-12=fp32",)))
 
 
-def test_r13_only_full_tiles_are_encoded() -> None:
+def test_r13_partial_tiles_take_the_book_group_codes() -> None:
     small_tile = k(ls(pairs=[[1, 64], [1, 64]]))
-    with pytest.raises(Exception, match="pe.full_tile"):
-        assemble(read_bir(small_tile))
-    f = decode_bundle(one(small_tile, "R-13=any-size")).fields
-    assert (f["num_rows"], f["num_active_cols"], f["row_group"], f["col_group"]) == (64, 64, 0x0F, 0x0F)
+    f = decode_bundle(one(small_tile)).fields
+    # K = 64 rows from partition 0: the book's LUT64 code 0x03; the column group forced 0x0F (gen3)
+    assert (f["num_rows"], f["num_active_cols"], f["row_group"], f["col_group"]) == (64, 64, 0x03, 0x0F)
+    g = decode_bundle(one(small_tile, "R-13=whole-array")).fields
+    assert (g["row_group"], g["col_group"]) == (0x0F, 0x0F)
 
 
 def dma(engine: str = "SP", src: dict | None = None, dst: dict | None = None, **kw: object) -> dict:
