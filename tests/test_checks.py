@@ -927,6 +927,9 @@ kb("pe.psum_dst", lambda: K(mmv(d=a("float32", F16T, offset=448, memref="ps")), 
 sb("dma.sides", "dma", {"src.addr_mode": 0x30}, None, "src.addr_mode", 0x30)
 sb("dma.run_sizes", "dma", {"dst.elem_size": 0x80}, None, "dst.elem_size", 0x80)
 sb("dma.sync_command", "dma", {"sync_command": 3}, None, "sync_command", 3)
+sb("dma.offset_reg", "dma", {"src.offset_reg": 0xBD}, None, "src.offset_reg", 0xBD)
+sb("dma.offset_reg", "dma", {"src.addr_mode": 0x28}, {"src.addr_mode": 0x28, "src.offset_reg": 0xBD}, "src.offset_reg",
+   0, name="mode28")
 sb("ctrl.ordering_mode", "so", {"ordering_mode": 2}, None, "ordering_mode", 2)
 sb("ctrl.clear_range", "clear", {"range_first": 30}, None, "range_first", 30)
 

@@ -162,9 +162,9 @@ def test_r22_dma_steps_unsigned() -> None:
 
 
 def test_r23_offset_register_bytes() -> None:
-    assert build_formats().by_name["DmaDirect2d"].field_map["src.offset_reg"].const == 0
-    alt = build_formats(DecisionSet.parse(["R-23=registers"])).by_name["DmaDirect2d"].field_map["src.offset_reg"]
-    assert alt.const is None
+    assert build_formats().by_name["DmaDirect2d"].field_map["src.offset_reg"].const is None
+    alt = build_formats(DecisionSet.parse(["R-23=reserved"])).by_name["DmaDirect2d"].field_map["src.offset_reg"]
+    assert alt.const == 0
 
 
 def test_r24_ordering_mode() -> None:
@@ -187,8 +187,8 @@ def test_r26_event_semaphore_header_update() -> None:
 
 
 def test_r27_branch_label_body() -> None:
-    assert "label_id" not in build_formats().by_name["PseudoBranchLabel"].field_map
-    assert build_formats(DecisionSet.parse(["R-27=label-id"])).by_name["PseudoBranchLabel"].field_map["label_id"].offset == 0x0C
+    assert build_formats().by_name["PseudoBranchLabel"].field_map["label_id"].offset == 0x0C
+    assert "label_id" not in build_formats(DecisionSet.parse(["R-27=zero"])).by_name["PseudoBranchLabel"].field_map
 
 
 # --- the simulator's decisions -------------------------------------------------------------------------------

@@ -12,10 +12,11 @@ from collections.abc import Iterator
 import numpy as np
 
 from ..isa.decisions.real import (
-    Addr8Modes, DmaSyncCommand, OrderingMode, PeGeometry, PeTranspose, PeUnusedDims, PsumFlags, StationaryPattern,
+    Addr8Modes, DmaOffsetRegisters, DmaSyncCommand, OrderingMode, PeGeometry, PeTranspose, PeUnusedDims, PsumFlags, StationaryPattern,
 )
 from ..isa.descriptors import PSUM_BANK_BYTES, PSUM_BASE, SBUF_PARTITION_SHIFT, decode_addr4
 from ..isa.enums import WIRE_DTYPE_ALIGN, WireDtype
+from ..isa.fields import Format, Kind
 from ..isa.layouts.control import CLEAR_TABLE, SEM_MASK_WORDS
 from ..isa.layouts.pe import LDWEIGHTS, MATMUL
 from .bundle_checks import BundleView, _f, bundle_check
@@ -196,6 +197,24 @@ def _dma_sync_command(b: BundleView) -> Iterator[Finding]:
                  b.fields["sync_command"], str(want))
 
 
+def _offset_reg_declared(f: Format) -> bool:
+    return f.field_map["src.offset_reg"].kind is not Kind.CONSTANT
+
+
+@bundle_check("dma.offset_reg", "a DMA side's offset-register byte is 0x80 | register exactly on a side of the DGE "
+              "register mode 0x28, 0 on any other side", "R-23", when=_offset_reg_declared)
+def _dma_offset_reg(b: BundleView) -> Iterator[Finding]:
+    r23 = b.decisions.get(DmaOffsetRegisters)
+    for side in ("src", "dst"):
+        v, mode = b.fields[f"{side}.offset_reg"], b.fields[f"{side}.addr_mode"]
+        if mode == Addr8Modes.DGE_REGISTER and not v & r23.MARK:
+            yield _f("dma.offset_reg", "a DGE register-mode side names no offset register", f"{side}.offset_reg", v,
+                     f"{r23.MARK:#x} | register id")
+        elif mode != Addr8Modes.DGE_REGISTER and v:
+            yield _f("dma.offset_reg", f"an offset register on a side of mode {mode:#x} (only mode 0x28 has one)",
+                     f"{side}.offset_reg", v, "0")
+
+
 # --- sync/control -----------------------------------------------------------------------------------------
 
 @bundle_check("ctrl.ordering_mode", "SetOrderingMode's mode is 0 (the only one seen) unless R-24=parameter", "R-24")
@@ -272,6 +291,7 @@ def _v_dma_sides(c: Columns) -> np.ndarray:
 vector("dma.run_sizes")(by_classes(_dma_runs, "src_dtype", "dst_dtype", *(f"{s}.{k}" for s in ("src", "dst")
                                                                          for k in ("elem_size", "num0", "num1"))))
 vector("dma.sync_command")(by_classes(_dma_sync_command, "sync_command"))
+vector("dma.offset_reg")(by_classes(_dma_offset_reg, *(f"{s}.{k}" for s in ("src", "dst") for k in ("offset_reg", "addr_mode"))))
 vector("ctrl.ordering_mode")(by_classes(_ordering_mode, "ordering_mode"))
 vector("ctrl.clear_range")(by_classes(_clear_range, "clear_mode", "range_first", "range_last",
                                       *(f"sem_mask{k}" for k in range(SEM_MASK_WORDS))))

@@ -426,9 +426,16 @@ class DmaStepWords(Decision):
 class DmaOffsetRegisters(Decision):
     id = "R-23"
     subject = "DMA (0xD4) +0x26/+0x27 (book: offset-register ids of the DGE register mode)"
-    reason = "zero in all 8,778 real DMAs, none of which uses ADDR8 mode 0x28"
-    RESERVED = Reading("reserved", "reserved-zero: a non-zero byte is flagged")
-    REGISTERS = Reading("registers", "the book: register id & 0x3F | 0x80 (bit 6 the mode), decoded as register bytes")
+    reason = ("the 912 corpus DMAs whose src side uses ADDR8 mode 0x28 (cayman 2.23 Pool, moe-trn2) hold 0xBD at "
+              "+0x26: 0x80 | 61, register 61 being the one the RegisterAlu just before each of them writes; +0x26 "
+              "and +0x27 are 0 on the 1,247 DMAs of modes 0x10 and 0x20 (and +0x27 on all 2,159: no dst side uses "
+              "mode 0x28), as on the 8,778 of the two matmul NEFFs that first read them as reserved")
+    REGISTERS = Reading("registers", "the book: register id & 0x3F | 0x80 (bit 6 the mode) on a side of mode 0x28, "
+                                     "0 on any other side (dma.offset_reg)")
+    RESERVED = Reading("reserved", "reserved-zero: a non-zero byte is flagged (contradicted by 912 corpus DMAs)")
+
+    MARK = 0x80
+    ID_MASK = 0x3F
 
     @property
     def registers(self) -> bool:
@@ -449,10 +456,11 @@ class OrderingMode(Decision):
 
 class BookOnlyLayouts(Decision):
     id = "R-25"
-    subject = "book layouts that are inconsistent or incomplete: 0x07, 0xD6, 0xCA (and 0xDA)"
+    subject = "book layouts that are inconsistent or incomplete: 0x07, 0xCA (0xD6 under R-29=book, 0xDA under R-30=book)"
     reason = ("0x07's TENSOR4D ifmap at +0x10 overlaps its +0x20/+0x21 dtype bytes; 0xD6 and 0xCA name slots the "
               "book does not place; 0xDA's extra rows overlap the sync band and the 0xD4 fields it shares; no real "
-              "bundle of any of them exists")
+              "bundle of 0x07 or 0xCA exists. The corpus's 0xD6 and 0xDA bundles settle those two (R-29, R-30): "
+              "the 0xD6 guess placement is what all 234 real ones hold")
     PARTIAL = Reading("partial", "declare only the rows that do not conflict: the other bytes are left unexplained "
                                  "(a non-zero one is flagged); not encodable")
     GUESS = Reading("guess", "complete the maps by the most probable placement: 0x07's ifmap a TENSOR3D; 0xCA's "
@@ -479,9 +487,15 @@ class EventSemaphoreHeader(Decision):
 class BranchLabelBody(Decision):
     id = "R-27"
     subject = "PseudoBranchLabel (0xCC) body"
-    reason = "all 60 bytes after the header are zero in the 20 real bundles (one label per stream, at its start)"
-    ZERO = Reading("zero", "no body: the label is its position in the stream")
-    LABEL_ID = Reading("label-id", "a u32 label id at +0x0C (no source; a NEFF with branches would show)")
+    reason = ("sunda 2.14 writes a label id at +0x0C: 364 corpus labels in 156 streams, the ids unique in each "
+              "stream (0, 1, 2... in stream order; 208 non-zero, the highest 89 in a stream of 90 labels), and every "
+              "one of the 234 PseudoRangeCheck (0xD6) bundles names at its +0x30 a label of its own stream that "
+              "follows it; +0x0D..+0x3F are zero in all 364. The 2.23 files (130 labels) have one label per stream, "
+              "id 0, as the two matmul NEFFs (20) that first read the body as all zero")
+    LABEL_ID = Reading("label-id", "a u32 label id at +0x0C, unique in its stream (the target a PseudoRangeCheck names); "
+                                   "+0x10..+0x3F zero")
+    ZERO = Reading("zero", "no body: the label is its position in the stream (every 2.23 stream; contradicted by 208 "
+                           "sunda 2.14 labels)")
 
     @property
     def label_id(self) -> bool:
