@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from ..isa.decisions.real import (
-    Addr8Modes, DmaOffsetRegisters, DmaSyncCommand, OrderingMode, PeGeometry, PeTranspose, PeUnusedDims, PsumFlags, StationaryPattern,
+    Addr8Modes, DmaOffsetRegisters, DmaSyncCommand, OrderingMode, PeGeometry, PeTranspose, PsumFlags, StationaryPattern,
 )
 from ..isa.descriptors import PSUM_BANK_BYTES, PSUM_BASE, SBUF_PARTITION_SHIFT, decode_addr4
 from ..isa.enums import WIRE_DTYPE_ALIGN, WireDtype

@@ -9,10 +9,10 @@ the bound decisions (``ds.get(FreeDimOrder)``). Nothing outside this package com
 
 from __future__ import annotations
 
-from . import dma, families, pe, real, semantics, spec
+from . import dma, families, pe, real, semantics, sp, spec
 from .base import DECISIONS, KINDS, Decision, DecisionInfo, DecisionSet, Reading, each_reading
 
 DEFAULT_DECISIONS = DecisionSet()
 
 __all__ = ["DECISIONS", "DEFAULT_DECISIONS", "KINDS", "Decision", "DecisionInfo", "DecisionSet", "Reading",
-           "dma", "each_reading", "families", "pe", "real", "semantics", "spec"]
+           "dma", "each_reading", "families", "pe", "real", "semantics", "sp", "spec"]
