@@ -956,9 +956,9 @@ ss("act.resident", lambda: legal_f("f_act"), lambda: legal_f("f_lafs") + legal_f
 F16T = [[1, 128], [1, 128]]  # a 128 x 128 fp16 tile
 
 
-def ldw(pairs: list[list[int]] | None = None, **kw: Any) -> dict[str, Any]:
-    """LoadStationary of a fp16 [K, M] tile at SBUF byte 0 (gen3)."""
-    return inst("LoadStationary", [a("float16", pairs or F16T)], [], engine="PE", **kw)
+def ldw(pairs: list[list[int]] | None = None, offset: int = 0, **kw: Any) -> dict[str, Any]:
+    """LoadStationary of a fp16 [K, M] tile at SBUF byte 0, or ``offset`` elements on (gen3)."""
+    return inst("LoadStationary", [a("float16", pairs or F16T, offset=offset)], [], engine="PE", **kw)
 
 
 def mmv(d: Any = None, moving: Any = None, **kw: Any) -> dict[str, Any]:
@@ -1003,8 +1003,10 @@ enc("pe.operands", lambda: K(mmv(d=a("float16", F16T, memref="ps")), arch="gen3"
     "dst.dtype", "float16", name="dst-dtype")
 enc("pe.attrs", lambda: K(matmult(perf_mode="DoubleRow"), arch="gen3"), lambda: K(matmult(), arch="gen3"), "perf_mode",
     "DoubleRow")
-enc("pe.stationary_pattern", lambda: K(ldw([[1, 128], [1, 48]]), arch="gen3"), lambda: K(ldw(), arch="gen3"),
-    "stationary.ap", 48)
+enc("pe.stationary_pattern", lambda: K(ldw([[1, 128], [1, 200]]), arch="gen3"),
+    lambda: K(ldw([[1, 128], [1, 48]]), arch="gen3"), "stationary.ap", 200)
+enc("pe.geometry", lambda: K(ldw(offset=64 * 32768), arch="gen3"), lambda: K(ldw([[1, 64], [1, 128]], offset=64 * 32768),
+                                                                          arch="gen3"), "stationary.ap", 128)
 enc("dma.operands", lambda: K(dmac(d=a("float32", [[1, 16], [1, 64]], memref="ps"))), lambda: K(dmac()), "dst", "PSUM")
 enc("dma.contiguous", lambda: K(dmac(s=ap("d", "float32", [[64, 16], [2, 32]]), d=a("float32", [[1, 16], [1, 32]]))),
     lambda: K(dmac()), "src.ap", 2)
@@ -1013,10 +1015,11 @@ enc("dma.dims", lambda: K(dmac(s=ap("d", "float32", [[512, 2], [128, 2], [64, 4]
 enc("dma.elements", lambda: K(dmac(d=a("float32", [[1, 16], [1, 32]]))), lambda: K(dmac()), "dst", 512)
 enc("dma.step_sign", lambda: K(dmac(s=ap("d", "float32", [[-64, 16], [1, 64]], 960))), lambda: K(dmac()), "src.ap", -256)
 enc("dma.attrs", lambda: K(dmac(mode="Transpose")), lambda: K(dmac()), "mode", "Transpose")
-kb("pe.full_tile", lambda: K(ldw([[1, 64], [1, 64]]), arch="gen3"), lambda: K(ldw(), arch="gen3"), "num_rows", 64)
 kb("ctrl.ordering_mode", lambda: K(inst("SetOrderingMode", engine="DVE", ordering_mode=2)),
    lambda: K(inst("SetOrderingMode", engine="DVE")), "ordering_mode", 2)
-sb("pe.full_tile", "ldw", {"num_active_cols": 64}, None, "num_active_cols", 64, target="gen3")
+sb("pe.geometry", "ldw", {"row_group": 0x01}, None, "row_group", 0x01, target="gen3")
+sb("pe.geometry", "mm", {"col_group": 0x03}, {"col_group": 0x0F}, "col_group", 0x03, target="gen3", name="col")
+sb("pe.geometry", "mm", {"num_rows": 0}, None, "num_rows", 0, target="gen3", name="rows")
 sb("pe.gen2_bytes", "mm", {"xbus": 0x10}, None, "xbus", 0x10, target="gen3")
 sb("pe.stationary_pattern", "ldw", {"stationary.step0": 1}, None, "stationary", "[(1, 32), (0, 1), (-32, 4)]",
    target="gen3")
@@ -1028,6 +1031,9 @@ kb("pe.psum_dst", lambda: K(mmv(d=a("float32", F16T, offset=448, memref="ps")), 
 sb("dma.sides", "dma", {"src.addr_mode": 0x30}, None, "src.addr_mode", 0x30)
 sb("dma.run_sizes", "dma", {"dst.elem_size": 0x80}, None, "dst.elem_size", 0x80)
 sb("dma.sync_command", "dma", {"sync_command": 3}, None, "sync_command", 3)
+sb("dma.offset_reg", "dma", {"src.offset_reg": 0xBD}, None, "src.offset_reg", 0xBD)
+sb("dma.offset_reg", "dma", {"src.addr_mode": 0x28}, {"src.addr_mode": 0x28, "src.offset_reg": 0xBD}, "src.offset_reg",
+   0, name="mode28")
 sb("ctrl.ordering_mode", "so", {"ordering_mode": 2}, None, "ordering_mode", 2)
 sb("ctrl.clear_range", "clear", {"range_first": 30}, None, "range_first", 30)
 

@@ -67,7 +67,8 @@ def test_header_and_sync_band_are_shared() -> None:
         for name, (off, size) in {**expect, **own}.items():
             f = fmt.field_map[name]
             assert (f.offset, f.size) == (off, size), (fmt.name, name)
-        assert fmt.field_map["inst_word_len"].const == 0x10  # D-1
+        # D-1; PseudoExtension 0xDA holds 0 there: it continues the DMA before it
+        assert fmt.field_map["inst_word_len"].const == (0 if fmt.name == "DmaExtension" else 0x10)
     lanes = fs.by_name["EventSemaphore"].sync
     assert lanes is not None and [w.value for w in lanes.waits] == ["sync_value", "wait1_value"]
     assert fs.by_name["EventSemaphore"].field_map["wait1_value"].offset == 0x24

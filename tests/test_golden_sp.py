@@ -96,15 +96,24 @@ def test_alu_register_path():
     )
 
 
-def test_alu_immediate_path_writes_both_dtypes():
-    got = one(alu("is_lt", reg("a", "uint32"), imm("uint32", 7), reg("d", "uint32")))
-    assert got == hx(
+def test_alu_immediate_path_places_src1_at_0x14():
+    """R-31 (the corpus's 2,704 RegisterAlus): src1 at +0x14, +0x0F zero; under R-31=spec D-7's bytes."""
+    k = alu("is_lt", reg("a", "uint32"), imm("uint32", 7), reg("d", "uint32"))
+    assert one(k) == hx(
         "a8 10 0000" + NO_SYNC +
         "16"      # is_lt wire byte 0x16 (SPEC §2.2: the compare bytes are re-mapped)
         "09"      # +0x0D wire(src1 dtype uint32) = 0x09
         "01"      # operand_mode 1: immediate
-        "09"      # +0x0F wire(dst dtype uint32)
-        "01 02 00 00"     # dst 1, src1 2, no src2, third 0
+        "00"      # +0x0F zero: no dst dtype (R-31)
+        "01 00 00 00"     # dst 1; +0x11..+0x13 zero
+        "02 00 00 00"     # +0x14 src1 2 (R-31)
+        "07000000"        # +0x18 u32 immediate 7
+    )
+    assert one(k, decisions=("R-31=spec",)) == hx(
+        "a8 10 0000" + NO_SYNC +
+        "16" "09" "01"
+        "09"      # +0x0F wire(dst dtype uint32) (D-7)
+        "01 02 00 00"     # dst 1, src1 2, no src2, third 0 (D-7)
         "00000000"        # +0x14..+0x17
         "07000000"        # +0x18 u32 immediate 7
     )

@@ -77,12 +77,13 @@ def test_r12_transpose_writes_the_input_dtype() -> None:
     assert "R-12" in str(fails(k(tr), decisions=("R-12=fp32",)))
 
 
-def test_r13_only_full_tiles_are_encoded() -> None:
+def test_r13_partial_tiles_take_the_book_group_codes() -> None:
     small_tile = k(ls(pairs=[[1, 64], [1, 64]]))
-    with pytest.raises(Exception, match="pe.full_tile"):
-        assemble(read_bir(small_tile))
-    f = decode_bundle(one(small_tile, "R-13=any-size")).fields
-    assert (f["num_rows"], f["num_active_cols"], f["row_group"], f["col_group"]) == (64, 64, 0x0F, 0x0F)
+    f = decode_bundle(one(small_tile)).fields
+    # K = 64 rows from partition 0: the book's LUT64 code 0x03; the column group forced 0x0F (gen3)
+    assert (f["num_rows"], f["num_active_cols"], f["row_group"], f["col_group"]) == (64, 64, 0x03, 0x0F)
+    g = decode_bundle(one(small_tile, "R-13=whole-array")).fields
+    assert (g["row_group"], g["col_group"]) == (0x0F, 0x0F)
 
 
 def dma(engine: str = "SP", src: dict | None = None, dst: dict | None = None, **kw: object) -> dict:
@@ -161,9 +162,9 @@ def test_r22_dma_steps_unsigned() -> None:
 
 
 def test_r23_offset_register_bytes() -> None:
-    assert build_formats().by_name["DmaDirect2d"].field_map["src.offset_reg"].const == 0
-    alt = build_formats(DecisionSet.parse(["R-23=registers"])).by_name["DmaDirect2d"].field_map["src.offset_reg"]
-    assert alt.const is None
+    assert build_formats().by_name["DmaDirect2d"].field_map["src.offset_reg"].const is None
+    alt = build_formats(DecisionSet.parse(["R-23=reserved"])).by_name["DmaDirect2d"].field_map["src.offset_reg"]
+    assert alt.const == 0
 
 
 def test_r24_ordering_mode() -> None:
@@ -186,8 +187,8 @@ def test_r26_event_semaphore_header_update() -> None:
 
 
 def test_r27_branch_label_body() -> None:
-    assert "label_id" not in build_formats().by_name["PseudoBranchLabel"].field_map
-    assert build_formats(DecisionSet.parse(["R-27=label-id"])).by_name["PseudoBranchLabel"].field_map["label_id"].offset == 0x0C
+    assert build_formats().by_name["PseudoBranchLabel"].field_map["label_id"].offset == 0x0C
+    assert "label_id" not in build_formats(DecisionSet.parse(["R-27=zero"])).by_name["PseudoBranchLabel"].field_map
 
 
 # --- the simulator's decisions -------------------------------------------------------------------------------

@@ -12,10 +12,11 @@ from collections.abc import Iterator
 import numpy as np
 
 from ..isa.decisions.real import (
-    Addr8Modes, DmaSyncCommand, OrderingMode, PeGeometry, PeTranspose, PeUnusedDims, PsumFlags, StationaryPattern,
+    Addr8Modes, DmaOffsetRegisters, DmaSyncCommand, OrderingMode, PeGeometry, PeTranspose, PsumFlags, StationaryPattern,
 )
-from ..isa.descriptors import PSUM_BANK_BYTES, PSUM_BASE, decode_addr4
+from ..isa.descriptors import PSUM_BANK_BYTES, PSUM_BASE, SBUF_PARTITION_SHIFT, decode_addr4
 from ..isa.enums import WIRE_DTYPE_ALIGN, WireDtype
+from ..isa.fields import Format, Kind
 from ..isa.layouts.control import CLEAR_TABLE, SEM_MASK_WORDS
 from ..isa.layouts.pe import LDWEIGHTS, MATMUL
 from .bundle_checks import BundleView, _f, bundle_check
@@ -45,25 +46,41 @@ _ENCODE = [
 for _id, _title, _src in _ENCODE:
     register(_id, _title, _src, "encode", stage="encode")
 # the stationary pattern is refused by the encoder (no R-10 pattern for the tile) and checked on bytes
-register("pe.stationary_pattern", "a Ldweights stationary has the R-10 pattern: the tile's last column, steps "
-         "(-1, unused, -32), counts (32, 1, M/32), M = num_active_cols", "R-10", "encode", stage="encode")
+register("pe.stationary_pattern", "a Ldweights stationary has an R-10 pattern: the tile's last column, its M = "
+         "num_active_cols columns visited one by one from the last", "R-10", "encode", stage="encode")
 
 
 # --- PE (0x01, 0x02) ------------------------------------------------------------------------------------
 
-@bundle_check("pe.full_tile", "K (num_rows) and M (num_active_cols) are a tile size R-13 allows (128 x 128: the "
-              "only one seen), the group bytes 0x0F", "R-13")
-def _pe_full_tile(b: BundleView) -> Iterator[Finding]:
+def _start_partition(b: BundleView) -> int:
+    """The first PE row a 0x01/0x02 uses: the start partition of its SBUF operand (+0x10)."""
+    name = "stationary.addr" if b.opcode == LDWEIGHTS.byte else "moving.addr"
+    a = decode_addr4(b.fields[name])
+    return a.partition if a.space == "sbuf" and a.partition is not None else 0
+
+
+@bundle_check("pe.geometry", "K (num_rows) and M (num_active_cols) are 1..128 within the array, the row group is "
+              "the book's code for the tile's start partition and K, the column group the code for M or the forced "
+              "0x0F", "R-13")
+def _pe_geometry(b: BundleView) -> Iterator[Finding]:
     r13 = b.decisions.get(PeGeometry)
     k, m = b.fields["num_rows"], b.fields["num_active_cols"]
-    if not r13.allows(k, m):
-        yield _f("pe.full_tile", f"a {k} x {m} tile is not encoded under R-13={b.decisions['R-13']} (only full "
-                 "128 x 128 tiles are seen in real bundles)", "num_rows" if k != r13.FULL else "num_active_cols",
-                 k if k != r13.FULL else m, "128")
-    for name in ("row_group", "col_group"):
-        if b.fields[name] != r13.group_code:
-            yield _f("pe.full_tile", "the group byte is not the whole-array code R-13 writes", name, b.fields[name],
-                     f"{r13.group_code:#x}")
+    start = _start_partition(b)
+    if not r13.allows(k, m, start):
+        bad_k = not (1 <= k and start + k <= r13.FULL)
+        yield _f("pe.geometry", f"a {k} x {m} tile starting at partition {start} does not fit the {r13.FULL} x "
+                 f"{r13.FULL} PE array", "num_rows" if bad_k else "num_active_cols", k if bad_k else m,
+                 f"1..{r13.FULL - start}" if bad_k else f"1..{r13.FULL}")
+        return
+    want = r13.group(start, k)
+    if b.fields["row_group"] != want:
+        yield _f("pe.geometry", f"the row group is not the code of {k} rows from partition {start} "
+                 f"(R-13={b.decisions['R-13']})", "row_group", b.fields["row_group"], f"{want:#x}")
+    cols = r13.col_groups(m)
+    if b.fields["col_group"] not in cols:
+        yield _f("pe.geometry", f"the column group is neither the code of {m} columns nor the forced 0x0F "
+                 f"(R-13={b.decisions['R-13']})", "col_group", b.fields["col_group"],
+                 " or ".join(f"{c:#x}" for c in cols))
 
 
 #: The CoreV2 (gen2) bytes of each PE opcode: zero in every real (gen3) bundle.
@@ -81,22 +98,18 @@ def _pe_gen2_bytes(b: BundleView) -> Iterator[Finding]:
             yield _f("pe.gen2_bytes", "a CoreV2 (gen2) byte is set in a gen3 bundle", name, b.fields[name], "0")
 
 
-@bundle_check("pe.stationary_pattern", "a Ldweights stationary has the R-10 pattern: the tile's last column, steps "
-              "(-1, unused, -32), counts (32, 1, M/32), M = num_active_cols", "R-10")
+@bundle_check("pe.stationary_pattern", "a Ldweights stationary visits its M = num_active_cols columns one by one in "
+              "the R-10 order: from the last column to the first", "R-10")
 def _pe_stationary(b: BundleView) -> Iterator[Finding]:
     fv = b.fields
     m = fv["num_active_cols"]
-    fill = b.decisions.get(PeUnusedDims).fill
-    size = WIRE_DTYPE_ALIGN.get(fv["in_dtype"], 1)
-    try:
-        _delta, dims = b.decisions.get(StationaryPattern).pattern(m, size, fill)
-    except ValueError as e:
-        yield _f("pe.stationary_pattern", f"no R-10 pattern: {e}", "num_active_cols", m, "a multiple of 32")
-        return
+    r10 = b.decisions.get(StationaryPattern)
     got = [(fv[f"stationary.step{i}"], fv[f"stationary.num{i}"]) for i in range(3)]
-    if got != dims:
-        yield _f("pe.stationary_pattern", f"the stationary's dims {got} are not the R-10 pattern {dims} for M = {m}",
-                 "stationary", str(got), str(dims))
+    if not r10.visits(m, got):
+        order = "last to first" if r10.reverses else "first to last"
+        yield _f("pe.stationary_pattern", f"the stationary's dims {got} do not visit M = {m} columns one by one, "
+                 f"{order} (R-10={b.decisions['R-10']})", "stationary", str(got),
+                 f"{m} elements, step {-1 if r10.reverses else 1} innermost")
 
 
 @bundle_check("pe.psum_flags", "the Matmul psum flags (+0x2B) are a group role R-11 writes (first, middle, last, "
@@ -184,6 +197,24 @@ def _dma_sync_command(b: BundleView) -> Iterator[Finding]:
                  b.fields["sync_command"], str(want))
 
 
+def _offset_reg_declared(f: Format) -> bool:
+    return f.field_map["src.offset_reg"].kind is not Kind.CONSTANT
+
+
+@bundle_check("dma.offset_reg", "a DMA side's offset-register byte is 0x80 | register exactly on a side of the DGE "
+              "register mode 0x28, 0 on any other side", "R-23", when=_offset_reg_declared)
+def _dma_offset_reg(b: BundleView) -> Iterator[Finding]:
+    r23 = b.decisions.get(DmaOffsetRegisters)
+    for side in ("src", "dst"):
+        v, mode = b.fields[f"{side}.offset_reg"], b.fields[f"{side}.addr_mode"]
+        if mode == Addr8Modes.DGE_REGISTER and not v & r23.MARK:
+            yield _f("dma.offset_reg", "a DGE register-mode side names no offset register", f"{side}.offset_reg", v,
+                     f"{r23.MARK:#x} | register id")
+        elif mode != Addr8Modes.DGE_REGISTER and v:
+            yield _f("dma.offset_reg", f"an offset register on a side of mode {mode:#x} (only mode 0x28 has one)",
+                     f"{side}.offset_reg", v, "0")
+
+
 # --- sync/control -----------------------------------------------------------------------------------------
 
 @bundle_check("ctrl.ordering_mode", "SetOrderingMode's mode is 0 (the only one seen) unless R-24=parameter", "R-24")
@@ -214,7 +245,28 @@ def _clear_range(b: BundleView) -> Iterator[Finding]:
 # --- vector forms (check_stream): each rule reads a few fields with few distinct values per stream ------------
 
 _STEPS = tuple(f"{t}.{k}{i}" for t in ("stationary", "moving", "psum") for k in ("step", "num") for i in range(3))
-vector("pe.full_tile")(by_classes(_pe_full_tile, "num_rows", "num_active_cols", "row_group", "col_group"))
+
+
+@vector("pe.geometry")
+def _v_pe_geometry(c: Columns) -> np.ndarray:
+    """The rows pe.geometry may fail on, from the columns (the scalar check then runs on those)."""
+    r13 = c.decisions.get(PeGeometry)
+    name = "stationary.addr" if c.has("stationary.addr") else "moving.addr"
+    reg, a = split_addr4(c.fields[name])
+    part = np.where(~reg & (a < PSUM_BASE), a >> SBUF_PARTITION_SHIFT, 0).astype(np.int64)
+    k = c.fields["num_rows"].astype(np.int64)
+    m = c.fields["num_active_cols"].astype(np.int64)
+
+    def group(start: np.ndarray, size: np.ndarray) -> np.ndarray:
+        if not r13.uses_lut:
+            return np.full(len(size), r13.ALL_GROUPS, dtype=np.int64)
+        quadrant = np.where(size <= r13.QUADRANT, 1 << ((start >> 5) & 3), 3 << (2 * ((start >> 6) & 1)))
+        return np.where(size > 2 * r13.QUADRANT, r13.ALL_GROUPS, quadrant)
+
+    fits = (k >= 1) & (part + k <= r13.FULL) & (m >= 1) & (m <= r13.FULL)
+    rg, cg = c.fields["row_group"].astype(np.int64), c.fields["col_group"].astype(np.int64)
+    ok = fits & (rg == group(part, k)) & ((cg == group(np.zeros_like(m), m)) | (cg == r13.ALL_GROUPS))
+    return ~ok
 vector("pe.gen2_bytes")(by_classes(_pe_gen2_bytes, *sorted({n for v in _GEN2_ONLY.values() for n in v})))
 vector("pe.stationary_pattern")(by_classes(_pe_stationary, "num_active_cols", "in_dtype", *_STEPS))
 vector("pe.psum_flags")(by_classes(_pe_flags, "psum_flags"))
@@ -239,6 +291,7 @@ def _v_dma_sides(c: Columns) -> np.ndarray:
 vector("dma.run_sizes")(by_classes(_dma_runs, "src_dtype", "dst_dtype", *(f"{s}.{k}" for s in ("src", "dst")
                                                                          for k in ("elem_size", "num0", "num1"))))
 vector("dma.sync_command")(by_classes(_dma_sync_command, "sync_command"))
+vector("dma.offset_reg")(by_classes(_dma_offset_reg, *(f"{s}.{k}" for s in ("src", "dst") for k in ("offset_reg", "addr_mode"))))
 vector("ctrl.ordering_mode")(by_classes(_ordering_mode, "ordering_mode"))
 vector("ctrl.clear_range")(by_classes(_clear_range, "clear_mode", "range_first", "range_last",
                                       *(f"sem_mask{k}" for k in range(SEM_MASK_WORDS))))

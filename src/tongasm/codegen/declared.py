@@ -47,6 +47,11 @@ def declared_select(inst: DeclaredInstruction, ctx: Context) -> tuple[Format, di
     values: dict[str, int] = {"opcode": opcode}
     for a in type(inst).FORM.attrs:
         v = inst.attr(a.key)
+        if a.field not in fmt.field_map:  # the field is not declared under this decision selection (R-27=zero)
+            if v is not None and v != a.default:
+                raise EncodeError(f"{inst.opcode} {a.key} = {v!r} has no field under this decision selection",
+                                  field=a.key, value=v, limit=repr(a.default), check="field.range")
+            continue
         if v is None:
             if a.required:
                 raise EncodeError(f"{inst.opcode} needs the attribute {a.key!r}", field=a.key, check="operands.shape")

@@ -1,7 +1,7 @@
 """Codegen of the PE family: LoadStationary (0x01 Ldweights) and MultiplyMoving (0x02 Matmul).
 
 A BIR Matmult reaches codegen as the pair (``passes.lower_matmult``). The selects choose the layout
-and the static fields (opcode, is_transpose, the R-11 psum flags, the R-13 group bytes) from the
+and the static fields (opcode, is_transpose, the R-11 psum flags, the R-13 group bytes of the tile) from the
 attributes and the operands' kinds, dtypes and memory locations; the tiles' geometry reaches the
 bundle through the layouts' bindings: the stationary through R-10's packing, K and M from the
 partition counts and the stationary's elements per partition.
@@ -16,7 +16,7 @@ from ..isa.fields import Format
 from ..isa.layouts.pe import LDWEIGHTS, MATMUL
 from ..ir.instructions import LoadStationary, MultiplyMoving
 from ..ir.operands import Operand, PhysicalAP
-from .common import Context, dtype_of
+from .common import Context, dtype_of, resolve_offset
 
 Selection = tuple[Format, dict[str, int]]
 
@@ -42,9 +42,17 @@ def _space(op: Operand | None, role: str, want: MemoryType, what: str) -> None:
                           limit=want.value, check="pe.operands")
 
 
-def _groups(ctx: Context) -> dict[str, int]:
-    code = ctx.decisions.get(PeGeometry).group_code  # R-13
-    return {"row_group": code, "col_group": code}
+def _groups(ctx: Context, op: Operand | None, role: str) -> dict[str, int]:
+    """R-13: the row group of the tile's rows (its start partition and K, the book's LUT) and the
+    forced whole-array column group every gen3 bundle holds; a tile that does not fit the array is
+    refused (pe.geometry)."""
+    geo = ctx.decisions.get(PeGeometry)
+    start = resolve_offset(op, role)[0] if isinstance(op, PhysicalAP) and op.location is not None else 0
+    rows = op.partitions if isinstance(op, PhysicalAP) else geo.FULL
+    if not geo.allows(rows, 1, start):
+        raise EncodeError(f"{role}: {rows} rows from partition {start} do not fit the {geo.FULL}-row PE array",
+                          field=f"{role}.ap", value=rows, limit=f"1..{geo.FULL - start}", check="pe.geometry")
+    return {"row_group": geo.group(start, rows), "col_group": geo.group_code}
 
 
 def load_stationary_opcodes(inst: LoadStationary, ctx: Context) -> list[int]:
@@ -59,7 +67,8 @@ def load_stationary_select(inst: LoadStationary, ctx: Context) -> Selection:
     _space(inst.stationary, "stationary", MemoryType.SB, "LoadStationary")
     dtype_of(inst.stationary, "stationary")
     return ctx.formats.by_name["Ldweights"], {"opcode": LDWEIGHTS.byte,
-                                              "is_transpose": int(bool(inst.attr("is_transpose"))), **_groups(ctx)}
+                                              "is_transpose": int(bool(inst.attr("is_transpose"))),
+                                              **_groups(ctx, inst.stationary, "stationary")}
 
 
 def multiply_moving_opcodes(inst: MultiplyMoving, ctx: Context) -> list[int]:
@@ -85,4 +94,4 @@ def multiply_moving_select(inst: MultiplyMoving, ctx: Context) -> Selection:
     flags = ctx.decisions.get(PsumFlags).flags(bool(inst.attr("start_tensor_calc")),
                                                 bool(inst.attr("stop_tensor_calc")))
     return ctx.formats.by_name["Matmul"], {"opcode": MATMUL.byte, "is_transpose": int(transpose),
-                                           "psum_flags": flags, **_groups(ctx)}
+                                           "psum_flags": flags, **_groups(ctx, inst.moving, "moving")}

@@ -116,9 +116,11 @@ def register_alu_select(inst: RegisterAlu, ctx: Context) -> Selection:
         d1 = dtype_of(src1, "src1")
         enc = d1 if is64 else _NARROW.get(d1, d1)
         bits = _imm_bits(src2.value, enc, "imm")
-        vals.update(operand_mode=1, src_dtype=DTYPE_INFO[d1].wire, dst_dtype=DTYPE_INFO[dtype_of(dst, "dst")].wire,
-                    imm=bits)
-        return fmts["RegisterAlu.imm64" if is64 else "RegisterAlu.imm"], vals
+        fmt = fmts["RegisterAlu.imm64" if is64 else "RegisterAlu.imm"]
+        vals.update(operand_mode=1, src_dtype=DTYPE_INFO[d1].wire, imm=bits)
+        if "dst_dtype" in fmt.field_map:  # the corpus's 32-bit immediate path writes no dst dtype
+            vals["dst_dtype"] = DTYPE_INFO[dtype_of(dst, "dst")].wire
+        return fmt, vals
     register_of(src2, "src2")
     vals.update(operand_mode=0, src2=reg_lo(ctx, src2, "src2"))
     if ctx.decisions.get(RegisterAluDtypes).register_path_has_dtypes:

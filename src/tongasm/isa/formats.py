@@ -30,8 +30,10 @@ def compile_layout(layout: Layout, decisions: DecisionSet, opcodes: EnumTable) -
     sp_op = layout.family == "sp"
     # a layout with its own sync lanes (EventSemaphore) declares their fields in its body
     with_sync = layout.sync is None and decisions.get(SyncBandScope).carries_sync(sp_op)
-    fields: list[Field] = [*header_fields(decisions, sp_op, opcodes), *(sync_fields(decisions) if with_sync else ()),
-                           *layout.body]
+    # a body field named as a header field replaces it (0xDA's inst_word_len: R-30)
+    own = {f.name for f in layout.body}
+    header = [f for f in header_fields(decisions, sp_op, opcodes) if f.name not in own]
+    fields: list[Field] = [*header, *(sync_fields(decisions) if with_sync else ()), *layout.body]
     for s in layout.slots:
         fields.extend(slot_fields(s))
     fmt = Format(layout.name, {o.byte: o.mnemonic for o in layout.opcodes}, fields, match=layout.match,

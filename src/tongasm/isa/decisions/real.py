@@ -158,17 +158,25 @@ class PeUnusedDims(Decision):
 class StationaryPattern(Decision):
     id = "R-10"
     subject = "the Ldweights (0x01) stationary access pattern and the column each element lands in"
-    reason = ("every real Ldweights addresses the tile's last column with steps (-1, 0, -32) and counts (32, 1, M/32), "
-              "visiting the 128 columns in reverse, four quadrants of 32; simulating matmul_small with the element "
-              "visited i-th in column M-1-i reproduces x @ y, without the reversal it is wrong (chapter §2.1, §4.5). "
-              "Partial tiles (M < 128, M not a multiple of 32) are never seen")
-    REVERSED = Reading("reversed-quadrants", "ADDR4 = the tile's last column, steps (-1, unused, -32), counts "
-                                             "(32, 1, M/32); the element visited i-th lands in column M-1-i")
+    reason = ("every one of the 379,567 real Ldweights (corpus: sunda 2.14 375,795, sunda and cayman 2.23 3,772) has "
+              "step -1 innermost and visits the tile's M columns one by one from the last to the first: with steps "
+              "(-1, 0, -32) and counts (32, 1, M/32) (76,382 bundles, all with M = 128 and a 1- or 2-byte dtype: bf16 "
+              "or wire dtype 3) or with one dim (-1, M) (303,185: every fp32 tile, every M < 128, and 933 M = 128 bf16 tiles of "
+              "sunda 2.14); the vendor profiler prints both as src=dtype@ADDR[-1,0,-32][32,1,4] and "
+              "[-1,0,0][128,1,1]. The first reading (from the two matmul NEFFs: M = 128 only, quadrants only) "
+              "refused 303 k of them. Simulating matmul_small with the element visited i-th in column M-1-i "
+              "reproduces x @ y, without the reversal it is wrong (chapter §2.1, §4.5)")
+    REVERSED = Reading("reversed", "ADDR4 = the tile's last column; the M columns are visited from the last to the "
+                                   "first (step -1 innermost): written as (-1, 32), unused, (-32, M/32) for M = 128 of "
+                                   "a 1- or 2-byte dtype, else as one dim (-1, M), as the compiler writes them; "
+                                   "the element visited i-th lands in column M-1-i")
     NATURAL = Reading("natural", "ADDR4 = the tile's first column, one free dim (1, M) packed as D-6 packs; the "
                                  "element visited i-th lands in column i (no real bundle; the simulation of the "
                                  "real bundles is wrong under it)")
 
     QUADRANT = 32
+    #: the tile width written in quadrant runs (every real quadrant-form bundle has M = 128)
+    QUADRANT_TILE = 128
 
     @property
     def reverses(self) -> bool:
@@ -177,13 +185,30 @@ class StationaryPattern(Decision):
 
     def pattern(self, columns: int, elem_size: int, fill: tuple[int, int]) -> tuple[int, list[tuple[int, int]]]:
         """For a [K, M] tile of ``columns`` = M elements per partition: the bytes to add to the tile's
-        start address and the slot dims (step, count), slot 0 first. Raises ValueError when M has no
-        such pattern (not a multiple of 32)."""
+        start address and the slot dims (step, count), slot 0 first. Raises ValueError when M is not
+        1..128."""
+        if not 1 <= columns <= self.QUADRANT_TILE:
+            raise ValueError(f"M = {columns} is not 1..{self.QUADRANT_TILE}")
         if self.reading is self.NATURAL:
             return 0, [(1, columns), fill, fill]
-        if columns % self.QUADRANT or not columns:
-            raise ValueError(f"M = {columns} is not a multiple of {self.QUADRANT}")
-        return (columns - 1) * elem_size, [(-1, self.QUADRANT), fill, (-self.QUADRANT, columns // self.QUADRANT)]
+        delta = (columns - 1) * elem_size
+        if columns == self.QUADRANT_TILE and elem_size <= 2:
+            return delta, [(-1, self.QUADRANT), fill, (-self.QUADRANT, columns // self.QUADRANT)]
+        return delta, [(-1, columns), fill, fill]
+
+    def visits(self, columns: int, dims: list[tuple[int, int]]) -> bool:
+        """Whether slot dims (step, count), slot 0 innermost, visit the M = ``columns`` columns in the
+        order this reading reads them: last to first (REVERSED) or first to last (NATURAL)."""
+        total = 1
+        for _step, count in dims:
+            total *= count
+        if total != columns or not 1 <= columns <= self.QUADRANT_TILE:
+            return False
+        offsets = [0]
+        for step, count in dims:  # slot 0 innermost (D-6)
+            offsets = [o + k * step for k in range(count) for o in offsets]
+        want = range(0, -columns, -1) if self.reverses else range(columns)
+        return offsets == list(want)
 
 
 class PsumFlags(Decision):
@@ -236,25 +261,51 @@ class PeTranspose(Decision):
 class PeGeometry(Decision):
     id = "R-13"
     subject = "PE +0x26/+0x27 (K rows, M active columns) and +0x2C/+0x2D (row/column groups)"
-    reason = ("every real 0x01/0x02 has K = M = 128 and groups 0x0F/0x0F (the book's 'base partition' and 'moving "
-              "elements' readings of +0x26/+0x27 are contradicted); what the group bytes hold for a partial tile "
-              "(the book's LUT {1,2,4,8 | 3,12,32,64 | 0x0F}) no real bundle shows")
-    FULL_TILE = Reading("full-tile", "K = M = 128 only, groups 0x0F: other sizes are refused until a real bundle "
-                                     "shows them (pe.full_tile)")
-    ANY_SIZE = Reading("any-size", "K and M of 1..128 written as given, groups still 0x0F (unverified)")
+    reason = ("the corpus's 776,488 Ldweights/Matmuls have K and M of 1..128 (64 x 128, 12 x 32, 1 x 128, 128 x 2, "
+              "85 x 1...: 659,691 of them partial; the vendor profiler prints them as K*M, '128*1'); +0x26 is K, not the "
+              "book's base partition (a K = 1 tile at partition 32 has +0x26 = 1). +0x2C is the book's "
+              "translateToRowGroup(start partition, K) in every bundle: K <= 32: 1 << quadrant (1, 2, 4, 8), "
+              "K <= 64: 3 or 12, else 0x0F. +0x2D is translateToColGroup(0, M) the same way or 0x0F (the book's "
+              "'force'): sunda forces it on 10,893 Ldweights and 10,872 Matmuls of M <= 64 (all fp32), cayman 2.23 "
+              "on all 5,188 (969 of them M <= 64); the book's '+0x2E dropped on CoreV3' holds (0 on cayman, "
+              "written on sunda). The first reading (K = M = 128 only, groups 0x0F, from two matmul NEFFs) refused "
+              "1.15 M real bundles")
+    GROUP_LUT = Reading("group-lut", "K and M of 1..128 within the 128-row array; +0x2C = translateToRowGroup(start "
+                                     "partition, K), +0x2D = translateToColGroup(0, M) or 0x0F (forced); tongasm "
+                                     "writes the row group so and the forced 0x0F column group of every gen3 bundle")
+    WHOLE_ARRAY = Reading("whole-array", "K and M of 1..128, both group bytes 0x0F whatever the tile (consistent with "
+                                         "every gen3 bundle; contradicted by the row groups of 518,766 sunda "
+                                         "bundles)")
 
     FULL = 128
     ALL_GROUPS = 0x0F
+    QUADRANT = 32
 
-    def allows(self, rows: int, cols: int) -> bool:
-        """Whether a K x M tile may be encoded."""
-        if self.reading is self.FULL_TILE:
-            return rows == cols == self.FULL
-        return 1 <= rows <= self.FULL and 1 <= cols <= self.FULL
+    def allows(self, rows: int, cols: int, start: int = 0) -> bool:
+        """Whether a K x M tile whose rows start at partition ``start`` fits the array."""
+        return 1 <= rows and start + rows <= self.FULL and 1 <= cols <= self.FULL
+
+    def group(self, start: int, size: int) -> int:
+        """The book's translateToRowGroup/translateToColGroup(start, size): the 32-row quadrants the
+        rows (columns) use, as a mask; 0x0F under WHOLE_ARRAY."""
+        if not self.uses_lut or size > 2 * self.QUADRANT:
+            return self.ALL_GROUPS
+        if size <= self.QUADRANT:
+            return 1 << ((start >> 5) & 3)
+        return 3 << (2 * ((start >> 6) & 1))
+
+    @property
+    def uses_lut(self) -> bool:
+        """Whether the group bytes follow the book's LUT (else always 0x0F)."""
+        return self.reading is self.GROUP_LUT
+
+    def col_groups(self, cols: int) -> tuple[int, ...]:
+        """The column-group bytes a tile of M = ``cols`` may hold: its LUT code, or the forced 0x0F."""
+        return tuple(dict.fromkeys((self.group(0, cols), self.ALL_GROUPS)))
 
     @property
     def group_code(self) -> int:
-        """The row/column group byte written (0x0F: the whole array)."""
+        """The column group tongasm writes (gen3: forced 0x0F in every real bundle)."""
         return self.ALL_GROUPS
 
 
@@ -375,9 +426,16 @@ class DmaStepWords(Decision):
 class DmaOffsetRegisters(Decision):
     id = "R-23"
     subject = "DMA (0xD4) +0x26/+0x27 (book: offset-register ids of the DGE register mode)"
-    reason = "zero in all 8,778 real DMAs, none of which uses ADDR8 mode 0x28"
-    RESERVED = Reading("reserved", "reserved-zero: a non-zero byte is flagged")
-    REGISTERS = Reading("registers", "the book: register id & 0x3F | 0x80 (bit 6 the mode), decoded as register bytes")
+    reason = ("the 912 corpus DMAs whose src side uses ADDR8 mode 0x28 (cayman 2.23 Pool, moe-trn2) hold 0xBD at "
+              "+0x26: 0x80 | 61, register 61 being the one the RegisterAlu just before each of them writes; +0x26 "
+              "and +0x27 are 0 on the 1,247 DMAs of modes 0x10 and 0x20 (and +0x27 on all 2,159: no dst side uses "
+              "mode 0x28), as on the 8,778 of the two matmul NEFFs that first read them as reserved")
+    REGISTERS = Reading("registers", "the book: register id & 0x3F | 0x80 (bit 6 the mode) on a side of mode 0x28, "
+                                     "0 on any other side (dma.offset_reg)")
+    RESERVED = Reading("reserved", "reserved-zero: a non-zero byte is flagged (contradicted by 912 corpus DMAs)")
+
+    MARK = 0x80
+    ID_MASK = 0x3F
 
     @property
     def registers(self) -> bool:
@@ -398,10 +456,11 @@ class OrderingMode(Decision):
 
 class BookOnlyLayouts(Decision):
     id = "R-25"
-    subject = "book layouts that are inconsistent or incomplete: 0x07, 0xD6, 0xCA (and 0xDA)"
+    subject = "book layouts that are inconsistent or incomplete: 0x07, 0xCA (0xD6 under R-29=book, 0xDA under R-30=book)"
     reason = ("0x07's TENSOR4D ifmap at +0x10 overlaps its +0x20/+0x21 dtype bytes; 0xD6 and 0xCA name slots the "
               "book does not place; 0xDA's extra rows overlap the sync band and the 0xD4 fields it shares; no real "
-              "bundle of any of them exists")
+              "bundle of 0x07 or 0xCA exists. The corpus's 0xD6 and 0xDA bundles settle those two (R-29, R-30): "
+              "the 0xD6 guess placement is what all 234 real ones hold")
     PARTIAL = Reading("partial", "declare only the rows that do not conflict: the other bytes are left unexplained "
                                  "(a non-zero one is flagged); not encodable")
     GUESS = Reading("guess", "complete the maps by the most probable placement: 0x07's ifmap a TENSOR3D; 0xCA's "
@@ -428,9 +487,15 @@ class EventSemaphoreHeader(Decision):
 class BranchLabelBody(Decision):
     id = "R-27"
     subject = "PseudoBranchLabel (0xCC) body"
-    reason = "all 60 bytes after the header are zero in the 20 real bundles (one label per stream, at its start)"
-    ZERO = Reading("zero", "no body: the label is its position in the stream")
-    LABEL_ID = Reading("label-id", "a u32 label id at +0x0C (no source; a NEFF with branches would show)")
+    reason = ("sunda 2.14 writes a label id at +0x0C: 364 corpus labels in 156 streams, the ids unique in each "
+              "stream (0, 1, 2... in stream order; 208 non-zero, the highest 89 in a stream of 90 labels), and every "
+              "one of the 234 PseudoRangeCheck (0xD6) bundles names at its +0x30 a label of its own stream that "
+              "follows it; +0x0D..+0x3F are zero in all 364. The 2.23 files (130 labels) have one label per stream, "
+              "id 0, as the two matmul NEFFs (20) that first read the body as all zero")
+    LABEL_ID = Reading("label-id", "a u32 label id at +0x0C, unique in its stream (the target a PseudoRangeCheck names); "
+                                   "+0x10..+0x3F zero")
+    ZERO = Reading("zero", "no body: the label is its position in the stream (every 2.23 stream; contradicted by 208 "
+                           "sunda 2.14 labels)")
 
     @property
     def label_id(self) -> bool:

@@ -119,15 +119,17 @@ def set_ordering_mode(ds: DecisionSet) -> list[Layout]:
 def pseudo_branch_label(ds: DecisionSet) -> list[Layout]:
     """0xCC (real-opcodes.md §1.6): no byte-level book layout; R-27 for its body."""
     if ds.get(BranchLabelBody).label_id:
-        body: tuple[Field, ...] = (u32("label_id", 0x0C, H, "R-27=label-id: a label id (no source)", decision="R-27"),
-                                   *zero_run(0x10, 48, V, "observed zero in all 20 real PseudoBranchLabels"))
+        body: tuple[Field, ...] = (u32("label_id", 0x0C, V, "the label's id, unique in its stream (0..89 in the corpus); "
+                                                            "a PseudoRangeCheck's branch_label_id names it", decision="R-27"),
+                                   *zero_run(0x10, 48, V, "observed zero in all 364 corpus PseudoBranchLabels"))
         text: tuple = (IntText(name="label", field="label_id").opt(),)
     else:
-        body = tuple(zero_run(0x0C, 52, V, "observed zero in all 20 real PseudoBranchLabels; no byte-level book "
-                                           "layout", "R-27"))
+        body = tuple(zero_run(0x0C, 52, V, "zero in every 2.23 PseudoBranchLabel; sunda 2.14 writes a label id here "
+                                           "(R-27=label-id)", "R-27"))
         text = ()
+    attrs = (BirAttr("label_id", "label_id", int, default=0),) if "label_id" in {f.name for f in body} else ()
     return [Layout("PseudoBranchLabel", (PSEUDO_BRANCH_LABEL,), body, Sem.NONE, text,
-                   bir=BirForm("PseudoBranchLabel", family="engine"),
+                   bir=BirForm("PseudoBranchLabel", family="engine", attrs=attrs),
                    doc="marks a branch target (the runtime's block identification); no effect on machine state")]
 
 

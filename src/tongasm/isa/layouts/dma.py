@@ -15,6 +15,7 @@ the real bytes confirm its DIRECT2D map except +0x0F (R-14).
 from __future__ import annotations
 
 from ..decisions import DecisionSet
+from ..decisions.dma import ExtensionForm, RangeCheckOperands
 from ..decisions.real import Addr8Modes, BookOnlyLayouts, DmaCompletion, DmaOffsetRegisters, DmaStepWords
 from ..descriptors import slot
 from ..fields import Conf, EnumTable, Field, Kind, Slot
@@ -39,7 +40,7 @@ DMA_REARM = op(0xC2, "PseudoDMARearm", "ResetQueueInstance", "tensor", H, "re-ar
 INDIRECT_COPY = op(0xE7, "IndirectCopy", "IndirectCopy", "tensor", H,
                    "DVE gather by an index list (book; a trn1 prototype: gen3 compilers do not emit it)")
 
-REAL_D4 = "all 8,778 real DMAs"
+REAL_D4 = "all 2,159 corpus DMAs (and the 8,778 of the two matmul NEFFs)"
 BOOK_ZERO = "book: zero (the DMA encoders zero the bundle first); no real bundle"
 #: The byte offsets of an ADDR8 side's fields, relative to the side (src +0x10, dst +0x28).
 SIDE = {"addr": 0, "var": 4, "var_hi": 6, "addr_mode": 7, "step0": 8, "step1": 0x0C, "num0": 0x10, "num1": 0x12,
@@ -80,8 +81,10 @@ def addr8_side(ds: DecisionSet, side: str, off: int) -> list[Field]:
 
 def _offset_regs(ds: DecisionSet) -> list[Field]:
     if ds.get(DmaOffsetRegisters).registers:
-        return [u8("src.offset_reg", 0x26, H, "book: src offset-register id & 0x3F | 0x80 (bit 6: mode)", decision="R-23"),
-                u8("dst.offset_reg", 0x27, H, "book: dst offset-register id & 0x3F | 0x80", decision="R-23")]
+        return [u8("src.offset_reg", 0x26, V, "src offset register of a DGE register-mode (0x28) side: id & 0x3F | 0x80 "
+                                              "(0xBD = r61 in all 912 corpus ones), else 0", decision="R-23"),
+                u8("dst.offset_reg", 0x27, H, "book: dst offset-register id & 0x3F | 0x80 on a mode-0x28 dst side; 0 in "
+                                              f"{REAL_D4}", decision="R-23")]
     return [Field(f"{s}.offset_reg", o, 1, Kind.CONSTANT, const=0, conf=V, decision="R-23",
                   doc=f"book: {s} offset-register id | 0x80 (DGE register mode only); observed zero in {REAL_D4}")
             for s, o in (("src", 0x26), ("dst", 0x27))]
@@ -119,15 +122,28 @@ def direct2d(ds: DecisionSet) -> list[Layout]:
     return [Layout(
         "DmaDirect2d", (DMA_DIRECT2D,), _direct2d_body(ds), Sem.DMA_2D, _dma_text(),
         implied={"dma_sem_increment": const(DmaCompletion.DEFAULT_INCREMENT)},
-        checks=("dma.sides", "dma.run_sizes", "dma.sync_command"),
+        checks=("dma.sides", "dma.run_sizes", "dma.sync_command", "dma.offset_reg"),
         doc="a 2-D DMA: num1 x num0 runs of elem_size bytes, src -> dst with element conversion, then "
             "sem[dma_semaphore] += dma_sem_increment (R-15, R-16, R-17)",
     )]
 
 
 def extension(ds: DecisionSet) -> list[Layout]:
-    """0xDA: the book's dynamic/DGE form of 0xD4. Its extra rows ([INFERRED] dword indices) overlap
-    the sync band and the 0xD4 fields (R-25), so only the 0xD4 map the encoder shares is declared."""
+    """0xDA (R-30): by default the corpus's form, a continuation bundle of the DGE register-mode 0xD4
+    before it; under R-30=book the book's dynamic/DGE form of 0xD4 (its extra rows, [INFERRED] dword
+    indices, overlap the sync band and the 0xD4 fields (R-25), so only the 0xD4 map is declared)."""
+    if ds.get(ExtensionForm).continuation:
+        body = (
+            Field("inst_word_len", 0x01, 1, Kind.CONSTANT, const=0, conf=V, decision="R-30",
+                  doc="0 in all 912 corpus PseudoExtensions: not an instruction of its own (the 0xD4 before it is)"),
+            *zero_run(0x0C, 3, V, "observed zero in all 912 corpus PseudoExtensions"),
+            u8("dge_param", 0x0F, V, "0x10 after a DMA of DGE-table entry 1 (640 bundles), 0x08 after entry 2 (272); "
+                                     "meaning unknown", decision="R-30"),
+            *zero_run(0x10, 0x30, V, "observed zero in all 912 corpus PseudoExtensions"),
+        )
+        return [Layout("DmaExtension", (DMA_EXTENSION,), body, Sem.UNMODELLED,
+                       (IntText(name="param", field="dge_param", hexa=True),),
+                       doc="the continuation of the DGE register-mode (0x28) 0xD4 before it (R-30); not encoded")]
     return [Layout(
         "DmaExtension", (DMA_EXTENSION,), tuple(_with_conf(_direct2d_body(ds), I)), Sem.UNMODELLED, _dma_text(),
         doc="book: generateDynamicDMA re-tagged 0xDA; declared with 0xD4's map (R-25: the book's own extra rows "
@@ -179,27 +195,45 @@ def indirect(ds: DecisionSet) -> list[Layout]:
 
 
 def range_check(ds: DecisionSet) -> list[Layout]:
-    """0xD6 PseudoRangeCheck (book, Pool only). R-25: the book's two TENSOR2D slots are not placed."""
+    """0xD6 PseudoRangeCheck (Pool only). R-29: the corpus places two TENSOR2D operands at +0x0C and
+    +0x34 and an SBUF address at +0x18; under R-29=book the book's register at +0x18 and, under R-25,
+    its slots unplaced (partial) or at the same places (guess)."""
+    real = ds.get(RangeCheckOperands).sbuf_operands
+    seen = "all 234 corpus PseudoRangeChecks" if real else "no real bundle"
+    conf = V if real else H
+    third: Field = (Field("bound_addr", 0x18, 4, Kind.ADDR4, conf=V, decision="R-29",
+                          doc="an SBUF address (book: bound_result_reg, a register; contradicted: 4-byte aligned bytes "
+                              "of partitions 0/32/96 in all 234 corpus bundles)")
+                    if real else Field("bound_result_reg", 0x18, 4, Kind.REGISTER, conf=H, doc="book: vcall(*(this+76)+32)",
+                                       decision="R-29"))
     body: list[Field] = [
-        Field("bound_result_reg", 0x18, 4, Kind.REGISTER, conf=H, doc="book: vcall(*(this+76)+32)"),
-        *zero_run(0x1C, 4, H, BOOK_ZERO),
-        Field("bound_size_bytes", 0x20, 8, conf=H, doc="book: the bound checked"),
-        Field("tag", 0x28, 1, Kind.CONSTANT, const=0x11, conf=H, doc="book: constant 0x11"),
-        u8("src_dtype_tag", 0x29, H, "book: wire dtype OR 0x30"),
-        Field("one", 0x2A, 2, Kind.CONSTANT, const=1, conf=H, doc="book: constant 1"),
-        *zero_run(0x2C, 2, H, BOOK_ZERO),
-        u8("idx_meta", 0x2E, H, "book: *(idxAP+80 +8)"),
-        *zero_run(0x2F, 1, H, BOOK_ZERO),
-        u32("branch_label_id", 0x30, H, "book: the Pool bound-loop label"),
+        third,
+        *zero_run(0x1C, 4, conf, f"book: zero; {seen}"),
+        Field("bound_size_bytes", 0x20, 8, conf=conf, doc=f"book: the bound checked; {seen}"),
+        Field("tag", 0x28, 1, Kind.CONSTANT, const=0x11, conf=conf, doc=f"book: constant 0x11; {seen}"),
+        u8("src_dtype_tag", 0x29, conf, f"book: wire dtype OR 0x30; 0x31 in {seen}"),
+        Field("one", 0x2A, 2, Kind.CONSTANT, const=1, conf=conf, doc=f"book: constant 1; {seen}"),
+        *zero_run(0x2C, 2, conf, f"book: zero; {seen}"),
+        u8("idx_meta", 0x2E, conf, "book: *(idxAP+80 +8)"),
+        *zero_run(0x2F, 1, conf, f"book: zero; {seen}"),
+        u32("branch_label_id", 0x30, conf, "the Pool bound-loop label: the label_id of a PseudoBranchLabel later in "
+                                           "the stream (all 234 corpus bundles; R-27)"),
     ]
     slots: tuple[Slot, ...] = ()
-    if ds.get(BookOnlyLayouts).guess:  # R-25 guess: the free runs +0x0C..+0x17 and +0x34..+0x3F hold them
-        slots = (slot("slot_a", 0x0C, 2, dtype=None, conf=I, decision="R-25", parts=None),
-                 slot("slot_b", 0x34, 2, dtype=None, conf=I, decision="R-25", parts=None))
-    return [Layout("DmaRangeCheck", (DMA_RANGE_CHECK,), tuple(body), Sem.UNMODELLED,
-                   tuple(ApText(name=s.name, slot=s.name) for s in slots), slots,
-                   doc="book: an indirect DMA that checks each index against bound_size_bytes and branches on failure "
-                       "(Pool only); +0x0C..+0x17 and +0x34..+0x3F undeclared under R-25=partial; not encoded")]
+    if real or ds.get(BookOnlyLayouts).guess:  # the free runs +0x0C..+0x17 and +0x34..+0x3F hold them
+        sconf, sdec = (V, "R-29") if real else (I, "R-25")
+        slots = (slot("slot_a", 0x0C, 2, dtype=None, conf=sconf, decision=sdec, parts=None,
+                      doc="TENSOR2D operand (steps 1, 1 and counts 1, 1 in every corpus bundle)"),
+                 slot("slot_b", 0x34, 2, dtype=None, conf=sconf, decision=sdec, parts=None,
+                      doc="TENSOR2D operand (steps 1, 1 and counts 1, 1 in every corpus bundle)"))
+    text: list[TextOp] = [ApText(name=s.name, slot=s.name) for s in slots]
+    if real:
+        text += [IntText(name="bound", field="bound_addr", hexa=True),
+                 IntText(name="size", field="bound_size_bytes", hexa=True),
+                 IntText(name="label", field="branch_label_id")]
+    return [Layout("DmaRangeCheck", (DMA_RANGE_CHECK,), tuple(body), Sem.UNMODELLED, tuple(text), slots,
+                   doc="an indirect DMA that checks each index against bound_size_bytes and branches to "
+                       "branch_label_id on failure (Pool only; R-29); not encoded")]
 
 
 def embedding_update(ds: DecisionSet) -> list[Layout]:

@@ -18,9 +18,13 @@ encoder refuses the gen2 target (``pe.target``).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
 
 from ...errors import EncodeError
 from ..decisions import DecisionSet
+from ..decisions.pe import PeFp32Mode
 from ..decisions.real import BookOnlyLayouts, PeGeometry, PeUnusedDims, PsumFlags, StationaryPattern
 from ..descriptors import ADDR4_REGMODE, SBUF_PARTITION_SHIFT, decode_addr4, packing, slot
 from ..fields import EnumTable, Field, Kind, Slot
@@ -42,7 +46,7 @@ QUANTIZE_MX = op(0xE3, "QuantizeMX", "QuantizeMx", "tensor", H,
                  "quantize a tile to x4 fp8/fp4 data plus E8M0 scales (gen4 only; book)")
 
 #: What the real bundles show for fields the compiler never varies (for the docs of the fields).
-REAL_01, REAL_02 = "all 8,712 real Ldweights", "all 33,288 real Matmuls"
+REAL_01, REAL_02 = "all 379,567 corpus Ldweights", "all 396,921 corpus Matmuls"
 
 
 # --- R-10: the stationary's access pattern -------------------------------------------------------------
@@ -51,7 +55,8 @@ REAL_01, REAL_02 = "all 8,712 real Ldweights", "all 33,288 real Matmuls"
 def pack_stationary(ds: DecisionSet, s: Slot, addr: int, free: Sequence[tuple[int, int]], esize: int,
                     role: str) -> tuple[int, ...]:
     """R-10: a [K, M] stationary tile (one contiguous free dim of M elements) as the compiler writes
-    it: the address of its last column, steps (-1, unused, -32), counts (32, 1, M/32)."""
+    it: the address of its last column, visited from the last column to the first (quadrant runs
+    (-1, 32), (-32, 4) for a 128-column tile of a 1- or 2-byte dtype, else one dim (-1, M))."""
     kept = [p for p in free if p[1] != 1]
     if len(kept) != 1 or kept[0][0] != 1:
         raise EncodeError(f"{role}: a stationary is a [K, M] tile with one contiguous free dim (step 1); got free "
@@ -64,8 +69,8 @@ def pack_stationary(ds: DecisionSet, s: Slot, addr: int, free: Sequence[tuple[in
     try:
         delta, dims = ds.get(StationaryPattern).pattern(columns, esize, s.fill)
     except ValueError as e:
-        raise EncodeError(f"{role}: no Ldweights pattern for {e} (R-10: partial quadrants are never seen)",
-                          field=f"{role}.ap", value=columns, limit="a multiple of 32",
+        raise EncodeError(f"{role}: no Ldweights pattern for {e} (R-10: the PE array has 128 columns)",
+                          field=f"{role}.ap", value=columns, limit="1..128",
                           check="pe.stationary_pattern") from None
     a = decode_addr4(addr)
     if a.space == "sbuf" and (a.byte or 0) + delta >= 1 << SBUF_PARTITION_SHIFT:
@@ -85,20 +90,23 @@ def psum_flags_table(ds: DecisionSet) -> EnumTable:
 def _geometry(seen: str) -> tuple[Field, ...]:
     """+0x26..+0x2D of 0x01/0x02 (R-13)."""
     return (
-        u8("num_rows", 0x26, V, f"K: partitions (rows) of the stationary and the moving tensor; 0x80 in {seen} "
+        u8("num_rows", 0x26, V, f"K: partitions (rows) of the stationary and the moving tensor, 1..128 in {seen} "
                                 "(book contradicted: not the base partition)", decision="R-13"),
-        u8("num_active_cols", 0x27, V, f"M: columns of the stationary = PSUM output partitions; 0x80 in {seen}",
+        u8("num_active_cols", 0x27, V, f"M: columns of the stationary = PSUM output partitions, 1..128 in {seen}",
            decision="R-13"),
     )
 
 
 def _groups(seen: str) -> tuple[Field, ...]:
     return (
-        u8("row_group", 0x2C, V, f"PE row-group code (book LUT {{1,2,4,8 | 3,12,32,64 | 0x0F}}); 0x0F = all 128 rows "
-                                 f"in {seen}", decision="R-13"),
-        u8("col_group", 0x2D, V, f"PE column-group code; 0x0F = all 128 columns in {seen}", decision="R-13"),
-        u8("xbus", 0x2E, H, f"book: CoreV2 (gen2) writes 0x10 (xbus normalized collapse), CoreV3 does not; 0 in "
-                            f"{seen} (pe.gen2_bytes)"),
+        u8("row_group", 0x2C, V, "PE row quadrants in use: the book's translateToRowGroup(start partition, K), K <= 32: "
+                                 f"1/2/4/8, K <= 64: 3/12, else 0x0F; in every one of {seen}", decision="R-13"),
+        u8("col_group", 0x2D, V, "PE column quadrants: translateToColGroup(0, M) as the row group, or 0x0F when the "
+                                 f"compiler forces it (every cayman bundle, the sunda fp32 passes); {seen}",
+           decision="R-13"),
+        u8("xbus", 0x2E, V, "book: CoreV2 (gen2) only (normalized/xbus group), CoreV3 drops it: 0 on every cayman "
+                            "bundle; sunda writes Matmul 0x10 (col group 0x0F) or 0x01, Ldweights 0x0F (quadrant "
+                            "pattern), 0x01 (M <= 32 unforced) or 0x02; meaning unknown (pe.gen2_bytes)"),
     )
 
 
@@ -112,10 +120,35 @@ def _pe_text(slots: tuple[Slot, ...], *extra: TextOp) -> tuple[TextOp, ...]:
     return (*out, *extra)
 
 
-def _groups_implied(ds: DecisionSet) -> dict[str, Callable[[Mapping[str, int]], int]]:
-    """R-13: the text leaves the group bytes out when they hold the code tongasm writes."""
-    code = ds.get(PeGeometry).group_code
-    return {"row_group": const(code), "col_group": const(code)}
+def _groups_implied(ds: DecisionSet, operand: str) -> dict[str, Callable[[Mapping[str, int]], int]]:
+    """R-13: the text leaves the group bytes out when they hold what tongasm writes: the row group of
+    the tile (``operand``'s start partition and K) and the forced 0x0F column group."""
+    geo = ds.get(PeGeometry)
+
+    def row_group(v: Mapping[str, Any]) -> Any:
+        part = (v.get(f"{operand}.addr", 0) & 0x1FFFFFF) >> SBUF_PARTITION_SHIFT
+        rows = v.get("num_rows", 0)
+        if isinstance(rows, int) and isinstance(part, int):
+            return geo.group(part, rows)
+        if not geo.uses_lut:
+            return np.full(len(rows), geo.ALL_GROUPS, dtype=object)
+        quadrant = np.where(rows <= geo.QUADRANT, 1 << ((part >> 5) & 3), 3 << (2 * ((part >> 6) & 1)))
+        return np.where(rows > 2 * geo.QUADRANT, geo.ALL_GROUPS, quadrant)
+
+    return {"row_group": row_group, "col_group": const(geo.group_code)}
+
+
+def _fp32_mode(ds: DecisionSet, doc: str) -> Field:
+    """+0x21 (R-28): the fp32 pass mode (the profiler's fp32_mode), or the book's perf byte."""
+    if ds.get(PeFp32Mode).named:
+        return Field("fp32_mode", 0x21, 1, Kind.ENUM, enum=EnumTable("fp32 mode", dict(PeFp32Mode.NAMES)), conf=V,
+                     decision="R-28", doc=doc)
+    return u8("perf_variant", 0x21, H, "book: 0 default, 2 load-weights perf, 3 perf/transpose, 0x80 gen2 fp32",
+              decision="R-28")
+
+
+def _fp32_text(ds: DecisionSet) -> tuple[TextOp, ...]:
+    return (EnumText(name="fp32", field="fp32_mode").opt(),) if ds.get(PeFp32Mode).named else ()
 
 
 # --- 0x01 Ldweights, 0x02 Matmul ---------------------------------------------------------------------------
@@ -130,8 +163,8 @@ def ldweights(ds: DecisionSet) -> list[Layout]:
               doc=f"book: CoreV3 writes 2 only for arch >= 40 background transpose; observed zero in {REAL_01}"),
         *zero_run(0x0D, 3, V, f"observed zero in {REAL_01}"),
         dtype("in_dtype", 0x20, V, "PE input dtype (the stationary's); book: fp32r writes 0x0A with +0x21 = 2"),
-        u8("perf_variant", 0x21, H, f"book: 0 default, 2 load-weights perf / fp32r two-pass, 0x80 gen2 fp32; 0 in "
-                                    f"{REAL_01}"),
+        _fp32_mode(ds, "fp32 pass of the stationary: 1 LOW (28,384), 2 HIGH (28,160) on fp32 tiles, 0 on every "
+                       "other (profiler: fp32_mode=LOW/HIGH; book contradicted: not a perf byte)"),
         u8("is_transpose", 0x22, V, "1 on the Ldweights of a PE transpose (book contradicted: not reserved)",
            decision="R-12"),
         u8("perf_opt_dtype", 0x23, H, f"book: perfModeToDstDtype(perf_mode); 0 in {REAL_01}"),
@@ -144,12 +177,12 @@ def ldweights(ds: DecisionSet) -> list[Layout]:
     )
     return [Layout(
         "Ldweights", (LDWEIGHTS,), body, Sem.LOAD_STATIONARY,
-        _pe_text(slots, IntText(name="transpose", field="is_transpose").opt()),
+        _pe_text(slots, IntText(name="transpose", field="is_transpose").opt(), *_fp32_text(ds)),
         slots,
-        implied={**_groups_implied(ds), "num_active_cols": product("stationary", 3)},
+        implied={**_groups_implied(ds, "stationary"), "num_active_cols": product("stationary", 3)},
         binding=Binding({"stationary": "stationary"}, parts={"num_rows": "stationary"},
                         elements={"num_active_cols": "stationary"}, dtypes={"in_dtype": "stationary"}),
-        checks=("pe.full_tile", "pe.gen2_bytes", "pe.stationary_pattern"),
+        checks=("pe.geometry", "pe.gen2_bytes", "pe.stationary_pattern"),
         doc="LoadStationary: W[p][c] = the stationary tile (K rows, M columns; R-10 reversal), kept by the PE for "
             "the Matmuls that follow",
     )]
@@ -165,8 +198,8 @@ def matmul(ds: DecisionSet) -> list[Layout]:
     body = (
         *zero_run(0x0C, 4, V, f"observed zero in {REAL_02}"),
         dtype("in_dtype", 0x20, V, "PE input dtype (moving and stationary)"),
-        u8("perf_variant", 0x21, H, f"book: 0 dense, 2 load-weights, 3 perf/transpose; 0 in {REAL_02} (transposes "
-                                    "too)"),
+        _fp32_mode(ds, "fp32 passes of the multiply: 3 LOW_HIGH (40,883), 2 HIGH (15,670, sunda only) on fp32 "
+                       "inputs, 0 on every other (profiler: fp32_mode=LOW_HIGH; book contradicted: not a perf byte)"),
         u8("is_transpose", 0x22, V, "1 = PE transpose: the PSUM result has the input dtype (book contradicted: not "
                                     "reserved)", decision="R-12"),
         u8("perf_dst_dtype", 0x23, H, f"book: PSUM dst dtype perfModeToDstDtype(perf_mode); 0 in {REAL_02} for fp32 "
@@ -184,11 +217,11 @@ def matmul(ds: DecisionSet) -> list[Layout]:
     return [Layout(
         "Matmul", (MATMUL,), body, Sem.MULTIPLY_MOVING,
         _pe_text(slots, EnumText(name="flags", field="psum_flags"),
-                 IntText(name="transpose", field="is_transpose").opt()),
-        slots, implied=_groups_implied(ds),
+                 IntText(name="transpose", field="is_transpose").opt(), *_fp32_text(ds)),
+        slots, implied=_groups_implied(ds, "moving"),
         binding=Binding({"moving": "moving", "psum": "dst"}, parts={"num_rows": "moving", "num_active_cols": "dst"},
                         dtypes={"in_dtype": "moving"}),
-        checks=("pe.full_tile", "pe.gen2_bytes", "pe.psum_flags", "pe.psum_dst"),
+        checks=("pe.geometry", "pe.gen2_bytes", "pe.psum_flags", "pe.psum_dst"),
         doc="MultiplyMoving: psum[c][n] (+)= sum over p < K of W[p][c] * moving[p][n], c < M (R-11: flags 0x00/0x02 "
             "accumulate, 0x01/0x03 overwrite)",
     )]

@@ -4,6 +4,7 @@ TensorLoad/TensorSave 0xCE/0xCD (IMM form) and 0xAA/0xAB (REG form)."""
 from __future__ import annotations
 
 from ..decisions import DecisionSet
+from ..decisions.sp import RegisterAluImmediateForm
 from ..decisions.spec import LoadSaveOffset, RegisterAluDtypes
 from ..enums import WireDtype
 from ..fields import NONZERO, Field, Kind
@@ -12,7 +13,7 @@ from ..layout import (
 )
 from ..opcodes import ALU, MOVE, PSEUDO_TENSOR_LOAD, PSEUDO_TENSOR_STORE, TENSOR_LOAD, TENSOR_STORE
 from ..tables import ALU_TABLE
-from .common import C, D, H, I, const, copy_of, dtype, reg, u8
+from .common import C, D, H, I, V, const, copy_of, dtype, reg, u8, zero_run
 
 
 def register_move(ds: DecisionSet) -> list[Layout]:
@@ -64,14 +65,26 @@ def register_alu(ds: DecisionSet) -> list[Layout]:
     ops = (ALU,)
     reg_common = (op_f, *reg_dtypes, mode, dst, src1, src2, third)
     imm_common = (op_f, *imm_dtypes, mode, dst, src1, third)
+    real_imm = ds.get(RegisterAluImmediateForm).src1_at_14
+    seen = "all 2,704 corpus RegisterAlus"
+    # R-31: the corpus's immediate path (32-bit): src1 at +0x14, +0x0F zero, +0x11..+0x13 zero
+    imm32_body = ((op_f, dtype("src_dtype", 0x0D, V, "wire(src1 dtype): uint32 in " + seen, decision="R-31"), mode,
+                   reg("dst", 0x10, V, "destination register", "R-31"),
+                   Field("reserved_0f", 0x0F, 1, Kind.CONSTANT, const=0, conf=V, decision="R-31",
+                         doc=f"0 in {seen} (D-7's dst dtype is not written)"),
+                   *zero_run(0x11, 3, V, f"observed zero in {seen}"),
+                   reg("src1", 0x14, V, "first source register", "R-31"),
+                   *zero_run(0x15, 3, V, f"observed zero in {seen}"))
+                  if real_imm else imm_common)
 
     def text(wide: bool, imm: bool) -> tuple[TextOp, ...]:
         out: list[TextOp] = [EnumText(name="op", field="op")]
         out.append(PairText(name="dst", lo=("dst",), hi="dst_hi") if wide else RegText(name="dst", field="dst"))
         out.append(RegText(name="src1", field="src1"))
         if imm:
-            out += [ImmText(name="imm", field="imm", dtype_field="src_dtype"),
-                    DtypeText(name="dst_dtype", field="dst_dtype")]
+            out.append(ImmText(name="imm", field="imm", dtype_field="src_dtype"))
+            if wide or not real_imm:  # R-31: the corpus's 32-bit immediate path has no dst dtype
+                out.append(DtypeText(name="dst_dtype", field="dst_dtype"))
         else:
             out.append(RegText(name="src2", field="src2"))
             if src_dtype in reg_dtypes:  # D-7 alternative: dtype bytes on the register path too
@@ -90,7 +103,7 @@ def register_alu(ds: DecisionSet) -> list[Layout]:
         Layout("RegisterAlu.imm64", ops, (*imm_common, dst_lo, dst_hi, imm64), Sem.REGISTER_ALU, text(True, True),
                match={"operand_mode": 1, "dst_hi": NONZERO}, implied=wide_implied, checks=checks,
                doc="64-bit, src2 immediate"),
-        Layout("RegisterAlu.imm", ops, (*imm_common, imm32), Sem.REGISTER_ALU, text(False, True),
+        Layout("RegisterAlu.imm", ops, (*imm32_body, imm32), Sem.REGISTER_ALU, text(False, True),
                match={"operand_mode": 1}, checks=checks, doc="32-bit, src2 immediate"),
     ]
 
