@@ -1,8 +1,37 @@
-"""The text layer: the disassembly listing, ``explain``, and the text assembler."""
+"""The text layer: the disassembly listing, ``explain``, and the text assembler.
 
-from .assembler import TextProgram, TextSyntaxError, assemble_file, assemble_text
-from .explain import Explanation, explain_bundle, render_text
-from .listing import StreamInput, listing, listing_json
+The names below are imported from their modules on first use, so ``import tongasm.text.listing``
+(``disasm``) does not load ``explain`` and the checks behind it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .assembler import TextProgram, TextSyntaxError, assemble_file, assemble_text
+    from .explain import Explanation, explain_bundle, render_text
+    from .listing import StreamInput, listing, listing_json
+
+_EXPORTS = {
+    "TextProgram": "assembler", "TextSyntaxError": "assembler", "assemble_file": "assembler",
+    "assemble_text": "assembler", "Explanation": "explain", "explain_bundle": "explain", "render_text": "explain",
+    "StreamInput": "listing", "listing": "listing", "listing_json": "listing",
+}
 
 __all__ = ["Explanation", "StreamInput", "TextProgram", "TextSyntaxError", "assemble_file", "assemble_text",
            "explain_bundle", "listing", "listing_json", "render_text"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])
