@@ -1,7 +1,8 @@
 """The text layer: the disassembly listing, ``explain``, and the text assembler.
 
-The names below are imported from their modules on first use, so ``import tongasm.text.listing``
-(``disasm``) does not load ``explain`` and the checks behind it.
+The listing's names are bound here (its module and its function share the name ``listing``, so
+the function must be bound after the module is imported); the assembler's and explain's names are
+imported on first use, so ``disasm`` does not load ``explain`` and the checks behind it.
 """
 
 from __future__ import annotations
@@ -9,15 +10,15 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from .listing import StreamInput, listing, listing_json
+
 if TYPE_CHECKING:
     from .assembler import TextProgram, TextSyntaxError, assemble_file, assemble_text
     from .explain import Explanation, explain_bundle, render_text
-    from .listing import StreamInput, listing, listing_json
 
 _EXPORTS = {
     "TextProgram": "assembler", "TextSyntaxError": "assembler", "assemble_file": "assembler",
     "assemble_text": "assembler", "Explanation": "explain", "explain_bundle": "explain", "render_text": "explain",
-    "StreamInput": "listing", "listing": "listing", "listing_json": "listing",
 }
 
 __all__ = ["Explanation", "StreamInput", "TextProgram", "TextSyntaxError", "assemble_file", "assemble_text",

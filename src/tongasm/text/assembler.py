@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..errors import TongasmError
 from ..isa.decisions import DecisionSet
-from ..isa.fields import BUNDLE_SIZE, Format
+from ..isa.fields import BUNDLE_SIZE
 from ..isa.formats import FormatSet, build_formats
 from ..isa.targets import DEFAULT_TARGET, TARGETS, Target
 from ..util import check_output_name
@@ -48,12 +48,13 @@ class TextProgram:
     lines: int = 0
 
 
-def mnemonic_table(fs: FormatSet) -> dict[str, tuple[int, Format]]:
-    """Lower-case mnemonic (with ``.variant`` when an opcode has several layouts) → (opcode, layout)."""
-    table: dict[str, tuple[int, Format]] = {}
-    for op, fmts in fs.by_opcode.items():
-        for fmt in fmts:
-            table[fs.mnemonic(fmt, op).lower()] = (op, fmt)
+def mnemonic_table(fs: FormatSet) -> dict[str, tuple[int, str]]:
+    """Lower-case mnemonic (with ``.variant`` when an opcode has several layouts) → (opcode, layout
+    name). Made from the layout records: a layout is compiled only when a line uses it."""
+    table: dict[str, tuple[int, str]] = {}
+    for op, names in fs.layout_names().items():
+        for name in names:
+            table[fs.mnemonic(fs.layouts[name], op).lower()] = (op, name)
     return table
 
 
@@ -81,7 +82,7 @@ def assemble_text(text: str, *, path: str = "<text>", decisions: DecisionSet | N
     file_ds: dict[str, str] = {}
     seen_instruction = False
     current: str | None = None
-    table: dict[str, tuple[int, Format]] | None = None
+    table: dict[str, tuple[int, str]] | None = None
     fs: FormatSet | None = None
     for lineno, raw_line in enumerate(text.splitlines(), 1):
         prog.lines = lineno
@@ -163,7 +164,7 @@ def assemble_text(text: str, *, path: str = "<text>", decisions: DecisionSet | N
             close = [k for k in table if k.split(".")[0] == mnem.lower().split(".")[0]]
             hint = f" (this opcode has layouts: {', '.join(close)})" if close else ""
             raise err(f"unknown mnemonic {mnem!r}{hint}", body_col)
-        opcode, fmt = entry
+        opcode, fmt = entry[0], fs.by_name[entry[1]]
         ops_col = body_col + word_m.end()
         long = _LONG_NUMBER.search(body, word_m.end())
         if long:
