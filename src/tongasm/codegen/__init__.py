@@ -7,8 +7,9 @@ output directory (:mod:`.output`) does not load the encoder, the lowerings and t
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .assembler import Assembly, assemble, collect_opcodes, program, resolve_target
@@ -31,15 +32,4 @@ _EXPORTS = {
 __all__ = ["Assembly", "CodegenResult", "Context", "KernelReport", "MANIFEST_FORM", "check_kernel", "assemble",
            "collect_opcodes", "encode_bits", "expand_manifest", "generate", "program", "resolve_target", "stream_of"]
 
-
-def __getattr__(name: str) -> Any:
-    entry = _EXPORTS.get(name)
-    if entry is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{entry[0]}"), entry[1])
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

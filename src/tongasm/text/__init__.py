@@ -7,9 +7,9 @@ imported on first use, so ``disasm`` does not load ``explain`` and the checks be
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ..lazy import lazy_exports
 from .listing import StreamInput, listing, listing_json
 
 if TYPE_CHECKING:
@@ -24,15 +24,4 @@ _EXPORTS = {
 __all__ = ["Explanation", "StreamInput", "TextProgram", "TextSyntaxError", "assemble_file", "assemble_text",
            "explain_bundle", "listing", "listing_json", "render_text"]
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
