@@ -34,7 +34,7 @@ demo: $(VENV)/.installed
 test: $(VENV)/.installed-test
 	$(BIN)/ruff check src tests benchmarks fuzz
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 ## bench: run the ratio benchmarks (not part of the test suite)
 bench: $(VENV)/.installed-test

@@ -17,6 +17,8 @@ from tongasm.cli import main
 
 from test_checks import K, a, legal, mv, patched, sr, tt
 
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
 @pytest.fixture
 def cli(capsys: pytest.CaptureFixture[str]):
     def run(*args: Any) -> tuple[int, str, str]:
@@ -306,3 +308,34 @@ def test_lint_warnings_print_but_do_not_fail(cli, tmp_path):
     rc, out, err = cli("assemble", k, "-o", str(tmp_path / "out"))
     assert rc == 0 and (tmp_path / "out" / "dve.bin").exists()
     assert "lint.sr_register_fill" in err
+
+
+# --- the target of a bare stream is found beside it, or the assumption is said ---------------------------
+
+def test_a_stream_unpacked_from_a_gen3_neff_is_checked_as_gen3(tmp_path, capsys):
+    from neff_support import small
+
+    assert main(["neff", "unpack", str(small()), "-o", str(tmp_path / "u"), "-q"]) == 0
+    pe = tmp_path / "u" / "sg00" / "PE.bin"
+    capsys.readouterr()
+    assert main(["check", str(pe)]) == 0  # gen2 rules would find errors in these gen3 bundles
+    assert "assuming" not in capsys.readouterr().err
+    alone = tmp_path / "pe.bin"
+    alone.write_bytes(pe.read_bytes())
+    assert main(["check", str(alone), "--target", "gen3"]) == 0
+    main(["check", str(alone)])
+    err = capsys.readouterr().err
+    assert f"{alone}: no target given or recorded beside it" in err and "assuming gen2" in err
+
+
+def test_disasm_and_explain_take_the_target_from_the_manifest(tmp_path, capsys):
+    out = tmp_path / "o"
+    assert main(["assemble", str(EXAMPLES / "mlp_gelu.json"), "-o", str(out), "-q", "--target", "gen3"]) == 0
+    capsys.readouterr()
+    assert main(["disasm", str(out / "pe.bin")]) == 0
+    cap = capsys.readouterr()
+    assert cap.out.startswith(".target gen3") and "assuming" not in cap.err
+    assert main(["explain", f"{out / 'pe.bin'}:0"]) == 0
+    assert "assuming" not in capsys.readouterr().err
+    assert main(["explain", "00" * 64]) == 0
+    assert "the bundle: no --target given; assuming gen2" in capsys.readouterr().err

@@ -770,7 +770,7 @@ enc("pool.shape", lambda: K(inst("Pool", [a(pairs=[[16, 128], [4, 4], [1, 4]])],
                                  func="Avg")),
     lambda: K(inst("Pool", [a(pairs=[[16, 128], [1, 1], [1, 1], [4, 4], [1, 4]])], [col(4096)], engine="DVE",
                    func="Avg")), "src", 3)
-enc("iota.off", lambda: K(iota_()), lambda: K(tr_()), "opcode", "Iota")
+enc("iota.off", lambda: K(iota_()), lambda: K(tr_()), "opcode", "Iota", decisions=("N-22=off",))
 enc("iota.operands", lambda: K(iota_(base=5)), lambda: K(iota_()), "base", 5, decisions=("N-22=no-base",))
 enc("ts.cache", lambda: K(inst("TensorScalarCache", [a(), imm("float32", 2.0)], [a(offset=4096)], engine="Pool",
                                op0="mult", op1="add", mode="Cumulative", acc="ZeroAccumulate")),
@@ -799,6 +799,38 @@ sbf("bn.counts", "f_bn", {"n_even": 0}, None, "n_even", 0)
 sbf("tr.cross_flags", "f_cross", {"scale": 0}, None, "scale", 0)
 sbf("pool.scale", "f_pool", {"scale": 0}, None, "scale", 0)
 sbf("iota.pattern", "f_iota", {"pnum1": 32}, None, "pattern", 32)
+
+# the Pool-engine (GPSIMD) opcodes: real bundles (corpus NEFFs named) with one field changed
+#: yolox-trn1/MODULE_10080151182636209274.neff pool bundle 5 (TensorScalarAddr: s0 imm 4, s1 ptr 0x50)
+REAL_TSA = ("74100000051a1303500000000080010001000100010001000400000000000000"
+            "5000000000000000181800010604670000000000580000000100010001000100")
+#: yolox-trn1/MODULE_14856528739640727327.neff pool bundle 4664 (CustomOpHeader: 5 payloads, 4 args)
+REAL_CUSTOM = "8510000005060000663200000500000400000000000000000000000000000000" + "00" * 32
+#: causal-attention-trn1/model_3c6ff38f.neff pool bundle 4 (TensorScalarAffineSelect, identity mask)
+REAL_AFFSEL = ("9210000005061303040000008066033d00000000010001000100010080000100"
+               "0100010050c20000010001008000010050c200000100010080000100ffffffff")
+
+
+def real_patched(hexa: str, changes: dict[str, int]) -> bytes:
+    raw = bytes.fromhex(hexa)
+    sel = build_formats(DecisionSet()).select(raw[0], raw)
+    assert sel is not None
+    fmt, values = sel
+    for k in changes:
+        assert k in fmt.field_map, (fmt.name, k)
+    return fmt.encode({**values, **changes})
+
+
+def sbr(check: str, hexa: str, bad: dict[str, int], field_: str | None, value: Any, **kw: Any) -> None:
+    """A bundle check of the Pool-engine opcodes, through a raw Pool stream: a real bundle, changed."""
+    _add(check, "bundle", "stream", lambda: real_patched(hexa, bad), lambda: real_patched(hexa, {}), field_, value,
+         engine="pool", **kw)
+
+
+sbr("tsa.scalar_kinds", REAL_TSA, {"s1_value": 0x80000050}, "s1_value", "0x80000050", name="ptr")
+sbr("tsa.scalar_kinds", REAL_TSA, {"s0_value": 0x100000004}, "s0_value", "0x100000004", name="imm")
+sbr("custom.payloads", REAL_CUSTOM, {"payloads": 4}, "payloads", 4)
+sbr("affsel.pattern", REAL_AFFSEL, {"pnum0": 64}, "pattern", 64)
 
 # IR checks, through kernels
 P64 = [[512, 64], [1, 512]]

@@ -236,3 +236,61 @@ def test_pack_never_writes_a_neff_tongasm_would_refuse(tmp_path: Path, capsys: p
     (tmp_path / "v" / "kelf-0.json").write_text(json.dumps(kelf))
     assert run("neff", "pack", tmp_path / "v", "-o", out) == 2
     assert "occurs twice" in capsys.readouterr().err and not out.exists()
+
+
+def test_dev_zero_is_refused_not_read_forever(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    link = tmp_path / "z.neff"
+    link.symlink_to("/dev/zero")
+    for argv in (["neff", "info", "/dev/zero"], ["disasm", str(link)], ["neff", "info", str(link)]):
+        assert run(*argv) == 2
+        assert "character device" in capsys.readouterr().err
+    assert run("neff", "repack", small(), "--replace", "sg00/PE.bin=/dev/zero", "-o", tmp_path / "o.neff") == 2
+    assert "character device" in capsys.readouterr().err and not (tmp_path / "o.neff").exists()
+
+
+@pytest.mark.parametrize("sems,message", [([0, 2 ** 62], "semaphore_set entry 4611686018427387904 is not a semaphore"),
+                                          ([-2 ** 63 - 1], "is not a semaphore number"),
+                                          ([True], "list of integers")])
+def test_absurd_semaphore_numbers_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str], sems: list,
+                                              message: str) -> None:
+    n = read_neff(small())
+    member = n.graph("sg00").definition.path
+    j = json.loads(n.members[member])
+    next(iter(j["dma_queue"].values()))["semaphore_set"] = sems
+    n.replace_member(member, json.dumps(j).encode())
+    bad = tmp_path / "bad.neff"
+    bad.write_bytes(n.to_bytes())
+    assert run("neff", "info", bad) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_huge_selector_numbers_and_non_integer_metadata_are_refused(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    huge = "9" * 5000  # past the 4,300 digits Python converts
+    for argv in (["explain", f"{small()}:sg00/pe:{huge}"], ["disasm", f"{small()}:sg00/pe@{huge}"]):
+        assert run(*argv) == 2
+        err = capsys.readouterr().err
+        assert "has 5000 digits" in err and "internal error" not in err
+    assert run("neff", "unpack", small(), "-o", tmp_path / "u", "-q") == 0
+    meta = tmp_path / "u" / "tongasm-neff.json"
+    text = meta.read_text()
+    j = json.loads(text)
+    for bad in (float("inf"), 1.5, "0", -1):
+        j["gzip"]["mtime"] = bad
+        meta.write_text(json.dumps(j))
+        assert run("neff", "pack", tmp_path / "u", "-o", tmp_path / "o.neff") == 2
+        err = capsys.readouterr().err
+        assert "'mtime' should be an integer" in err and "internal error" not in err
+    assert not (tmp_path / "o.neff").exists()
+
+
+def test_a_lone_surrogate_in_a_member_path_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run("neff", "unpack", small(), "-o", tmp_path / "u", "-q") == 0
+    meta = tmp_path / "u" / "tongasm-neff.json"
+    j = json.loads(meta.read_text())
+    j["members"][0]["path"] = "a\ud800"
+    meta.write_text(json.dumps(j))
+    assert run("neff", "pack", tmp_path / "u", "-o", tmp_path / "o.neff") == 2
+    err = capsys.readouterr().err
+    assert "lone surrogate" in err and "internal error" not in err and not (tmp_path / "o.neff").exists()

@@ -437,3 +437,27 @@ def test_queued_dmas_complete_oldest_first_per_engine() -> None:
     assert [t.tag for t in m.dma_pending] == ["b", "d", "e"]
     assert m.complete_dmas(count=1) == 1 and done[-1] == "b"
     assert m.complete_dmas() == 2 and done[-2:] == ["d", "e"] and not m.dma_pending
+
+
+_HOSTILE_ATTRS = [("shape", 0, [128, None]), ("shape", 1, [256, "128"]), ("shape", 0, [128, 2 ** 80]),
+                  ("shape", 2, [[128], 128]), ("shape", 0, [True, 256]), ("dltype", 0, 16),
+                  ("dltype", 2, ["float16"]), ("storage_id", 0, "0"), ("storage_id", 1, 1.5)]
+
+
+@pytest.mark.parametrize("column,k,value", _HOSTILE_ATTRS)
+def test_hostile_neff_json_attrs_are_refused_by_run(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                    column: str, k: int, value: object) -> None:
+    n = fresh()
+    j = json.loads(n.members["neff.json"])
+    j["attrs"][column][1][k] = value
+    n.replace_member("neff.json", json.dumps(j).encode())
+    bad = tmp_path / "bad.neff"
+    bad.write_bytes(n.to_bytes())
+    x, y = rand_inputs(0)
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "y.npy", y)
+    rc = main(["run", str(bad), "-i", f"x={tmp_path / 'x.npy'}", "-i", f"y={tmp_path / 'y.npy'}",
+               "-o", str(tmp_path / "r"), "-q"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "internal error" not in err and f"attrs {column}[{k}]" in err, err
+    assert not (tmp_path / "r").exists()

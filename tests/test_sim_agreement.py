@@ -72,7 +72,7 @@ ALTERNATIVES = [DecisionSet.parse([s]) for s in (
     # the next families: the readings that move bytes the simulator reads back, or change the maths
     "N-2=imm0-reg1-ptr2", "N-3=s1-0x28-s0-0x2c", "N-5=scale-at-0x24", "N-6=byte-offset", "N-13=no-dropping",
     "S-20=fused", "S-21=f64-once", "S-27=op1-elementwise-too", "N-28=scan-direction", "N-22=base-slot0-fixed",
-    "N-22=slot0-pattern", "N-23=all-elements", "N-21=t0-0x0c-t1-0x30", "N-21=one-byte-scalar", "S-39=out-dtype")]
+    "N-22=no-base", "N-23=all-elements", "N-21=t0-0x0c-t1-0x30", "N-21=one-byte-scalar", "S-39=out-dtype")]
 
 
 @dataclass

@@ -63,3 +63,64 @@ def test_explain_forms(tmp_path, capsys):
     assert "128 hex digits" in capsys.readouterr().err
     assert main(["explain", f"{out / 'sp.bin'}:9"]) == 2
     assert "no bundle at byte offset" in capsys.readouterr().err
+
+
+# --- asm reports every error and checks what it assembled -------------------------------------------------
+
+_BAD = """.target gen2
+.stream dve
+Copy src=sb[p0:128][1x512].float32
+Bogus x=1
+Copy src=sb[p0:128][1x512].float32, dst=sb[p0:128]+0x2000[1x512].float32
+Nope
+"""
+
+
+def test_asm_reports_every_syntax_error_with_its_line(tmp_path, capsys):
+    src = tmp_path / "k.s"
+    src.write_text(_BAD)
+    assert main(["asm", str(src), "-o", str(tmp_path / "o")]) == 1
+    err = capsys.readouterr().err
+    assert f"{src}:4:1: unknown mnemonic 'Bogus'" in err and f"{src}:6:1: unknown mnemonic 'Nope'" in err
+    assert "2 errors" in err and not (tmp_path / "o").exists()
+
+
+def test_asm_checks_the_streams_and_writes_nothing_on_a_finding(tmp_path, capsys):
+    src = tmp_path / "k.s"
+    src.write_text("\n".join(line for line in _BAD.splitlines() if "Bogus" not in line and "Nope" not in line))
+    assert main(["asm", str(src), "-o", str(tmp_path / "o")]) == 1
+    cap = capsys.readouterr()
+    # the Copy on line 3 has no dst: its dst descriptor is all zero
+    assert f"{src}:3: dve+0x0: error[desc.count_range]" in cap.out
+    assert f"{src}:5:" not in cap.out  # the Copy on line 5 is legal
+    assert "nothing written" in cap.err and not (tmp_path / "o").exists()
+    assert main(["asm", str(src), "-o", str(tmp_path / "o"), "--no-check", "-q"]) == 0
+    assert (tmp_path / "o" / "dve.bin").stat().st_size == 128
+
+
+def test_run_says_which_inputs_start_as_zeros(tmp_path, capsys):
+    import numpy as np
+
+    kernel = Path(__file__).resolve().parents[1] / "examples" / "vector_add.json"
+    assert main(["run", str(kernel), "-o", str(tmp_path / "r"), "-q"]) == 0
+    assert "inputs a, b, mask, n not given (-i NAME=FILE.npy): they start as zeros" in capsys.readouterr().err
+    for n in ("a", "b"):
+        np.save(tmp_path / f"{n}.npy", np.ones((128, 512), np.float32))
+    assert main(["run", str(kernel), "-i", f"a={tmp_path / 'a.npy'}", "-i", f"b={tmp_path / 'b.npy'}",
+                 "-o", str(tmp_path / "r"), "-q"]) == 0
+    assert "inputs mask, n not given" in capsys.readouterr().err
+
+
+def test_a_misspelt_bir_key_is_named_with_the_key_it_resembles(tmp_path, capsys):
+    kernel = json.loads((Path(__file__).resolve().parents[1] / "examples" / "vector_add.json").read_text())
+    inst = kernel["functions"][0]["blocks"][0]["instructions"][0]
+    inst["ouputs"] = inst.pop("outs")
+    inst["compiler_private_note"] = 1  # far from every key: kept silently, as real BIR's many extra keys are
+    src = tmp_path / "k.json"
+    src.write_text(json.dumps(kernel))
+    assert main(["assemble", str(src), "-o", str(tmp_path / "o")]) != 0
+    err = capsys.readouterr().err
+    assert "unknown key 'ouputs' kept as it is; did you mean 'outs'?" in err
+    assert "compiler_private_note" not in err
+    assert main(["check", str(src)]) == 1
+    assert "did you mean 'outs'?" in capsys.readouterr().err

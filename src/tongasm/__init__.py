@@ -7,7 +7,7 @@ cheap)::
     k = tongasm.read_bir("kernel.json")                 # BIR JSON -> IR
     asm = tongasm.assemble(k, target="gen2")            # IR -> per-engine streams (validated)
     cols = tongasm.decode_stream(asm.streams["dve"])    # bytes -> numpy field columns
-    report = tongasm.check_stream(data, "dve")          # the raw-bundle validator
+    findings = tongasm.check_stream(data, stream="dve")  # the raw-bundle validator
     result = tongasm.run_kernel(k, inputs={...})        # simulate
 
 The sub-packages hold the rest: ``isa`` (wire formats and decisions), ``ir``, ``passes``,

@@ -138,11 +138,15 @@ def build_parser() -> argparse.ArgumentParser:
     dis.set_defaults(func=cmd_disasm)
 
     asm = sub.add_parser("asm", help="assemble the text form into per-engine streams",
-                         description="Assemble a listing (the syntax 'tongasm disasm' prints) into DIR/<stream>.bin.")
+                         description="Assemble a listing (the syntax 'tongasm disasm' prints) into DIR/<stream>.bin. "
+                                     "Every syntax error is reported with its line; the streams are then checked "
+                                     "as 'tongasm check' checks them (each finding with its line), and nothing is "
+                                     "written when there is an error (exit 1; --no-check skips the check).")
     asm.add_argument("source", metavar="FILE.s")
     asm.add_argument("-o", "--output", metavar="DIR", required=True, help="output directory")
     asm.add_argument("--target", choices=sorted(TARGETS), help="override the file's .target")
     asm.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    asm.add_argument("--no-check", action="store_true", help="write the streams without checking them")
     _add_decisions(asm)
     asm.set_defaults(func=cmd_asm)
 
@@ -292,6 +296,12 @@ def _print_json(obj: Any) -> None:
 
 # --- commands -----------------------------------------------------------------------------------------
 
+def _print_notes(notes: Iterable[str]) -> None:
+    """The reader's notes about a kernel (a key kept that looks like a misspelt known key...)."""
+    for n in notes:
+        sys.stderr.write(f"tongasm: note: {n}\n")
+
+
 def cmd_assemble(args: argparse.Namespace) -> int:
     from .codegen import assemble
     from .ir.stream_reader import stream_bir
@@ -301,14 +311,19 @@ def cmd_assemble(args: argparse.Namespace) -> int:
     output_dir_path(args.output)  # an unusable -o is refused before any work
     with _bar(args, "assemble", unit="instructions") as bar:
         kernel = stream_bir(Path(args.kernel), one_pass=True)  # instruction by instruction: bounded memory
-        asm = assemble(kernel, target=args.target, decisions=decisions, census=args.census,
-                       check="warn" if args.warn else "refuse", progress=_assemble_progress(kernel, bar))
+        try:
+            asm = assemble(kernel, target=args.target, decisions=decisions, census=args.census,
+                           check="warn" if args.warn else "refuse", progress=_assemble_progress(kernel, bar))
+        except TongasmError:
+            _print_notes(kernel.notes)  # a misspelt key is often why
+            raise
         bar.phase(f"assemble: writing {args.output}", done=len(asm.log))
         written = {p.name for p in asm.write(args.output)}
     warnings = Repeats(lambda line: sys.stderr.write(f"tongasm: warning: {line}\n"))
     for f in asm.findings:
         warnings.add(f)
     warnings.finish()
+    _print_notes(kernel.notes)
     if args.format == "json":
         _print_json(asm.manifest())
     elif not args.quiet:
@@ -637,6 +652,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
                 data = read_input(path) if stream is None else bytes(stream)
                 kernel = read_bir(data)
+                _print_notes(kernel.notes)
                 del data
                 bar.phase(f"check {Path(path).name}", unrolled_count(kernel), unit="instructions")
                 report = check_kernel(kernel, target=args.target, decisions=decisions, checks=checks,
@@ -646,7 +662,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             else:
                 stem = Path(path).stem
                 inputs.append({"input": path, "kind": "stream", "bundles": len(stream) // BUNDLE_SIZE,
-                               "findings": stream, "engine": args.engine or (stem if stem in STREAM_NAMES else None)})
+                               "findings": stream, "engine": args.engine or (stem if stem in STREAM_NAMES else None),
+                               "target": _stream_target(args, [path]).name})
         errors = 0
         summary: list[str] = []
         out = sys.stdout.write
@@ -656,7 +673,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             findings: Any = r.pop("findings")
             engine = r.pop("engine", None)
             if r["kind"] == "stream":
-                findings = _stream_findings(findings, r["input"], engine, args, decisions, checks, bar)
+                findings = _stream_findings(findings, r["input"], engine, r["target"], decisions, checks, bar)
             counts = [0, 0]  # errors, warnings
 
             def counted(fs: Iterable[Any], counts: list[int] = counts) -> Iterator[Any]:
@@ -684,7 +701,63 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 1 if errors else 0
 
 
-def _stream_findings(stream: memoryview | bytes, path: str, engine: str | None, args: argparse.Namespace,
+def _stream_target(args: argparse.Namespace, paths: Sequence[str], what: str = "") -> Any:
+    """The target of bundle files that are not NEFFs, always known and said: ``--target``; else the
+    ``manifest.json`` tongasm wrote beside them (``assemble``/``asm``); else the ``kelf-0.json`` of the
+    unpacked NEFF they are in (``neff unpack``); else gen2, named in a note on stderr."""
+    from .isa.targets import get_target
+
+    if getattr(args, "target", None):
+        return get_target(args.target)
+    found: dict[str, str] = {}
+    for p in paths:
+        t = _target_beside(Path(p))
+        if t is not None:
+            found[p] = t
+    if len(set(found.values())) > 1:
+        raise UsageError("the inputs are of different targets (" + ", ".join(f"{k}: {v}" for k, v in found.items())
+                         + "); give --target")
+    if found and len(found) == len(paths):
+        return get_target(next(iter(found.values())))
+    unknown = [p for p in paths if p not in found]
+    assumed = get_target(next(iter(found.values()), "gen2"))
+    if not paths:
+        sys.stderr.write(f"tongasm: note: {what or 'the input'}: no --target given; assuming {assumed.name}\n")
+        return assumed
+    sys.stderr.write(f"tongasm: note: {', '.join(unknown[:3])}{' ...' if len(unknown) > 3 else ''}: no target "
+                     f"given or recorded beside {'it' if len(unknown) == 1 else 'them'} (no --target, no tongasm "
+                     f"manifest.json, not in an unpacked NEFF); assuming {assumed.name}\n")
+    return assumed
+
+
+def _target_beside(path: Path) -> str | None:
+    """The target recorded beside a bundle file: its directory's tongasm ``manifest.json``, or the
+    ``kelf-0.json`` of an unpacked NEFF it lies in (the file's directory or its parent)."""
+    from .isa.targets import TARGETS
+
+    d = path.parent
+    try:
+        man = d / "manifest.json"
+        if man.is_file() and man.stat().st_size < (64 << 20):
+            head = man.read_bytes()[:4096].decode("utf-8", "replace")
+            if '"tool": "tongasm"' in head:
+                import re
+
+                m = re.search(r'"target":\s*"([a-z0-9]+)"', head)
+                if m and m.group(1) in TARGETS:
+                    return m.group(1)
+        for up in (d, d.parent):
+            kelf = up / "kelf-0.json"
+            if kelf.is_file() and (up / "tongasm-neff.json").is_file() and kelf.stat().st_size < (16 << 20):
+                from .neff.members import KelfJson
+
+                return KelfJson.parse(kelf.read_bytes(), str(kelf)).target.name
+    except (OSError, TongasmError):
+        return None
+    return None
+
+
+def _stream_findings(stream: memoryview | bytes, path: str, engine: str | None, target_name: str,
                      decisions: DecisionSet, checks: Any, bar: NullProgress) -> Iterator[Any]:
     """:func:`tongasm.check.check_stream` over a stream in pieces of :data:`DISASM_CHUNK` bundles
     (findings are made, printed and dropped piece by piece), offsets as in one call on the whole."""
@@ -696,7 +769,7 @@ def _stream_findings(stream: memoryview | bytes, path: str, engine: str | None, 
     total = n // BUNDLE_SIZE
     step = DISASM_CHUNK * BUNDLE_SIZE
     name = Path(path).name
-    target = get_target(args.target or "gen2")
+    target = get_target(target_name)
     bar.phase(f"check {name}", total, unit="bundles")
     hook = bar.hook
     for a in range(0, max(n, 1), step):
@@ -810,7 +883,10 @@ def cmd_disasm(args: argparse.Namespace) -> int:
     if len(set(neff_targets.values())) > 1:
         raise UsageError("the NEFFs have different targets (" + ", ".join(f"{k}: {v}" for k, v in neff_targets.items())
                          + "); one listing has one .target")
-    target = get_target(args.target or next(iter(neff_targets.values()), "gen2"))
+    if args.target or neff_targets:
+        target = get_target(args.target or next(iter(neff_targets.values())))
+    else:
+        target = _stream_target(args, [p for p in args.files if not is_neff_spec(p)])
     total = sum(len(s.data) for s in inputs) // BUNDLE_SIZE
     with _bar(args, "disasm", total, unit="bundles", to_stdout=args.output is None) as bar:
         if args.format == "json":
@@ -887,6 +963,31 @@ def _listing_json_pieces(inputs: Sequence[Any], decisions: DecisionSet, target: 
     yield ("\n ]" if inputs else "]") + "\n}\n"
 
 
+def _asm_findings(source: str, prog: Any) -> int:
+    """Check each assembled stream like ``tongasm check`` (bundles of opcodes without a layout are
+    counted, not errors: a listing of real compiler output holds them as ``.bytes``); print every
+    error as ``FILE:LINE: stream+OFFSET: ...``; return how many errors there were."""
+    from .check.runner import check_stream
+    from .codegen.output import STREAM_NAMES
+
+    errors = 0
+    for name, data in prog.streams.items():
+        engine = name.rpartition(".")[2]
+        lines = prog.line_of.get(name, [])
+        for f in check_stream(bytes(data), name=name, target=prog.target, decisions=prog.decisions,
+                              stream=engine if engine in STREAM_NAMES else None, unmodelled="note"):
+            if f.severity != "error":
+                continue
+            errors += 1
+            i = (f.offset or 0) // BUNDLE_SIZE
+            line = lines[i] if i < len(lines) else "?"
+            print(f"{source}:{line}: {f.line()}")
+    if errors:
+        sys.stderr.write(f"tongasm: error: {source}: {_plural(errors, 'finding')}; nothing written "
+                         "(--no-check writes the streams anyway)\n")
+    return errors
+
+
 def cmd_asm(args: argparse.Namespace) -> int:
     from .codegen.output import write_streams
     from .text.assembler import assemble_file
@@ -895,6 +996,8 @@ def cmd_asm(args: argparse.Namespace) -> int:
     decisions = DecisionSet.parse(args.decision) if args.decision else None
     output_dir_path(args.output)  # an unusable -o is refused before any work
     prog = assemble_file(args.source, decisions=decisions, target=args.target)
+    if not args.no_check and _asm_findings(args.source, prog):
+        return 1
     write_streams(args.output, {n: bytes(d) for n, d in prog.streams.items()},
                   {"tool": "tongasm", "version": __version__, "source": args.source, "target": prog.target.name,
                    "decisions": prog.decisions.describe(),
@@ -906,6 +1009,14 @@ def cmd_asm(args: argparse.Namespace) -> int:
         for n, d in prog.streams.items():
             print(f"  {n + '.bin':<12} {_plural(len(d) // BUNDLE_SIZE, 'bundle')}")
     return 0
+
+
+def _bundle_file(spec: str) -> str:
+    """The file part of ``explain``'s FILE.bin:INDEX or FILE.bin@OFFSET."""
+    import re
+
+    m = re.fullmatch(r"(.+?)(?:[:](\d+)|@(0x[0-9a-fA-F]+|\d+))", spec)
+    return m.group(1) if m else spec
 
 
 def _bundle_arg(spec: str) -> tuple[bytes, str | None]:
@@ -938,7 +1049,6 @@ def _bundle_arg(spec: str) -> tuple[bytes, str | None]:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from .isa.targets import get_target
     from .neff.select import is_neff_spec, resolve_selector
     from .text.explain import explain_bundle, render_text
 
@@ -956,7 +1066,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     else:
         raw, stem = _bundle_arg(args.bundle)
         engine = args.engine or (stem if stem in ("pool", "act", "pe", "dma", "dve", "sp") else None)
-        target = get_target(args.target or "gen2")
+        target = _stream_target(args, [] if stem is None else [_bundle_file(args.bundle)], "the bundle")
     ex = explain_bundle(raw, decisions=_decisions(args), target=target, stream=engine)
     if args.format == "json":
         _print_json(dict(ex.to_json(), **({"where": where} if where else {})))
@@ -1036,6 +1146,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             from .ir.memory import describe_kernel
 
             kernel = read_bir(Path(first))
+            _print_notes(kernel.notes)
             memory = describe_kernel(kernel, resolve_target(kernel.arch, args.target).name)
         else:
             from .ir.memory import MemoryDescription
@@ -1045,6 +1156,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         for n in names or ():
             memory.by_name(n)
         inputs = conform_inputs(memory, inputs, note)
+        zeroed = [v.name for v in memory.variables if not v.is_output and v.name not in inputs]
+        if zeroed:  # never assumed silently
+            note(f"input{'s' * (len(zeroed) > 1)} {', '.join(zeroed)} not given (-i NAME=FILE.npy): "
+                 f"{'they start' if len(zeroed) > 1 else 'it starts'} as zeros")
         if kernel is not None:
             with _tracing(timeline, args.trace):
                 if timeline is not None:
@@ -1238,10 +1353,9 @@ def _replacements(specs: Sequence[str]) -> dict[str, bytes]:
         member, eq, file = spec.partition("=")
         if not eq or not member or not file:
             raise UsageError(f"--replace expects MEMBER=FILE (e.g. sg00/PE.bin=new.bin), got {spec!r}")
-        try:
-            replace[member] = Path(file).read_bytes()
-        except OSError as e:
-            raise InputError(f"cannot read {file}: {e.strerror or e}") from None
+        from .util import read_input
+
+        replace[member] = read_input(file)  # /dev/zero is refused at a bound, not read forever
     return replace
 
 

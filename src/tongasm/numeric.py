@@ -16,10 +16,11 @@ from functools import cache
 
 import numpy as np
 
+from .errors import InputError
 from .isa.enums import DTYPE_INFO, FLOAT_DTYPES, INTEGER_DTYPES, PACKED_DTYPES, Dtype
 
 
-class NumericError(ValueError):
+class NumericError(InputError, ValueError):
     """A value that cannot be represented in the requested dtype."""
 
 

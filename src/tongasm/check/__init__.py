@@ -6,6 +6,7 @@ from .registry import CHECKS, UNCHECKED, Check, CheckSet, Finding
 from .runner import all_checks, check_bundle, check_instruction, check_stream
 from . import real_checks  # noqa: F401  (the PE, DMA and sync/control checks: registration side effect)
 from . import family_checks  # noqa: F401  (the next families' checks: registration side effect)
+from . import gpsimd  # noqa: F401  (the Pool-engine opcodes' checks: registration side effect)
 
 __all__ = ["CHECKS", "Check", "CheckSet", "Finding", "UNCHECKED", "all_checks", "check_bundle",
            "check_instruction", "check_stream"]

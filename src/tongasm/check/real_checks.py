@@ -26,7 +26,7 @@ from .vectorized import Columns, by_classes, split_addr4, vector
 
 _ENCODE = [
     ("engine.unassigned", "a DMA or sync/control instruction names the engine it runs on (it exists on every "
-                          "engine)", "issue 13"),
+                          "engine)", "docs/bir-json.md"),
     ("pe.target", "the PE opcodes are encoded in their gen3 form only (the gen2 form is book-only, R-25)", "R-25"),
     ("pe.operands", "LoadStationary/MultiplyMoving/Matmult operands: SBUF tensors in, a PSUM tensor out",
      "chapter §2.1-§2.2"),

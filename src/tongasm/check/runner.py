@@ -21,7 +21,7 @@ from ..decode.batch import as_uint8, decode_stream
 from ..decode.bundle import why_undecodable
 from ..isa.opcodes import ISA_OPCODE_NAMES
 from ..isa.formats import FormatSet, build_formats
-from ..isa.targets import DEFAULT_TARGET, Target
+from ..isa.targets import DEFAULT_TARGET, Target, get_target
 from ..ir.instructions import Function, Instruction
 from .bundle_checks import BUNDLE_CHECKS, BundleCheck, BundleView
 from .family_checks import ResidencyState, residency_rule
@@ -47,7 +47,7 @@ def _checks_for(fmt: Format, checks: CheckSet) -> list[BundleCheck]:
     return out
 
 
-def check_bundle(fmt: Format, fields: dict[str, int] | None, raw: bytes, *, target: Target = DEFAULT_TARGET,
+def check_bundle(fmt: Format, fields: dict[str, int] | None, raw: bytes, *, target: Target | str = DEFAULT_TARGET,
                  decisions: DecisionSet = DEFAULT_DECISIONS, stream: str | None = None,
                  checks: CheckSet | None = None) -> list[Finding]:
     """All findings of the bundle checks on one decoded bundle (location left for the caller);
@@ -58,6 +58,7 @@ def check_bundle(fmt: Format, fields: dict[str, int] | None, raw: bytes, *, targ
     bundles (every unrolled loop does), and a repeat costs one dictionary lookup.
     """
     cs = checks or CheckSet()
+    target = get_target(target)
     key = (fmt, bytes(raw), stream, target, decisions, cs.pedantic, cs.disabled)
     hit = _MEMO.get(key)
     if hit is not None:
@@ -228,7 +229,8 @@ def bundle_findings(data: bytes | bytearray | memoryview, *, target: Target, dec
         yield from _check_columns(part, fs, target, decisions, stream, checks, unmodelled, skipped, start, order)
 
 
-def check_stream(data: bytes | bytearray | memoryview, *, name: str | None = None, target: Target = DEFAULT_TARGET,
+def check_stream(data: bytes | bytearray | memoryview, *, name: str | None = None,
+                 target: Target | str = DEFAULT_TARGET,
                  decisions: DecisionSet = DEFAULT_DECISIONS, checks: CheckSet | None = None,
                  stream: str | None = None,
                  progress: Callable[[int, int | None], None] | None = None,
@@ -245,6 +247,7 @@ def check_stream(data: bytes | bytearray | memoryview, *, name: str | None = Non
     """
     if unmodelled not in ("error", "note"):
         raise ValueError(f"unmodelled must be 'error' or 'note', not {unmodelled!r}")
+    target = get_target(target)
     label = name or stream or "stream"
     out: list[Finding] = []
     n = len(data)

@@ -17,7 +17,7 @@ import math
 import re
 from pathlib import Path
 from typing import Any
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from ..errors import BirError, InputError
 from ..util import brief_int
@@ -77,6 +77,9 @@ class _Ctx:
         self.ops: dict[tuple[Any, ...], Operand] = {}
         self.attrs: dict[tuple[Any, ...], Any] = {}
         self.tuples: dict[tuple[Operand, ...], tuple[Operand, ...]] = {}
+        #: misspelt-key notes (see _misspelt), and the key sets already looked at
+        self.notes: list[str] = []
+        self.key_sets: set[tuple[str, frozenset[str]]] = set()
 
     @staticmethod
     def intern(table: dict[Any, Any], x: Any) -> Any:
@@ -282,16 +285,42 @@ def kernel_from_json(data: Any) -> Kernel:
     arch = top.get("arch")
     if arch is not None and not isinstance(arch, str):
         raise BirError(f"'arch' must be a string such as \"gen2\", got {arch!r}", "arch")
-    funcs = [_function(f, f"functions[{i}]") for i, f in enumerate(_list(top["functions"], "functions", "'functions'"))]
+    notes: list[str] = []
+    funcs = [_function(f, f"functions[{i}]", notes)
+             for i, f in enumerate(_list(top["functions"], "functions", "'functions'"))]
     extra = {k: v for k, v in top.items() if k not in ("functions", "arch", "version", "attributes")}
-    return Kernel(funcs, arch, top.get("version"), top.get("attributes"), extra)
+    notes += _misspelt(extra, ("functions", "arch", "version", "attributes"), "the BIR module")
+    return Kernel(funcs, arch, top.get("version"), top.get("attributes"), extra, notes)
 
 
-def _function(f: Any, path: str) -> Function:
+#: at most this many misspelt-key notes are collected from one module
+MAX_KEY_NOTES = 20
+
+
+def _misspelt(extra: Mapping[str, Any], known: Iterable[str], where: str) -> list[str]:
+    """A note for each kept key that is a near miss of a key the reader knows here (``ouputs`` for
+    ``outputs``): unknown keys are kept for the round trip, so a typo would otherwise vanish silently.
+    Keys far from every known one (the compiler writes many tongasm does not interpret) say nothing."""
+    if not extra:
+        return []
+    import difflib
+
+    known = list(known)
+    out = []
+    for k in extra:
+        close = difflib.get_close_matches(k, known, n=1, cutoff=0.75)
+        if close:
+            out.append(f"{where}: unknown key {k!r} kept as it is; did you mean {close[0]!r}?")
+    return out
+
+
+def _function(f: Any, path: str, notes: list[str] | None = None) -> Function:
     f = _obj(f, path, "a function")
     name = f.get("name", "")
     func = Function(str(name), attributes=f.get("attributes", []))
     ctx = _Ctx(func)
+    if notes is not None:
+        ctx.notes = notes
     index = 0
     for ai, a in enumerate(_list(f.get("allocations", []), _path_join(path, "allocations"), "'allocations'")):
         apath = f"{path}.allocations[{ai}]"
@@ -402,6 +431,11 @@ def _instruction(d: Any, path: str, ctx: _Ctx) -> Instruction | Loop:
     attrs = ctx.shared_attrs(attrs)
     consumed = {"opcode", "name", "engine", "ins", "outs", "sync", *(a.key for a in attrs_spec)}
     extra = {k: v for k, v in d.items() if k not in consumed} or NO_EXTRA
+    if extra and len(ctx.notes) < MAX_KEY_NOTES:
+        seen = (opcode, frozenset(extra))
+        if seen not in ctx.key_sets:  # a 100k-instruction kernel repeats its key sets
+            ctx.key_sets.add(seen)
+            ctx.notes += _misspelt(extra, consumed, where)
     if cls is None:
         return UnknownInstruction(name, engine, ins, outs, attrs, sync, extra, raw_opcode=opcode)
     return cls(name, engine, ins, outs, attrs, sync, extra)

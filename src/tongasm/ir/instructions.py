@@ -578,6 +578,9 @@ class Kernel:
     version: Any = None
     attributes: Any = None
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
+    #: what the reader noticed and kept (e.g. a key that looks like a misspelt known key); commands
+    #: print them as notes. Not part of the module: equality and the JSON form ignore it.
+    notes: list[str] = field(default_factory=list, repr=False, compare=False)
 
 
 def enum_text(value: Any) -> Any:

@@ -212,6 +212,9 @@ class SyncWait:
     value: int | None = None
     register: Register | None = None  # sem_ge_reg only
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "mode", _sync_mode(WaitMode, self.mode, "wait"))
+
 
 @dataclass(frozen=True)
 class SyncUpdate:
@@ -220,6 +223,29 @@ class SyncUpdate:
     mode: UpdateMode | int
     index: int
     value: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "mode", _sync_mode(UpdateMode, self.mode, "update"))
+
+
+def _sync_mode(enum_type: type[WaitMode] | type[UpdateMode], mode: object, what: str) -> WaitMode | UpdateMode | int:
+    """A sync mode given by its BIR name (``"sem_inc"``) or ordinal, as the enum member; an unknown
+    name is refused here, naming the modes, rather than deep inside ``assemble``. An ordinal the enum
+    does not have stays an int (the encoder reports it with its field)."""
+    if isinstance(mode, enum_type):
+        return mode
+    if isinstance(mode, str):
+        try:
+            return enum_type[mode]
+        except KeyError:
+            raise ValueError(f"unknown sync {what} mode {mode!r}; one of: "
+                             f"{', '.join(m.name for m in enum_type)}") from None
+    if isinstance(mode, int) and not isinstance(mode, bool):
+        try:
+            return enum_type(mode)
+        except ValueError:
+            return mode
+    raise TypeError(f"sync {what} mode must be a {enum_type.__name__}, its name or its ordinal, not {mode!r}")
 
 
 @dataclass(frozen=True)

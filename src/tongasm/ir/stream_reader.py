@@ -156,6 +156,11 @@ class StreamedKernel:
                                   self.extra)
         return self._kernel
 
+    @property
+    def notes(self) -> list[str]:
+        """What the reader noticed in what was read so far (see :attr:`Kernel.notes`)."""
+        return [n for _f, ctx, *_ in self.functions for n in ctx.notes]
+
     def two_pass(self) -> StreamedKernel:
         """The same document read in two passes (after a :class:`StreamRestart`)."""
         return _open(self.text.s, self.text.where, one_pass=False)

@@ -5,7 +5,7 @@ these, never to the numbers. Confidence as in the chapter's byte maps (§3-§7).
 from __future__ import annotations
 
 from .fields import Conf
-from .opcodes import Op, op
+from .opcodes import op
 
 C, H, I = Conf.C, Conf.H, Conf.I  # noqa: E741
 
@@ -50,8 +50,8 @@ CROSS_ARITH = op(0x7C, "CrossLaneReduceArith", "TensorReduce", "tensor", I,
 CROSS_BITVEC = op(0x7D, "CrossLaneReduceBitvec", "TensorReduce", "tensor", I,
                   "cross-lane bit-vector reduce (N-12 default); the free-axis one under N-12=book-literal")
 POOL = op(0x45, "Pool", "Pool", "tensor", C, "max or average over the two innermost input dims (the window)")
-# 0x7E carries a layout only when N-22 enables Iota: declared, not registered
-IOTA = Op(0x7E, "Iota", "Iota", "tensor", I, "dst = base + channel*channel_multiplier + pattern index (int32)")
+# 0x7E carries a layout unless N-22=off (the draft's reading)
+IOTA = op(0x7E, "Iota", "Iota", "tensor", C, "dst = base + channel*channel_multiplier + pattern index (int32)")
 RECIPROCAL = op(0x48, "Reciprocal", "Reciprocal", "tensor", C, "out = 1 / in (fp32)")
 
 # --- BatchNorm statistics (chapter §7) -----------------------------------------------------------------

@@ -62,6 +62,11 @@ class Sem(enum.Enum):
     HALT = "stop this engine's stream"
     DRAIN = "wait until this engine's outstanding DMAs have completed"
     UNMODELLED = "decoded and checked, but not simulated (the simulator stops with the opcode's name)"
+    # --- the Pool-engine (GPSIMD) opcodes of real output ---
+    TENSOR_SCALAR_ADDR = "two integer ALU ops of a tensor with immediate or pointer scalars (address arithmetic)"
+    AFFINE_SELECT = "keep an element where an affine function of its position compares true, else a fill value"
+    CUSTOM_OP = "run a custom-op function on the Pool engine's CPUs (not simulated: the simulator stops, naming it)"
+    GATHER = "gather through the pool buffer: load it (0x67), then pick one element per lane by index (0x68)"
 
 
 # --- text templates (declared here as data; tongasm.text.syntax implements each kind) ------------------

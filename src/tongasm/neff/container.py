@@ -285,6 +285,14 @@ def _cstr(raw: bytes) -> bytes:
     return raw.split(b"\0", 1)[0]
 
 
+def _utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def check_member_name(name: str) -> None:
     """Refuse a member name that is not a plain relative path inside the archive's root."""
     why = None
@@ -292,6 +300,8 @@ def check_member_name(name: str) -> None:
         why = "is empty"
     elif "\0" in name:
         why = "contains a NUL byte"
+    elif not name.isascii() and not _utf8(name):
+        why = "is not valid UTF-8 (it holds a lone surrogate)"
     elif "\\" in name:
         why = "contains a backslash"
     elif name.startswith("/"):

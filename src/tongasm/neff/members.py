@@ -57,6 +57,17 @@ def load_json(path: str, data: bytes) -> Any:
         raise NeffError(f"NEFF member {path}: not valid JSON: {e}") from None
 
 
+def _brief(v: Any, limit: int = 60) -> str:
+    """A JSON value in a message, cut short (hostile files hold huge ones)."""
+    text = json.dumps(v) if not isinstance(v, float) or v == v else "NaN"
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+#: a semaphore number in a DMA queue's ``semaphore_set`` is below this (real files: 24..39; an engine
+#: has a few dozen semaphores; the bound only keeps absurd numbers out of every report)
+MAX_SEMAPHORE_ID = 1 << 16
+
+
 def _get(obj: Any, path: str, key: str, kind: type | tuple[type, ...], default: Any = ...) -> Any:
     if not isinstance(obj, dict):
         raise NeffError(f"NEFF member {path}: expected a JSON object, got {type(obj).__name__}")
@@ -214,8 +225,13 @@ class GraphDef:
         for name, q in _get(j, path, "dma_queue", dict, {}).items():
             where = f"{path} dma_queue {name!r}"
             sems = _get(q, where, "semaphore_set", list, [])
-            if not all(isinstance(s, int) for s in sems):
+            if not all(isinstance(s, int) and not isinstance(s, bool) for s in sems):
                 raise NeffError(f"NEFF member {where}: semaphore_set should be a list of integers")
+            wild = next((s for s in sems if not 0 <= s < MAX_SEMAPHORE_ID), None)
+            if wild is not None:
+                shown = wild if abs(wild) < 10 ** 20 else f"{str(wild)[:12]}... ({len(str(wild))} digits)"
+                raise NeffError(f"NEFF member {where}: semaphore_set entry {shown} is not a semaphore number "
+                                f"(allowed 0..{MAX_SEMAPHORE_ID - 1})")
             queues[name] = DmaQueue(name, _get(q, where, "owner", str, ""), _get(q, where, "type", str, ""),
                                     _get(q, where, "num_queues", int, None), tuple(sems), q)
         res = _get(j, path, "runtime_statebuffer_reservation", list, [])
@@ -287,9 +303,20 @@ class NeffJson:
             for out in _get(n, where, "output_names", list, [_get(n, where, "name", str)]):
                 k = len(entries)
                 shape = shapes[k] if k < len(shapes) and isinstance(shapes[k], list) else None
+                if shape is not None and not all(isinstance(d, int) and not isinstance(d, bool) and 0 <= d < 1 << 40
+                                                 for d in shape):
+                    raise NeffError(f"NEFF member {path}: attrs shape[{k}] of {out!r} should be a list of "
+                                    f"dimensions (integers 0..2^40), got {_brief(shape)}")
+                dtype = dtypes[k] if k < len(dtypes) else None
+                if dtype is not None and not isinstance(dtype, str):
+                    raise NeffError(f"NEFF member {path}: attrs dltype[{k}] of {out!r} should be a dtype name such "
+                                    f"as \"float16\", got {_brief(dtype)}")
+                sid = storage[k] if k < len(storage) else None
+                if sid is not None and (not isinstance(sid, int) or isinstance(sid, bool)):
+                    raise NeffError(f"NEFF member {path}: attrs storage_id[{k}] of {out!r} should be an integer, "
+                                    f"got {_brief(sid)}")
                 entries.append(TensorEntry(str(out), _get(n, where, "name", str), tuple(shape) if shape else None,
-                                           dtypes[k] if k < len(dtypes) else None,
-                                           storage[k] if k < len(storage) else None))
+                                           dtype, sid))
         sig: Any = j
         for key in ("metadata", "signatures", "default", "inputs"):  # absent or not an object: no signature
             sig = sig.get(key, {}) if isinstance(sig, dict) else {}

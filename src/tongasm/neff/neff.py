@@ -90,6 +90,12 @@ class Neff:
     source_payload: bytes | None = field(default=None, repr=False)
     input_order: dict[str, int] = field(default_factory=dict, repr=False)
 
+    def __repr__(self) -> str:
+        """A one-line summary: a NEFF's members are megabytes, not something to print."""
+        size = sum(len(d) for d in self.members.values())
+        return (f"Neff(path={self.path!r}, members={len(self.members)}, member_bytes={size}, "
+                f"data_size={self.header.number('data_size')})")
+
     # --- reading ---------------------------------------------------------------------------------
 
     @classmethod
@@ -111,11 +117,11 @@ class Neff:
 
     @classmethod
     def read(cls, path: str | os.PathLike[str]) -> Neff:
-        try:
-            data = Path(path).read_bytes()
-        except OSError as e:
-            raise NeffError(f"cannot read {path}: {e.strerror or e}") from None
-        return cls.from_bytes(data, path=str(path))
+        """Read and check a NEFF file. A regular file is read whole; a pipe or device (``/dev/zero``,
+        or a link to it) only up to :data:`tongasm.util.PIPE_LIMIT` bytes, then refused."""
+        from ..util import read_input
+
+        return cls.from_bytes(read_input(path), path=str(path))
 
     # --- typed views -----------------------------------------------------------------------------
 

@@ -120,7 +120,8 @@ def render_report(r: dict[str, Any]) -> str:
         out.append("  DMA queues:")
         for q in g["dma_queues"]:
             sems = q["semaphore_set"]
-            rng = f"{sems[0]}..{sems[-1]}" if sems and sems == list(range(sems[0], sems[-1] + 1)) else str(sems)
+            contiguous = bool(sems) and all(b == a + 1 for a, b in zip(sems, sems[1:]))
+            rng = f"{sems[0]}..{sems[-1]}" if contiguous else str(sems)
             out.append(f"    {q['name']:<16} owner {q['owner']:<5} {q['type']:<8} {q['num_queues']} queues, "
                        f"semaphores {rng}")
         out.append(f"  runtime: {g['runtime_event_count']} events, {g['runtime_semaphore_count']} semaphores; "

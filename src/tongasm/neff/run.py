@@ -44,6 +44,7 @@ from ..isa.fields import BUNDLE_SIZE
 from ..sim.scheduler import RunStats, Scheduler, Stream, load_streams
 from ..sim.trace import Timeline
 from .errors import NeffError
+from .members import load_json
 from .neff import Graph, Neff
 
 #: def.json variable types that are DRAM variables the DMAs name by var_id
@@ -186,6 +187,23 @@ def core_program(neff: Neff, graph: str, declared: Mapping[str, Declared] = {},
         queues.setdefault(q.owner, q.name)
         sems.setdefault(q.owner, set()).update(q.semaphore_set)
     return CoreProgram(g, mem, files, streams, labels, queues, {k: frozenset(v) for k, v in sems.items()})
+
+
+def custom_functions(neff: Neff, graph: Graph) -> dict[int, str]:
+    """The custom-op functions a graph's ``ucode_lib.json`` lists for opcode 133 (0x85), by sub_opcode
+    (empty when the graph has none): the simulator names the one a CustomOpHeader starts (S-77)."""
+    member = graph.directory + "ucode_lib.json"
+    if member not in neff.members:
+        return {}
+    j = load_json(member, neff.members[member])
+    out: dict[int, str] = {}
+    libs = j.get("ucode_lib") if isinstance(j, dict) else None
+    for lib in libs if isinstance(libs, list) else []:
+        for f in lib.get("functions", []) if isinstance(lib, dict) else []:
+            if isinstance(f, dict) and f.get("opcode") == 133 and isinstance(f.get("sub_opcode"), int) \
+                    and isinstance(f.get("name"), str):
+                out.setdefault(f["sub_opcode"], f["name"])
+    return out
 
 
 def _stand_in(fs: FormatSet, decisions: DecisionSet) -> Callable[[DecodeFailure], DecodedBundle | None]:
@@ -344,6 +362,7 @@ def run_neff(neff: Neff, inputs: Mapping[str, np.ndarray], *, graphs: list[str] 
             if v.name in buffers and v.kind in ("Input", "Output"):
                 dram[v.var_id] = buffers[v.name]
         m = Machine(target, core.memory, seed=seed, dram=dram)
+        m.custom_functions = custom_functions(neff, core.graph)
         if timeline is not None:
             timeline.core(core.graph.name)
         hook = None if progress is None else (lambda n, _t, base=done: progress(base + n, total))

@@ -106,6 +106,10 @@ def parse_selector(spec: str) -> Selector | None:
     if (s.group("index") or s.group("offset")) and not s.group("stream"):
         raise NeffError(f"bad NEFF selector {spec!r}: a bundle index or offset needs a stream (FILE.neff:sg00/pe:3)")
     off = s.group("offset")
+    number = s.group("index") or off or ""
+    if len(number) > 40:  # no stream has that many bytes (and Python refuses decimal text past 4300 digits)
+        raise NeffError(f"bad NEFF selector: the bundle {'index' if s.group('index') else 'offset'} "
+                         f"{number[:20]}... has {len(number)} digits; no stream is that long")
     return Selector(path, s.group("graph"), s.group("stream"),
                     int(s.group("index")) if s.group("index") else None,
                     int(off, 16) if off and off.lower().startswith("0x") else (int(off) if off else None))

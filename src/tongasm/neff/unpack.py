@@ -22,11 +22,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..errors import InputError
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from .container import GzipInfo, check_member_name, safe_member_path
 from .errors import NeffError
 from .header import HEADER_SIZE, parse_header
 from .neff import Neff
+from ..util import read_input
 
 METADATA_FILE = "tongasm-neff.json"
 METADATA_FORMAT = "tongasm-neff-unpack"
@@ -104,6 +106,14 @@ def _load_metadata(d: Path) -> dict[str, Any]:
     return meta
 
 
+def _whole(obj: Mapping[str, Any], key: str) -> int:
+    """A metadata number that must be a JSON integer (not a float such as Infinity, not a string)."""
+    v = obj[key]
+    if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < 1 << 64:
+        raise ValueError(f"{key!r} should be an integer 0..2^64, got {str(v)[:40]}")
+    return v
+
+
 def load_dir(in_dir: str | os.PathLike[str]) -> Neff:
     """A :class:`Neff` from an unpacked directory (members in the recorded order; files the metadata
     does not list are refused, so an editor's backup file does not slip into the archive)."""
@@ -114,9 +124,9 @@ def load_dir(in_dir: str | os.PathLike[str]) -> Neff:
         header_bytes = bytes.fromhex(meta["header"])
         gz = meta["gzip"]
         names = [m["path"] for m in meta["members"]]
-        gzip = GzipInfo(bytes.fromhex(gz["header"]), int(gz["mtime"]), int(gz["xfl"]), int(gz["os"]),
-                        int(gz["member_size"]), int(gz["padding"]))
-    except (KeyError, TypeError, ValueError) as e:
+        gzip = GzipInfo(bytes.fromhex(gz["header"]), *(_whole(gz, k) for k in ("mtime", "xfl", "os", "member_size",
+                                                                               "padding")))
+    except (KeyError, TypeError, ValueError, OverflowError) as e:
         raise NeffError(f"{where}: malformed metadata ({type(e).__name__}: {e})") from None
     if len(header_bytes) != HEADER_SIZE:
         raise NeffError(f"{where}: the header is {len(header_bytes)} bytes, not {HEADER_SIZE}")
@@ -127,10 +137,9 @@ def load_dir(in_dir: str | os.PathLike[str]) -> Neff:
         check_member_name(name)
         p = safe_member_path(d, name)
         try:
-            members[name] = p.read_bytes()
-        except OSError as e:
-            raise NeffError(f"member {name} listed in {METADATA_FILE} cannot be read from {d}: "
-                             f"{e.strerror or e}") from None
+            members[name] = read_input(p)  # a device or pipe in its place is read only up to a bound
+        except InputError as e:
+            raise NeffError(f"member {name} listed in {METADATA_FILE} cannot be read from {d}: {e}") from None
     extra = sorted(str(p.relative_to(d)) for p in d.rglob("*") if p.is_file() and p.name != METADATA_FILE
                    and str(p.relative_to(d)).replace(os.sep, "/") not in members)
     if extra:
@@ -156,10 +165,7 @@ def replace_from_asm_dir(neff: Neff, asm_dir: str | os.PathLike[str]) -> list[st
         if s is None:
             raise NeffError(f"{p}: names no stream of the NEFF (expected one of {', '.join(known)}; the listing's "
                              ".stream names come from 'tongasm disasm FILE.neff')")
-        try:
-            data = p.read_bytes()
-        except OSError as e:
-            raise NeffError(f"cannot read {p}: {e.strerror or e}") from None
+        data = read_input(p)
         neff.replace_member(s.member, data)
         done.append(s.member)
     if not done:

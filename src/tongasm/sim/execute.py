@@ -274,6 +274,11 @@ from .execute_families import FAMILY_HANDLERS  # noqa: E402
 
 HANDLERS.update(FAMILY_HANDLERS)
 
+# --- the Pool-engine (GPSIMD) opcodes of real output ---
+from .gpsimd import GPSIMD_HANDLERS  # noqa: E402
+
+HANDLERS.update(GPSIMD_HANDLERS)
+
 
 def execute(m: Machine, engine: str, d: DecodedBundle, ds: DecisionSet) -> None:
     """Run one decoded bundle on ``engine`` (its sync band is the scheduler's business)."""

@@ -139,6 +139,11 @@ class Machine:
         self.dma_pending: deque[DmaTransfer] = deque()
         #: the DGE table (R-17): entry → var_id
         self.dge_table: list[int | None] = list(self.memory.dge_table)
+        #: custom-op functions by sub_opcode (a NEFF's ucode_lib.json, opcode 133), for the simulator's stop message
+        self.custom_functions: dict[int, str] = {}
+        #: the pool buffer a PoolBufferLoad (0x67) filled, per engine: (start partition, [P, n] values, wire
+        #: dtype, index mask), read by the Gather (0x68) after it (S-78)
+        self.pool_buffers: dict[str, tuple[int, np.ndarray, int, int]] = {}
         #: engines whose stream a Halt (or Exit) ended (S-46)
         self.halted: set[str] = set()
         self._views: dict[tuple, np.ndarray] = {}

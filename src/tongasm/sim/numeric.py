@@ -13,6 +13,7 @@ from functools import cache
 import ml_dtypes
 import numpy as np
 
+from ..errors import InputError
 from ..isa.enums import ALU_WIRE, AluClass, AluOp
 
 # --- element types (S-3) -------------------------------------------------------------------------
@@ -26,7 +27,7 @@ _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 _SINT = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
 
 
-class NumericError(ValueError):
+class NumericError(InputError, ValueError):
     """A value or dtype the kernels cannot handle (e.g. an unknown wire dtype)."""
 
 

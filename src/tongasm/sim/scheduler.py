@@ -351,7 +351,9 @@ class Scheduler:
                 if s.done:
                     live.remove(s)
             else:
-                pending.pop(k - len(ready)).complete(self.m)
+                t = pending[k - len(ready)]
+                del pending[k - len(ready)]
+                t.complete(self.m)
             self.stats.rounds += 1
             self.clock += 1
             if progress is not None and self.stats.executed >= next_report:

@@ -8,11 +8,14 @@ Accepted lines (``;`` starts a comment):
 * an instruction, optionally preceded by ``OFFSET:`` and a ``|...|`` bytes column (both ignored).
 
 Errors point at the line and column: ``kernel.s:12:34: error: ...`` with the line and a caret.
+Every bad instruction line is reported, not only the first (:class:`TextSyntaxErrors`, up to
+:data:`MAX_ERRORS`); a bad directive stops at once, since what follows depends on it.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,14 +41,31 @@ class TextSyntaxError(TongasmError):
         super().__init__(f"{path}:{line}:{col + 1}: {message}{caret}")
 
 
+class TextSyntaxErrors(TextSyntaxError):
+    """Several syntax errors in one text: the first one's line and column, every message in order."""
+
+    def __init__(self, errors: list[TextSyntaxError], more: bool = False) -> None:
+        first = errors[0]
+        self.errors = errors
+        self.path, self.line, self.col, self.detail = first.path, first.line, first.col, first.detail
+        tail = f"\n(stopped after {len(errors)} errors)" if more else f"\n{len(errors)} errors"
+        TongasmError.__init__(self, "\n".join(str(e) for e in errors) + tail)
+
+
+#: at most this many errors are reported from one text
+MAX_ERRORS = 100
+
+
 @dataclass
 class TextProgram:
-    """What a text file assembles to: streams in order of first appearance, target, decisions."""
+    """What a text file assembles to: streams in order of first appearance, target, decisions, and
+    the source line of every bundle (``line_of[stream][i]``, for messages about bundle ``i``)."""
 
     streams: dict[str, bytearray] = field(default_factory=dict)
     target: Target = DEFAULT_TARGET
     decisions: DecisionSet = field(default_factory=DecisionSet)
     lines: int = 0
+    line_of: dict[str, list[int]] = field(default_factory=dict)
 
 
 def mnemonic_table(fs: FormatSet) -> dict[str, tuple[int, str]]:
@@ -84,6 +104,7 @@ def assemble_text(text: str, *, path: str = "<text>", decisions: DecisionSet | N
     current: str | None = None
     table: dict[str, tuple[int, str]] | None = None
     fs: FormatSet | None = None
+    errors: list[TextSyntaxError] = []
     for lineno, raw_line in enumerate(text.splitlines(), 1):
         prog.lines = lineno
         line = _strip_comment(raw_line).rstrip()
@@ -144,38 +165,55 @@ def assemble_text(text: str, *, path: str = "<text>", decisions: DecisionSet | N
         seen_instruction = True
         if current is None:
             raise err("no .stream directive before the first bundle (add a line like '.stream dve')", col0)
-        m = _PREFIX.match(line)
-        body_col = m.end() if m else 0
-        body = line[body_col:]
-        if body.startswith(".bytes"):
-            hexs = re.sub(r"\s+", "", body[len(".bytes"):])
-            if not re.fullmatch(r"[0-9a-fA-F]*", hexs) or len(hexs) != 2 * BUNDLE_SIZE:
-                raise err(f".bytes needs exactly {BUNDLE_SIZE} bytes of hex ({2 * BUNDLE_SIZE} digits), "
-                          f"got {len(hexs)} digits", body_col)
-            prog.streams[current] += bytes.fromhex(hexs)
-            continue
-        word_m = re.match(r"[A-Za-z][A-Za-z0-9_.]*", body)
-        if not word_m:
-            raise err(f"expected a mnemonic, got {body.strip()[:20]!r}", body_col)
-        mnem = word_m.group(0)
-        assert table is not None
-        entry = table.get(mnem.lower())
-        if entry is None:
-            close = [k for k in table if k.split(".")[0] == mnem.lower().split(".")[0]]
-            hint = f" (this opcode has layouts: {', '.join(close)})" if close else ""
-            raise err(f"unknown mnemonic {mnem!r}{hint}", body_col)
-        opcode, fmt = entry[0], fs.by_name[entry[1]]
-        ops_col = body_col + word_m.end()
-        long = _LONG_NUMBER.search(body, word_m.end())
-        if long:
-            raise err(f"a number of {long.end() - long.start()} digits is too long (at most {_MAX_DIGITS}; no "
-                      "field is that wide)", body_col + long.start())
         try:
-            bundle = parse_operands(fmt, opcode, body[word_m.end():], prog.decisions, ops_col)
-        except ParseError as e:
-            raise err(e.detail, e.col) from None
+            bundle = _instruction(line, prog, table, err)
+        except TextSyntaxError as e:
+            errors.append(e)
+            if len(errors) >= MAX_ERRORS:
+                raise TextSyntaxErrors(errors, more=True) from None
+            continue
         prog.streams[current] += bundle
+        prog.line_of.setdefault(current, []).append(lineno)
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        raise TextSyntaxErrors(errors)
     return prog
+
+
+def _instruction(line: str, prog: TextProgram, table: dict[str, tuple[int, str]] | None,
+                 err: Callable[[str, int], TextSyntaxError]) -> bytes:
+    """The 64 bytes of one instruction or ``.bytes`` line (comment already stripped)."""
+    m = _PREFIX.match(line)
+    body_col = m.end() if m else 0
+    body = line[body_col:]
+    if body.startswith(".bytes"):
+        hexs = re.sub(r"\s+", "", body[len(".bytes"):])
+        if not re.fullmatch(r"[0-9a-fA-F]*", hexs) or len(hexs) != 2 * BUNDLE_SIZE:
+            raise err(f".bytes needs exactly {BUNDLE_SIZE} bytes of hex ({2 * BUNDLE_SIZE} digits), "
+                      f"got {len(hexs)} digits", body_col)
+        return bytes.fromhex(hexs)
+    word_m = re.match(r"[A-Za-z][A-Za-z0-9_.]*", body)
+    if not word_m:
+        raise err(f"expected a mnemonic, got {body.strip()[:20]!r}", body_col)
+    mnem = word_m.group(0)
+    assert table is not None
+    entry = table.get(mnem.lower())
+    if entry is None:
+        close = [k for k in table if k.split(".")[0] == mnem.lower().split(".")[0]]
+        hint = f" (this opcode has layouts: {', '.join(close)})" if close else ""
+        raise err(f"unknown mnemonic {mnem!r}{hint}", body_col)
+    opcode, fmt = entry[0], build_formats(prog.decisions).by_name[entry[1]]  # compiled on first use
+    ops_col = body_col + word_m.end()
+    long = _LONG_NUMBER.search(body, word_m.end())
+    if long:
+        raise err(f"a number of {long.end() - long.start()} digits is too long (at most {_MAX_DIGITS}; no "
+                  "field is that wide)", body_col + long.start())
+    try:
+        bundle = parse_operands(fmt, opcode, body[word_m.end():], prog.decisions, ops_col)
+    except ParseError as e:
+        raise err(e.detail, e.col) from None
+    return bundle
 
 
 def assemble_file(path: str | Path, **kw: object) -> TextProgram:

@@ -21,7 +21,7 @@ from ..isa.enums import VALUELESS_UPDATES, WAIT_WIRE, WaitMode
 from ..isa.fields import BUNDLE_SIZE, Conf, Field, Format, Kind
 from ..isa.formats import build_formats
 from ..isa.opcodes import ISA_OPCODE_NAMES, opcode_name
-from ..isa.targets import DEFAULT_TARGET, Target
+from ..isa.targets import DEFAULT_TARGET, Target, get_target
 from .listing import mnemonic_of
 from .syntax import ImmOp, template_for, value_text
 
@@ -150,9 +150,10 @@ def _sync_value_meaning(fmt: Format, name: str, v: int, fields: dict[str, int], 
     return users[0] if users else (f"unused ({v})" if v else "unused (0)")
 
 
-def explain_bundle(raw: bytes, *, decisions: DecisionSet = DEFAULT_DECISIONS, target: Target = DEFAULT_TARGET,
+def explain_bundle(raw: bytes, *, decisions: DecisionSet = DEFAULT_DECISIONS, target: Target | str = DEFAULT_TARGET,
                    stream: str | None = None, checks: CheckSet | None = None) -> Explanation:
-    """Explain one 64-byte bundle field by field."""
+    """Explain one 64-byte bundle field by field (``target``: a :class:`Target` or its name)."""
+    target = get_target(target)
     if len(raw) != BUNDLE_SIZE:
         raise ValueError(f"a bundle is {BUNDLE_SIZE} bytes, got {len(raw)}")
     fs = build_formats(decisions)

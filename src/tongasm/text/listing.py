@@ -21,7 +21,7 @@ from ..decode.bundle import DecodedBundle, DecodeFailure, iter_stream
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.fields import BUNDLE_SIZE
 from ..isa.formats import FormatSet, build_formats
-from ..isa.targets import DEFAULT_TARGET, Target
+from ..isa.targets import DEFAULT_TARGET, Target, get_target
 from .syntax import render
 
 HEAD_BYTES = 16
@@ -78,8 +78,10 @@ def header_lines(target: Target, decisions: DecisionSet) -> list[str]:
 
 
 def listing(streams: Iterable[StreamInput], *, decisions: DecisionSet = DEFAULT_DECISIONS,
-            target: Target = DEFAULT_TARGET, full_bytes: bool = False) -> Iterator[str]:
-    """The lines of the listing of several streams (directives, then each stream's bundles)."""
+            target: Target | str = DEFAULT_TARGET, full_bytes: bool = False) -> Iterator[str]:
+    """The lines of the listing of several streams (directives, then each stream's bundles).
+    ``target`` is a :class:`Target` or its name."""
+    target = get_target(target)
     fs = build_formats(decisions)
     yield from header_lines(target, decisions)
     for s in streams:
@@ -89,8 +91,9 @@ def listing(streams: Iterable[StreamInput], *, decisions: DecisionSet = DEFAULT_
 
 
 def listing_json(streams: Iterable[StreamInput], *, decisions: DecisionSet = DEFAULT_DECISIONS,
-                 target: Target = DEFAULT_TARGET) -> dict[str, Any]:
+                 target: Target | str = DEFAULT_TARGET) -> dict[str, Any]:
     """The JSON form: per stream, per bundle its offset, bytes, mnemonic, text and fields (or the error)."""
+    target = get_target(target)
     fs = build_formats(decisions)
     out: dict[str, Any] = {"target": target.name, "decisions": decisions.describe(), "streams": []}
     for s in streams:

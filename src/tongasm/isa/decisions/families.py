@@ -316,14 +316,18 @@ class IotaBand(Decision):
     id = "N-22"
     subject = "Iota 0x7E: the generation pattern in the source descriptor band"
     reason = ("POOL (C): '+0x10 src dim0 sentinel = 1', '+0x18 src dim sentinel = 1', out dtype +0x21, lanes +0x22, "
-              "channel_multiplier +0x24; everything else about the band is inferred: the chapter calls Iota "
-              "experimental, 'off unless enabled'")
-    OFF = Reading("off", "Iota is refused (the chapter: experimental)")
+              "channel_multiplier +0x24; the real bytes settle the band (16 bundles, 11 distinct, 6 yolox-trn1 "
+              "NEFFs, sunda, neuronx-cc 2.14): slot 0 carries the innermost pattern pair (step 5 count 16, step 1 "
+              "count 9: not the {1,1} sentinel in 7 of 11 distinct bundles), base at +0x0C takes 0..4 (5 bundles "
+              "that differ only in base and dst), and the pattern's element count equals the dst's in all 11; "
+              "only slot0-pattern decodes all 16 with no finding (base-slot0-fixed: 22 findings, its slot-0 constants "
+              "broken; no-base: 30; off: all 16 undecoded)")
+    SLOT0_PATTERN = Reading("slot0-pattern", "base at +0x0C; 4 pattern slots from slot 0 (the book's '= 1' stores "
+                                             "are defaults later overwritten)")
     BASE_SLOT0_FIXED = Reading("base-slot0-fixed", "base (int32) at +0x0C; slot 0 is {1,1} (the two C stores); "
                                                    "3 pattern slots, innermost first")
-    SLOT0_PATTERN = Reading("slot0-pattern", "base at +0x0C; 4 pattern slots from slot 0 (the '= 1' stores are "
-                                             "defaults later overwritten)")
     NO_BASE = Reading("no-base", "as base-slot0-fixed, but +0x0C is not written: base must be 0")
+    OFF = Reading("off", "Iota is refused (the chapter's draft: experimental)")
 
     @property
     def enabled(self) -> bool:

@@ -4,7 +4,8 @@ TensorCopy, Memset, MoveShape), :mod:`.pe` (Ldweights, Matmul and the book's PE 
 (PseudoDmaDirect2d and the book's DMA members), :mod:`.control` (EventSemaphore, Nop, SetOrderingMode,
 PseudoBranchLabel and the book's SP sync/control members), and the next families: :mod:`.reduce`
 (TensorReduce, the cross-lane reduce, Reciprocal, Pool, Iota), :mod:`.act` (Activate, ActivationTableLoad, the
-accumulator read-outs), :mod:`.dve` (TensorScalar, BNStats, BNStatsAggregate).
+accumulator read-outs), :mod:`.dve` (TensorScalar, BNStats, BNStatsAggregate), and :mod:`.gpsimd` (the Pool
+engine's TensorScalarAddr, custom ops, gather pair and AffineSelect).
 
 Each module lists its *builders*: functions of a :class:`~tongasm.isa.decisions.DecisionSet` that
 return the family's records (a decision may change a layout's fields). :func:`layouts` gives every
@@ -32,12 +33,13 @@ from ..layout import Layout
 from . import sp, tensor
 from . import control, dma, pe  # issue 13: the PE, DMA and sync/control families
 from . import act, dve, reduce  # issue 15: the next families
+from . import gpsimd  # the Pool-engine (GPSIMD) opcodes of real output
 
 Builder = Callable[[DecisionSet], list[Layout]]
 
 _BUILDERS: list[Builder] = [*sp.BUILDERS, *tensor.BUILDERS,
                             *pe.BUILDERS, *dma.BUILDERS, *control.BUILDERS,
-                            *reduce.BUILDERS, *act.BUILDERS, *dve.BUILDERS]
+                            *reduce.BUILDERS, *act.BUILDERS, *dve.BUILDERS, *gpsimd.BUILDERS]
 _listeners: list[Callable[[], None]] = []
 
 

@@ -14,7 +14,7 @@ from ..family_tables import POOL_FUNC_TABLE
 from ..fields import EnumTable, Field, Kind
 from ..layout import Binding, BirForm, EnumText, ImmText, IntText, Layout, Sem, TextOp, aps
 from ..tables import ALU_TABLE
-from .common import C, D, H, dtype, reserved, u8
+from .common import C, D, H, V, dtype, reserved, u8
 
 
 def tensor_reduce(ds: DecisionSet) -> list[Layout]:
@@ -120,14 +120,15 @@ def pool(ds: DecisionSet) -> list[Layout]:
 
 
 def iota(ds: DecisionSet) -> list[Layout]:
-    """§6 Iota, behind N-22 (experimental): the pattern in the source band, slot 0 the {1,1} sentinel (C)
-    unless N-22=slot0-pattern; channel_multiplier at +0x24 (H)."""
+    """§6 Iota, behind N-22: the pattern in the source band from slot 0 (N-22's default, verified on the
+    real bundles; the draft's readings keep slot 0 the {1,1} sentinel); channel_multiplier at +0x24."""
     n22 = ds.get(IotaBand)
     if not n22.enabled:
         return []
     body: list[Field] = []
+    band = V if n22.first_slot == 0 else D  # slot0-pattern: verified on the 16 real bundles
     if n22.has_base:
-        body.append(Field("base", 0x0C, 4, Kind.SIGNED, conf=D, decision="N-22", doc="base value (int32)"))
+        body.append(Field("base", 0x0C, 4, Kind.SIGNED, conf=band, decision="N-22", doc="base value (int32)"))
     else:
         body.append(Field("base", 0x0C, 4, Kind.CONSTANT, const=0, conf=D, decision="N-22", doc="not written"))
     text: list[TextOp] = []
@@ -137,15 +138,16 @@ def iota(ds: DecisionSet) -> list[Layout]:
             body += [Field(f"pstep{i}", step_at, 2, Kind.CONSTANT, const=1, conf=C, doc="pattern slot 0 step: sentinel 1"),
                      Field(f"pnum{i}", num_at, 2, Kind.CONSTANT, const=1, conf=C, doc="pattern slot 0 count: sentinel 1")]
             continue
-        body += [Field(f"pstep{i}", step_at, 2, Kind.SIGNED, conf=D, decision="N-22",
+        body += [Field(f"pstep{i}", step_at, 2, Kind.SIGNED, conf=band, decision="N-22",
                        doc=f"pattern step, slot {i} (innermost first)"),
-                 Field(f"pnum{i}", num_at, 2, conf=D, decision="N-22", doc=f"pattern count, slot {i}")]
+                 Field(f"pnum{i}", num_at, 2, conf=band, decision="N-22", doc=f"pattern count, slot {i}")]
         text += [IntText(name=f"pstep{i}", field=f"pstep{i}"), IntText(name=f"pnum{i}", field=f"pnum{i}")]
     body += [
         Field("reserved_20", 0x20, 1, Kind.CONSTANT, const=0, conf=C, doc="reserved (d4_iota_reserved_z)"),
         dtype("dst_dtype", 0x21, C, "wire(out dtype)"),
         u8("num_partitions", 0x22, C, "lane count: partitions of the output"),
-        Field("channel_multiplier", 0x24, 4, Kind.SIGNED, conf=H, doc="added per partition (int32; POOL 123d8dd)"),
+        Field("channel_multiplier", 0x24, 4, Kind.SIGNED, conf=V if n22.first_slot == 0 else H,
+              doc="added per partition (int32; POOL 123d8dd; real: 0 and 1)"),
     ]
     slots = (slot("dst", 0x2C, 4, dtype="dst_dtype", write=True),)
     return [Layout(
