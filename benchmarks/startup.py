@@ -148,7 +148,8 @@ def main() -> int:
         run_once([tongasm, "assemble", str(EXAMPLE), "-o", str(d / "k"), "-q"], env)
         (d / "one.bin").write_bytes((d / "k" / "dve.bin").read_bytes()[:64])  # a float32 TensorTensor add
         with open(d / "one.s", "wb") as fh:
-            subprocess.run([tongasm, "disasm", str(d / "one.bin")], stdout=fh, check=True, env=env)
+            subprocess.run([tongasm, "disasm", str(d / "one.bin")], stdout=fh, stderr=subprocess.DEVNULL, check=True,
+                           env=env)
 
         print("start-up (target <= 2x)")
         commands = ["assemble", "check", "checks", "opcodes", "decode", "disasm", "asm", "explain", "run", "formats",
