@@ -23,7 +23,8 @@ Sections (issue 6's targets, and issue 16's: what users wait for, against the st
            next to json.load of the same file; and its CPU time vs json.load with GC off, each the
            best of three alternating runs (target <= 2x; wall time reported beside it)
   manifest manifest.json size / stream size (target <= 1); decode --format json rate (reported)
-  startup  `tongasm --help` vs `python -c 'import numpy'`, fresh processes (target <= 2x)
+  startup  `tongasm --help` vs `python -c 'import numpy'`, fresh processes (target <= 2x); every command,
+           one-bundle files, a real NEFF and whole 100k-instruction runs: benchmarks/startup.py
   sim      TensorTensor and TensorCopy on full 128-partition tiles vs numpy on the same SBUF views
            (issue 6: >= 0.5x); a kernel mix with CopyPredicated, Select and casts vs numpy doing the
            same maths on contiguous arrays (issue 16: >= 0.8x)

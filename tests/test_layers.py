@@ -19,7 +19,7 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src" / "tongasm"
 
 LAYERS: list[set[str]] = [
-    {"errors", "_meta"},
+    {"errors", "_meta", "lazy"},
     {"isa"},
     {"numeric", "util", "progress"},
     {"decode", "ir"},

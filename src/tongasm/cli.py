@@ -616,10 +616,7 @@ def _is_kernel(path: str, head: bytes) -> bool:
 def cmd_check(args: argparse.Namespace) -> int:
     from .check.registry import CHECKS, CheckSet
     from .check.runner import check_stream
-    from .codegen import check_kernel
-    from .codegen.assembler import STREAM_NAMES
-    from .ir import read_bir
-    from .passes.program import unrolled_count
+    from .codegen.output import STREAM_NAMES
     from .util import read_input
 
     decisions = _decisions(args)
@@ -649,6 +646,10 @@ def cmd_check(args: argparse.Namespace) -> int:
             # a stream is mapped, not read; a file named neither .json nor .bin is sniffed from its bytes
             stream = None if path.endswith(".json") else _read_stream(path)
             if stream is None or _is_kernel(path, bytes(stream[:64])):
+                from .codegen import check_kernel
+                from .ir import read_bir
+                from .passes.program import unrolled_count
+
                 data = read_input(path) if stream is None else bytes(stream)
                 kernel = read_bir(data)
                 _print_notes(kernel.notes)
@@ -967,7 +968,7 @@ def _asm_findings(source: str, prog: Any) -> int:
     counted, not errors: a listing of real compiler output holds them as ``.bytes``); print every
     error as ``FILE:LINE: stream+OFFSET: ...``; return how many errors there were."""
     from .check.runner import check_stream
-    from .codegen.assembler import STREAM_NAMES
+    from .codegen.output import STREAM_NAMES
 
     errors = 0
     for name, data in prog.streams.items():
@@ -988,7 +989,7 @@ def _asm_findings(source: str, prog: Any) -> int:
 
 
 def cmd_asm(args: argparse.Namespace) -> int:
-    from .codegen.assembler import write_streams
+    from .codegen.output import write_streams
     from .text.assembler import assemble_file
     from .util import output_dir_path
 

@@ -3,6 +3,10 @@
 Immediates are written on the wire as the bit pattern of their value in some dtype (D-23: floats
 are bit-cast to IEEE bits). :func:`bit_pattern` does that conversion and refuses values that do
 not fit instead of wrapping them.
+
+``ml_dtypes`` (bfloat16 and the fp8 types) is imported only when one of its types is asked for: its
+import costs more CPU than numpy's, and most commands (disasm, check, asm of float32 code) never
+convert such a value.
 """
 
 from __future__ import annotations
@@ -10,7 +14,6 @@ from __future__ import annotations
 import math
 from functools import cache
 
-import ml_dtypes
 import numpy as np
 
 from .errors import InputError
@@ -29,6 +32,8 @@ def numpy_dtype(d: Dtype) -> np.dtype:
         raise NumericError(f"{d.name} is a packed type with no element representation")
     if hasattr(np, name) and name not in ("float8_e4m3",):
         return np.dtype(getattr(np, name))
+    import ml_dtypes  # only here: a bfloat16 / fp8 value is being converted
+
     return np.dtype(getattr(ml_dtypes, name))
 
 

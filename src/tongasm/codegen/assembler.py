@@ -21,9 +21,9 @@ from .._meta import __version__
 from ..check.registry import CheckSet
 from ..check.runner import bundle_findings, check_instruction, offset_checks, run_ir_checks, stage_of
 from ..errors import EncodeError, InputError, TongasmError, ValidationError
-from ..util import MANIFEST_TOOL, WRITTEN_KEY, Content, content_digest, manifest_files, paused_gc, write_output_dir
+from ..util import MANIFEST_TOOL, WRITTEN_KEY, Content, content_digest, paused_gc, write_output_dir
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
-from ..isa.enums import ENGINE_STREAM, CodeGenMode
+from ..isa.enums import CodeGenMode
 from ..isa.fields import BUNDLE_SIZE
 from ..isa.opcodes import opcode_name
 from ..isa.targets import DEFAULT_TARGET, TARGETS, Target, get_target
@@ -38,10 +38,8 @@ from .manifest import MANIFEST_FORM, KindTable, compact_instructions
 from .generator import CodegenResult, codegen_for, encoder_of, generate, stream_of
 from .plan import Encoder, Sink
 
-STREAM_NAMES = tuple(ENGINE_STREAM.values())
-CENSUS_FILE = "census.bin"
-MANIFEST_FILE = "manifest.json"
-MEMORY_FILE = "memory.json"
+from .output import CENSUS_FILE, MANIFEST_FILE, MEMORY_FILE, STREAM_NAMES, write_streams  # noqa: F401  (re-exported)
+from .output import listed as _listed
 
 
 def resolve_target(arch: str | None, override: str | Target | None = None) -> Target:
@@ -283,25 +281,6 @@ class Assembly:
         written = {n: content_digest(d) for n, d in files.items() if isinstance(d, bytes | bytearray | memoryview)}
         files[MANIFEST_FILE] = lambda fh: self.write_manifest(fh, written)
         return write_output_dir(out_dir, files, stale=_listed("streams", "census", "memory"))
-
-
-def _listed(*keys: str) -> Callable[[Path], set[str]]:
-    """What an earlier manifest in the output directory lists under ``keys``: the files an earlier run
-    wrote and this one may drop (``asm`` keeps ``memory.json``: the edited streams still run with it)."""
-    return lambda out: manifest_files(out / MANIFEST_FILE, keys)
-
-
-def write_streams(out_dir: str | os.PathLike[str], streams: dict[str, bytes], manifest: dict[str, Any],
-                  census: bytes | None = None, extra: dict[str, bytes] | None = None) -> list[Path]:
-    """Write ``<stream>.bin`` files, an optional census, extra files and ``manifest.json`` atomically."""
-    files: dict[str, bytes | Callable[[BinaryIO], None]] = {f"{n}.bin": d for n, d in streams.items()}
-    if census is not None:
-        files[CENSUS_FILE] = census
-    files.update(extra or {})
-    written = {n: content_digest(d) for n, d in files.items() if isinstance(d, bytes | bytearray | memoryview)}
-    files[MANIFEST_FILE] = (json.dumps({**manifest, "tool": MANIFEST_TOOL, WRITTEN_KEY: written}, indent=1)
-                            + "\n").encode()
-    return write_output_dir(out_dir, files, stale=_listed("streams", "census"))
 
 
 def program(kernel: Kernel) -> list[ProgramItem]:

@@ -364,9 +364,9 @@ class Encoder:
         hit = self.geometry.get(family.bir)
         if hit is None:
             roles: set[str] = set()
-            for fmt in self.ctx.formats:
-                if any(o.bir == family.bir for o in fmt.layout.opcodes):
-                    roles |= fmt.layout.binding.geometry_roles
+            for layout in self.ctx.formats.layouts.values():  # the records: no codec is compiled here
+                if any(o.bir == family.bir for o in layout.opcodes):
+                    roles |= layout.binding.geometry_roles
             hit = self.geometry[family.bir] = frozenset(roles)
         return hit
 

@@ -20,41 +20,60 @@ Layers, each usable alone::
     neff.stream_data(s); neff.bir_names(s)        # bytes; [None, None, "I-87-0-wait-0", ...]
     neff.replace_stream("sg00", "pe", new_bytes)  # a multiple of 64 bytes
     write_neff(neff, "out.neff")                  # data_size recomputed; R-1..R-6 from a DecisionSet
+
+The names below are imported from their modules on first use (:mod:`tongasm.lazy`): a command that
+only asks whether an argument names a NEFF (:mod:`.select`) does not load the rest.
 """
 
 from __future__ import annotations
 
-from .container import GzipInfo
-from .errors import NeffError
-from .header import (
-    HEADER_FIELDS,
-    HEADER_SIZE,
-    HeaderField,
-    NeffHeader,
-    build_header,
-    header_markdown,
-    parse_header,
-)
-from .members import (
-    NEFF_TARGETS,
-    DmaQueue,
-    GraphDef,
-    InfoJson,
-    KelfJson,
-    NeffJson,
-    TensorEntry,
-    Variable,
-    neff_target,
-)
-from .neff import EngineStream, Graph, Neff, read_neff, write_neff
-from .select import (
-    NamedStream,
-    NeffSelection,
-    is_neff_spec,
-    parse_selector,
-    resolve_selector,
-)
-from .unpack import METADATA_FILE, load_dir, pack_dir, repack_neff, unpack_neff
+from typing import TYPE_CHECKING
+
+from ..lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .container import GzipInfo
+    from .errors import NeffError
+    from .header import (
+        HEADER_FIELDS,
+        HEADER_SIZE,
+        HeaderField,
+        NeffHeader,
+        build_header,
+        header_markdown,
+        parse_header,
+    )
+    from .members import (
+        NEFF_TARGETS,
+        DmaQueue,
+        GraphDef,
+        InfoJson,
+        KelfJson,
+        NeffJson,
+        TensorEntry,
+        Variable,
+        neff_target,
+    )
+    from .neff import EngineStream, Graph, Neff, read_neff, write_neff
+    from .select import (
+        NamedStream,
+        NeffSelection,
+        is_neff_spec,
+        parse_selector,
+        resolve_selector,
+    )
+    from .unpack import METADATA_FILE, load_dir, pack_dir, repack_neff, unpack_neff
+
+_EXPORTS = {
+    "GzipInfo": "container", "NeffError": "errors", "HEADER_FIELDS": "header", "HEADER_SIZE": "header",
+    "HeaderField": "header", "NeffHeader": "header", "build_header": "header", "header_markdown": "header",
+    "parse_header": "header", "NEFF_TARGETS": "members", "DmaQueue": "members", "GraphDef": "members",
+    "InfoJson": "members", "KelfJson": "members", "NeffJson": "members", "TensorEntry": "members",
+    "Variable": "members", "neff_target": "members", "EngineStream": "neff", "Graph": "neff", "Neff": "neff",
+    "read_neff": "neff", "write_neff": "neff", "NamedStream": "select", "NeffSelection": "select",
+    "is_neff_spec": "select", "parse_selector": "select", "resolve_selector": "select", "METADATA_FILE": "unpack",
+    "load_dir": "unpack", "pack_dir": "unpack", "repack_neff": "unpack", "unpack_neff": "unpack",
+}
 
 __all__ = [
     "HEADER_FIELDS",
@@ -91,3 +110,5 @@ __all__ = [
     "unpack_neff",
     "write_neff",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

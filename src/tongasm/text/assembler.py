@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..errors import TongasmError
 from ..isa.decisions import DecisionSet
-from ..isa.fields import BUNDLE_SIZE, Format
+from ..isa.fields import BUNDLE_SIZE
 from ..isa.formats import FormatSet, build_formats
 from ..isa.targets import DEFAULT_TARGET, TARGETS, Target
 from ..util import check_output_name
@@ -68,12 +68,13 @@ class TextProgram:
     line_of: dict[str, list[int]] = field(default_factory=dict)
 
 
-def mnemonic_table(fs: FormatSet) -> dict[str, tuple[int, Format]]:
-    """Lower-case mnemonic (with ``.variant`` when an opcode has several layouts) → (opcode, layout)."""
-    table: dict[str, tuple[int, Format]] = {}
-    for op, fmts in fs.by_opcode.items():
-        for fmt in fmts:
-            table[fs.mnemonic(fmt, op).lower()] = (op, fmt)
+def mnemonic_table(fs: FormatSet) -> dict[str, tuple[int, str]]:
+    """Lower-case mnemonic (with ``.variant`` when an opcode has several layouts) → (opcode, layout
+    name). Made from the layout records: a layout is compiled only when a line uses it."""
+    table: dict[str, tuple[int, str]] = {}
+    for op, names in fs.layout_names().items():
+        for name in names:
+            table[fs.mnemonic(fs.layouts[name], op).lower()] = (op, name)
     return table
 
 
@@ -101,7 +102,7 @@ def assemble_text(text: str, *, path: str = "<text>", decisions: DecisionSet | N
     file_ds: dict[str, str] = {}
     seen_instruction = False
     current: str | None = None
-    table: dict[str, tuple[int, Format]] | None = None
+    table: dict[str, tuple[int, str]] | None = None
     fs: FormatSet | None = None
     errors: list[TextSyntaxError] = []
     for lineno, raw_line in enumerate(text.splitlines(), 1):
@@ -180,7 +181,7 @@ def assemble_text(text: str, *, path: str = "<text>", decisions: DecisionSet | N
     return prog
 
 
-def _instruction(line: str, prog: TextProgram, table: dict[str, tuple[int, Format]] | None,
+def _instruction(line: str, prog: TextProgram, table: dict[str, tuple[int, str]] | None,
                  err: Callable[[str, int], TextSyntaxError]) -> bytes:
     """The 64 bytes of one instruction or ``.bytes`` line (comment already stripped)."""
     m = _PREFIX.match(line)
@@ -202,7 +203,7 @@ def _instruction(line: str, prog: TextProgram, table: dict[str, tuple[int, Forma
         close = [k for k in table if k.split(".")[0] == mnem.lower().split(".")[0]]
         hint = f" (this opcode has layouts: {', '.join(close)})" if close else ""
         raise err(f"unknown mnemonic {mnem!r}{hint}", body_col)
-    opcode, fmt = entry
+    opcode, fmt = entry[0], build_formats(prog.decisions).by_name[entry[1]]  # compiled on first use
     ops_col = body_col + word_m.end()
     long = _LONG_NUMBER.search(body, word_m.end())
     if long:

@@ -13,6 +13,17 @@ Each module lists its *builders*: functions of a :class:`~tongasm.isa.decisions.
 return the family's records (a decision may change a layout's fields). :func:`layouts` gives every
 record for a selection, in declaration order; :func:`register` adds a builder (a new family, or a
 test's toy layout) and drops the cached format tables.
+
+What is built when (so that a command pays only for the layouts it touches): the builders run when
+a :class:`~tongasm.isa.formats.FormatSet` is made (cheap: they return records), and each layout's
+codec (:class:`~tongasm.isa.fields.Format`: the generated encoder/decoder and the field-overlap
+checks) is compiled the first time that layout is read from the set (``by_name[...]``,
+``by_opcode[...]``, ``select``, iteration). Neither this package nor the formats are imported by
+``import tongasm``, ``tongasm --help`` or commands that read no bundle. To add a layout: declare its
+record in ``<family>.py``, give the module a ``BUILDERS`` list and add it to ``_BUILDERS`` below;
+nothing else is needed for laziness. Keep a layout module's imports light (numpy, ml_dtypes and the
+simulator belong inside the functions that use them): every module listed here is imported whenever
+any format is needed.
 """
 
 from __future__ import annotations
