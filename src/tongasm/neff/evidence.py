@@ -203,7 +203,7 @@ def _r6(neff: Neff, _b: list[_Bundle], _fs: FormatSet) -> Evidence:
         order = DecisionSet.of({"R-6": r}).get(MemberOrder).order(actual, neff.input_order)
         facts[r] = (order == actual, "the file's member order" if order == actual else
                     f"differs from the file's order (first at member {next(i for i, (a, b) in enumerate(zip(order, actual)) if a != b)})")
-    return _container("R-6", "neff-json-last", facts, f"{len(actual)} members")
+    return _container("R-6", DecisionSet()["R-6"], facts, f"{len(actual)} members")
 
 
 @probe("R-7")

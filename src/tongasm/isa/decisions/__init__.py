@@ -9,10 +9,10 @@ the bound decisions (``ds.get(FreeDimOrder)``). Nothing outside this package com
 
 from __future__ import annotations
 
-from . import families, real, semantics, spec
+from . import archive, families, real, semantics, spec
 from .base import DECISIONS, KINDS, Decision, DecisionInfo, DecisionSet, Reading, each_reading
 
 DEFAULT_DECISIONS = DecisionSet()
 
 __all__ = ["DECISIONS", "DEFAULT_DECISIONS", "KINDS", "Decision", "DecisionInfo", "DecisionSet", "Reading",
-           "each_reading", "families", "real", "semantics", "spec"]
+           "archive", "each_reading", "families", "real", "semantics", "spec"]
