@@ -9,7 +9,7 @@ unexplained, 100% round trip and 0 findings names a wrong layout or a wrong rule
 How it stays fast (the 96-file corpus, 1.2 M bundles, in seconds):
 
 * each stream is decoded once into columns (:func:`tongasm.decode.batch.decode_stream`) and checked
-  through the column path (:func:`tongasm.check.runner.check_stream`), file by file;
+  through the column path (:func:`tongasm.check.runner.bundle_findings`, what ``check`` runs), file by file;
 * explaining and the text round trip depend only on a bundle's bytes (and the engine it is on), so
   they run once per *distinct* bundle of a (target, engine), weighted by how often it occurs: the
   unexplained bytes from each layout's covered-bit mask over the layout's rows at once, the text
@@ -154,7 +154,7 @@ class _FilePart:
 
 def _survey_file(path: str, specs: tuple[str, ...]) -> _FilePart:
     from ..check.registry import CheckSet
-    from ..check.runner import check_stream
+    from ..check.runner import bundle_findings
     from .neff import Neff
 
     decisions = DecisionSet.parse(specs)  # by name: a reading is bound by identity, which pickling breaks
@@ -188,11 +188,10 @@ def _survey_file(path: str, specs: tuple[str, ...]) -> _FilePart:
             if good[op] < present[op]:
                 k = int(np.flatnonzero((ops == op) & ~decoded)[0])
                 part.examples.append((key, "undecoded", f"{where}[{k}]"))
-        for f in check_stream(arr, target=target, decisions=decisions, checks=checks, stream=s.stream,
-                              unmodelled="note"):
-            if f.check in UNDECODED_CHECKS or f.offset is None:
+        for k, f in bundle_findings(memoryview(data)[:n * BUNDLE_SIZE], target=target, decisions=decisions, stream=s.stream,
+                                    checks=checks, unmodelled="note"):
+            if f.check in UNDECODED_CHECKS:
                 continue
-            k = f.offset // BUNDLE_SIZE
             key = (target.name, s.stream, int(ops[k]))
             part.findings.setdefault(key, Counter())[f.check] += 1
             part.examples.append((key, f.check, f"{where}[{k}]"))
