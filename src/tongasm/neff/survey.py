@@ -99,6 +99,8 @@ class Survey:
     files: list[str]
     unreadable: dict[str, str]  # file -> why it could not be read
     seconds: float = 0.0
+    #: wall seconds of each pass: "files" (read, decode, check), "bundles" (explain, text round trip)
+    phases: dict[str, float] = field(default_factory=dict)
 
     def totals(self) -> dict[str, int]:
         ls = self.lines.values()
@@ -110,7 +112,8 @@ class Survey:
                 "lines_without_layout": sum(not x.has_layout for x in ls)}
 
     def to_json(self) -> dict[str, Any]:
-        return {"totals": self.totals(), "seconds": round(self.seconds, 3), "unreadable": self.unreadable,
+        return {"totals": self.totals(), "seconds": round(self.seconds, 3),
+                "phases": {k: round(v, 3) for k, v in self.phases.items()}, "unreadable": self.unreadable,
                 "lines": [x.to_json() for x in self.sorted_lines()]}
 
     def sorted_lines(self) -> list[SurveyLine]:
@@ -330,6 +333,7 @@ def survey(inputs: Iterable[str | os.PathLike[str]], *, decisions: DecisionSet =
             line(key).example(problem, place)
         for te, chunks in part.bundles.items():
             per_engine[te] += chunks
+    t1 = time.perf_counter()
     jobs: list[tuple[Any, ...]] = []
     for (target, engine), chunks in sorted(per_engine.items()):
         rows, weights = _distinct(chunks)
@@ -344,7 +348,8 @@ def survey(inputs: Iterable[str | os.PathLike[str]], *, decisions: DecisionSet =
             x.roundtrip += back
         for op, problem, hexs in bp.examples:
             line((bp.target, bp.engine, op)).example(problem, hexs)
-    return Survey(lines, paths, unreadable, time.perf_counter() - t0)
+    t2 = time.perf_counter()
+    return Survey(lines, paths, unreadable, t2 - t0, {"files": t1 - t0, "bundles": t2 - t1})
 
 
 # --- reports --------------------------------------------------------------------------------------------
