@@ -201,12 +201,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_neff_parser(sub)
 
     ds = sub.add_parser("decisions", help="list the decisions (D-n, R-n, N-n, S-n) and their selectable readings",
-                        description="List every decision and its readings; with --evidence FILE.neff, say for each "
+                        description="List every decision and its readings; with --evidence FILE.neff or DIR, say for each "
                                     "D-n and R-n whether the NEFF's real bundles confirm it, contradict it or do "
                                     "not exercise it, naming the bundles that show it.")
-    ds.add_argument("--evidence", metavar="FILE.neff", action="append",
-                    help="weigh every D-n and R-n against a real NEFF (repeat for several; --format markdown "
-                         "writes the side-by-side table of docs/decisions-evidence.md)")
+    ds.add_argument("--evidence", metavar="FILE.neff|DIR", action="append",
+                    help="weigh every D-n and R-n against real NEFFs: a file, or a directory whose *.neff files are "
+                         "weighed together (repeat for several reports; --format markdown writes them side by side, "
+                         "the table of docs/decisions-evidence.md)")
     _add_format(ds, ("text", "json", "markdown"))
     ds.set_defaults(func=cmd_decisions)
     return p
@@ -1309,9 +1310,14 @@ def cmd_decisions(args: argparse.Namespace) -> int:
         from pathlib import Path as _Path
 
         from .neff import read_neff
-        from .neff.evidence import decision_evidence, evidence_markdown, render_evidence
+        from .neff.evidence import corpus_evidence, evidence_markdown, render_evidence
+        from .neff.survey import neff_paths
 
-        reports = [(path, decision_evidence(read_neff(path))) for path in args.evidence]
+        sets = [(path, neff_paths([path])) for path in args.evidence]  # a missing one before any work
+        reports = []
+        for path, files in sets:
+            neffs = [(str(f.relative_to(path)) if _Path(path).is_dir() else str(f), read_neff(f)) for f in files]
+            reports.append((path, corpus_evidence(neffs)))
         if args.format == "json":
             _print_json([{"neff": path, "decisions": [e.to_json() for e in evs]} for path, evs in reports]
                         if len(reports) > 1 else {"neff": reports[0][0], "decisions": [e.to_json() for e in reports[0][1]]})
