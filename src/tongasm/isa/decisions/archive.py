@@ -32,8 +32,8 @@ class ArchiveStyle(Decision):
     AS_READ = Reading("as-read", "every member keeps the header it was read with (mode, owner, mtime, its PAX "
                                  "times header), written in the style detected from the file (ustar: 2.23; "
                                  "pax-times: 2.14); a NEFF built without a source is written in ustar")
-    USTAR = Reading("ustar", "every member gets 2.23's plain ustar header (mode 0664 but 0775 kept, owner 1000 "
-                             "'nobody', mtime 0, no PAX header): a 2.14 file's times are dropped")
+    USTAR = Reading("ustar", "every member gets 2.23's plain ustar header (owner 1000 'nobody', mtime 0, no PAX "
+                             "header; its mode as read, 0664 for a new one): a 2.14 file's times are dropped")
 
     @property
     def as_read(self) -> bool:
