@@ -345,7 +345,7 @@ def test_a_replaced_stream_must_be_whole_bundles(small_neff: Neff) -> None:
 def test_r_decisions_are_registered_with_their_readings() -> None:
     assert DECISIONS["R-1"].choices == ("copy", "md5-payload", "zero")
     assert DECISIONS["R-3"].choices == ("copy", "graph-count") and DECISIONS["R-4"].choices == ("keep", "fresh")
-    assert DECISIONS["R-5"].choices == ("copy", "now") and DECISIONS["R-6"].default == "neff-json-last"
+    assert DECISIONS["R-5"].choices == ("copy", "now") and DECISIONS["R-6"].default == "input-order"
     assert DecisionSet.parse(["r1=zero"])["R-1"] == "zero" and DecisionSet.parse(["R-6=byte-order"])["R-6"] == "byte-order"
     assert DecisionSet.parse(["6=outermost-first"])["D-6"] == "outermost-first"  # a bare number is still a D-n
     with pytest.raises(Exception, match="unknown decision 'N-99'"):

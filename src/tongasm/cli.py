@@ -205,12 +205,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_neff_parser(sub)
 
     ds = sub.add_parser("decisions", help="list the decisions (D-n, R-n, N-n, S-n) and their selectable readings",
-                        description="List every decision and its readings; with --evidence FILE.neff, say for each "
+                        description="List every decision and its readings; with --evidence FILE.neff or DIR, say for each "
                                     "D-n and R-n whether the NEFF's real bundles confirm it, contradict it or do "
                                     "not exercise it, naming the bundles that show it.")
-    ds.add_argument("--evidence", metavar="FILE.neff", action="append",
-                    help="weigh every D-n and R-n against a real NEFF (repeat for several; --format markdown "
-                         "writes the side-by-side table of docs/decisions-evidence.md)")
+    ds.add_argument("--evidence", metavar="FILE.neff|DIR", action="append",
+                    help="weigh every D-n and R-n against real NEFFs: a file, or a directory whose *.neff files are "
+                         "weighed together (repeat for several reports; --format markdown writes them side by side, "
+                         "the table of docs/decisions-evidence.md)")
     _add_format(ds, ("text", "json", "markdown"))
     ds.set_defaults(func=cmd_decisions)
     return p
@@ -220,7 +221,8 @@ def _add_neff_parser(sub: Any) -> None:
     n = sub.add_parser("neff", help="inspect, unpack and pack NEFF files (the compiler's output)",
                        description="NEFF files: 'info' shows what one holds, 'unpack' writes its members to a "
                                    "directory, 'pack' builds the NEFF back (identical when nothing changed), "
-                                   "'repack' rewrites one with replaced streams, "
+                                   "'repack' rewrites one with replaced streams, 'survey' weighs many against tongasm's "
+                                   "layouts and checks, "
                                    "'header' prints the header byte map. The stream commands (disasm, decode, "
                                    "check, explain) take FILE.neff[:sg00[/pe]] directly.")
     nsub = n.add_subparsers(dest="neff_command", metavar="NEFF_COMMAND", parser_class=_Parser)
@@ -269,6 +271,21 @@ def _add_neff_parser(sub: Any) -> None:
     _add_quiet(rp)
     _add_decisions(rp)
     rp.set_defaults(func=cmd_neff_repack)
+    sv = nsub.add_parser("survey", help="per target, engine and opcode: bundles, decoded, unexplained, text round "
+                                        "trips, check findings over many NEFFs",
+                         description="Survey NEFF files (FILE.neff, or DIR searched for *.neff): one line per target, "
+                                     "engine and opcode with its bundles, files, how many decode, how many have bytes "
+                                     "no field explains, how many come back identical through the text form, and "
+                                     "the check findings by check id (* = no layout). Exit code 0 when every line "
+                                     "that has a layout is clean (all decoded and explained, every text round trip "
+                                     "identical, no finding), 1 otherwise, 2 when a file is not a readable NEFF.")
+    sv.add_argument("inputs", nargs="+", metavar="DIR|FILE.neff")
+    sv.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE (atomically) instead of stdout")
+    sv.add_argument("--workers", type=int, metavar="N",
+                    help="processes to use (default: the machine's cores, at most 8; 1 = none)")
+    _add_format(sv)
+    _add_decisions(sv)
+    sv.set_defaults(func=cmd_neff_survey)
     h = nsub.add_parser("header", help="print the NEFF header byte map (from the declaration)",
                         description="The 1024-byte header, field by field, from tongasm.neff.header.HEADER_FIELDS. "
                                     "--format markdown is docs/neff-header.md.")
@@ -1381,6 +1398,33 @@ def cmd_neff_repack(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_neff_survey(args: argparse.Namespace) -> int:
+    from .neff.survey import neff_paths, render_survey, survey
+
+    decisions = _decisions(args)
+    if args.workers is not None and args.workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {args.workers}")
+    if args.output is not None:
+        from .util import output_file_path
+
+        output_file_path(args.output)  # an unusable -o is refused before any work
+    neff_paths(args.inputs)  # a missing input is refused before any work
+    sv = survey(args.inputs, decisions=decisions, workers=args.workers)
+    text = json.dumps(sv.to_json(), indent=1) + "\n" if args.format == "json" else \
+        "".join(line + "\n" for line in render_survey(sv))
+    if args.output is not None:
+        from .util import atomic_write
+
+        atomic_write(args.output, text.encode())
+    else:
+        sys.stdout.write(text)
+    if sv.unreadable:
+        for path, why in sv.unreadable.items():
+            sys.stderr.write(f"tongasm: error: {why}\n" if path in why else f"tongasm: error: {path}: {why}\n")
+        return 2
+    return 0 if all(x.clean for x in sv.lines.values() if x.has_layout) else 1
+
+
 def cmd_neff_header(args: argparse.Namespace) -> int:
     from .neff.header import HEADER_FIELDS, header_markdown
 
@@ -1400,9 +1444,14 @@ def cmd_decisions(args: argparse.Namespace) -> int:
         from pathlib import Path as _Path
 
         from .neff import read_neff
-        from .neff.evidence import decision_evidence, evidence_markdown, render_evidence
+        from .neff.evidence import corpus_evidence, evidence_markdown, render_evidence
+        from .neff.survey import neff_paths
 
-        reports = [(path, decision_evidence(read_neff(path))) for path in args.evidence]
+        sets = [(path, neff_paths([path])) for path in args.evidence]  # a missing one before any work
+        reports = []
+        for path, files in sets:
+            neffs = [(str(f.relative_to(path)) if _Path(path).is_dir() else str(f), read_neff(f)) for f in files]
+            reports.append((path, corpus_evidence(neffs)))
         if args.format == "json":
             _print_json([{"neff": path, "decisions": [e.to_json() for e in evs]} for path, evs in reports]
                         if len(reports) > 1 else {"neff": reports[0][0], "decisions": [e.to_json() for e in reports[0][1]]})

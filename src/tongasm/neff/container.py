@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import struct
 import zlib
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 from .errors import NeffError
@@ -230,12 +230,116 @@ def _text(f: TarField, value: str, member: str) -> bytes:
     return b + bytes(f.width - len(b))
 
 
-def tar_header(name: str, size: int) -> bytes:
-    """The 512-byte ustar header of one member, exactly as §1.5 gives it."""
-    check_member_name(name)
+@dataclass(frozen=True)
+class MemberHeader:
+    """What one member's tar header says beyond its name, size and type, and the PAX records the
+    archive writes before it (none: no PAX header). :data:`TAR_FIELDS` says how each is written."""
+
+    mode: int = 0o664
+    uid: int = 1000
+    gid: int = 1000
+    mtime: int = 0
+    uname: str = "nobody"
+    gname: str = "nobody"
+    pax: tuple[tuple[str, str], ...] = ()
+
+    def to_json(self) -> dict[str, object]:
+        return {"mode": self.mode, "uid": self.uid, "gid": self.gid, "mtime": self.mtime, "uname": self.uname,
+                "gname": self.gname, "pax": [list(r) for r in self.pax]}
+
+    @classmethod
+    def from_json(cls, j: object, where: str) -> MemberHeader:
+        """The inverse of :meth:`to_json`; anything else is a :class:`NeffError` naming ``where``."""
+        try:
+            assert isinstance(j, dict)
+            ints = [j[k] for k in ("mode", "uid", "gid", "mtime")]
+            names = [j[k] for k in ("uname", "gname")]
+            pax = tuple((str(k), str(v)) for k, v in j["pax"])
+            if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in ints) or \
+                    not all(isinstance(v, str) for v in names):
+                raise ValueError
+        except (AssertionError, KeyError, TypeError, ValueError):
+            raise NeffError(f"{where}: malformed tar header record {j!r}") from None
+        return cls(ints[0], ints[1], ints[2], ints[3], names[0], names[1], pax)
+
+
+def pax_time(seconds: float | int, nanos: int | None = None) -> str:
+    """A PAX time value as libarchive writes it: whole seconds, ``.`` and nine digits of nanoseconds."""
+    if nanos is None:
+        ns = round(float(seconds) * 1_000_000_000)
+        whole, nanos = divmod(ns, 1_000_000_000)
+    else:
+        whole = int(seconds)
+    return f"{whole}.{nanos:09d}"
+
+
+@dataclass(frozen=True)
+class TarStyle:
+    """How one family of compilers writes the NEFF's tar: which PAX headers precede members, how they
+    are named, and the header a member the file did not have gets (R-40, R-41). The field formats
+    (digits, terminators) are :data:`TAR_FIELDS`, the same in every style seen."""
+
+    name: str
+    compilers: str  # which real files write it (evidence)
+    doc: str
+    pax_name: str  # the PAX header's member name ({dir} with its trailing slash, {base}); "" for none
+    pax_keys: tuple[str, ...]  # the time records of a PAX header, in order ((): the style writes none)
+    template: MemberHeader  # the header of a member the file did not have (its times set on writing)
+
+    def pax_header_name(self, name: str) -> str:
+        d, _, base = name.rpartition("/")
+        return self.pax_name.format(dir=d + "/" if d else "", base=base)
+
+    def member_header(self, like: MemberHeader | None, seconds: float | None) -> MemberHeader:
+        """The header of a new or replaced member stamped at ``seconds`` (None: ``like``'s own times):
+        ``like``'s mode and owner (the style's template without one), the times as the style writes
+        them (a style without PAX times writes its template's mtime, 0)."""
+        base = like if like is not None else self.template
+        if not self.pax_keys:  # a style without times (2.23's mtime 0): nothing to stamp
+            return replace(base, mtime=self.template.mtime, pax=())
+        if seconds is None:
+            return replace(base, pax=base.pax if base.pax else tuple((k, pax_time(base.mtime)) for k in self.pax_keys))
+        stamp = pax_time(seconds)
+        return replace(base, mtime=int(stamp.partition(".")[0]), pax=tuple((k, stamp) for k in self.pax_keys))
+
+
+#: The tar styles of the real NEFFs (R-40): each corpus file is written in exactly one of them.
+USTAR = TarStyle(
+    "ustar", "neuronx-cc 2.23.6484 (16 corpus files, 923 members; both matmul NEFFs)",
+    "plain ustar: no PAX header; every member mode 0664, uid/gid 1000, uname/gname 'nobody', mtime 0",
+    "", (), MemberHeader())
+PAX_TIMES = TarStyle(
+    "pax-times", "neuronx-cc 2.14.227 (80 corpus files, 3,525 members)",
+    "libarchive pax: before every member a PAX header named DIR/PaxHeader/BASE holding ctime, atime and "
+    "mtime with nanoseconds (its own ustar header: the member's mode, owner and whole-second mtime, typeflag "
+    "x); the member's header: mode as on disk (0664, 0775 for executables), uid/gid 1000, uname/gname empty, "
+    "mtime in whole seconds",
+    "{dir}PaxHeader/{base}", ("ctime", "atime", "mtime"), MemberHeader(uname="", gname=""))
+TAR_STYLES: tuple[TarStyle, ...] = (USTAR, PAX_TIMES)
+TAR_STYLE_BY_NAME = {s.name: s for s in TAR_STYLES}
+
+
+def pax_records(records: Iterable[tuple[str, str]]) -> bytes:
+    """PAX records ``LENGTH KEY=VALUE\n``, the length counting its own digits (POSIX pax format)."""
+    out = []
+    for key, value in records:
+        body = f" {key}={value}\n".encode()
+        n = len(body) + 1
+        while len(str(n)) + len(body) != n:
+            n = len(str(n)) + len(body)
+        out.append(str(n).encode() + body)
+    return b"".join(out)
+
+
+def tar_header(name: str, size: int, hdr: MemberHeader = MemberHeader(), typeflag: str = "0") -> bytes:
+    """The 512-byte ustar header of one member, exactly as §1.5 gives it (``hdr``: mode, owner, mtime)."""
+    if typeflag == "0":
+        check_member_name(name)
+    per = {"name": name, "size": size, "mode": hdr.mode, "uid": hdr.uid, "gid": hdr.gid, "mtime": hdr.mtime,
+           "uname": hdr.uname, "gname": hdr.gname, "typeflag": typeflag}
     h = bytearray(BLOCK)
     for f in TAR_FIELDS:
-        v: object = {"name": name, "size": size}.get(f.name, f.value)
+        v: object = per.get(f.name, f.value)
         if f.kind == "octal":
             assert isinstance(v, int)
             b = _octal(f, v)
@@ -253,15 +357,49 @@ def tar_header(name: str, size: int) -> bytes:
     return bytes(h)
 
 
-def build_tar(members: Iterable[tuple[str, bytes]]) -> bytes:
-    """A ustar archive of ``members`` in the given order: headers, data padded to 512, two zero blocks."""
+def build_tar(members: Iterable[tuple[str, bytes]], headers: Mapping[str, MemberHeader] | None = None,
+              style: TarStyle = USTAR) -> bytes:
+    """A tar archive of ``members`` in the given order: for each, its PAX header when its
+    :class:`MemberHeader` has records (named the ``style``'s way), its header, its data padded to 512;
+    then two zero blocks. A member ``headers`` does not name gets the style's template."""
     parts: list[bytes] = []
     for name, data in members:
-        parts.append(tar_header(name, len(data)))
+        hdr = headers.get(name) if headers is not None else None
+        if hdr is None:
+            hdr = style.template
+        if hdr.pax:
+            if not style.pax_name:
+                raise NeffError(f"tar member {name!r} has PAX records but tar style {style.name!r} writes no PAX "
+                                 "header")
+            body = pax_records(hdr.pax)
+            parts.append(tar_header(style.pax_header_name(name), len(body), hdr, "x"))
+            parts.append(body)
+            parts.append(bytes(-len(body) % BLOCK))
+        parts.append(tar_header(name, len(data), hdr))
         parts.append(bytes(data))
         parts.append(bytes(-len(data) % BLOCK))
     parts.append(bytes(TAR_END))
     return b"".join(parts)
+
+
+def detect_style(tar: bytes, members: list[tuple[str, bytes]], headers: Mapping[str, MemberHeader]) \
+        -> tuple[TarStyle | None, str]:
+    """The style of :data:`TAR_STYLES` that rebuilds ``tar`` byte for byte from its members and their
+    headers, and why none does (the first member whose bytes differ) when none does."""
+    why = ""
+    for style in TAR_STYLES:
+        if any(h.pax for h in headers.values()) and not style.pax_name:
+            continue
+        try:
+            built = build_tar(members, headers, style)
+        except NeffError as e:
+            why = str(e)
+            continue
+        if built == tar:
+            return style, ""
+        at = next((k for k, (a, b) in enumerate(zip(built, tar)) if a != b), min(len(built), len(tar)))
+        why = f"style {style.name!r} differs from the file at tar offset {at:#x}"
+    return None, why or "no style matched"
 
 
 def _field(h: bytes, name: str) -> bytes:
@@ -329,12 +467,14 @@ def safe_member_path(dest: Path, name: str) -> Path:
 
 
 def read_tar(tar: bytes | memoryview, *, what: str = "NEFF",
-             extensions: dict[str, TarExtension] | None = None) -> tuple[list[tuple[str, bytes]], int]:
+             extensions: dict[str, TarExtension] | None = None,
+             headers: dict[str, MemberHeader] | None = None) -> tuple[list[tuple[str, bytes]], int]:
     """The members of a ustar archive, in archive order, and the number of zero bytes after the last
     one. Every header is checked (magic, checksum, type, name, size within the archive).
 
     A PAX extended header or GNU long-name header before a member is applied to it (``path``,
-    ``size``) and, when ``extensions`` is given, recorded there under the member's name.
+    ``size``) and, when ``extensions`` is given, recorded there under the member's name; ``headers``
+    receives each member's :class:`MemberHeader` (mode, owner, mtime, PAX records) for a writer.
     """
     t = memoryview(tar)
     members: list[tuple[str, bytes]] = []
@@ -411,6 +551,13 @@ def read_tar(tar: bytes | memoryview, *, what: str = "NEFF",
         seen.add(text)
         if pending is not None and extensions is not None:
             extensions[text] = pending
+        if headers is not None:
+            headers[text] = MemberHeader(
+                _parse_octal(_field(h, "mode"), f"{where}: mode"), _parse_octal(_field(h, "uid"), f"{where}: uid"),
+                _parse_octal(_field(h, "gid"), f"{where}: gid"), _parse_octal(_field(h, "mtime"), f"{where}: mtime"),
+                _cstr(_field(h, "uname")).decode("utf-8", "backslashreplace"),
+                _cstr(_field(h, "gname")).decode("utf-8", "backslashreplace"),
+                pending.records if pending is not None and pending.kind == "pax" else ())
         pending = None
         if start + size > n:
             raise NeffError(f"{what}: truncated tar: member {text!r} declares {size} bytes, only "
@@ -420,11 +567,12 @@ def read_tar(tar: bytes | memoryview, *, what: str = "NEFF",
     raise NeffError(f"{what}: truncated tar: no end-of-archive blocks after {len(members)} members")
 
 
-def read_payload(payload: bytes | memoryview, *, what: str = "NEFF",
-                 base: int = 0) -> tuple[list[tuple[str, bytes]], GzipInfo, bytes]:
-    """Members (in archive order), gzip facts and the tar bytes of a NEFF payload."""
+def read_payload(payload: bytes | memoryview, *, what: str = "NEFF", base: int = 0,
+                 headers: dict[str, MemberHeader] | None = None) -> tuple[list[tuple[str, bytes]], GzipInfo, bytes]:
+    """Members (in archive order), gzip facts and the tar bytes of a NEFF payload (``headers``: see
+    :func:`read_tar`)."""
     tar, gz = read_gzip(payload, what=what, base=base)
-    members, _end = read_tar(tar, what=what)
+    members, _end = read_tar(tar, what=what, headers=headers)
     return members, gz, tar
 
 

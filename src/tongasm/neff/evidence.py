@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -32,10 +32,21 @@ from typing import Any
 from ..check.registry import CheckSet
 from ..check.runner import check_bundle
 from ..isa.decisions import DECISIONS, DecisionSet
-from ..isa.decisions.base import D
+from ..isa.decisions.archive import ArchiveStyle, NewMemberHeader
+from ..isa.decisions.base import D, Decision
+from ..isa.decisions.real import (
+    GzipMtime,
+    HeaderHash,
+    HeaderUuid,
+    KelpVersionMajor,
+    MemberOrder,
+    TensorTensorSlots,
+    UnknownHeaderWords,
+)
 from ..isa.fields import BUNDLE_SIZE, Format
 from ..isa.formats import FormatSet, build_formats
 from ..isa.opcodes import CAST, COPY, MEMSET, TT_ARITH, TT_BITVEC
+from ..isa.targets import Target
 from .neff import Neff
 
 CONFIRMED, CONTRADICTED, NOT_EXERCISED = "confirmed", "contradicted", "not exercised"
@@ -81,19 +92,25 @@ class Evidence:
 class _Bundle:
     raw: bytes
     stream: str  # tongasm engine stream name
-    where: list[str]  # "sg00/pe[12]" for every place it occurs
+    target: Target
+    where: list[str]  # "sg00/pe[12]" (one file) or "FILE:sg00/pe[12]" for every place it occurs
 
 
-def _bundles(neff: Neff) -> list[_Bundle]:
-    seen: dict[tuple[bytes, str], _Bundle] = {}
-    for s in neff.streams():
-        data = neff.stream_data(s)
-        for k in range(len(data) // BUNDLE_SIZE):
-            raw = bytes(data[k * BUNDLE_SIZE:(k + 1) * BUNDLE_SIZE])
-            b = seen.get((raw, s.stream))
-            if b is None:
-                b = seen[(raw, s.stream)] = _Bundle(raw, s.stream, [])
-            b.where.append(f"{s.graph}/{s.stream}[{k}]")
+def _bundles(neffs: Sequence[tuple[str, Neff]]) -> list[_Bundle]:
+    """The distinct (bytes, engine, target) bundles of the files; ``where`` prefixed with the file's
+    label when there are several."""
+    seen: dict[tuple[bytes, str, str], _Bundle] = {}
+    for label, neff in neffs:
+        target = neff.target
+        prefix = f"{label}:" if len(neffs) > 1 else ""
+        for s in neff.streams():
+            data = neff.stream_data(s)
+            for k in range(len(data) // BUNDLE_SIZE):
+                raw = bytes(data[k * BUNDLE_SIZE:(k + 1) * BUNDLE_SIZE])
+                b = seen.get((raw, s.stream, target.name))
+                if b is None:
+                    b = seen[(raw, s.stream, target.name)] = _Bundle(raw, s.stream, target, [])
+                b.where.append(f"{prefix}{s.graph}/{s.stream}[{k}]")
     return list(seen.values())
 
 
@@ -110,14 +127,21 @@ class _Outcome:
         return self.layout is not None and not self.problems
 
 
-def _outcome(fs: FormatSet, b: _Bundle, neff: Neff, ds: DecisionSet, checks: CheckSet) -> _Outcome:
+def _outcome(fs: FormatSet, b: _Bundle, ds: DecisionSet, checks: CheckSet) -> _Outcome:
     sel = fs.select(b.raw[0], b.raw)
     if sel is None:
         return _Outcome(None, (), ("undecodable",))
     fmt, vals = sel
-    findings = check_bundle(fmt, vals, b.raw, target=neff.target, decisions=ds, stream=b.stream, checks=checks)
+    findings = check_bundle(fmt, vals, b.raw, target=b.target, decisions=ds, stream=b.stream, checks=checks)
     return _Outcome(fmt.name, tuple(vals.items()),
                     tuple(sorted({f.check for f in findings if f.severity == "error"})))
+
+
+def _outcomes(fs: FormatSet, ds: DecisionSet, checks: CheckSet, bundles: list[_Bundle],
+              idx: list[int]) -> dict[int, _Outcome]:
+    """:func:`_outcome` of the bundles ``idx`` (bundle by bundle: :func:`check_bundle` memoises
+    repeats; the column path's masks are not exact under every alternative reading)."""
+    return {k: _outcome(fs, bundles[k], ds, checks) for k in idx}
 
 
 @cache
@@ -133,80 +157,106 @@ def _tags(fmt: Format) -> set[str]:
 
 Probe = Callable[[Neff, list[_Bundle], FormatSet], Evidence | None]
 _PROBES: dict[str, Probe] = {}
+#: the probes that read one file's container (header, archive): over several files, one verdict each
+_PER_FILE: set[str] = set()
 
 
-def probe(did: str) -> Callable[[Probe], Probe]:
+def probe(cls: type[Decision], *, per_file: bool = False) -> Callable[[Probe], Probe]:
+    """Register ``fn`` as the evidence of decision ``cls`` (instead of decoding); ``per_file``: it
+    weighs one file's container, so over several files it runs on each and the verdicts are joined."""
     def deco(fn: Probe) -> Probe:
-        _PROBES[did] = fn
+        _PROBES[cls.id] = fn
+        if per_file:
+            _PER_FILE.add(cls.id)
         return fn
     return deco
 
 
-def _container(did: str, chosen: str, facts: dict[str, tuple[bool | None, str]], note: str) -> Evidence:
-    info = DECISIONS[did]
-    return Evidence(did, info.subject, CONFIRMED if facts.get(chosen, (None,))[0] else CONTRADICTED, chosen, note,
+def _container(cls: type[Decision], chosen: str, facts: dict[str, tuple[bool | None, str]], note: str) -> Evidence:
+    info = DECISIONS[cls.id]
+    return Evidence(cls.id, info.subject, CONFIRMED if facts.get(chosen, (None,))[0] else CONTRADICTED, chosen, note,
                     ["header", "archive"], 1, [ReadingVerdict(r, *facts.get(r, (None, "the file cannot tell")))
                                                for r in info.choices])
 
 
-@probe("R-1")
+@probe(HeaderHash, per_file=True)
 def _r1(neff: Neff, _b: list[_Bundle], _fs: FormatSet) -> Evidence:
     digest = neff.header.raw("hash")
     payload = neff.payload()
     md5 = hashlib.md5(payload).digest() == digest
     zero = not any(digest) and not any(neff.header.raw("hash_rest"))
-    return _container("R-1", "copy", {
+    return _container(HeaderHash, "copy", {
         "copy": (True, "a repack that copies the field reproduces the file"),
         "md5-payload": (md5, "the field is MD5(payload)" if md5 else "the field is not MD5(payload)"),
         "zero": (zero, "the field is zero" if zero else "the field is not zero")},
         f"hash field {digest.hex()}; MD5(payload) {hashlib.md5(payload).hexdigest()}")
 
 
-@probe("R-2")
+@probe(KelpVersionMajor, per_file=True)
 def _r2(neff: Neff, _b: list[_Bundle], _fs: FormatSet) -> Evidence:
     v = neff.header.number("kelp_version_major")
-    return _container("R-2", "copy", {"copy": (True, f"the word is {v}")}, f"0x018 = {v} (the book says 1)")
+    return _container(KelpVersionMajor, "copy", {"copy": (True, f"the word is {v}")}, f"0x018 = {v} (the book says 1)")
 
 
-@probe("R-3")
+@probe(UnknownHeaderWords, per_file=True)
 def _r3(neff: Neff, _b: list[_Bundle], _fs: FormatSet) -> Evidence:
     v, g = neff.header.number("unknown_0x228"), len(neff.kelf.graphs)
-    return _container("R-3", "copy", {"copy": (True, "copying reproduces the file"),
+    return _container(UnknownHeaderWords, "copy", {"copy": (True, "copying reproduces the file"),
                                       "graph-count": (v == g, f"0x228 = {v}, graphs = {g}")},
                       f"0x220 = {neff.header.number('unknown_0x220'):#x}, 0x228 = {v}, {g} graph(s)")
 
 
-@probe("R-4")
+@probe(HeaderUuid, per_file=True)
 def _r4(neff: Neff, _b: list[_Bundle], _fs: FormatSet) -> Evidence:
     u = neff.header.raw("uuid")
     v4 = len(u) == 16 and u[6] >> 4 == 4 and u[8] >> 6 == 0b10
-    return _container("R-4", "keep", {"keep": (True, "keeping the UUID reproduces the file"),
+    return _container(HeaderUuid, "keep", {"keep": (True, "keeping the UUID reproduces the file"),
                                       "fresh": (None, f"the UUID {'is' if v4 else 'is not'} an RFC 4122 v4 UUID")},
                       f"uuid {u.hex()}")
 
 
-@probe("R-5")
+@probe(GzipMtime, per_file=True)
 def _r5(neff: Neff, _b: list[_Bundle], _fs: FormatSet) -> Evidence:
     m = neff.gzip.mtime
-    return _container("R-5", "copy", {"copy": (True, "copying the MTIME reproduces the file"),
+    return _container(GzipMtime, "copy", {"copy": (True, "copying the MTIME reproduces the file"),
                                       "now": (None, "any time is a valid gzip MTIME")},
                       f"gzip MTIME {m}" + (" (not zero: the book's timestamp=false is contradicted)" if m else ""))
 
 
-@probe("R-6")
+@probe(MemberOrder, per_file=True)
 def _r6(neff: Neff, _b: list[_Bundle], _fs: FormatSet) -> Evidence:
-    from ..isa.decisions.real import MemberOrder
-
     actual = list(neff.members)
     facts: dict[str, tuple[bool | None, str]] = {}
     for r in DECISIONS["R-6"].choices:
         order = DecisionSet.of({"R-6": r}).get(MemberOrder).order(actual, neff.input_order)
         facts[r] = (order == actual, "the file's member order" if order == actual else
                     f"differs from the file's order (first at member {next(i for i, (a, b) in enumerate(zip(order, actual)) if a != b)})")
-    return _container("R-6", "neff-json-last", facts, f"{len(actual)} members")
+    return _container(MemberOrder, DecisionSet()["R-6"], facts, f"{len(actual)} members")
 
 
-@probe("R-7")
+@probe(ArchiveStyle, per_file=True)
+def _r40(neff: Neff, _b: list[_Bundle], _fs: FormatSet) -> Evidence:
+    from .container import USTAR
+
+    style = neff.tar_style
+    pax = sum(1 for h in neff.tar_headers.values() if h.pax)
+    name = style.name if style is not None else "none"
+    return _container(ArchiveStyle, DecisionSet()[ArchiveStyle.id], {
+        "as-read": (style is not None, f"the file's tar rebuilds in its own style {name!r}" if style is not None
+                    else f"no known style rebuilds the file's tar ({neff.tar_style_why})"),
+        "ustar": (style is USTAR, "the file is plain ustar" if style is USTAR else
+                  f"the file is {name!r}: plain ustar drops its {pax} PAX headers")},
+        f"tar style {name!r}: {len(neff.tar_headers)} members, {pax} with a PAX header")
+
+
+@probe(NewMemberHeader, per_file=True)
+def _r41(neff: Neff, _b: list[_Bundle], _fs: FormatSet) -> Evidence:
+    info = DECISIONS[NewMemberHeader.id]
+    return Evidence(NewMemberHeader.id, info.subject, NOT_EXERCISED, DecisionSet()[NewMemberHeader.id],
+                    "a compiler's file has no rewritten member", readings=[ReadingVerdict(r, None) for r in info.choices])
+
+
+@probe(TensorTensorSlots)
 def _r7(neff: Neff, bundles: list[_Bundle], fs: FormatSet) -> Evidence | None:
     """Which slot a TensorTensor writes: the SBUF tile it names is zeroed by a Memset and read by a
     copy or cast later; if the TT only read it, nothing would ever write it but the Memset."""
@@ -270,7 +320,17 @@ class _Recording(DecisionSet):
 
 def decision_evidence(neff: Neff, prefixes: str = "DR") -> list[Evidence]:
     """The verdict on every decision of the given kinds (by id prefix) for this NEFF."""
-    bundles = _bundles(neff)
+    return corpus_evidence([(neff.path or "NEFF", neff)], prefixes)
+
+
+def corpus_evidence(neffs: Sequence[tuple[str, Neff]], prefixes: str = "DR") -> list[Evidence]:
+    """The verdict on every decision of the given kinds over several NEFFs (``(label, neff)``): the
+    distinct bundles of all of them decoded and checked together (each with its file's target), the
+    container probes run on each file and their verdicts joined (contradicted by one file is
+    contradicted; a reading one file rules out is ruled out)."""
+    if not neffs:
+        raise ValueError("corpus_evidence needs at least one NEFF")
+    bundles = _bundles(neffs)
     checks = CheckSet()
     base_ds = DecisionSet()
     base_fs = build_formats(base_ds)
@@ -285,7 +345,7 @@ def decision_evidence(neff: Neff, prefixes: str = "DR") -> list[Evidence]:
         if sel is None:
             base.append(_Outcome(None, (), ("undecodable",)))
         else:
-            found = check_bundle(sel[0], sel[1], b.raw, target=neff.target, decisions=recording, stream=b.stream,
+            found = check_bundle(sel[0], sel[1], b.raw, target=b.target, decisions=recording, stream=b.stream,
                                  checks=checks)
             base.append(_Outcome(sel[0].name, tuple(sel[1].items()),
                                  tuple(sorted({f.check for f in found if f.severity == "error"}))))
@@ -295,13 +355,52 @@ def decision_evidence(neff: Neff, prefixes: str = "DR") -> list[Evidence]:
         if did[0] not in prefixes:
             continue
         if did in _PROBES:
-            ev = _PROBES[did](neff, bundles, base_fs)
-            if ev is not None:
-                out.append(ev)
-                continue
-        out.append(_decode_evidence(did, info.subject, info.choices, bundles, base, base_fs, neff, checks, consulted,
+            if did in _PER_FILE:
+                evs = [(label, _PROBES[did](neff, [], base_fs)) for label, neff in neffs]
+                got = [(label, e) for label, e in evs if e is not None]
+                if got:
+                    out.append(got[0][1] if len(got) == 1 else _join(got))
+                    continue
+            else:
+                ev = _PROBES[did](neffs[0][1], bundles, base_fs)
+                if ev is not None:
+                    out.append(ev)
+                    continue
+        out.append(_decode_evidence(did, info.subject, info.choices, bundles, base, base_fs, checks, consulted,
                                     formats))
     return out
+
+
+def _join(evs: list[tuple[str, Evidence]]) -> Evidence:
+    """One verdict from the per-file verdicts of a container probe."""
+    first = evs[0][1]
+    by_status: dict[str, list[str]] = defaultdict(list)
+    for label, e in evs:
+        by_status[e.status].append(label)
+    status = CONTRADICTED if by_status[CONTRADICTED] else CONFIRMED if by_status[CONFIRMED] else NOT_EXERCISED
+    counts = ", ".join(f"{len(v)} {k}" for k, v in by_status.items() if v)
+    bad = [(label, e) for label, e in evs if e.status == CONTRADICTED]
+    note = f"{len(evs)} files: {counts}"
+    if bad:
+        note += f"; e.g. {bad[0][0]}: {bad[0][1].note}"
+    elif len({e.note for _l, e in evs}) == 1:
+        note += f"; {first.note}"
+    readings = []
+    for k, r in enumerate(first.readings):
+        verdicts = [(label, e.readings[k]) for label, e in evs]
+        out_by = [label for label, v in verdicts if v.fits is False]
+        fit_by = [label for label, v in verdicts if v.fits is True]
+        fits: bool | None = False if out_by else True if fit_by else None
+        if out_by:
+            why = f"ruled out by {len(out_by)} of {len(evs)} files ({next(v.note for _l, v in verdicts if v.fits is False)})"
+        elif fit_by:
+            why = f"fits {len(fit_by)} of {len(evs)} files"
+        else:
+            why = r.note
+        readings.append(ReadingVerdict(r.reading, fits, why, out_by[:EXAMPLES]))
+    examples = [label for label, _e in bad[:EXAMPLES]] or first.bundles
+    return Evidence(first.id, first.subject, status, first.chosen, note, examples,
+                    sum(e.exercised_by for _l, e in evs), readings)
 
 
 def _layouts_of(fs: FormatSet, opcode: int) -> tuple[Any, ...]:
@@ -310,7 +409,7 @@ def _layouts_of(fs: FormatSet, opcode: int) -> tuple[Any, ...]:
 
 
 def _decode_evidence(did: str, subject: str, choices: tuple[str, ...], bundles: list[_Bundle],
-                     base: list[_Outcome], base_fs: FormatSet, neff: Neff, checks: CheckSet,
+                     base: list[_Outcome], base_fs: FormatSet, checks: CheckSet,
                      consulted: list[frozenset[str]], formats: list[Format | None]) -> Evidence:
     chosen = choices[0]
     readings = [ReadingVerdict(chosen, None)]
@@ -321,6 +420,7 @@ def _decode_evidence(did: str, subject: str, choices: tuple[str, ...], bundles: 
         fs = build_formats(ds)
         same_layouts: dict[int, bool] = {}
         misfit = []
+        todo = []
         for k, b in enumerate(bundles):
             op = b.raw[0]
             same = same_layouts.get(op)
@@ -328,7 +428,8 @@ def _decode_evidence(did: str, subject: str, choices: tuple[str, ...], bundles: 
                 same = same_layouts[op] = _layouts_of(fs, op) == _layouts_of(base_fs, op)
             if same and did not in consulted[k]:
                 continue  # nothing this bundle's decoding or checks read depends on the decision
-            o = _outcome(fs, b, neff, ds, checks)
+            todo.append(k)
+        for k, o in _outcomes(fs, ds, checks, bundles, todo).items():
             if o != base[k]:
                 exercising.add(k)
                 if base[k].fits and not o.fits:
@@ -379,15 +480,17 @@ def render_evidence(evs: list[Evidence], path: str) -> Iterator[str]:
             yield f"        {r.reading:<24} {mark}{tail}{show}"
 
 
-__all__ = ["CONFIRMED", "CONTRADICTED", "NOT_EXERCISED", "Evidence", "ReadingVerdict", "decision_evidence",
-           "render_evidence"]
+__all__ = ["CONFIRMED", "CONTRADICTED", "NOT_EXERCISED", "Evidence", "ReadingVerdict", "corpus_evidence",
+           "decision_evidence", "render_evidence"]
 
 
 def evidence_markdown(reports: list[tuple[str, list[Evidence]]]) -> str:
     """The verdicts of several NEFFs side by side, as markdown (``docs/decisions-evidence.md``)."""
     names = [name for name, _ in reports]
     out = ["# What the real NEFFs say about each decision", "",
-           "Generated by `tongasm decisions --evidence` over the real NEFFs in `shared/groundtruth` "
+           "Generated by `tongasm decisions --evidence` over the real NEFFs in `shared/groundtruth`: the two "
+           "matmul files and each folder of the corpus (its files weighed together: their distinct bundles "
+           "decoded and checked as one set, the container decisions per file and joined) "
            "(see `src/tongasm/neff/evidence.py` for how each verdict is reached; `tests/test_docs.py` keeps "
            "this file current). **confirmed**: real bundles exercise the decision and the chosen reading fits "
            "every one; **contradicted**: it does not fit some bundle; **not exercised**: nothing in the file "

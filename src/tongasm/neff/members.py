@@ -17,6 +17,7 @@ Engine files and targets map to tongasm's names here, once:
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,27 +28,51 @@ from .errors import NeffError
 
 #: ``kelf-0.json`` target → tongasm target (§1.10: cayman V, sunda B).
 NEFF_TARGETS: Mapping[str, str] = {"cayman": "gen3", "sunda": "gen2"}
-#: the book's other runtime targets (§1.10), named in the refusal.
-OTHER_NEFF_TARGETS: Mapping[str, str] = {"inferentia": "gen1 (Inf1)", "mariana": "gen4 (Trn3)",
-                                         "core_v5": "gen5"}
+#: the book's other runtime targets (§1.10, ``ArchLevel2RuntimeTarget``), named in the refusal with
+#: what is known of them. ``mariana`` is also what neuronx-cc 2.27 writes (public files that name
+#: engine files ``Activation0.bin``, ``DVE0.bin``...); no such file has been read by tongasm.
+OTHER_NEFF_TARGETS: Mapping[str, str] = {
+    "inferentia": "gen1, arch level 10, Inf1 (book)",
+    "mariana": "gen4, arch level 40, Trn3 (book; written by neuronx-cc 2.27); tongasm has no gen4 target: its "
+               "gen4 layouts (Activate 0x25, the MX PE ops) come from the book alone and no gen4 bundle has "
+               "been checked against real bytes",
+    "core_v5": "gen5, arch level 50, no codegen (book)",
+}
 
 
 def neff_target(name: str) -> Target:
     """The tongasm target of a ``kelf-0.json`` target string; any other is refused, naming it."""
     t = NEFF_TARGETS.get(name)
     if t is None:
-        what = f" ({OTHER_NEFF_TARGETS[name]})" if name in OTHER_NEFF_TARGETS else ""
+        what = f" ({OTHER_NEFF_TARGETS[name]})" if name in OTHER_NEFF_TARGETS else " (not a target the book names)"
         raise NeffError(f"NEFF target {name!r}{what} is not supported; tongasm reads "
                          + ", ".join(f"{k!r} (= {v})" for k, v in NEFF_TARGETS.items()))
     return TARGETS[t]
 
 
+_ENGINE_FILE = re.compile(r"([A-Za-z]+?)(\d*)")
+
+
 def stream_of_engine_file(stem: str) -> str | None:
-    """tongasm stream name of an engine stream file's stem (``PE`` → ``pe``, ``Activation`` → ``act``)."""
+    """tongasm stream name of an engine stream file's stem (``PE`` → ``pe``, ``Activation`` → ``act``).
+
+    neuronx-cc 2.27 numbers the files (``Activation0``, ``DVE0``): engine instance 0 is the same
+    stream name (``act``), instance n > 0 gets the number (``act1``), so two instances of one engine
+    stay two streams. None for a stem that names no engine.
+    """
+    m = _ENGINE_FILE.fullmatch(stem)
+    if m is None:
+        return None
     try:
-        return ENGINE_STREAM.get(Engine[stem])
+        base = ENGINE_STREAM.get(Engine[m.group(1)])
     except KeyError:
         return None
+    if base is None:
+        return None
+    number = m.group(2)
+    if number and (len(number) > 1 and number.startswith("0")):
+        return None  # "Activation01": not a form any compiler writes
+    return base if not number or int(number) == 0 else f"{base}{int(number)}"
 
 
 def load_json(path: str, data: bytes) -> Any:

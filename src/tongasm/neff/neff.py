@@ -11,19 +11,25 @@ R-4 (UUID), R-5 (gzip MTIME) and R-6 (member order).
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
+from ..isa.decisions.archive import ArchiveStyle, NewMemberHeader
 from ..isa.decisions.real import GzipMtime, HeaderHash, HeaderUuid, MemberOrder, UnknownHeaderWords
 from ..isa.fields import BUNDLE_SIZE
 from ..isa.targets import Target
 from .container import (
+    USTAR,
     GzipInfo,
+    MemberHeader,
+    TarStyle,
     build_tar,
+    detect_style,
     gzip_member,
     pad_payload,
     read_payload,
@@ -89,6 +95,13 @@ class Neff:
     source_tar: bytes | None = field(default=None, repr=False)
     source_payload: bytes | None = field(default=None, repr=False)
     input_order: dict[str, int] = field(default_factory=dict, repr=False)
+    #: each member's tar header as read (mode, owner, mtime, PAX records) and the file's tar style
+    #: (None: read, but no known style rebuilds its tar; ``tar_style_why`` says where it differs)
+    tar_headers: dict[str, MemberHeader] = field(default_factory=dict, repr=False)
+    tar_style: TarStyle | None = USTAR
+    tar_style_why: str = field(default="", repr=False)
+    #: members whose bytes were replaced since reading (their header is R-41's)
+    replaced: set[str] = field(default_factory=set, repr=False)
 
     def __repr__(self) -> str:
         """A one-line summary: a NEFF's members are megabytes, not something to print."""
@@ -108,8 +121,11 @@ class Neff:
         header = parse_header(data, what=what)
         check_header(header, len(data), what=what)
         payload = bytes(data[HEADER_SIZE:])
-        members, gz, tar = read_payload(payload, what=what, base=HEADER_SIZE)
-        neff = cls(header, gz, dict(members), path, tar, payload, {n: i for i, (n, _) in enumerate(members)})
+        headers: dict[str, MemberHeader] = {}
+        members, gz, tar = read_payload(payload, what=what, base=HEADER_SIZE, headers=headers)
+        style, why = detect_style(tar, members, headers)
+        neff = cls(header, gz, dict(members), path, tar, payload, {n: i for i, (n, _) in enumerate(members)},
+                   headers, style, why)
         if KELF not in neff.members:
             raise NeffError(f"{what}: no {KELF} member: not a NEFF (members: "
                              f"{', '.join(list(neff.members)[:8])}{'...' if len(neff.members) > 8 else ''})")
@@ -216,6 +232,7 @@ class Neff:
             raise NeffError(f"replacement for {path} has {len(data)} bytes, not a whole number of {BUNDLE_SIZE}-byte "
                              f"bundles ({len(data) // BUNDLE_SIZE} bundles and {len(data) % BUNDLE_SIZE} extra bytes)")
         self.members[path] = bytes(data)
+        self.replaced.add(path)
         for cached in ("kelf", "info", "graphs", "graph_json"):
             self.__dict__.pop(cached, None)
 
@@ -231,18 +248,56 @@ class Neff:
     # --- writing ---------------------------------------------------------------------------------
 
     def payload(self, decisions: DecisionSet = DEFAULT_DECISIONS, *, reuse: bool = True) -> bytes:
-        """The payload under R-5 (gzip MTIME) and R-6 (member order).
+        """The payload under R-5 (gzip MTIME), R-6 (member order) and R-40/R-41 (tar headers).
 
         With ``reuse`` an unchanged archive (the same tar bytes and MTIME as read) is written as the
         gzip member that was read, so the output is identical whatever deflate implementation this
         Python has; without it the member is compressed afresh (identical with zlib 1.2.13).
         """
         order = decisions.get(MemberOrder).order(self.members, self.input_order)
-        tar = build_tar((n, self.members[n]) for n in order)
+        unchanged = not self.replaced and order == sorted(self.input_order, key=self.input_order.__getitem__)
+        tar: bytes
+        if self.source_tar is not None and unchanged and self.tar_style is None and \
+                decisions.get(ArchiveStyle).as_read:
+            tar = self.source_tar  # a style no writer here reproduces, nothing changed: the tar as read
+        else:
+            style, headers = self.write_headers(order, decisions)
+            tar = build_tar(((n, self.members[n]) for n in order), headers, style)
         mtime = decisions.get(GzipMtime).mtime(self.gzip.mtime)
         if reuse and self.source_payload is not None and tar == self.source_tar and mtime == self.gzip.mtime:
             return self.source_payload
         return pad_payload(gzip_member(tar, mtime))
+
+    def write_headers(self, order: list[str], decisions: DecisionSet = DEFAULT_DECISIONS,
+                      now: float | None = None) -> tuple[TarStyle, dict[str, MemberHeader]]:
+        """The tar style and every member's header for writing the members in ``order``, under R-40
+        (the file's style or plain ustar) and R-41 (an added or replaced member's header).
+
+        A NEFF whose tar no known style rebuilds is refused under R-40 ``as-read`` once anything
+        changed (an unchanged one is written as read by :meth:`payload`'s reuse)."""
+        as_read = decisions.get(ArchiveStyle).as_read
+        stamp = decisions.get(NewMemberHeader).stamps_now
+        if not as_read:
+            style = USTAR
+            return style, {n: replace(USTAR.template, mode=self.tar_headers[n].mode) if n in self.tar_headers
+                           else USTAR.template for n in order}
+        if self.tar_style is None:
+            raise NeffError(f"{self.path or 'NEFF'}: its tar headers are in a style tongasm does not reproduce "
+                             f"({self.tar_style_why}); write it with -D R-40=ustar (plain 2.23 headers) instead")
+        style = self.tar_style
+        when = (time.time() if now is None else now) if stamp else None
+        headers: dict[str, MemberHeader] = {}
+        prev: MemberHeader | None = None
+        for n in order:
+            old = self.tar_headers.get(n)
+            if old is not None and n not in self.replaced:
+                h = old
+            elif old is not None:  # replaced: its own header, stamped under R-41 now
+                h = style.member_header(old, when) if stamp else old
+            else:  # added: the header of the member before it
+                h = style.member_header(prev, when)
+            headers[n] = prev = h
+        return style, headers
 
     def build_header(self, payload: bytes, decisions: DecisionSet = DEFAULT_DECISIONS) -> NeffHeader:
         """The header for ``payload``: the input's, with data_size and the info.json mirrors

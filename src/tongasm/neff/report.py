@@ -82,6 +82,8 @@ def neff_report(neff: Neff, decisions: DecisionSet = DEFAULT_DECISIONS, *, size:
                  "xfl": neff.gzip.xfl, "os": neff.gzip.os, "member_size": neff.gzip.member_size,
                  "padding": neff.gzip.padding},
         "members": [{"path": n, "size": len(b)} for n, b in neff.members.items()],
+        "tar_style": neff.tar_style.name if neff.tar_style is not None else None,
+        "tar_style_why": neff.tar_style_why,
         "header": h.rows(),
         "notes": notes,
     }
@@ -132,6 +134,8 @@ def render_report(r: dict[str, Any]) -> str:
     gz = r["gzip"]
     out.append(f"\npayload: gzip member {gz['member_size']} bytes + {gz['padding']} zero bytes; "
                f"MTIME {gz['mtime']:#x} ({gz['mtime_utc']}), XFL {gz['xfl']}, OS {gz['os']}")
+    style = r["tar_style"]
+    out.append(f"tar style (R-40): {style}" if style else f"tar style (R-40): none tongasm reproduces ({r['tar_style_why']})")
     out.append("\nheader:")
     for row in r["header"]:
         dec = f" [{row['decision']}]" if row["decision"] else ""

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
-from .container import GzipInfo, check_member_name, safe_member_path
+from .container import TAR_STYLE_BY_NAME, USTAR, GzipInfo, MemberHeader, check_member_name, safe_member_path
 from .errors import NeffError
 from .header import HEADER_SIZE, parse_header
 from .neff import Neff
@@ -32,7 +32,9 @@ from ..util import read_input
 
 METADATA_FILE = "tongasm-neff.json"
 METADATA_FORMAT = "tongasm-neff-unpack"
-METADATA_VERSION = 1
+METADATA_VERSION = 2
+#: metadata versions ``pack`` reads (1: no tar headers; its members get plain ustar headers)
+METADATA_VERSIONS = (1, 2)
 
 
 def metadata(neff: Neff) -> dict[str, Any]:
@@ -43,7 +45,9 @@ def metadata(neff: Neff) -> dict[str, Any]:
         "header_fields": {r["name"]: r["value"] for r in neff.header.rows()},  # for people; "header" is used
         "gzip": {"header": neff.gzip.header.hex(), "mtime": neff.gzip.mtime, "xfl": neff.gzip.xfl,
                  "os": neff.gzip.os, "member_size": neff.gzip.member_size, "padding": neff.gzip.padding},
-        "members": [{"path": n, "size": len(d), "sha256": hashlib.sha256(d).hexdigest()}
+        "tar_style": neff.tar_style.name if neff.tar_style is not None else None,
+        "members": [{"path": n, "size": len(d), "sha256": hashlib.sha256(d).hexdigest(),
+                     **({"tar": neff.tar_headers[n].to_json()} if n in neff.tar_headers else {})}
                     for n, d in neff.members.items()],
     }
 
@@ -101,8 +105,9 @@ def _load_metadata(d: Path) -> dict[str, Any]:
         raise NeffError(f"{p}: not valid JSON: {e}") from None
     if not isinstance(meta, dict) or meta.get("format") != METADATA_FORMAT:
         raise NeffError(f"{p}: not a tongasm NEFF unpack metadata file (format {METADATA_FORMAT!r})")
-    if meta.get("version") != METADATA_VERSION:
-        raise NeffError(f"{p}: metadata version {meta.get('version')!r}; this tongasm reads {METADATA_VERSION}")
+    if meta.get("version") not in METADATA_VERSIONS:
+        raise NeffError(f"{p}: metadata version {meta.get('version')!r}; this tongasm reads "
+                         f"{', '.join(map(str, METADATA_VERSIONS))}")
     return meta
 
 
@@ -124,10 +129,16 @@ def load_dir(in_dir: str | os.PathLike[str]) -> Neff:
         header_bytes = bytes.fromhex(meta["header"])
         gz = meta["gzip"]
         names = [m["path"] for m in meta["members"]]
+        sums = {m["path"]: m.get("sha256") for m in meta["members"]}
+        tar_headers = {m["path"]: MemberHeader.from_json(m["tar"], f"{where} member {m['path']!r}")
+                       for m in meta["members"] if "tar" in m}
+        style_name = meta.get("tar_style", USTAR.name)
         gzip = GzipInfo(bytes.fromhex(gz["header"]), *(_whole(gz, k) for k in ("mtime", "xfl", "os", "member_size",
                                                                                "padding")))
     except (KeyError, TypeError, ValueError, OverflowError) as e:
         raise NeffError(f"{where}: malformed metadata ({type(e).__name__}: {e})") from None
+    if style_name is not None and style_name not in TAR_STYLE_BY_NAME:
+        raise NeffError(f"{where}: unknown tar style {style_name!r} (known: {', '.join(TAR_STYLE_BY_NAME)})")
     if len(header_bytes) != HEADER_SIZE:
         raise NeffError(f"{where}: the header is {len(header_bytes)} bytes, not {HEADER_SIZE}")
     members: dict[str, bytes] = {}
@@ -145,7 +156,11 @@ def load_dir(in_dir: str | os.PathLike[str]) -> Neff:
     if extra:
         raise NeffError(f"{d} has files that are not members of the NEFF: {', '.join(extra[:10])}"
                          f"{' ...' if len(extra) > 10 else ''}; remove them (pack adds no new members)")
-    neff = Neff(parse_header(header_bytes), gzip, members, str(d), None, None, {n: i for i, n in enumerate(names)})
+    style = TAR_STYLE_BY_NAME[style_name] if style_name is not None else None
+    neff = Neff(parse_header(header_bytes), gzip, members, str(d), None, None, {n: i for i, n in enumerate(names)},
+                tar_headers, style, "" if style is not None else f"{where} names no tar style")
+    # a member edited in the directory is a replaced member, like one given with --replace
+    neff.replaced.update(n for n, data in members.items() if sums.get(n) != hashlib.sha256(data).hexdigest())
     if "kelf-0.json" not in members:
         raise NeffError(f"{d}: no kelf-0.json member: not an unpacked NEFF")
     return neff
