@@ -27,22 +27,9 @@ from tongasm.neff.survey import survey
 #: (opcode, check id) -> why correct compiler output still fails it. Besides check ids, "decoded",
 #: "unexplained" and "roundtrip" name the survey's own columns.
 KNOWN_EXCEPTIONS: dict[tuple[int, str], str] = {
-    (0x01, "pe.full_tile"): "R-13: partial PE tiles (64x128, 1x128, 128x2) are everyday real code",
-    (0x02, "pe.full_tile"): "R-13: partial PE tiles (64x128, 1x128, 128x2) are everyday real code",
-    (0x01, "pe.stationary_pattern"): "R-10: the stationary pattern was generalised from one kernel",
     (0x21, "act.resident"): "N-35: functions (Ln, Rsqrt...) used after a table load the rule says does not hold them",
     (0x21, "field.constant"): "N-5: +0x24 holds the scale as float32 (1.0f in every real bundle), not reserved zero",
     (0x41, "tt.int_band"): "D-21: gen2 Pool TensorTensor uses the int32 band byte D-21 calls gen3-only",
-    (0xA8, "unexplained"): "RegisterAlu on cayman Pool: a byte at +0x14 no field explains",
-    (0xA8, "bundle.unexplained"): "RegisterAlu on cayman Pool: a byte at +0x14 no field explains",
-    (0xA8, "enum.wire_dtype"): "RegisterAlu on cayman Pool: dst dtype 0",
-    (0xCC, "field.constant"): "PseudoBranchLabel: reserved_0c is 1 in real bundles",
-    (0xD4, "field.constant"): "DMA 0xD4 with a non-zero offset register (the DGE register mode is real)",
-    (0xD6, "unexplained"): "PseudoRangeCheck: +0x0C is not explained (two TENSOR2D operands + an SBUF address)",
-    (0xD6, "bundle.unexplained"): "PseudoRangeCheck: +0x0C is not explained",
-    (0xD6, "register.id_range"): "PseudoRangeCheck: register ids 80/88 are real",
-    (0xDA, "enum.wire_dtype"): "PseudoExtension: dtype 0 (a different bundle form)",
-    (0xDA, "field.constant"): "PseudoExtension: inst_word_len 0 (a different bundle form)",
 }
 
 

@@ -12,7 +12,7 @@ from tongasm.cli import main
 from tongasm.neff.survey import survey
 
 ORDERING = bytes([0xB1, 0x10]) + bytes(62)  # SetOrderingMode, as the first bundle of every real stream
-NO_LAYOUT = bytes([0x63, 0x10]) + bytes(62)  # BatchNormGradAccumulate: an ISA opcode with no layout yet
+NO_LAYOUT = bytes([0x4E, 0x10]) + bytes(62)  # TensorCumulativeArithOp: an ISA opcode with no layout yet
 
 
 def _neff(tmp_path: Path, name: str, pe: bytes, target: str = "cayman") -> Path:
@@ -32,7 +32,7 @@ def test_survey_counts_bundles_files_and_distinct_bundles(tmp_path: Path) -> Non
     ok = sv.lines[("gen3", "pe", 0xB1)]
     assert (ok.bundles, ok.distinct, len(ok.files), ok.decoded, ok.unexplained, ok.roundtrip) == (3, 1, 2, 3, 0, 3)
     assert ok.has_layout and ok.clean and not ok.findings
-    odd = sv.lines[("gen3", "pe", 0x63)]
+    odd = sv.lines[("gen3", "pe", 0x4E)]
     assert (odd.bundles, odd.decoded, odd.roundtrip, odd.has_layout) == (1, 0, 0, False)
     assert odd.examples["undecoded"] == ["a.neff:sg00/pe[2]"]
     assert sv.totals()["bundles"] == 4 and sv.totals()["lines_without_layout"] == 1
