@@ -126,6 +126,19 @@ def test_n5_activation_arg2_word() -> None:
     assert b(one(k(act()), decisions=(*NO_RES, "N-5=strict-scale")), 0x24, 4) == f32(1.0)
 
 
+def test_n5_scale_reaches_the_simulator() -> None:
+    """The scale word +0x24 (N-5's default) is what the simulator multiplies by: Identity(2 * x + 0.5) of x = 2 is
+    4.5; a scale from a [P,1] pointer (kind 1 at +0x0D) reads lane p's element (here 3.0 everywhere: 6.5)."""
+    ins = [ap("a", "float32", F32), imm("float32", 0.5), imm("float32", 2.0), imm("float32", 0.0)]
+    assert list(_act_run((), ins)) == [4.5] * 4
+    kern = k(act("Identity", ins=[ap("a", "float32", F32), imm("float32", 0.5), ap("a", "float32", COL, 8192),
+                                  imm("float32", 0.0)]), arch="gen3")
+    x = np.zeros((128, 16384), np.float32) + 2.0
+    x[:, 8192] = 3.0
+    r = run_kernel(read_bir(kern), {"a": x}, decisions=DecisionSet.parse(list(NO_RES)))
+    assert list(r.outputs(["a"])["a"][0, 4096:4100]) == [6.5] * 4
+
+
 def test_n6_pointer_word() -> None:
     ins = [ap("a", "float32", F32, 16384 * 32), ap("a", "float32", [[1, 96], [1, 1]], 16384 * 32 + 8192)]
     out = [ap("a", "float32", F32, 16384 * 32 + 4096)]
