@@ -40,8 +40,9 @@ def activate(ds: DecisionSet) -> list[Layout]:
     body: list[Field] = [
         Field("arg3_kind", 0x0C, 1, Kind.ENUM, enum=kind_table(ds, KindByte.ACT_ARG3), conf=D, decision="N-38",
               doc=f"kind of args[3] ({roles[2]}): Prelu: its kind (C); Copy/Reciprocal: 1 (C); otherwise N-38"),
-        Field("arg2_kind", 0x0D, 1, Kind.ENUM, enum=kind_table(ds, KindByte.ACT_ARG2), conf=I, decision="N-2",
-              doc=f"kind of args[2] ({roles[1]}) (C store pack_mem_pattern(getImm0, &bundle[0x0D]))"),
+        Field("arg2_kind", 0x0D, 1, Kind.ENUM, enum=kind_table(ds, KindByte.ACT_ARG2), conf=V, decision="N-2",
+              doc=f"kind of args[2] ({roles[1]}) (C store pack_mem_pattern(getImm0, &bundle[0x0D])); real bytes: 0 "
+                  "with a float32 word, 1 with an SBUF pointer word (N-2=per-byte)"),
         Field("acc", 0x0E, 1, Kind.ENUM, enum=ACC_TABLE, conf=C,
               doc="accumulator command (Idle is written 3: '(acc==0) ? 3 : ACCUM_map(acc)')"),
         Field("arg1_kind", 0x0F, 1, Kind.ENUM, enum=kind_table(ds, KindByte.ACT_ARG1), conf=C, decision="N-2",
@@ -57,7 +58,7 @@ def activate(ds: DecisionSet) -> list[Layout]:
     ]
     for arg, off in words.items():
         if off is not None:
-            conf = C if (arg, off) == (1, 0x28) else I
+            conf = C if (arg, off) == (1, 0x28) else V if (arg, off) == (2, 0x24) else I
             body.append(Field(f"arg{arg}_value", off, 4, conf=conf, decision="N-5",
                               doc=f"value word of args[{arg}] ({roles[arg - 1]}): fp32 bits, register id or "
                                   "pointer word (N-6)"))
