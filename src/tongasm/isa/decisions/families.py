@@ -158,8 +158,8 @@ class ActivationArg2Word(Decision):
     subject = "Activation 0x21: the value word of args[2] (the scale under N-4's default)"
     reason = ("Real bytes overturn §15.1's 'reserved zero': +0x24..+0x27 is args[2]'s value word, read by its kind "
               "byte +0x0D (N-2). In the corpus's 148,279 Activate bundles (147,387 neuronx-cc 2.14 sunda, 892 2.23 "
-              "sunda/cayman) it is never zero: kind 0 carries a float32 (1.0 in 121,885 bundles; 0.97, 0.0025, "
-              "0.000625... in 3,380 more, all 2.14), kind 1 an SBUF pointer word (0x0181b890...; 22,758 2.14 and 256 "
+              "sunda/cayman) it is zero in only 21: kind 0 carries a float32 (1.0 in 121,885 bundles; 0.97, 0.0025, "
+              "0.000625... in 3,380 more, 120 of them 2.23), kind 1 an SBUF pointer word (0x0181b890...; 22,758 2.14 and 256 "
               "2.23 bundles); the vendor profiler prints the word as scale=1.000000 (attention-trn2, 52 traced "
               "ACTIVATE bundles) beside bias_ptr= for +0x28. §15.1 (ACT 60160079624, 'never touched ... "
               "d3_ac_reserved_zero') counted only direct stores (verification finding #2); it stays selectable")
