@@ -728,8 +728,9 @@ enc("act.gen2_bias", lambda: K(act_(ins=act_args(bias=imm("float32", 0.5)))),
     lambda: K(act_(ins=act_args(bias=imm("float32", 0.5))), arch="gen3"), "bias", "immediate", decisions=NO_RES)
 enc("act.alpha", lambda: K(act_(ins=act_args(alpha=imm("float32", 0.5)))), lambda: K(act_()), "alpha", 0.5,
     decisions=NO_RES)
+# the scale has a word (+0x24, N-5's default, the real bytes); under §15.1's reserved-zero reading it has none
 enc("act.no_field", lambda: K(act_(ins=act_args(scale=imm("float32", 2.0)))), lambda: K(act_()), "scale", 2.0,
-    decisions=NO_RES)
+    decisions=(*NO_RES, "N-5=reserved-zero"))
 enc("ts.operands", lambda: K(ts_(ins=[a(), imm("float32", 1.0), imm("float32", 1.0), imm("float32", 1.0)])),
     lambda: K(ts_()), "ins", 4)
 enc("ts.unsupported", lambda: K(ts_(is_tensor_scalar_addr=True)), lambda: K(ts_()), "is_tensor_scalar_addr", True)
@@ -1187,7 +1188,7 @@ def _stream(data: bytes, **kw: Any) -> list[tuple[str, Any, Any]]:
 
 
 def test_tt_int_band_engine_and_target() -> None:
-    """D-13 (gen2: 0x8A/0x8E on Pool) and D-21 (gen3: the band byte on 0x41, Pool) from the bytes."""
+    """D-13 (gen2: 0x8A/0x8E on Pool) and D-21 (the band byte on 0x41, Pool; gen2 too) from the bytes."""
     gen2, gen3 = legal("tt_int_gen2"), legal("tt_int_gen3")
     assert gen2[0] == 0x8A and gen3[0] == 0x41
     assert _stream(gen2, stream="pool") == []
@@ -1195,7 +1196,10 @@ def test_tt_int_band_engine_and_target() -> None:
     assert ("tt.int_band", "engine", "dve") in _stream(gen2, stream="dve")
     assert _stream(gen2, stream="dve", decisions=DecisionSet.parse(["D-13=no-engine-gate"])) == []
     assert _stream(gen3, stream="pool", target=get_target("gen3")) == []
-    assert ("tt.int_band", "op", 0xC4) in _stream(gen3, stream="pool", target=get_target("gen2"))
+    # the band on 0x41 is real on gen2 too (2.14 sunda Pool, D-21=both-targets); the old reading refuses it
+    assert _stream(gen3, stream="pool", target=get_target("gen2")) == []
+    assert ("tt.int_band", "op", 0xC4) in _stream(gen3, stream="pool", target=get_target("gen2"),
+                                                  decisions=DecisionSet.parse(["D-21=gen3-only"]))
     assert ("tt.int_band", "opcode", 0x8A) in _stream(gen2, stream="pool", target=get_target("gen3"))
     assert ("tt.int_band", "engine", "act") in _stream(gen3, stream="act", target=get_target("gen3"))
 

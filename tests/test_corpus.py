@@ -26,11 +26,7 @@ from tongasm.neff.survey import survey
 
 #: (opcode, check id) -> why correct compiler output still fails it. Besides check ids, "decoded",
 #: "unexplained" and "roundtrip" name the survey's own columns.
-KNOWN_EXCEPTIONS: dict[tuple[int, str], str] = {
-    (0x21, "act.resident"): "N-35: functions (Ln, Rsqrt...) used after a table load the rule says does not hold them",
-    (0x21, "field.constant"): "N-5: +0x24 holds the scale as float32 (1.0f in every real bundle), not reserved zero",
-    (0x41, "tt.int_band"): "D-21: gen2 Pool TensorTensor uses the int32 band byte D-21 calls gen3-only",
-}
+KNOWN_EXCEPTIONS: dict[tuple[int, str], str] = {}  # none left: every line with a layout is clean
 
 
 def test_every_corpus_file_opens_and_is_the_file_provenance_names() -> None:

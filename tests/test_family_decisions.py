@@ -68,8 +68,18 @@ def test_n1_family_a_slots() -> None:
 
 
 def test_n2_scalar_kind_codes() -> None:
-    assert b(one(k(ts())), 0x23) == "01"  # immediate → 1
-    assert b(one(k(ts(ins=[ap("a", "float32", F32), ap("a", "float32", COL, 8192)]))), 0x23) == "00"  # pointer → 0
+    # per-byte (the real bytes): TensorScalar's IMM_SRC bytes: immediate 0, pointer 1
+    assert b(one(k(ts())), 0x23) == "00"  # immediate → 0
+    assert b(one(k(ts(ins=[ap("a", "float32", F32), ap("a", "float32", COL, 8192)]))), 0x23) == "01"  # pointer → 1
+    # Activate: +0x0F (bias) pointer 0 / immediate 1, +0x0D (scale) immediate 0
+    h = one(k(act()), decisions=NO_RES)
+    assert b(h, 0x0F) == "00" and b(h, 0x0D) == "00"
+    h = one(k(act(ins=[ap("a", "float32", F32), imm("float32", 0.0), ap("a", "float32", COL, 8192),
+                       imm("float32", 0.0)])), decisions=NO_RES)
+    assert b(h, 0x0F) == "01" and b(h, 0x0D) == "01"  # immediate bias → 1, pointer scale → 1
+    # the draft's one set: immediate 1, pointer 0 on every byte
+    assert b(one(k(ts()), decisions=("N-2=ptr0-imm1-reg2",)), 0x23) == "01"
+    assert b(one(k(act()), decisions=(*NO_RES, "N-2=ptr0-imm1-reg2")), 0x0D) == "01"
     assert b(one(k(ts()), decisions=("N-2=imm0-reg1-ptr2",)), 0x23) == "00"  # ENUM order: immediate → 0
 
 
@@ -102,15 +112,31 @@ def test_n4_activation_roles() -> None:
 
 def test_n5_activation_arg2_word() -> None:
     h = one(k(act()), decisions=NO_RES)
+    assert b(h, 0x24, 4) == f32(1.0)  # the real bytes: the scale's float32 (1.0 in 121,885 real bundles)
+    h = one(k(act()), decisions=(*NO_RES, "N-5=reserved-zero"))
     assert b(h, 0x24, 4) == "00000000"  # §15.1: reserved zero
     ins2 = [ap("a", "float32", F32), ap("a", "float32", COL, 8192), imm("float32", 0.5), imm("float32", 0.0)]
-    assert "no byte" in str(fails(k(act(ins=ins2)), decisions=NO_RES))  # a scale 0.5 has nowhere to go
-    h = one(k(act(ins=ins2)), decisions=(*NO_RES, "N-5=scale-at-0x24"))
+    # a scale 0.5 has nowhere to go under §15.1
+    assert "no byte" in str(fails(k(act(ins=ins2)), decisions=(*NO_RES, "N-5=reserved-zero")))
+    h = one(k(act(ins=ins2)), decisions=NO_RES)
     assert b(h, 0x24, 4) == f32(0.5) and b(h, 0x28, 4) == "00800000"
     h = one(k(act(ins=ins2)), decisions=(*NO_RES, "N-5=swapped"))
     assert b(h, 0x28, 4) == f32(0.5) and b(h, 0x24, 4) == "00800000"
     assert "no byte" in str(fails(k(act(ins=ins2)), decisions=(*NO_RES, "N-5=strict-scale")))
     assert b(one(k(act()), decisions=(*NO_RES, "N-5=strict-scale")), 0x24, 4) == f32(1.0)
+
+
+def test_n5_scale_reaches_the_simulator() -> None:
+    """The scale word +0x24 (N-5's default) is what the simulator multiplies by: Identity(2 * x + 0.5) of x = 2 is
+    4.5; a scale from a [P,1] pointer (kind 1 at +0x0D) reads lane p's element (here 3.0 everywhere: 6.5)."""
+    ins = [ap("a", "float32", F32), imm("float32", 0.5), imm("float32", 2.0), imm("float32", 0.0)]
+    assert list(_act_run((), ins)) == [4.5] * 4
+    kern = k(act("Identity", ins=[ap("a", "float32", F32), imm("float32", 0.5), ap("a", "float32", COL, 8192),
+                                  imm("float32", 0.0)]), arch="gen3")
+    x = np.zeros((128, 16384), np.float32) + 2.0
+    x[:, 8192] = 3.0
+    r = run_kernel(read_bir(kern), {"a": x}, decisions=DecisionSet.parse(list(NO_RES)))
+    assert list(r.outputs(["a"])["a"][0, 4096:4100]) == [6.5] * 4
 
 
 def test_n6_pointer_word() -> None:
@@ -131,7 +157,7 @@ def test_n7_register_word() -> None:
 def test_n8_short_activation_args() -> None:
     two = [ap("a", "float32", F32), ap("a", "float32", COL, 8192)]
     h = one(k(act(ins=two)), decisions=NO_RES)  # scale from the key (1.0), alpha 0
-    assert b(h, 0x0D) == "01"
+    assert b(h, 0x0D) == "00" and b(h, 0x24, 4) == f32(1.0)  # an immediate scale: kind 0 (N-2), word +0x24
     assert "4 arguments" in str(fails(k(act(ins=two)), decisions=(*NO_RES, "N-8=refuse")))
     no_scale = act(ins=two)
     del no_scale["scale"]
@@ -227,7 +253,8 @@ def stt(op0="mult", ins=None, outs=None, **kw):
 def test_n21_stt_layout() -> None:
     h = one(k(stt()))  # chapter §4.4 byte map; N-21: tensor1 +0x0C, out +0x18, tensor0 +0x30, value +0x3C
     assert b(h, 0) == "9d" and b(h, 0x0C, 4) == "00200000" and b(h, 0x18, 4) == "00400000"
-    assert b(h, 0x30, 4) == "00000000" and b(h, 0x27) == "01" and b(h, 0x3C, 4) == f32(0.5)
+    # +0x27: the immediate's kind, 0 (N-2: the store TensorScalar's +0x23 shares, sub_12051E0)
+    assert b(h, 0x30, 4) == "00000000" and b(h, 0x27) == "00" and b(h, 0x3C, 4) == f32(0.5)
     h = one(k(stt()), decisions=("N-21=t0-0x0c-t1-0x30",))  # swapped: tensor0 +0x0C, tensor1 +0x30
     assert b(h, 0x0C, 4) == "00000000" and b(h, 0x30, 4) == "00200000" and b(h, 0x18, 4) == "00400000"
     one_byte = ("N-21=one-byte-scalar",)  # as D-16=one-byte: only a scalar whose bits fit +0x27
@@ -598,7 +625,7 @@ def test_s38_scan_initial() -> None:
     # 0xE5: r_i = tensor0_i * r_(i-1) + tensor1_i; r_(-1) = the scalar, here a [P,1] pointer: lane p holds p
     ins = [ap("a", "float32", F32), ap("a", "float32", COL, 8192), ap("a", "float32", F32, 2048)]
     kern = k(stt(ins=ins, is_scalar_tensor_tensor=False, is_tensor_tensor_scan=True))
-    assert b(one(kern), 0) == "e5" and b(one(kern), 0x27) == "00"  # the pointer's kind (N-2)
+    assert b(one(kern), 0) == "e5" and b(one(kern), 0x27) == "01"  # the pointer's kind (N-2)
     x = _x(2.0)
     x[:, 2048:2560] = 1.0
     x[:, 8192] = np.arange(128, dtype=np.float32)

@@ -70,7 +70,7 @@ ALTERNATIVES = [DecisionSet.parse([s]) for s in (
     "D-12=bypass-bitvec", "D-13=no-engine-gate", "D-14=reverse-pred", "D-16=source-byte", "D-20=u32",
     "D-22=regref-pair", "D-27=same-kind", "D-1=zero",
     # the next families: the readings that move bytes the simulator reads back, or change the maths
-    "N-2=imm0-reg1-ptr2", "N-3=s1-0x28-s0-0x2c", "N-5=scale-at-0x24", "N-6=byte-offset", "N-13=no-dropping",
+    "N-2=imm0-reg1-ptr2", "N-2=ptr0-imm1-reg2", "N-3=s1-0x28-s0-0x2c", "N-5=reserved-zero", "N-6=byte-offset", "N-13=no-dropping",
     "S-20=fused", "S-21=f64-once", "S-27=op1-elementwise-too", "N-28=scan-direction", "N-22=base-slot0-fixed",
     "N-22=no-base", "N-23=all-elements", "N-21=t0-0x0c-t1-0x30", "N-21=one-byte-scalar", "S-39=out-dtype")]
 

@@ -656,7 +656,8 @@ def cmd_check(args: argparse.Namespace) -> int:
                     label = f"{sel.selector.path}:{ns.graph}/{ns.stream}"
                     bar.phase(f"check {ns.name}", len(ns.data) // BUNDLE_SIZE, unit="bundles")
                     found = check_stream(ns.data, name=label, target=target, decisions=decisions, checks=checks,
-                                            stream=ns.stream, progress=bar.hook, unmodelled="note")
+                                         stream=ns.stream, progress=bar.hook, unmodelled="note",
+                                         act_sets=sel.neff.activation_function_sets(ns.graph))
                     inputs.append({"input": label, "kind": "neff", "bundles": len(ns.data) // BUNDLE_SIZE,
                                    "findings": found})
                 continue

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 
 from ..isa.decisions import DecisionSet
 from ..isa.decisions.spec import (
-    BitvecOpcode, Int32OverrideGen2, PredicateFlags, ScalarImmediateDtype, UpdateModeWire,
+    BitvecOpcode, Int32BandGen3, Int32OverrideGen2, PredicateFlags, ScalarImmediateDtype, UpdateModeWire,
 )
 from ..isa.descriptors import (
     ADDR4_ACTIVE, ADDR4_ADDR_MASK, ADDR4_INDIRECT, ADDR4_REGMODE, MAX_REGISTER_ID_ADDR4, PSUM_BASE, PSUM_END,
@@ -445,9 +445,10 @@ def _tt_band(b: BundleView) -> Iterator[Finding]:
         if byte != want:
             yield _f("tt.int_band", f"opcode {op:#04x} carries ALU byte {want:#04x}", "op", byte, f"{want:#04x}")
     elif byte in ALU_INT_BAND:
-        if op != TT_ARITH.byte or gen2:
-            yield _f("tt.int_band", "the int32 band byte on 0x41 is the gen3 form (D-21)", "op", byte,
-                     "0xC4..0xC7 only on gen3 0x41")
+        if op != TT_ARITH.byte or not b.decisions.get(Int32BandGen3).band_on_0x41(b.target.name):
+            where = "0x41" if b.decisions.get(Int32BandGen3).band_on_0x41("gen2") else "gen3 0x41"
+            yield _f("tt.int_band", f"the int32 band byte stands only on {where} (D-21)", "op", byte,
+                     f"0xC4..0xC7 only on {where}")
     else:
         return
     if not int32:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import struct
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -22,7 +22,7 @@ from ..isa.enums import ALU_FROM_WIRE, ALU_WIRE, AluClass, AluOp
 from ..isa.family_opcodes import TR_BITVEC, TR_T_BITVEC, CROSS_BITVEC
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.decisions.families import (
-    ActivationUnsupportedKeys, ActTableIndex, NonPreluAlpha, PoolPacking, Residency, ScalarKindCodes,
+    ActivationUnsupportedKeys, ActTableIndex, NonPreluAlpha, PoolPacking, Residency, kind_of_names,
 )
 from ..isa.decisions.spec import FreeDimOrder
 from ..isa.family_opcodes import (
@@ -267,13 +267,18 @@ def _act_func(b: BundleView) -> Iterator[Finding]:
         yield _f("act.func_byte", "unknown activation function byte", "func", b.fields["func"], "the §2.1 LUT")
 
 
+def _unknown_kind(b: BundleView, name: str) -> bool:
+    """Whether kind byte ``name`` holds no code of its own set (N-2: the layout field's enum table)."""
+    table = b.fmt.field_map[name].enum
+    return table is None or kind_of_names(table.names, b.fields[name]) is None
+
+
 @bundle_check("act.scalar_kinds", "the scalar kind bytes hold known codes (N-2)", "chapter §1.3, N-2")
 def _act_kinds(b: BundleView) -> Iterator[Finding]:
-    d2 = b.decisions.get(ScalarKindCodes)
     for name in ("arg1_kind", "arg2_kind"):
-        if d2.kind(b.fields[name]) is None:
+        if _unknown_kind(b, name):
             yield _f("act.scalar_kinds", "unknown scalar kind code", name, b.fields[name], "0, 1, 2")
-    if b.fields["func"] == _PRELU and d2.kind(b.fields["arg3_kind"]) is None:
+    if b.fields["func"] == _PRELU and _unknown_kind(b, "arg3_kind"):
         yield _f("act.scalar_kinds", "unknown scalar kind code", "arg3_kind", b.fields["arg3_kind"], "0, 1, 2")
 
 
@@ -417,10 +422,9 @@ def _op_class(check: str, b: BundleView, bitvec: bool) -> Iterator[Finding]:
 
 @bundle_check("ts.scalar_kinds", "the TensorScalar scalar kind bytes hold known codes (N-2)", "chapter §1.3, N-2")
 def _ts_kinds(b: BundleView) -> Iterator[Finding]:
-    d2 = b.decisions.get(ScalarKindCodes)
-    if d2.kind(b.fields["s0_kind"]) is None:
+    if _unknown_kind(b, "s0_kind"):
         yield _f("ts.scalar_kinds", "unknown scalar kind code", "s0_kind", b.fields["s0_kind"], "0, 1, 2")
-    if d2.kind(b.fields["s1_kind"]) is None:
+    if _unknown_kind(b, "s1_kind"):
         yield _f("ts.scalar_kinds", "unknown scalar kind code", "s1_kind", b.fields["s1_kind"], "0, 1, 2")
 
 
@@ -482,7 +486,7 @@ def _stt_class(b: BundleView) -> Iterator[Finding]:
 @bundle_check("stt.scalar_kind", "the ScalarTensorTensor scalar kind byte holds a known code (N-2, N-21)",
               "chapter §1.3, N-2, N-21")
 def _stt_kind(b: BundleView) -> Iterator[Finding]:
-    if "scalar_kind" in b.fields and b.decisions.get(ScalarKindCodes).kind(b.fields["scalar_kind"]) is None:
+    if "scalar_kind" in b.fields and _unknown_kind(b, "scalar_kind"):
         yield _f("stt.scalar_kind", "unknown scalar kind code", "scalar_kind", b.fields["scalar_kind"], "0, 1, 2")
 
 
@@ -641,42 +645,62 @@ register("act.resident", "an Activation's function is in the set the last LoadAc
 
 
 class ResidencyState:
-    """The sets each stream has loaded so far (N-35), fed bundle by bundle in stream order."""
+    """The sets each stream has loaded so far (N-35), fed bundle by bundle in stream order.
+
+    ``table``: the graph's Activation.json ``activation_function_sets`` (set names), which R-21's
+    default reads the 0x23 index in; None where no graph table is at hand (a BIR kernel, a bare stream)."""
 
     #: the opcodes the rule reads (the others pass it by)
     OPCODES = (ACT_TABLE_LOAD.byte, ACTIVATE.byte)
 
-    def __init__(self, decisions: DecisionSet = DEFAULT_DECISIONS) -> None:
+    def __init__(self, decisions: DecisionSet = DEFAULT_DECISIONS, table: Sequence[str] | None = None) -> None:
         self.loaded: dict[str | None, int] = {}
         self.index = decisions.get(ActTableIndex)  # R-21: what the loaded index names
-        self.sets = self.index.sets()
+        self.table = None if table is None else tuple(table)
+        self.sets = self.index.sets(self.table)
+
+    def _set_name(self, k: int) -> str:
+        if k >= len(self.sets):
+            return "?"
+        st = self.sets[k]
+        if st is not None:
+            return st.name
+        return f"{self.table[k]!r}, not an act_info.json set" if self.table is not None else "?"
 
     def visit(self, stream: str | None, opcode: int, fields: dict[str, int]) -> Iterator[Finding]:
         if opcode == ACT_TABLE_LOAD.byte:
-            self.loaded[stream] = fields["act_tbl_sel"]
+            sel = self.loaded[stream] = fields["act_tbl_sel"]
+            if self.table is not None and (sel >= len(self.sets) or self.sets[sel] is None):
+                why = (f"the graph's Activation.json lists {len(self.table)} function set(s)" if sel >= len(self.sets)
+                       else f"the graph names set {sel} {self._set_name(sel)}")
+                yield Finding("act.set_id", f"LoadActFuncSet {sel}: {why} (R-21)", "act_tbl_sel", sel,
+                              f"0..{len(self.table) - 1}")
             return
         if opcode != ACTIVATE.byte:
             return
         func = ACT_FUNC_FROM_WIRE.get(fields["func"])
         if func is None:
             return
-        where = self.index.holding(func)
+        where = self.index.holding(func, self.table)
         loaded = self.loaded.get(stream)
         sets = self.sets
-        ok = loaded is not None and loaded < len(sets) and sets[loaded].holds(func)
-        if ok:
+        st = sets[loaded] if loaded is not None and loaded < len(sets) else None
+        if st is not None and st.holds(func):
             return
         have = ("no LoadActFuncSet on this stream yet" if loaded is None else
-                f"last LoadActFuncSet loaded set {loaded} ({sets[loaded].name if loaded < len(sets) else '?'})")
-        yield Finding("act.resident", f"Activation function {func.name} is not resident: {have}; load one of "
-                      f"{', '.join(map(str, where))}", "func", func.name, ", ".join(map(str, where)))
+                f"last LoadActFuncSet loaded set {loaded} ({self._set_name(loaded)})")
+        load = f"load one of {', '.join(map(str, where))}" if where else "no set of this graph holds it"
+        yield Finding("act.resident", f"Activation function {func.name} is not resident: {have}; {load}", "func",
+                      func.name, ", ".join(map(str, where)))
 
 
-def residency_rule(decisions: DecisionSet, checks: CheckSet) -> ResidencyState | None:
-    """A fresh N-35 rule, or None when it is off (N-35=off, or the check disabled)."""
+def residency_rule(decisions: DecisionSet, checks: CheckSet,
+                   table: Sequence[str] | None = None) -> ResidencyState | None:
+    """A fresh N-35 rule, or None when it is off (N-35=off, or the check disabled). ``table``: the
+    graph's activation function set names (R-21), when the stream comes from a NEFF."""
     if not decisions.get(Residency).enforced or not checks.wants(CHECKS["act.resident"]):
         return None
-    return ResidencyState(decisions)
+    return ResidencyState(decisions, table)
 
 
 _NO_RULE = object()

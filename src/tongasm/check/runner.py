@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -201,7 +201,8 @@ def _check_columns(arr: np.ndarray, fs: FormatSet, target: Target, decisions: De
             if sel is None:
                 continue
             for j, f in enumerate(rule.visit(stream, raw[0], sel[1])):
-                found.append((base + k, _ORDER_RULE, j, f))
+                if f.check not in cs.disabled:
+                    found.append((base + k, _ORDER_RULE, j, f))
     found.sort(key=lambda t: (t[0], t[1], t[2]))
     return [(pos, f) for pos, _o, _j, f in found if _lint_as_warnings([f])]
 
@@ -213,14 +214,16 @@ _ORDER_RULE = 1 << 30
 def bundle_findings(data: bytes | bytearray | memoryview, *, target: Target, decisions: DecisionSet,
                     stream: str | None, checks: CheckSet, unmodelled: str = "error",
                     skipped: dict[int, list[int]] | None = None,
-                    progress: Callable[[int, int | None], None] | None = None) -> Iterator[tuple[int, Finding]]:
+                    progress: Callable[[int, int | None], None] | None = None,
+                    act_sets: Sequence[str] | None = None) -> Iterator[tuple[int, Finding]]:
     """(bundle number, finding) of the bundle checks over a stream's whole bundles, piece by piece
     (:data:`STREAM_CHUNK` bundles), in the order checking bundle by bundle gives, without a location.
-    ``unmodelled="note"`` counts bundles of live opcodes without a layout into ``skipped`` instead."""
+    ``unmodelled="note"`` counts bundles of live opcodes without a layout into ``skipped`` instead.
+    ``act_sets``: the graph's Activation.json ``activation_function_sets`` (R-21), for a NEFF's stream."""
     fs = build_formats(decisions)
     arr = as_uint8(data)
     whole = len(arr) // BUNDLE_SIZE
-    order = residency_rule(decisions, checks)  # N-35: a rule on the stream's order of bundles
+    order = residency_rule(decisions, checks, act_sets)  # N-35: a rule on the stream's order of bundles
     skipped = {} if skipped is None else skipped
     for start in range(0, whole, STREAM_CHUNK):
         if progress is not None:
@@ -234,7 +237,7 @@ def check_stream(data: bytes | bytearray | memoryview, *, name: str | None = Non
                  decisions: DecisionSet = DEFAULT_DECISIONS, checks: CheckSet | None = None,
                  stream: str | None = None,
                  progress: Callable[[int, int | None], None] | None = None,
-                 unmodelled: str = "error") -> list[Finding]:
+                 unmodelled: str = "error", act_sets: Sequence[str] | None = None) -> list[Finding]:
     """Check a raw bundle stream. ``name`` labels findings; ``stream`` is the engine when known.
 
     ``progress(bundles_done, bundles)`` is called for every piece of :data:`STREAM_CHUNK` bundles.
@@ -243,7 +246,8 @@ def check_stream(data: bytes | bytearray | memoryview, *, name: str | None = Non
     ``unmodelled="note"`` (real compiler output, e.g. a NEFF): a bundle of a live ISA opcode tongasm
     has no layout for is not an error but counted, one ``bundle.unmodelled`` warning per opcode;
     an opcode the ISA does not have stays a ``bundle.opcode`` error. The default reports every such
-    bundle as ``bundle.opcode``.
+    bundle as ``bundle.opcode``. ``act_sets``: the graph's Activation.json ``activation_function_sets``
+    (set names) when the stream comes from a NEFF: R-21 reads a LoadActFuncSet's index in it.
     """
     if unmodelled not in ("error", "note"):
         raise ValueError(f"unmodelled must be 'error' or 'note', not {unmodelled!r}")
@@ -258,7 +262,7 @@ def check_stream(data: bytes | bytearray | memoryview, *, name: str | None = Non
     cs = checks or CheckSet()
     skipped: dict[int, list[int]] = {}  # opcode → [count, first offset] (unmodelled="note")
     for pos, f in bundle_findings(data, target=target, decisions=decisions, stream=stream, checks=cs,
-                                  unmodelled=unmodelled, skipped=skipped, progress=progress):
+                                  unmodelled=unmodelled, skipped=skipped, progress=progress, act_sets=act_sets):
         f.stream, f.offset = label, pos * BUNDLE_SIZE
         out.append(f)
     if "bundle.unmodelled" not in cs.disabled:

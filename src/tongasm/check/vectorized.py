@@ -17,7 +17,9 @@ from functools import cached_property
 import numpy as np
 
 from ..isa.decisions import DecisionSet
-from ..isa.decisions.spec import BitvecOpcode, Int32OverrideGen2, PredicateFlags, ScalarImmediateDtype, UpdateModeWire
+from ..isa.decisions.spec import (
+    BitvecOpcode, Int32BandGen3, Int32OverrideGen2, PredicateFlags, ScalarImmediateDtype, UpdateModeWire,
+)
 from ..isa.descriptors import (
     ADDR4_ACTIVE, ADDR4_ADDR_MASK, ADDR4_INDIRECT, ADDR4_REGMODE, MAX_REGISTER_ID_ADDR4, PSUM_BASE, PSUM_END,
     PSUM_PARTITION_BYTES, PSUM_PARTITION_SHIFT, SBUF_PARTITION_SHIFT,
@@ -489,7 +491,8 @@ def _v_tt_band(c: Columns) -> np.ndarray:
     band = _in(byte, ALU_INT_BAND)
     want = _lut(_table(_GEN2_INT32), op)
     bad = gen2_form & ((want != byte) | (not gen2))
-    bad |= ~gen2_form & band & ((op != TT_ARITH.byte) | gen2)
+    band_ok = c.decisions.get(Int32BandGen3).band_on_0x41(c.target.name)  # D-21
+    bad |= ~gen2_form & band & ((op != TT_ARITH.byte) | (not band_ok))
     involved = gen2_form | band
     int32 = (c["in0_dtype"] == WireDtype.INT32) & (c["in1_dtype"] == WireDtype.INT32) & (c["out_dtype"] == WireDtype.INT32)
     bad |= involved & ~int32

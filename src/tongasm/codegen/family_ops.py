@@ -24,7 +24,7 @@ from ..errors import EncodeError
 from ..isa.decisions.families import (
     ActivationArg2Word, ActivationArg3Kind, ActivationLoadAccumulate, ActivationRoles, ActivationUnsupportedKeys,
     BitvecSelection, BnStatsPartitionByte, CrossLaneMean, Gen2Bias, IotaBand, NonPreluAlpha, PointerWord,
-    ReduceAxisByte, ReduceOpcodePairing, ReduceOpGate, ScalarKindCodes, ShortActivationArgs, SttLayout,
+    KindByte, ReduceAxisByte, ReduceOpcodePairing, ReduceOpGate, ScalarKindCodes, ShortActivationArgs, SttLayout,
     TensorScalarLowering, TsPointerOpcodes, TsScalarWords,
 )
 from ..isa.decisions.spec import FreeDimOrder
@@ -369,14 +369,14 @@ def activation_select(inst: Activation, ctx: Context) -> Selection:
                                   field=role, value=getattr(arg, "value", getattr(arg, "kind", None)),
                                   limit=f"{NEUTRAL[role]}:float32", check="act.no_field")
         if k == 1:
-            values.update(arg1_kind=kinds.code(sc.kind), arg1_dtype=sc.wire)
+            values.update(arg1_kind=kinds.code(sc.kind, KindByte.ACT_ARG1), arg1_dtype=sc.wire)
             values["arg1_value"] = sc.word
         elif k == 2:
-            values["arg2_kind"] = kinds.code(sc.kind)
+            values["arg2_kind"] = kinds.code(sc.kind, KindByte.ACT_ARG2)
             if offsets[2] is not None:
                 values["arg2_value"] = sc.word
         elif wire_func == _PRELU:
-            values.update(arg3_kind=kinds.code(sc.kind), arg3_value=sc.word)
+            values.update(arg3_kind=kinds.code(sc.kind, KindByte.ACT_ARG3), arg3_value=sc.word)
         elif wire_func in _FORCED_ARG3:
             values.update(arg3_kind=1, arg3_value=0)  # C: bundle[0x0C] = 1; *(dword)&bundle[0x2C] = 0
         else:
@@ -536,7 +536,7 @@ def ts_plan(inst: TsInst, ctx: Context) -> tuple[int, dict[str, int]]:
         if bitvec and sc.kind is ScalarKind.POINTER and sc.dtype != data_d:
             raise EncodeError(f"{key}: a bit-vector pointer scalar has the data's dtype {data_d.name} (no dtype field)",
                               field=key, value=sc.dtype.name, limit=data_d.name, check="ts.scalar_dtype")
-        values[f"{key}_kind"] = kinds.code(sc.kind)
+        values[f"{key}_kind"] = kinds.code(sc.kind, KindByte.IMM_SRC)
         values[f"{key}_value"] = sc.word
     if cache and mode is not TSCMode.Reduce:
         code = TS_CACHE_CUMULATIVE  # Cumulative and TensorScan share 0xE6 (§2.5)
@@ -668,7 +668,7 @@ def _stt_scalar(inst: ScalarTensorTensor, ctx: Context, bitvec: bool) -> dict[st
                               "whose bit pattern fits one byte (a +0.0 float32) can be encoded", field="scalar",
                               value=sc.value, limit="bit pattern 0x00..0xff", check="stt.scalar")
         return {"scalar_byte": sc.word}
-    return {"scalar_kind": ctx.decisions.get(ScalarKindCodes).code(sc.kind), "scalar_value": sc.word}
+    return {"scalar_kind": ctx.decisions.get(ScalarKindCodes).code(sc.kind, KindByte.IMM_SRC), "scalar_value": sc.word}
 
 
 def stt_select(inst: ScalarTensorTensor, ctx: Context) -> Selection:

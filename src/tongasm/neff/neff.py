@@ -203,6 +203,20 @@ class Neff:
         return EngineSidecar.parse(self.member(s.sidecar), s.sidecar) if s.sidecar and s.sidecar in self.members \
             else None
 
+    def activation_function_sets(self, graph: str) -> tuple[str, ...] | None:
+        """The graph's activation function sets, by index: its Activation engine sidecar's
+        ``activation_function_sets`` (set names; a LoadActFuncSet's +0x23 is a position in it, R-21).
+        None when the graph has no Activation stream or its sidecar has no such list."""
+        act = self.graph(graph).streams.get("act")
+        side = self.sidecar(act) if act is not None else None
+        if side is None or "activation_function_sets" not in side.extra:
+            return None
+        names = side.extra["activation_function_sets"]
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise NeffError(f"{act.sidecar if act else graph}: activation_function_sets should be a list of set "
+                            f"names, got {names!r}")
+        return tuple(names)
+
     def bir_names(self, s: EngineStream) -> list[str | None] | None:
         """The BIR instruction name of every bundle of ``s`` from its ``.dbg`` members (None where the
         entry is empty); None when the NEFF has no asm debug info for the stream or it does not have

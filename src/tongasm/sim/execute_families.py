@@ -14,7 +14,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..isa.decisions.families import (
-    ActivationRoles, IotaBand, PointerWord, PoolPacking, ScalarKindCodes, TscacheReverse0,
+    ActivationRoles, IotaBand, PointerWord, PoolPacking, TscacheReverse0, kind_of_names,
 )
 from ..isa.decisions.semantics import FusedReduceSemantics, ScanCarry
 from ..isa.decisions.reduce import ReduceBf16Opcode
@@ -67,7 +67,8 @@ def scalar_column(c: Ctx, kind_field: str, value_field: str | None, data_slot: s
     (the value word's bits in dtype ``w``), a register (its 32 bits in dtype ``w``) or a pointer (the
     [P,1] elements it addresses, N-6; in dtype ``w``). ``w`` None: float32."""
     wd = _F32 if w is None else w
-    kind = c.ds.get(ScalarKindCodes).kind(c.f[kind_field])
+    table = c.d.fmt.field_map[kind_field].enum  # N-2: the codes of this kind byte, from its layout field
+    kind = None if table is None else kind_of_names(table.names, c.f[kind_field])
     if kind is None:
         raise SimError(f"{c.where()}: unknown scalar kind {c.f[kind_field]} at {kind_field} (N-2)")
     if value_field is None:

@@ -490,9 +490,12 @@ class ScalarOp(Operand):
         self.claims = (kind,) + ((value,) if value else ()) + ((dtype_fld,) if dtype_fld else ())
 
     def _codes(self, c: Ctx) -> Mapping[Any, int]:
-        from ..isa.decisions.families import ScalarKindCodes
+        """The codes of this operand's kind byte, from the layout's kind field (N-2 gives each byte its set)."""
+        from ..isa.decisions.families import kinds_of_names
 
-        return c.decisions.get(ScalarKindCodes).codes()
+        table = c.fmt.field_map[self.kind].enum
+        assert table is not None, f"{c.fmt.name}.{self.kind} is a scalar kind byte without its enum table"
+        return kinds_of_names(table.names)
 
     def render(self, c: Ctx) -> str:
         codes = {v: k for k, v in self._codes(c).items()}

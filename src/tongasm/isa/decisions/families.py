@@ -12,6 +12,7 @@ finding #7) without giving one.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -37,32 +38,72 @@ class FamilyASlots(Decision):
     FIXED = Reading("in-0x10-out-0x30", "input TENSOR3D at +0x10, output TENSOR3D at +0x30")
 
 
+class KindByte(enum.Enum):
+    """Which scalar kind byte a code is read from: the real bytes give them two code sets (N-2)."""
+
+    ACT_ARG1 = "act.arg1"  # Activate +0x0F: args[1] (the bias under N-4's default)
+    ACT_ARG2 = "act.arg2"  # Activate +0x0D: args[2] (the scale under N-4's default)
+    ACT_ARG3 = "act.arg3"  # Activate +0x0C: args[3] (alpha; written only for Prelu, Copy, Reciprocal)
+    IMM_SRC = "imm_src"  # TensorScalar +0x23 / +0x27, ScalarTensorTensor +0x27
+
+
 class ScalarKindCodes(Decision):
     id = "N-2"
-    subject = "IMM_SRC kind codes of a scalar operand (0x21 +0x0C/+0x0D/+0x0F, TensorScalar +0x23/+0x27)"
-    reason = ("ACT's direct stores for args[1]: mem-ptr 0, inline float 1, RegisterAccessPattern 2 (C); ENUM 21 "
-              "lists 0 immediate, 1 register, 2 pointer but calls its names inferred")
-    PTR0 = Reading("ptr0-imm1-reg2", "0 pointer (SB/PSUM), 1 instruction immediate, 2 register")
-    IMM0 = Reading("imm0-reg1-ptr2", "ENUM 21's order: 0 immediate, 1 register, 2 pointer")
+    subject = ("IMM_SRC kind codes of a scalar operand (0x21 +0x0C/+0x0D/+0x0F, TensorScalar +0x23/+0x27, "
+               "ScalarTensorTensor +0x27), per kind byte")
+    reason = ("Real bytes (the 96-NEFF corpus; neuronx-cc 2.14 sunda and 2.23 sunda/cayman agree): the kind bytes "
+              "do not share one code set. TensorScalar 0x43: the profiler prints imm_src=PTR,INSTRUCTION for +0x23=1, "
+              "+0x27=0 (attention-trn2, 44 bundles, value 0x8040 = an SBUF address); in 2.14's 23,012 0x43 bundles "
+              "every kind-1 word is an SBUF address (0x0081a408...) and every kind-0 word a float32 (0xff7fffff, "
+              "1.0, 0.000625); 0x53's 167 are kind 0 with the integer 31. Activate +0x0D (args[2], the scale): kind 0 "
+              "with a float32 at +0x24 (1.0 in 121,885 bundles, 0.97, 0.0025...), kind 1 with an SBUF address "
+              "(23,014 bundles, both versions). Activate +0x0F (args[1], the bias) keeps ACT's direct stores, mem-ptr "
+              "0, inline float 1 (profile bias_ptr= with +0x0F=0; 86,411 Copy bundles +0x0F=1 with word 0). +0x0C "
+              "(args[3]) is 1 for Copy and 0 otherwise with word 0 in all 148,279 Activates, which both code sets "
+              "fit; it stays with +0x0F (ACT's forced (1, 0) = the immediate 0.0). Register = 2 in both sets has no "
+              "real bundle. ENUM 21's order (0 immediate, 1 register, 2 pointer) is contradicted by every kind-1 "
+              "pointer word; the one-set reading of the draft by every TensorScalar and scale pointer")
+    PER_BYTE = Reading("per-byte", "the real bytes: Activate +0x0F and +0x0C: 0 pointer, 1 immediate, 2 register; "
+                                   "Activate +0x0D, TensorScalar +0x23/+0x27, ScalarTensorTensor +0x27: 0 immediate, "
+                                   "1 pointer, 2 register")
+    PTR0 = Reading("ptr0-imm1-reg2", "every kind byte: 0 pointer (SB/PSUM), 1 instruction immediate, 2 register "
+                                     "(the draft's reading of ACT's direct stores)")
+    IMM0 = Reading("imm0-reg1-ptr2", "every kind byte: ENUM 21's order: 0 immediate, 1 register, 2 pointer")
 
-    def codes(self) -> Mapping[ScalarKind, int]:
-        """Scalar kind → its wire code."""
+    def codes(self, byte: KindByte = KindByte.IMM_SRC) -> Mapping[ScalarKind, int]:
+        """Scalar kind → its wire code in kind byte ``byte``."""
         if self.reading is self.IMM0:
             return {ScalarKind.IMMEDIATE: 0, ScalarKind.REGISTER: 1, ScalarKind.POINTER: 2}
+        if self.reading is self.PER_BYTE and byte in (KindByte.ACT_ARG2, KindByte.IMM_SRC):
+            return {ScalarKind.IMMEDIATE: 0, ScalarKind.POINTER: 1, ScalarKind.REGISTER: 2}
         return {ScalarKind.POINTER: 0, ScalarKind.IMMEDIATE: 1, ScalarKind.REGISTER: 2}
 
-    def code(self, kind: ScalarKind) -> int:
-        return self.codes()[kind]
+    def code(self, kind: ScalarKind, byte: KindByte = KindByte.IMM_SRC) -> int:
+        return self.codes(byte)[kind]
 
-    def kind(self, code: int) -> ScalarKind | None:
-        """The kind a wire code stands for (None: not a code)."""
-        for k, c in self.codes().items():
+    def kind(self, code: int, byte: KindByte = KindByte.IMM_SRC) -> ScalarKind | None:
+        """The kind a wire code of kind byte ``byte`` stands for (None: not a code)."""
+        for k, c in self.codes(byte).items():
             if c == code:
                 return k
         return None
 
-    def names(self) -> dict[int, str]:
-        return {c: k.value for k, c in self.codes().items()}
+    def names(self, byte: KindByte = KindByte.IMM_SRC) -> dict[int, str]:
+        """Wire code → the kind's name (a kind byte's enum table; :func:`kinds_of_names` reads it back)."""
+        return {c: k.value for k, c in self.codes(byte).items()}
+
+
+def kinds_of_names(names: Mapping[int, str]) -> dict[ScalarKind, int]:
+    """Scalar kind → code, read back from a kind field's enum table (:meth:`ScalarKindCodes.names`): the
+    text form, the checks and the simulator take the codes from the layout's own field, so they follow
+    the byte the field is."""
+    return {ScalarKind(n): c for c, n in names.items()}
+
+
+def kind_of_names(names: Mapping[int, str], code: int) -> ScalarKind | None:
+    """The kind code ``code`` of a kind field stands for, from the field's enum table (None: not a code)."""
+    n = names.get(code)
+    return None if n is None else ScalarKind(n)
 
 
 class TsScalarWords(Decision):
@@ -115,13 +156,17 @@ class ActivationRoles(Decision):
 class ActivationArg2Word(Decision):
     id = "N-5"
     subject = "Activation 0x21: the value word of args[2] (the scale under N-4's default)"
-    reason = ("§15.1 (ACT 60160079624): +0x24..+0x27 'never touched ... stay zero', checked by d3_ac_reserved_zero. "
-              "The verification (finding #2) shows the 'never touched' list omits callee stores, so the scale may "
-              "still live there; the quote itself is not contradicted, so §15.1 stays the default and a scale it "
-              "cannot carry is refused, never dropped")
+    reason = ("Real bytes overturn §15.1's 'reserved zero': +0x24..+0x27 is args[2]'s value word, read by its kind "
+              "byte +0x0D (N-2). In the corpus's 148,279 Activate bundles (147,387 neuronx-cc 2.14 sunda, 892 2.23 "
+              "sunda/cayman) it is zero in only 21: kind 0 carries a float32 (1.0 in 121,885 bundles; 0.97, 0.0025, "
+              "0.000625... in 3,380 more, 120 of them 2.23), kind 1 an SBUF pointer word (0x0181b890...; 22,758 2.14 and 256 "
+              "2.23 bundles); the vendor profiler prints the word as scale=1.000000 (attention-trn2, 52 traced "
+              "ACTIVATE bundles) beside bias_ptr= for +0x28. §15.1 (ACT 60160079624, 'never touched ... "
+              "d3_ac_reserved_zero') counted only direct stores (verification finding #2); it stays selectable")
+    AT_0X24 = Reading("scale-at-0x24", "args[2]'s value word is the u32 at +0x24, read by its kind byte +0x0D "
+                                       "(the real bytes; the chapter's pre-§15 N-5)")
     RESERVED_ZERO = Reading("reserved-zero", "§15.1: +0x24..+0x27 are reserved zero; args[2] must be the immediate "
                                              "neutral value (scale 1.0), anything else is refused")
-    AT_0X24 = Reading("scale-at-0x24", "args[2]'s value word is the u32 at +0x24 (the chapter's pre-§15 N-5)")
     SWAPPED = Reading("swapped", "args[2]'s value word at +0x28 and args[1]'s at +0x24")
     STRICT = Reading("strict-scale", "as scale-at-0x24, but args[2] must be the immediate 1.0")
 
@@ -376,23 +421,39 @@ class PoolPacking(Decision):
 class ActTableIndex(Decision):
     id = "R-21"
     subject = "ActivationTableLoad 0x23: what the act_tbl_sel byte (+0x23) indexes"
-    reason = ("real bytes (V): the four 0x23 bundles of both NEFFs are 23 10 and 62 zero bytes, +0x23 = 0, no sync; "
-              "the book (LAF, byte level): +0x23 = act_tbl_sel = BIR act_func_set_id, range-checked against "
-              "act_info.json's act_func_sets[] (21 sets in the trainium profile); the draft chapter (§2.8): "
-              "Activation.json's activation_function_sets[] (one set). Both give exp_and_others for 0, so the "
-              "bytes cannot tell; a NEFF whose first used set is not exp_and_others would")
-    ACT_INFO = Reading("act-info", "the position in act_info.json's act_func_sets[]: the 21 sets of "
-                                   "isa.family_tables.ACT_SETS (0 = exp_and_others)")
-    ACTIVATION_JSON = Reading("activation-json", "the position in Activation.json's activation_function_sets[]: "
-                                                 "only set 0 (exp_and_others) exists")
+    reason = ("Real bytes (the 96-NEFF corpus): +0x23 is the position in the graph's own Activation.json "
+              "activation_function_sets[], a per-graph list of set names (e.g. ['sigmoid_and_others', "
+              "'reciprocal_sqrt_and_small', 'natural_log_exp_and_others', 'exp_and_others']), each named in "
+              "act_info.json's act_func_sets[]. Read so, every one of the 148,279 Activate bundles uses a function "
+              "its last loaded set holds (Sigmoid 21,887 in sigmoid_and_others, Rsqrt 2,125 in "
+              "reciprocal_sqrt_and_small, Ln 50 and Exp 310 in natural_log_exp_and_others, Silu 32 in "
+              "silu_and_others, Sqrt 7 in sqrt_and_others; 4,298 0x23 bundles, sel 0..3, in 70 Activation streams, "
+              "neuronx-cc 2.14 and 2.23). Read as act_info.json's position (the book's LAF reading), 24,342 of them "
+              "use a function the set does not hold (sel 1 names softplus_and_others there, where a graph's list has, "
+              "e.g., reciprocal_sqrt_and_small in second place). Where no graph "
+              "table is at hand (a BIR kernel, a bare .bin stream) the index is read in act_info.json's order, "
+              "which is what act_func_set_id names in BIR")
+    GRAPH_TABLE = Reading("graph-table", "the position in the graph's Activation.json activation_function_sets[] "
+                                         "(set names, resolved in act_info.json's 21 sets); act_info.json's order "
+                                         "where no graph table is given (a BIR kernel, a bare stream)")
+    ACT_INFO = Reading("act-info", "the book (LAF): always the position in act_info.json's act_func_sets[]: the 21 "
+                                   "sets of isa.family_tables.ACT_SETS (0 = exp_and_others), even in a NEFF")
+    ACTIVATION_JSON = Reading("activation-json", "the draft chapter (§2.8) from one NEFF: Activation.json's "
+                                                 "activation_function_sets[] holds only set 0 (exp_and_others)")
 
-    def sets(self) -> tuple[ActSet, ...]:
-        """The function sets the byte can name, by index."""
-        return ACT_SETS if self.reading is self.ACT_INFO else ACT_SETS[:1]
+    def sets(self, table: Sequence[str] | None = None) -> tuple[ActSet | None, ...]:
+        """The function sets the byte can name, by index. ``table``: the graph's Activation.json
+        activation_function_sets[] (names) when known; a name act_info.json does not have is None."""
+        if self.reading is self.ACTIVATION_JSON:
+            return ACT_SETS[:1]
+        if self.reading is self.GRAPH_TABLE and table is not None:
+            by_name = {st.name: st for st in ACT_SETS}
+            return tuple(by_name.get(n) for n in table)
+        return ACT_SETS
 
-    def holding(self, f: ActFunc) -> tuple[int, ...]:
+    def holding(self, f: ActFunc, table: Sequence[str] | None = None) -> tuple[int, ...]:
         """The indexes of the sets in which function ``f`` is resident."""
-        return tuple(k for k, st in enumerate(self.sets()) if st.holds(f))
+        return tuple(k for k, st in enumerate(self.sets(table)) if st is not None and st.holds(f))
 
 
 class DefaultStream(Decision):

@@ -281,8 +281,19 @@ class MoveShapeCounts(Decision):
 
 class Int32BandGen3(Decision):
     id = "D-21"
-    subject = "gen3 Pool int32 band"
-    FIXED = Reading("fixed", "opcode stays 0x41; add 0xC4, subtract 0xC6, mult 0xC5, divide 0xC7 at +0x0E")
+    subject = "Pool int32 band on TensorTensor 0x41 (gen3; gen2 too)"
+    reason = ("Real bytes: 62 Pool TensorTensor bundles of neuronx-cc 2.14 on sunda (gen2; 29 streams of the "
+              "yolox-trn1 cache) are opcode 0x41 with +0x0E = 0xC4 (add in the band) and in0, in1, out all int32 "
+              "(+0x0C = 0x88, +0x0D = 0x08); none of the corpus's 1.23 M bundles is a 0x8A/0x8E (D-13's gen2 "
+              "forms). So the band on 0x41 is not gen3-only: the checker takes it on both targets. D-13 still "
+              "says which form the encoder writes on gen2 (both forms decode and check)")
+    BOTH = Reading("both-targets", "opcode 0x41 with add 0xC4, subtract 0xC6, mult 0xC5, divide 0xC7 at +0x0E, "
+                                   "on gen3 and on gen2 (the real 2.14 bytes), beside gen2's 0x8A/0x8E")
+    GEN3_ONLY = Reading("gen3-only", "the band on 0x41 is the gen3 form only; gen2 has 0x8A/0x8E (SPEC)")
+
+    def band_on_0x41(self, target: str) -> bool:
+        """Whether the int32 band byte may stand on opcode 0x41 for ``target`` (gen2, gen3...)."""
+        return self.reading is self.BOTH or target != "gen2"
 
 
 class LoadSaveOffset(Decision):

@@ -12,7 +12,9 @@ Prelu (C), forced to (1, 0) for Copy and Reciprocal (C), and left to N-38 otherw
 from __future__ import annotations
 
 from ..decisions import DecisionSet
-from ..decisions.families import ActivationArg2Word, ActivationRoles, ReadAccumulatorSlot, ScalarKindCodes
+from ..decisions.families import (
+    ActivationArg2Word, ActivationRoles, KindByte, ReadAccumulatorSlot, ScalarKindCodes,
+)
 from ..descriptors import slot
 from ..enums import WireDtype
 from ..family_opcodes import ACT_READ_ACC, ACT_TABLE_LOAD, ACTIVATE, DVE_READ_ACC
@@ -24,26 +26,26 @@ from ..tables import ACC_TABLE
 from .common import C, D, H, I, V, dtype, nibble, product, u8
 
 
-def kind_table(ds: DecisionSet) -> EnumTable:
-    """The names of a scalar kind byte's codes (N-2)."""
-    return EnumTable("scalar kind", ds.get(ScalarKindCodes).names())
+def kind_table(ds: DecisionSet, byte: KindByte = KindByte.IMM_SRC) -> EnumTable:
+    """The names of the codes of one scalar kind byte (N-2: the real bytes give two code sets)."""
+    return EnumTable("scalar kind", ds.get(ScalarKindCodes).names(byte))
 
 
 def activate(ds: DecisionSet) -> list[Layout]:
     """§3.1 Activate 0x21 (gen2/gen3; gen4's 0x25 is refused, N-31)."""
-    kinds = kind_table(ds)
     words = ds.get(ActivationArg2Word).value_offsets()
     roles = ds.get(ActivationRoles).roles()
     slots = (slot("src", 0x10, 3, dtype="src_dtype", conf=H, decision="N-1"),
              slot("dst", 0x30, 3, dtype="dst_dtype", write=True, conf=H, decision="N-1"))
     body: list[Field] = [
-        Field("arg3_kind", 0x0C, 1, Kind.ENUM, enum=kinds, conf=D, decision="N-38",
+        Field("arg3_kind", 0x0C, 1, Kind.ENUM, enum=kind_table(ds, KindByte.ACT_ARG3), conf=D, decision="N-38",
               doc=f"kind of args[3] ({roles[2]}): Prelu: its kind (C); Copy/Reciprocal: 1 (C); otherwise N-38"),
-        Field("arg2_kind", 0x0D, 1, Kind.ENUM, enum=kinds, conf=I, decision="N-2",
-              doc=f"kind of args[2] ({roles[1]}) (C store pack_mem_pattern(getImm0, &bundle[0x0D]))"),
+        Field("arg2_kind", 0x0D, 1, Kind.ENUM, enum=kind_table(ds, KindByte.ACT_ARG2), conf=V, decision="N-2",
+              doc=f"kind of args[2] ({roles[1]}) (C store pack_mem_pattern(getImm0, &bundle[0x0D])); real bytes: 0 "
+                  "with a float32 word, 1 with an SBUF pointer word (N-2=per-byte)"),
         Field("acc", 0x0E, 1, Kind.ENUM, enum=ACC_TABLE, conf=C,
               doc="accumulator command (Idle is written 3: '(acc==0) ? 3 : ACCUM_map(acc)')"),
-        Field("arg1_kind", 0x0F, 1, Kind.ENUM, enum=kinds, conf=C, decision="N-2",
+        Field("arg1_kind", 0x0F, 1, Kind.ENUM, enum=kind_table(ds, KindByte.ACT_ARG1), conf=C, decision="N-2",
               doc=f"kind of args[1] ({roles[0]}): mem-ptr, inline float or register (C stores)"),
         nibble("src_dtype", 0x20, False, C, "wire(in dtype)"),
         nibble("arg1_dtype", 0x20, True, C, f"wire(args[1] ({roles[0]}) dtype)"),
@@ -56,7 +58,7 @@ def activate(ds: DecisionSet) -> list[Layout]:
     ]
     for arg, off in words.items():
         if off is not None:
-            conf = C if (arg, off) == (1, 0x28) else I
+            conf = C if (arg, off) == (1, 0x28) else V if (arg, off) == (2, 0x24) else I
             body.append(Field(f"arg{arg}_value", off, 4, conf=conf, decision="N-5",
                               doc=f"value word of args[{arg}] ({roles[arg - 1]}): fp32 bits, register id or "
                                   "pointer word (N-6)"))

@@ -24,7 +24,7 @@ from ..layout import Binding, DtypeText, EnumText, IntText, Layout, ScalarText, 
 from ..opcodes import Op
 from ..tables import ACC_TABLE, ALU_TABLE
 from .act import kind_table
-from .common import C, H, I, dtype, nibble, u8
+from .common import C, I, V, dtype, nibble, u8
 
 
 def _tensor_scalar(name: str, codes: tuple[Op, ...], ds: DecisionSet, *, bitvec: bool) -> Layout:
@@ -37,16 +37,17 @@ def _tensor_scalar(name: str, codes: tuple[Op, ...], ds: DecisionSet, *, bitvec:
         dtype("src_dtype", 0x20, C, "wire(in dtype)"),
         dtype("dst_dtype", 0x21, C, "wire(out dtype)"),
         u8("num_partitions", 0x22, C, "num_active_channels: partitions of the input"),
-        Field("s0_kind", 0x23, 1, Kind.ENUM, enum=kinds, conf=I, decision="N-2",
-              doc="kind of scalar 0 (C store sub_12051E0 @0x1265b16)"),
+        Field("s0_kind", 0x23, 1, Kind.ENUM, enum=kinds, conf=V, decision="N-2",
+              doc="kind of scalar 0 (C store sub_12051E0 @0x1265b16; real bytes: 0 immediate, 1 pointer)"),
         Field("op0", 0x24, 1, Kind.ENUM, enum=ALU_TABLE, conf=C, doc="first ALU op"),
         Field("op1", 0x25, 1, Kind.ENUM, enum=ALU_TABLE, conf=C, doc="second ALU op (0x9A: the reduce op, N-19)"),
         Field("reverse0", 0x26, 1, bits=1, conf=C, doc="1: op0(s0, in) instead of op0(in, s0)"),
         Field("reverse1", 0x26, 1, shift=1, bits=1, conf=C, doc="1: op1(s1, t) instead of op1(t, s1)"),
-        Field("s1_kind", 0x27, 1, Kind.ENUM, enum=kinds, conf=H, decision="N-2",
+        Field("s1_kind", 0x27, 1, Kind.ENUM, enum=kinds, conf=V, decision="N-2",
               doc="kind of scalar 1, written only with 3 args (§15.4: no store site)"),
-        Field("s0_value", at["s0"], 4, conf=I, decision="N-3", doc="value word of scalar 0"),
-        Field("s1_value", at["s1"], 4, conf=I, decision="N-3", doc="value word of scalar 1 (0x9A: the reduce init)"),
+        Field("s0_value", at["s0"], 4, conf=V if at["s0"] == 0x28 else I, decision="N-3", doc="value word of scalar 0"),
+        Field("s1_value", at["s1"], 4, conf=V if at["s1"] == 0x2C else I, decision="N-3",
+              doc="value word of scalar 1 (0x9A: the reduce init)"),
     )
     imm: dict[str, object] = ({"dtype_field": "src_dtype"} if bitvec else {"fixed_dtype": int(WireDtype.FLOAT32)})
     text: tuple[TextOp, ...] = (

@@ -1,5 +1,7 @@
 ; listing of next/040_act_exp_bias_ptr_chapter_final_readings.json: Exp of fp32 [128,512] -> bf16 with a [128,1] fp32 bias vector, scale 1.0, acc Idle, after LoadActFuncSet(0); chapter-final (§15) readings N-5=reserved-zero, N-38=one.
 .target gen2
+.decision N-2=ptr0-imm1-reg2
+.decision N-5=reserved-zero
 .decision N-38=one
 .stream act
 00000000:  |23100000 00000000 00000000 00000000  |  ActivationTableLoad set=0

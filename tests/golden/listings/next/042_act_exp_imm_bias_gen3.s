@@ -1,5 +1,7 @@
 ; listing of next/042_act_exp_imm_bias_gen3.json: Exp with a compile-time bias 0.5 on gen3 (allowed from NeuronCore-v3, N-36).
 .target gen3
+.decision N-2=ptr0-imm1-reg2
+.decision N-5=reserved-zero
 .decision N-38=one
 .stream act
 00000000:  |23100000 00000000 00000000 00000000  |  ActivationTableLoad set=0

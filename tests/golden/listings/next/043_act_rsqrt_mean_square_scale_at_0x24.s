@@ -1,6 +1,6 @@
 ; listing of next/043_act_rsqrt_mean_square_scale_at_0x24.json: RMSNorm step 2 (chapter §9): rstd = rsqrt(ss * (1/512) + 2^-20) with Rsqrt from set 14, under N-5=scale-at-0x24.
 .target gen3
-.decision N-5=scale-at-0x24
+.decision N-2=ptr0-imm1-reg2
 .decision N-38=one
 .stream act
 00000000:  |23100000 00000000 00000000 00000000 …|  ActivationTableLoad set=14

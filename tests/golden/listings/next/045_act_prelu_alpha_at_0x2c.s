@@ -1,5 +1,7 @@
 ; listing of next/045_act_prelu_alpha_at_0x2c.json: Prelu with alpha 0.25: the only function whose args[3] reaches the wire (+0x0C kind, +0x2C value).
 .target gen2
+.decision N-2=ptr0-imm1-reg2
+.decision N-5=reserved-zero
 .decision N-38=one
 .stream act
 00000000:  |23100000 00000000 00000000 00000000  |  ActivationTableLoad set=0

@@ -1,5 +1,7 @@
 ; listing of next/047_act_reciprocal_func_set13.json: Activation Reciprocal (wire 129) after LoadActFuncSet(13 reciprocal_and_small).
 .target gen2
+.decision N-2=ptr0-imm1-reg2
+.decision N-5=reserved-zero
 .decision N-38=one
 .stream act
 00000000:  |23100000 00000000 00000000 00000000 …|  ActivationTableLoad set=13

@@ -1,5 +1,7 @@
 ; listing of next/048_act_gelu_apprx_tanh_from_psum_set11.json: GELU (tanh approximation) reading a PSUM bank, writing bf16 SBUF, after LoadActFuncSet(11) (the MLP recipe of §9).
 .target gen2
+.decision N-2=ptr0-imm1-reg2
+.decision N-5=reserved-zero
 .decision N-38=one
 .stream act
 00000000:  |23100000 00000000 00000000 00000000 …|  ActivationTableLoad set=11

@@ -1,5 +1,7 @@
 ; listing of next/049_act_silu_set18_engine_unassigned.json: Silu with engine Unassigned goes to the act stream (N-16), after LoadActFuncSet(18).
 .target gen2
+.decision N-2=ptr0-imm1-reg2
+.decision N-5=reserved-zero
 .decision N-38=one
 .stream act
 00000000:  |23100000 00000000 00000000 00000000 …|  ActivationTableLoad set=18

@@ -1,5 +1,7 @@
 ; listing of next/050_act_square_zero_accumulate_two_outputs_sync.json: Square with acc ZeroAccumulate and two outputs (the RMSNorm sum of squares): 0x21 then 0x24; the wait rides the 0x21, the update the 0x24 (N-10).
 .target gen2
+.decision N-2=ptr0-imm1-reg2
+.decision N-5=reserved-zero
 .decision N-38=one
 .stream act
 00000000:  |23100000 00000000 00000000 00000000  |  ActivationTableLoad set=0

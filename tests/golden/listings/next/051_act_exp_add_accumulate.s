@@ -1,5 +1,7 @@
 ; listing of next/051_act_exp_add_accumulate.json: Exp with acc AddAccumulate (NKI reduce_cmd.reduce): +0x0E = 2.
 .target gen2
+.decision N-2=ptr0-imm1-reg2
+.decision N-5=reserved-zero
 .decision N-38=one
 .stream act
 00000000:  |23100000 00000000 00000000 00000000  |  ActivationTableLoad set=0

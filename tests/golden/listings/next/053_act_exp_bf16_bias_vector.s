@@ -1,5 +1,7 @@
 ; listing of next/053_act_exp_bf16_bias_vector.json: Exp with a bf16 [128,1] bias vector: the bias dtype rides the high nibble of +0x20.
 .target gen2
+.decision N-2=ptr0-imm1-reg2
+.decision N-5=reserved-zero
 .decision N-38=one
 .stream act
 00000000:  |23100000 00000000 00000000 00000000  |  ActivationTableLoad set=0

@@ -1,5 +1,7 @@
 ; listing of next/054_act_exp_psum_bias_vector.json: Exp with the bias vector in PSUM bank 2 (a PSUM pointer is legal: "ISA immediate pointer should only be SB/PSUM").
 .target gen2
+.decision N-2=ptr0-imm1-reg2
+.decision N-5=reserved-zero
 .decision N-38=one
 .stream act
 00000000:  |23100000 00000000 00000000 00000000  |  ActivationTableLoad set=0

@@ -1,5 +1,7 @@
 ; listing of next/055_act_exp_two_ins_synthesized.json: Exp with ins = [x, bias]: args[2] and args[3] are synthesized from the scale (1.0) and alpha (0.0) attributes (N-8); bytes equal 040.
 .target gen2
+.decision N-2=ptr0-imm1-reg2
+.decision N-5=reserved-zero
 .decision N-38=one
 .stream act
 00000000:  |23100000 00000000 00000000 00000000  |  ActivationTableLoad set=0

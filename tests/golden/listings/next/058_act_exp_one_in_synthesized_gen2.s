@@ -1,5 +1,7 @@
 ; listing of next/058_act_exp_one_in_synthesized_gen2.json: Exp with ins = [x] on gen2: bias synthesized as the immediate 0.0 (N-8, N-36), scale 1.0 and alpha 0.0 from the attributes.
 .target gen2
+.decision N-2=ptr0-imm1-reg2
+.decision N-5=reserved-zero
 .decision N-38=one
 .stream act
 00000000:  |23100000 00000000 00000000 00000000  |  ActivationTableLoad set=0

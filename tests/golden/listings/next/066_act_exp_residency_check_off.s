@@ -1,5 +1,7 @@
 ; listing of next/066_act_exp_residency_check_off.json: Kernel 065 with the N-35 residency check switched off: only the 0x21 bundle.
 .target gen2
+.decision N-2=ptr0-imm1-reg2
+.decision N-5=reserved-zero
 .decision N-35=off
 .decision N-38=one
 .stream act

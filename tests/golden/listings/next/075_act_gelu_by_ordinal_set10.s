@@ -1,5 +1,7 @@
 ; listing of next/075_act_gelu_by_ordinal_set10.json: func given as the integer ordinal 16 (= Gelu, CAT) encodes as wire 23 (not 21: chapter contradiction 3 against ACT's "gelu enum 12 -> 21").
 .target gen2
+.decision N-2=ptr0-imm1-reg2
+.decision N-5=reserved-zero
 .decision N-38=one
 .stream act
 00000000:  |23100000 00000000 00000000 00000000 …|  ActivationTableLoad set=10

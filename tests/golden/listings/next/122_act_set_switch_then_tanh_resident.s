@@ -1,5 +1,7 @@
 ; listing of next/122_act_set_switch_then_tanh_resident.json: Exp under set 0, then LoadActFuncSet(11) and Gelu_apprx_tanh and Tanh (tanh is also in set 11): five act bundles in program order.
 .target gen2
+.decision N-2=ptr0-imm1-reg2
+.decision N-5=reserved-zero
 .decision N-38=one
 .stream act
 00000000:  |23100000 00000000 00000000 00000000  |  ActivationTableLoad set=0
