@@ -34,6 +34,7 @@ import re
 import struct
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..decode.bundle import DecodedBundle, DecodeFailure, iter_stream
 from ..errors import TongasmError
@@ -173,19 +174,35 @@ class F32(Value):
 
 @dataclass(frozen=True)
 class Scalar(Value):
-    """A scalar operand's value word by its kind: a pointer in hex, otherwise the word in decimal."""
+    """A scalar operand's value word read by its kind byte (the layout's kind enum, N-2): a pointer in
+    hex; an immediate as float32 ``%f`` (``f32``) or the word in decimal. ``value`` lists the word's
+    field under each reading of the decision that places it (the first the layout has: Activate's
+    scale is ``arg2_value`` under N-5 ``scale-at-0x24``, the word ``reserved_24`` under ``reserved-zero``)."""
 
-    value: str
+    value: tuple[str, ...]
     kind: str
+    f32: bool = False
+
+    def word(self, b: Bundle) -> str:
+        name = next((n for n in self.value if n in b.fields), None)
+        if name is None:
+            raise ProfileError(f"profile form of {b.fmt.name}: none of the fields {', '.join(self.value)} is in the "
+                               "layout")
+        return name
 
     def text(self, b: Bundle) -> str:
         f = b.fmt.field_map[self.kind]
         kind = f.enum.name_of(b.get(self.kind)) if f.enum is not None else None
-        v = b.get(self.value)
-        return hex(v) if kind == "pointer" else str(v)
+        v = b.get(self.word(b))
+        if kind == "pointer":
+            return hex(v)
+        return F32(self.word(b)).text(b) if self.f32 and kind == "immediate" else str(v)
 
     def fields(self) -> tuple[str, ...]:
-        return (self.value, self.kind)
+        return self.value + (self.kind,)
+
+    def zero(self, b: Bundle) -> bool:
+        return b.get(self.word(b)) == 0 and b.get(self.kind) == 0
 
 
 @dataclass(frozen=True)
@@ -398,11 +415,12 @@ FORMS: Mapping[str, Form] = {
     "TensorReduce": _ap_form(Named("op", Enum("op")), Named("dim", Enum("axis", {2: "X"})),
                              Named("negated", Int("negate"), omit_zero=True)),
     "TensorScalar": _ap_form(Named("ops", Joined((Enum("op0"), Enum("op1")))),
-                             Named("imm", Joined((Scalar("s0_value", "s0_kind"), Scalar("s1_value", "s1_kind")))),
+                             Named("imm", Joined((Scalar(("s0_value",), "s0_kind"), Scalar(("s1_value",), "s1_kind")))),
                              Named("imm_src", Joined((Enum("s0_kind"), Enum("s1_kind"))))),
     "Activate": Form((*SYNC, Bare(Enum("func")), Named("bias_ptr", Pointer("arg1_value", "arg1_dtype")),
                       Named("src", Tensor("src")), Named("dst", Tensor("dst")),
-                      Named("channels", Int("num_partitions")), Named("scale", F32("reserved_24")),
+                      Named("channels", Int("num_partitions")),
+                      Named("scale", Scalar(("arg2_value", "reserved_24"), "arg2_kind", f32=True)),
                       Named("imm", F32("arg3_value")), Named("accumulator_cmd", Enum("acc")))),
     "ActivationTableLoad": Form((*SYNC, Named("table_sel", Int("act_tbl_sel")))),
     "EventSemaphore": Form((Wait(0), Named("setter", Unlocated("0", "0 in every aligned EventSemaphore, as is "
@@ -491,8 +509,12 @@ def context_of_graph(neff: object, graph: str, decisions: DecisionSet = DEFAULT_
 # --- rendering -----------------------------------------------------------------------------------------------
 
 def mnemonic(d: DecodedBundle, fs: FormatSet) -> str:
-    """The profiler's mnemonic of a bundle (:data:`MNEMONICS`; else tongasm's, in capitals)."""
-    return MNEMONICS.get(d.opcode) or fs.mnemonic(d.fmt, d.opcode).upper()
+    """The profiler's mnemonic of a bundle (:data:`MNEMONICS`; else tongasm's in the profiler's manner:
+    ``SetOrderingMode`` -> ``SET_ORDERING_MODE``)."""
+    name = MNEMONICS.get(d.opcode)
+    if name is not None:
+        return name
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", fs.mnemonic(d.fmt, d.opcode)).upper().replace(".", "_")
 
 
 def instruction_type(d: DecodedBundle) -> str:
@@ -545,23 +567,39 @@ def operand_text(d: DecodedBundle, ctx: ProfileContext) -> str:
     return " ".join(operand_words(d, ctx))
 
 
-def profile_line(d: DecodedBundle | DecodeFailure, fs: FormatSet, ctx: ProfileContext) -> str:
-    """``OFFSET:  MNEMONIC TYPE  OPERANDS`` (a bundle that does not decode: ``.bytes HEX  ; reason``)."""
+def profile_row(d: DecodedBundle | DecodeFailure, fs: FormatSet, ctx: ProfileContext) -> dict[str, Any]:
+    """One bundle of the listing: offset, mnemonic, instruction type and operand text (or the error)."""
     if isinstance(d, DecodeFailure):
-        return f"{d.offset:08x}:  .bytes {d.raw.hex()}  ; {d.reason}"
-    return f"{d.offset:08x}:  {mnemonic(d, fs)} {instruction_type(d)}  {operand_text(d, ctx)}"
+        return {"offset": d.offset, "bytes": d.raw.hex(), "error": d.reason}
+    return {"offset": d.offset, "mnemonic": mnemonic(d, fs), "instruction_type": instruction_type(d),
+            "operands": operand_text(d, ctx)}
 
 
-def profile_lines(data: bytes | bytearray | memoryview, ctx: ProfileContext, *, base: int = 0,
-                  formats: FormatSet | None = None,
-                  bir_names: Sequence[str | None] | None = None) -> Iterator[str]:
-    """The profile listing's lines of one stream (``base``: the byte offset of ``data`` in its stream)."""
+def row_line(row: Mapping[str, Any]) -> str:
+    """``OFFSET:  MNEMONIC TYPE  OPERANDS  ; BIR`` (a bundle that does not decode: ``.bytes HEX  ; reason``)."""
+    if "error" in row:
+        return f"{row['offset']:08x}:  .bytes {row['bytes']}  ; {row['error']}"
+    bir = f"  ; {row['bir']}" if row.get("bir") else ""
+    return f"{row['offset']:08x}:  {row['mnemonic']} {row['instruction_type']}  {row['operands']}{bir}"
+
+
+def profile_rows(data: bytes | bytearray | memoryview, ctx: ProfileContext, *, base: int = 0,
+                 formats: FormatSet | None = None,
+                 bir_names: Sequence[str | None] | None = None) -> list[dict[str, Any]]:
+    """The rows of one stream (``base``: the byte offset of ``data`` in its stream; ``bir_names``: each
+    bundle's BIR instruction, added as ``bir``)."""
     fs = formats or build_formats(ctx.decisions)
+    rows = []
     for i, d in enumerate(iter_stream(data, formats=fs)):
         d.offset += base
-        name = bir_names[i] if bir_names is not None and i < len(bir_names) else None
-        yield profile_line(d, fs, ctx) + (f"  ; {name}" if name else "")
+        row = profile_row(d, fs, ctx)
+        if bir_names is not None:
+            row["bir"] = bir_names[i] if i < len(bir_names) else None
+        rows.append(row)
+    return rows
 
 
-#: the kinds of value a form may use (for the docs and the oracle test)
-VALUE_KINDS: tuple[type[Value], ...] = (Int, Enum, F32, Scalar, Pointer, Tensor, Pattern, Product, Joined, Unlocated)
+def profile_lines(data: bytes | bytearray | memoryview, ctx: ProfileContext, **kw: Any) -> Iterator[str]:
+    """The listing's lines of one stream (the keywords of :func:`profile_rows`)."""
+    for row in profile_rows(data, ctx, **kw):
+        yield row_line(row)
