@@ -34,7 +34,7 @@ from tongasm.isa.decisions.families import ScalarKindCodes
 from tongasm.isa.formats import build_formats
 from tongasm.neff.neff import Neff
 from tongasm.text.profile import (
-    ENGINE_COLUMN, FORMS, Named, ProfileContext, Unlocated, context_of_graph, instruction_type, mnemonic,
+    ENGINE_COLUMN, FORMS, Named, ProfileContext, ProfileError, Unlocated, context_of_graph, instruction_type, mnemonic,
     operand_words, queue_role, spell, split_words,
 )
 
@@ -268,3 +268,23 @@ def test_cli_profile_syntax(capsys: pytest.CaptureFixture[str]) -> None:
     line = next(x for x in out.splitlines() if x.startswith("000003c0:"))
     assert "  TENSOR_SCALAR REGULAR  S[6] (Vector)>=13 S[6] (Vector)++@complete ops=MULTIPLY,BYPASS" in line
     assert line.endswith("  ; I-33-0")
+
+
+def test_r45_pe_byte_0x21_is_the_fp32_pass() -> None:
+    """R-45: PE +0x21 is the fp32 pass (LOW 1, HIGH 2, LOW_HIGH 3, none 0), as the profiler names it; the
+    book's perf-mode number stays selectable."""
+    from tongasm.isa import DecisionSet
+
+    # baseline_attention sg00/PE:3 (profiler: fp32_mode=LOW ... 128*128): +0x20 0x0A fp32, +0x21 1
+    neff = _neff("baseline_attention")
+    pe = neff.stream_data(neff.graph("sg00").streams["pe"])
+    raw = pe[3 * 64:4 * 64]
+    assert raw[0] == 0x01 and raw[0x20] == 0x0A and raw[0x21] == 1
+    d = decode_bundle(raw, formats=FS)
+    assert d.fields["fp32_mode"] == 1 and d.fmt.field_map["fp32_mode"].enum is not None
+    assert d.fmt.field_map["fp32_mode"].enum.name_of(1) == "low"
+    book = decode_bundle(raw, decisions=DecisionSet.parse(["R-45=perf-variant"]))
+    assert book.fields["perf_variant"] == 1 and "fp32_mode" not in book.fields
+    # under the book's reading the profile form has no fp32_mode field to show: a loud table error
+    with pytest.raises(ProfileError, match="fp32_mode"):
+        operand_words(book, ProfileContext())

@@ -406,8 +406,6 @@ def _ap_form(*extra: Token) -> Form:
                  Named("channels", Int("num_partitions"))))
 
 
-_PE_FP32 = {1: "LOW", 2: "HIGH", 3: "LOW_HIGH"}
-
 #: Per layout name, the profiler's form (see the module docstring).
 FORMS: Mapping[str, Form] = {
     "TensorCopy": _ap_form(),
@@ -428,12 +426,12 @@ FORMS: Mapping[str, Form] = {
                             Wait(1), Update(0))),
     "Nop": Form((*SYNC, Named("cycle", Unlocated("0", "0 in every aligned Nop, as is every byte after the "
                                                      "sync band")))),
-    "Ldweights": Form((*SYNC, Named("fp32_mode", Enum("perf_variant", _PE_FP32), omit_zero=True),
+    "Ldweights": Form((*SYNC, Named("fp32_mode", Enum("fp32_mode"), omit_zero=True),
                        Named("transpose_mode", Enum("is_transpose", {0: "DISABLED", 1: "ENABLED"})),
                        Named("src", Tensor("stationary")), Bare(Product(("num_rows", "num_active_cols")))),
                       transpose="is_transpose"),
     "Matmul": Form((*SYNC, Named("acc_flags", Int("psum_flags")),
-                    Named("fp32_mode", Enum("perf_variant", _PE_FP32), omit_zero=True),
+                    Named("fp32_mode", Enum("fp32_mode"), omit_zero=True),
                     Named("src", Tensor("moving")), Named("dst", Tensor("psum")),
                     Bare(Product(("num_rows", "num_active_cols")))), transpose="is_transpose"),
     "DmaDirect2d": Form((*SYNC, Named("semaphore", Int("dma_semaphore")),

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from . import families, real, semantics, spec
 from . import gpsimd  # the Pool-engine (GPSIMD) opcodes of real output
+from . import pe_fp32  # the PE's fp32 passes
 from .base import DECISIONS, KINDS, Decision, DecisionInfo, DecisionSet, Reading, each_reading
 
 DEFAULT_DECISIONS = DecisionSet()
 
 __all__ = ["DECISIONS", "DEFAULT_DECISIONS", "KINDS", "Decision", "DecisionInfo", "DecisionSet", "Reading",
-           "each_reading", "families", "gpsimd", "real", "semantics", "spec"]
+           "each_reading", "families", "gpsimd", "pe_fp32", "real", "semantics", "spec"]

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from ...errors import EncodeError
 from ..decisions import DecisionSet
+from ..decisions.pe_fp32 import PeFp32Mode
 from ..decisions.real import BookOnlyLayouts, PeGeometry, PeUnusedDims, PsumFlags, StationaryPattern
 from ..descriptors import ADDR4_REGMODE, SBUF_PARTITION_SHIFT, decode_addr4, packing, slot
 from ..fields import EnumTable, Field, Kind, Slot
@@ -112,6 +113,18 @@ def _pe_text(slots: tuple[Slot, ...], *extra: TextOp) -> tuple[TextOp, ...]:
     return (*out, *extra)
 
 
+def fp32_mode(ds: DecisionSet, seen: str) -> Field:
+    """+0x21 of Ldweights and Matmul (R-45): the fp32 pass, an enum (or, the book's reading, a number)."""
+    d = ds.get(PeFp32Mode)
+    names = d.names()
+    doc = (f"fp32 pass: 0 none (a 16/8-bit input), 1 low, 2 high, 3 low_high (neuron-profile's fp32_mode); {seen}"
+           if names is not None else "book: perf-mode number (0 default, 2 load-weights perf / fp32r two-pass, 3 "
+                                     "perf/transpose, 0x80 gen2 fp32)")
+    if names is None:
+        return u8(d.name, 0x21, H, doc, decision="R-45")
+    return Field(d.name, 0x21, 1, Kind.ENUM, enum=EnumTable("fp32 mode", names), conf=V, decision="R-45", doc=doc)
+
+
 def _groups_implied(ds: DecisionSet) -> dict[str, Callable[[Mapping[str, int]], int]]:
     """R-13: the text leaves the group bytes out when they hold the code tongasm writes."""
     code = ds.get(PeGeometry).group_code
@@ -130,8 +143,7 @@ def ldweights(ds: DecisionSet) -> list[Layout]:
               doc=f"book: CoreV3 writes 2 only for arch >= 40 background transpose; observed zero in {REAL_01}"),
         *zero_run(0x0D, 3, V, f"observed zero in {REAL_01}"),
         dtype("in_dtype", 0x20, V, "PE input dtype (the stationary's); book: fp32r writes 0x0A with +0x21 = 2"),
-        u8("perf_variant", 0x21, H, f"book: 0 default, 2 load-weights perf / fp32r two-pass, 0x80 gen2 fp32; 0 in "
-                                    f"{REAL_01}"),
+        fp32_mode(ds, "1 or 2 on every fp32 Ldweights of the corpus, 0 on every other"),
         u8("is_transpose", 0x22, V, "1 on the Ldweights of a PE transpose (book contradicted: not reserved)",
            decision="R-12"),
         u8("perf_opt_dtype", 0x23, H, f"book: perfModeToDstDtype(perf_mode); 0 in {REAL_01}"),
@@ -165,8 +177,7 @@ def matmul(ds: DecisionSet) -> list[Layout]:
     body = (
         *zero_run(0x0C, 4, V, f"observed zero in {REAL_02}"),
         dtype("in_dtype", 0x20, V, "PE input dtype (moving and stationary)"),
-        u8("perf_variant", 0x21, H, f"book: 0 dense, 2 load-weights, 3 perf/transpose; 0 in {REAL_02} (transposes "
-                                    "too)"),
+        fp32_mode(ds, "2 or 3 on every fp32 Matmul of the corpus, 0 on every other"),
         u8("is_transpose", 0x22, V, "1 = PE transpose: the PSUM result has the input dtype (book contradicted: not "
                                     "reserved)", decision="R-12"),
         u8("perf_dst_dtype", 0x23, H, f"book: PSUM dst dtype perfModeToDstDtype(perf_mode); 0 in {REAL_02} for fp32 "
