@@ -24,11 +24,12 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 import pytest
 
 from tongasm.decode.bundle import DecodedBundle, decode_bundle
-from tongasm.isa.decisions import DEFAULT_DECISIONS
+from tongasm.isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from tongasm.isa.decisions.base import Decision
 from tongasm.isa.decisions.families import ScalarKindCodes
 from tongasm.isa.formats import build_formats
@@ -80,6 +81,8 @@ class Row:
     pc: int
     mnemonic: str
     itype: str
+    activation_fn: str
+    bir: str
     operands: str
     raw: bytes
 
@@ -91,13 +94,24 @@ def _rows() -> list[Row]:
         for line in p.read_text().splitlines():
             r = json.loads(line)
             out.append(Row(case, r["sg"], r["engine"], r["bundle"], r["pc"], r["mnemonic"], r["instruction_type"],
-                           r["operands"], bytes.fromhex(r["bundle_hex"])))
+                           r["activation_fn"], r["bir"], r["operands"], bytes.fromhex(r["bundle_hex"])))
     return out
 
 
 @cache
 def _neff(case: str) -> Neff:
     return Neff.read(corpus_dir() / "attention-trn2" / f"{case}.neff")
+
+
+@cache
+def _bir_names(case: str, graph: str, stream: str) -> list[str | None]:
+    neff = _neff(case)
+    return neff.bir_names(neff.graph(graph).streams[stream]) or []
+
+
+def _bir(case: str, graph: str, stream: str, bundle: int) -> str | None:
+    names = _bir_names(case, graph, stream)
+    return names[bundle] if bundle < len(names) else None
 
 
 def _stream(row: Row) -> str:
@@ -130,8 +144,12 @@ class Result:
 
 
 @cache
-def oracle() -> tuple[Result, dict[tuple[str, str], list[str]]]:
-    """Compare every aligned bundle; the result and the disagreements by (layout, operand key)."""
+def oracle(readings: tuple[str, ...] = ()) -> tuple[Result, dict[tuple[str, str], list[str]]]:
+    """Compare every aligned bundle under the default decisions (or ``readings``: ``("R-45=perf-variant",)``);
+    the result and the disagreements by (layout, operand key). Besides the operands, each bundle's
+    mnemonic, instruction type, activation function column and BIR instruction (the NEFF's .dbg) are compared."""
+    ds = DecisionSet.parse(list(readings)) if readings else DEFAULT_DECISIONS
+    fs = build_formats(ds)
     rows = _rows()
     # the runtime's DRAM placement, learnt per (case, graph, variable) from the first DMA that names it
     bases: dict[tuple[str, str, int], int] = {}
@@ -144,7 +162,7 @@ def oracle() -> tuple[Result, dict[tuple[str, str], list[str]]]:
         data = neff.stream_data(es)
         assert row.pc - row.bundle == PC_BASE[row.engine], row
         assert data[row.bundle * 64:row.bundle * 64 + 64] == row.raw, f"{row}: the NEFF's bundle differs"
-        d = decode_bundle(data, row.bundle * 64, formats=FS)
+        d = decode_bundle(data, row.bundle * 64, formats=fs)
         for side in ("src", "dst"):
             m = re.search(rf"\b{side}_addr_imm=(0x[0-9a-f]+)", row.operands)
             var = d.fields.get(f"{side}.var", 0) | d.fields.get(f"{side}.var_hi", 0) << 16
@@ -154,13 +172,19 @@ def oracle() -> tuple[Result, dict[tuple[str, str], list[str]]]:
                     f"{row}: var {var} at {base:#x}, elsewhere at {bases[(row.case, row.graph, var)]:#x}"
         ck = (row.case, row.graph)
         if ck not in contexts:
-            contexts[ck] = context_of_graph(neff, row.graph)
+            contexts[ck] = context_of_graph(neff, row.graph, ds)
         ctx = contexts[ck]
         ctx.dram_bases = {v: b for (c, g, v), b in bases.items() if (c, g) == ck}
         ours = dict(key_words(operand_words(d, ctx)))
         theirs = dict(key_words(split_words(row.operands)))
-        ours["mnemonic#1"], theirs["mnemonic#1"] = mnemonic(d, FS), row.mnemonic
+        ours["mnemonic#1"], theirs["mnemonic#1"] = mnemonic(d, fs), row.mnemonic
         ours["type#1"], theirs["type#1"] = instruction_type(d), row.itype
+        # the function column: the Activate's function by the profiler's name, "" elsewhere
+        func = d.fmt.field_map.get("func")
+        ours["activation_fn#1"] = spell(func.enum.name, func.enum.name_of(d.fields["func"]) or "") \
+            if func is not None and func.enum is not None and d.fmt.name == "Activate" else ""
+        theirs["activation_fn#1"] = row.activation_fn
+        ours["bir#1"], theirs["bir#1"] = _bir(row.case, row.graph, es.stream, row.bundle), row.bir
         res.bundles += 1
         ok = True
         for k in sorted(set(ours) | set(theirs)):
@@ -273,8 +297,6 @@ def test_cli_profile_syntax(capsys: pytest.CaptureFixture[str]) -> None:
 def test_r45_pe_byte_0x21_is_the_fp32_pass() -> None:
     """R-45: PE +0x21 is the fp32 pass (LOW 1, HIGH 2, LOW_HIGH 3, none 0), as the profiler names it; the
     book's perf-mode number stays selectable."""
-    from tongasm.isa import DecisionSet
-
     # baseline_attention sg00/PE:3 (profiler: fp32_mode=LOW ... 128*128): +0x20 0x0A fp32, +0x21 1
     neff = _neff("baseline_attention")
     pe = neff.stream_data(neff.graph("sg00").streams["pe"])
@@ -285,6 +307,38 @@ def test_r45_pe_byte_0x21_is_the_fp32_pass() -> None:
     assert d.fmt.field_map["fp32_mode"].enum.name_of(1) == "low"
     book = decode_bundle(raw, decisions=DecisionSet.parse(["R-45=perf-variant"]))
     assert book.fields["perf_variant"] == 1 and "fp32_mode" not in book.fields
-    # under the book's reading the profile form has no fp32_mode field to show: a loud table error
-    with pytest.raises(ProfileError, match="fp32_mode"):
-        operand_words(book, ProfileContext())
+    assert "fp32_mode=1" in operand_words(book, ProfileContext())
+    # the oracle weighs the readings: under the book's, every fp32 PE bundle disagrees (1,400 of 1,472)
+    res, bad = oracle(("R-45=perf-variant",))
+    assert {len(v) for k, v in bad.items() if k[1] == "fp32_mode"} == {700}
+    assert sum(len(v) for k, v in bad.items() if k[1] == "fp32_mode") == 1400
+    assert res.bundles_agree == oracle()[0].bundles_agree - 1400
+
+
+def test_a_form_naming_a_missing_field_is_a_loud_error() -> None:
+    from tongasm.text.profile import Bundle, Int
+
+    d = decode_bundle(bytes.fromhex(HAND[0][0]), formats=FS)
+    with pytest.raises(ProfileError, match="no_such_field"):
+        Int("no_such_field").text(Bundle(d.fmt, d.fields, ProfileContext()))
+
+
+def test_cli_profile_json_and_bin(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tongasm.cli import main
+
+    path = corpus_dir() / "attention-trn2" / "baseline_attention.neff"
+    assert main(["disasm", "--syntax", "profile", "--format", "json", f"{path}:sg00/pe"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    rows = doc["streams"][0]["bundles"]
+    # PE:3 of the aligned listing
+    assert rows[3] == {"offset": 192, "mnemonic": "LDWEIGHTS", "instruction_type": "REGULAR", "bir": "I-12-0",
+                       "operands": "S[8] (qGpSimdDynamic)>=16 fp32_mode=LOW transpose_mode=DISABLED "
+                                   "src=fp32@0x379f4[-1,0,0][128,1,1] 128*128"}
+    # a bare stream has no tables: semaphores without roles, the target from --target
+    neff = _neff("baseline_attention")
+    (tmp_path / "dve.bin").write_bytes(neff.stream_data(neff.graph("sg00").streams["dve"]))
+    assert main(["disasm", "--syntax", "profile", "--target", "gen3", str(tmp_path / "dve.bin")]) == 0
+    out = capsys.readouterr().out
+    assert "  RECIPROCAL REGULAR  S[6]>=12 S[6]++@complete src=fp32@0x8030[1,1,1,1][4,1,1,1]" in out
+    assert main(["disasm", "--syntax", "profile", "--bytes", str(tmp_path / "dve.bin")]) == 2
+    assert "--bytes applies to the tongasm syntax" in capsys.readouterr().err

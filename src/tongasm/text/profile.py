@@ -144,19 +144,29 @@ class Int(Value):
 class Enum(Value):
     """An enum field by the profiler's name (:data:`SPELLING` of tongasm's name), or by ``numbers`` (a
     field tongasm reads as a number that the profiler names: value -> name); an unnamed value prints
-    as its number."""
+    as its number. ``alt``: the field's names under the other readings of the decision that names it
+    (the first the layout has is shown): under a reading that makes it a plain number, the number shows."""
 
     field: str
     numbers: Mapping[int, str] | None = None
+    alt: tuple[str, ...] = ()
+
+    def name(self, b: Bundle) -> str:
+        names = (self.field, *self.alt)
+        n = next((n for n in names if n in b.fields), None)
+        if n is None:
+            raise ProfileError(f"profile form of {b.fmt.name}: none of the fields {', '.join(names)} is in the layout")
+        return n
 
     def text(self, b: Bundle) -> str:
+        name = self.name(b)
         if self.numbers is not None:
-            v = b.get(self.field)
+            v = b.get(name)
             return self.numbers.get(v, str(v))
-        return b.enum_name(self.field)[1]
+        return b.enum_name(name)[1]
 
-    def fields(self) -> tuple[str, ...]:
-        return (self.field,)
+    def zero(self, b: Bundle) -> bool:
+        return b.get(self.name(b)) == 0
 
 
 @dataclass(frozen=True)
@@ -175,19 +185,20 @@ class F32(Value):
 @dataclass(frozen=True)
 class Scalar(Value):
     """A scalar operand's value word read by its kind byte (the layout's kind enum, N-2): a pointer in
-    hex; an immediate as float32 ``%f`` (``f32``) or the word in decimal. ``value`` lists the word's
-    field under each reading of the decision that places it (the first the layout has: Activate's
-    scale is ``arg2_value`` under N-5 ``scale-at-0x24``, the word ``reserved_24`` under ``reserved-zero``)."""
+    hex; an immediate as float32 ``%f`` (``f32``) or the word in decimal. ``alt``: the word's field
+    under the other readings of the decision that places it (the first the layout has is read:
+    Activate's scale is ``arg2_value`` under N-5 ``scale-at-0x24``, ``reserved_24`` under ``reserved-zero``)."""
 
-    value: tuple[str, ...]
+    value: str
     kind: str
     f32: bool = False
+    alt: tuple[str, ...] = ()
 
     def word(self, b: Bundle) -> str:
-        name = next((n for n in self.value if n in b.fields), None)
+        names = (self.value, *self.alt)
+        name = next((n for n in names if n in b.fields), None)
         if name is None:
-            raise ProfileError(f"profile form of {b.fmt.name}: none of the fields {', '.join(self.value)} is in the "
-                               "layout")
+            raise ProfileError(f"profile form of {b.fmt.name}: none of the fields {', '.join(names)} is in the layout")
         return name
 
     def text(self, b: Bundle) -> str:
@@ -199,7 +210,7 @@ class Scalar(Value):
         return F32(self.word(b)).text(b) if self.f32 and kind == "immediate" else str(v)
 
     def fields(self) -> tuple[str, ...]:
-        return self.value + (self.kind,)
+        return (self.value, *self.alt, self.kind)
 
     def zero(self, b: Bundle) -> bool:
         return b.get(self.word(b)) == 0 and b.get(self.kind) == 0
@@ -207,16 +218,21 @@ class Scalar(Value):
 
 @dataclass(frozen=True)
 class Pointer(Value):
-    """A typed pointer word: ``fp32@0x6010``."""
+    """A typed pointer operand: ``fp32@0x6010``, when its kind byte (``kind``) reads pointer; another kind
+    prints as :class:`Scalar` does (the profiler has not been seen to list one)."""
 
     value: str
     dtype: str
+    kind: str
 
     def text(self, b: Bundle) -> str:
+        f = b.fmt.field_map[self.kind]
+        if f.enum is None or f.enum.name_of(b.get(self.kind)) != "pointer":
+            return Scalar(self.value, self.kind).text(b)
         return f"{b.enum_name(self.dtype)[1]}@{b.get(self.value):#x}"
 
     def fields(self) -> tuple[str, ...]:
-        return (self.value, self.dtype)
+        return (self.value, self.dtype, self.kind)
 
 
 @dataclass(frozen=True)
@@ -413,12 +429,12 @@ FORMS: Mapping[str, Form] = {
     "TensorReduce": _ap_form(Named("op", Enum("op")), Named("dim", Enum("axis", {2: "X"})),
                              Named("negated", Int("negate"), omit_zero=True)),
     "TensorScalar": _ap_form(Named("ops", Joined((Enum("op0"), Enum("op1")))),
-                             Named("imm", Joined((Scalar(("s0_value",), "s0_kind"), Scalar(("s1_value",), "s1_kind")))),
+                             Named("imm", Joined((Scalar("s0_value", "s0_kind"), Scalar("s1_value", "s1_kind")))),
                              Named("imm_src", Joined((Enum("s0_kind"), Enum("s1_kind"))))),
-    "Activate": Form((*SYNC, Bare(Enum("func")), Named("bias_ptr", Pointer("arg1_value", "arg1_dtype")),
+    "Activate": Form((*SYNC, Bare(Enum("func")), Named("bias_ptr", Pointer("arg1_value", "arg1_dtype", "arg1_kind")),
                       Named("src", Tensor("src")), Named("dst", Tensor("dst")),
                       Named("channels", Int("num_partitions")),
-                      Named("scale", Scalar(("arg2_value", "reserved_24"), "arg2_kind", f32=True)),
+                      Named("scale", Scalar("arg2_value", "arg2_kind", f32=True, alt=("reserved_24",))),
                       Named("imm", F32("arg3_value")), Named("accumulator_cmd", Enum("acc")))),
     "ActivationTableLoad": Form((*SYNC, Named("table_sel", Int("act_tbl_sel")))),
     "EventSemaphore": Form((Wait(0), Named("setter", Unlocated("0", "0 in every aligned EventSemaphore, as is "
@@ -426,12 +442,12 @@ FORMS: Mapping[str, Form] = {
                             Wait(1), Update(0))),
     "Nop": Form((*SYNC, Named("cycle", Unlocated("0", "0 in every aligned Nop, as is every byte after the "
                                                      "sync band")))),
-    "Ldweights": Form((*SYNC, Named("fp32_mode", Enum("fp32_mode"), omit_zero=True),
+    "Ldweights": Form((*SYNC, Named("fp32_mode", Enum("fp32_mode", alt=("perf_variant",)), omit_zero=True),
                        Named("transpose_mode", Enum("is_transpose", {0: "DISABLED", 1: "ENABLED"})),
                        Named("src", Tensor("stationary")), Bare(Product(("num_rows", "num_active_cols")))),
                       transpose="is_transpose"),
     "Matmul": Form((*SYNC, Named("acc_flags", Int("psum_flags")),
-                    Named("fp32_mode", Enum("fp32_mode"), omit_zero=True),
+                    Named("fp32_mode", Enum("fp32_mode", alt=("perf_variant",)), omit_zero=True),
                     Named("src", Tensor("moving")), Named("dst", Tensor("psum")),
                     Bare(Product(("num_rows", "num_active_cols")))), transpose="is_transpose"),
     "DmaDirect2d": Form((*SYNC, Named("semaphore", Int("dma_semaphore")),
