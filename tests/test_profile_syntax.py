@@ -5,7 +5,11 @@ traced (1,976 bundles of 7 NEFFs), ``neuron-profile``'s mnemonic, instruction ty
 operand text, aligned to graph, engine and bundle index (program counter - 66 on Activation, DVE and
 PE, - 61 on Pool, - 49 on SP) with the bundle's 64 bytes. Each bundle is read from the NEFF itself,
 decoded by tongasm, printed in the profiler's syntax (:mod:`tongasm.text.profile`) and compared with
-the profiler's text word by word: every operand of every aligned bundle must agree.
+the profiler's text word by word: every operand of every aligned bundle must agree, and so must
+each bundle's mnemonic, instruction type, function column and BIR instruction (the NEFF's .dbg).
+A disagreement is a wrong field meaning in tongasm, to be fixed at its root (the decision or the
+layout). :data:`PENDING` lists the disagreements another part of tongasm settles, each allowed only
+while its decision's default reading is the one that disagrees.
 
 Two kinds of token are not compared with a field, and each is listed below with why:
 
