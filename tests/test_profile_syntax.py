@@ -38,8 +38,9 @@ from tongasm.isa.decisions.base import Decision
 from tongasm.isa.decisions.families import ScalarKindCodes
 from tongasm.isa.formats import build_formats
 from tongasm.neff.neff import Neff
+from tongasm.neff.semaphores import profile_context
 from tongasm.text.profile import (
-    ENGINE_COLUMN, FORMS, Named, ProfileContext, ProfileError, Unlocated, context_of_graph, instruction_type, mnemonic,
+    ENGINE_COLUMN, FORMS, Named, ProfileContext, ProfileError, Unlocated, instruction_type, mnemonic,
     operand_words, queue_role, spell, split_words,
 )
 
@@ -176,7 +177,7 @@ def oracle(readings: tuple[str, ...] = ()) -> tuple[Result, dict[tuple[str, str]
                     f"{row}: var {var} at {base:#x}, elsewhere at {bases[(row.case, row.graph, var)]:#x}"
         ck = (row.case, row.graph)
         if ck not in contexts:
-            contexts[ck] = context_of_graph(neff, row.graph, ds)
+            contexts[ck] = profile_context(neff, row.graph, ds)
         ctx = contexts[ck]
         ctx.dram_bases = {v: b for (c, g, v), b in bases.items() if (c, g) == ck}
         ours = dict(key_words(operand_words(d, ctx)))
@@ -246,11 +247,11 @@ def test_roles_from_the_neffs_tables() -> None:
     assert queue_role("qPoolDynamic", "pool") == "qGpSimdDynamic"
     # baseline_attention sg00, def.json: qPoolDynamic 8..23, qSPDynamicHW 24..39, qActDynamicHW 40..55;
     # Activation increments S[4], PE S[5], DVE S[6]
-    roles = context_of_graph(_neff("baseline_attention"), "sg00").roles
+    roles = profile_context(_neff("baseline_attention"), "sg00").roles
     assert (roles[4], roles[5], roles[6]) == ("Scalar", "Tensor", "Vector")
     assert (roles[8], roles[24], roles[55]) == ("qGpSimdDynamic", "qSyncDynamicHW", "qScalarDynamicHW")
     # fused_fp32_s512's def.json gives the queues other semaphores (the profiler agrees: S[24] qGpSimdDynamic)
-    roles = context_of_graph(_neff("fused_fp32_s512"), "sg00").roles
+    roles = profile_context(_neff("fused_fp32_s512"), "sg00").roles
     assert roles[24] == "qGpSimdDynamic" and roles[8] == "qSyncDynamicHW"
 
 

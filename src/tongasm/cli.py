@@ -921,7 +921,8 @@ def _profile_pieces(inputs: Sequence[Any], graphs: Mapping[str, tuple[Any, str]]
     """The profile-syntax listing (:mod:`tongasm.text.profile`) in pieces of at most :data:`DISASM_CHUNK`
     bundles: text lines, or (``as_json``) one JSON object per stream with a row per bundle."""
     from .isa.formats import build_formats
-    from .text.profile import ProfileContext, context_of_graph, profile_rows, row_line
+    from .neff.semaphores import profile_context
+    from .text.profile import ProfileContext, profile_rows, row_line
     from .util import drop_pages
 
     fs = build_formats(decisions)
@@ -937,7 +938,7 @@ def _profile_pieces(inputs: Sequence[Any], graphs: Mapping[str, tuple[Any, str]]
             neff, graph = graphs[s.name]
             key = (id(neff), graph)
             if key not in contexts:
-                contexts[key] = context_of_graph(neff, graph, decisions)
+                contexts[key] = profile_context(neff, graph, decisions)
             ctx = contexts[key]
         else:
             ctx = ProfileContext(decisions, target.name)

@@ -19,8 +19,9 @@ Everything the profiler's syntax says is declared here once, as data:
   it shows and its format (:class:`Named`, :class:`Bare`, :class:`Wait`, :class:`Update`,
   :class:`Addr8` and the values :class:`Int`, :class:`Enum`, :class:`F32`, :class:`Tensor`...).
 
-Names the bytes cannot hold come from the NEFF's own tables (:class:`ProfileContext`): a semaphore's
-role (``S[40] (qScalarDynamicHW)``) is the ``def.json`` DMA queue whose ``semaphore_set`` holds it, or
+Names the bytes cannot hold come from the NEFF's own tables (:class:`ProfileContext`, built for a
+NEFF's graph by :func:`tongasm.neff.semaphores.profile_context`): a semaphore's role
+(``S[40] (qScalarDynamicHW)``) is the ``def.json`` DMA queue whose ``semaphore_set`` holds it, or
 the engine whose stream increments it (``S[4] (Scalar)``), in the profiler's engine names
 (:data:`ENGINE_NAMES`). A DRAM address (``src_addr_imm=0x800001080000``) is where the runtime placed
 the variable, which no file holds: given the variables' bases it is printed as the profiler does,
@@ -504,20 +505,6 @@ def semaphore_roles(queues: Iterable[tuple[str, str, Sequence[int]]],
             if eng is not None:
                 roles[sem] = eng
     return roles
-
-
-def context_of_graph(neff: object, graph: str, decisions: DecisionSet = DEFAULT_DECISIONS,
-                     dram_bases: Mapping[int, int] | None = None) -> ProfileContext:
-    """The profile context of one graph of a :class:`~tongasm.neff.neff.Neff`: its ``def.json`` queues and
-    its streams' semaphore increments."""
-    from ..neff.neff import Neff
-
-    assert isinstance(neff, Neff)
-    g = neff.graph(graph)
-    queues = [(q.name, q.owner, q.semaphore_set) for q in g.definition.dma_queues.values()]
-    streams = {s.stream: neff.stream_data(s) for s in g.streams.values()}
-    roles = semaphore_roles(queues, streams, build_formats(decisions))
-    return ProfileContext(decisions, neff.target.name, roles, dict(dram_bases or {}))
 
 
 # --- rendering -----------------------------------------------------------------------------------------------
