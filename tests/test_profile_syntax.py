@@ -80,6 +80,7 @@ class Row:
     """One aligned bundle of the profiler's listing."""
 
     case: str  # the NEFF's file stem
+    name: str  # the NEFF's own name (info.json), as the profiler reports it
     graph: str
     engine: str  # the profiler's engine column
     bundle: int
@@ -98,7 +99,7 @@ def _rows() -> list[Row]:
         case = p.name.removesuffix(".aligned.jsonl")
         for line in p.read_text().splitlines():
             r = json.loads(line)
-            out.append(Row(case, r["sg"], r["engine"], r["bundle"], r["pc"], r["mnemonic"], r["instruction_type"],
+            out.append(Row(case, r["neff"], r["sg"], r["engine"], r["bundle"], r["pc"], r["mnemonic"], r["instruction_type"],
                            r["activation_fn"], r["bir"], r["operands"], bytes.fromhex(r["bundle_hex"])))
     return out
 
@@ -166,6 +167,7 @@ def oracle(readings: tuple[str, ...] = ()) -> tuple[Result, dict[tuple[str, str]
         es = neff.graph(row.graph).streams[_stream(row)]
         data = neff.stream_data(es)
         assert row.pc - row.bundle == PC_BASE[row.engine], row
+        assert neff.info is not None and neff.info.name == row.name, row
         assert data[row.bundle * 64:row.bundle * 64 + 64] == row.raw, f"{row}: the NEFF's bundle differs"
         d = decode_bundle(data, row.bundle * 64, formats=fs)
         for side in ("src", "dst"):

@@ -396,6 +396,8 @@ class Addr8(Token):
         mode, var, addr = b.get(f"{s}.addr_mode"), b.get(f"{s}.var") | b.get(f"{s}.var_hi") << 16, b.get(f"{s}.addr")
         if mode == 0x20:
             return [f"{s}_table_offset_imm={addr:#x}", f"{s}_table_index={var}"]
+        if mode != 0x10:  # the book's register modes: not in the aligned listing, the form is tongasm's
+            return [f"{s}_addr_mode={mode:#x}", f"{s}_addr_imm={addr:#x}", f"{s}_var={var}"]
         if var == 0:
             base = SBUF_DEVICE_BASE.get(b.ctx.target)
             return [f"{s}_addr_imm={base + addr:#x}" if base is not None else f"{s}_addr_imm=sb+{addr:#x}"]
@@ -541,15 +543,6 @@ def operand_words(d: DecodedBundle, ctx: ProfileContext) -> list[str]:
     if form is None:
         return _generic(b)
     return [w for t in form.tokens for w in t.words(b)]
-
-
-def operand_tokens(d: DecodedBundle, ctx: ProfileContext) -> list[tuple[Token, list[str]]]:
-    """Each token of the bundle's form with the words it printed (for the oracle test's per-field report)."""
-    b = Bundle(d.fmt, d.fields, ctx)
-    form = FORMS.get(d.fmt.name)
-    if form is None:
-        return []
-    return [(t, t.words(b)) for t in form.tokens]
 
 
 def split_words(text: str) -> list[str]:
