@@ -19,9 +19,9 @@ class PeFp32Mode(Decision):
     reason = ("neuron-profile's listing of the attention-trn2 corpus (cayman, 2.23) prints fp32_mode=LOW for "
               "+0x21 = 1 (464 Ldweights), HIGH for 2 (236 Ldweights), LOW_HIGH for 3 (700 Matmuls) and no "
               "fp32_mode for 0 (72 bf16 bundles): all 1,472 aligned PE bundles agree. Over the whole corpus "
-              "(775,988 PE bundles: sunda 2.14 and 2.23, cayman 2.23) +0x21 is 1..3 on every fp32 input (+0x20 = "
-              "0x0A; Ldweights 1 and 2 in equal numbers, Matmul 2 or 3) and 0 on every other dtype (bf16, uint8), "
-              "none of the book's 0x80. The book reads the byte as a perf-mode number (0 default, 2 load-weights "
+              "(776,488 PE bundles: sunda 2.14 and 2.23, cayman 2.23) +0x21 is 1..3 on every fp32 input (+0x20 = "
+              "0x0A: 56,544 Ldweights 1 or 2, 56,553 Matmuls 2 or 3) and 0 on every other dtype (663,391 bf16 and "
+              "uint8 bundles), none of the book's 0x80. The book reads the byte as a perf-mode number (0 default, 2 load-weights "
               "perf / fp32r two-pass, 3 perf/transpose, 0x80 gen2 fp32); no real bundle holds 0x80 and its 3 is "
               "on non-transpose Matmuls, so its reading is kept selectable, not default")
     FP32_PASSES = Reading("fp32-passes", "an enum: 0 none (not an fp32 input), 1 low, 2 high, 3 low_high (the pass "
