@@ -24,7 +24,7 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ._meta import __version__
@@ -132,6 +132,10 @@ def build_parser() -> argparse.ArgumentParser:
     dis.add_argument("--target", choices=sorted(TARGETS),
                      help="target written in .target (default: the NEFF's, else gen2)")
     dis.add_argument("-o", "--output", metavar="FILE.s", help="write the listing to a file (atomically)")
+    dis.add_argument("--syntax", choices=("tongasm", "profile"), default="tongasm",
+                     help="tongasm: the listing 'tongasm asm' reads back (default); profile: each bundle as the "
+                          "vendor profiler (neuron-profile) prints it: its mnemonic, instruction type and operand "
+                          "text, semaphore roles from the NEFF's def.json queues and engines (not an assembler input)")
     dis.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     _add_decisions(dis)
     _add_format(dis)
@@ -887,13 +891,17 @@ def cmd_disasm(args: argparse.Namespace) -> int:
 
         output_file_path(args.output)  # an unusable -o is refused before any work
         _refuse_overwriting_inputs(args.output, args.files, "-o")
+    if args.syntax == "profile" and args.bytes:
+        raise UsageError("--bytes applies to the tongasm syntax; the profile syntax has no bytes column")
     inputs: list[StreamInput] = []
     neff_targets: dict[str, str] = {}
+    graphs: dict[str, tuple[Any, str]] = {}  # stream name -> (Neff, graph), for the profile syntax's tables
     for p in args.files:
         if is_neff_spec(p):  # .stream sg00.pe, each bundle with its BIR instruction
             sel = resolve_selector(p)
             neff_targets[sel.selector.path] = _neff_target(sel, args).name
             inputs += [StreamInput(ns.name, ns.data, ns.bir_names) for ns in sel.streams]
+            graphs.update({ns.name: (sel.neff, ns.graph) for ns in sel.streams})
         else:
             data = _read_stream(p)
             _check_length(p, data)  # before any output
@@ -907,8 +915,10 @@ def cmd_disasm(args: argparse.Namespace) -> int:
         target = _stream_target(args, [p for p in args.files if not is_neff_spec(p)])
     total = sum(len(s.data) for s in inputs) // BUNDLE_SIZE
     with _bar(args, "disasm", total, unit="bundles", to_stdout=args.output is None) as bar:
-        if args.format == "json":
-            pieces: Iterator[str] = _listing_json_pieces(inputs, decisions, target, bar)
+        if args.syntax == "profile":
+            pieces: Iterator[str] = _profile_pieces(inputs, graphs, decisions, target, args.format == "json", bar)
+        elif args.format == "json":
+            pieces = _listing_json_pieces(inputs, decisions, target, bar)
         else:
             pieces = _listing_pieces(inputs, decisions, target, args.bytes, bar)
         if args.output is not None:
@@ -923,6 +933,55 @@ def cmd_disasm(args: argparse.Namespace) -> int:
             for piece in pieces:
                 sys.stdout.write(piece)
     return 0
+
+
+def _profile_pieces(inputs: Sequence[Any], graphs: Mapping[str, tuple[Any, str]], decisions: DecisionSet,
+                    target: Any, as_json: bool, bar: NullProgress) -> Iterator[str]:
+    """The profile-syntax listing (:mod:`tongasm.text.profile`) in pieces of at most :data:`DISASM_CHUNK`
+    bundles: text lines, or (``as_json``) one JSON object per stream with a row per bundle."""
+    from .isa.formats import build_formats
+    from .neff.semaphores import profile_context
+    from .text.profile import ProfileContext, profile_rows, row_line
+    from .util import drop_pages
+
+    fs = build_formats(decisions)
+    contexts: dict[tuple[int, str], ProfileContext] = {}
+    step = DISASM_CHUNK * BUNDLE_SIZE
+    done = 0
+    if not as_json:
+        yield f"; neuron-profile syntax, target {target.name} (a listing to read, not an assembler input)\n"
+    else:
+        yield '{"syntax": "profile", "target": ' + json.dumps(target.name) + ', "streams": ['
+    for k, s in enumerate(inputs):
+        if s.name in graphs:
+            neff, graph = graphs[s.name]
+            key = (id(neff), graph)
+            if key not in contexts:
+                contexts[key] = profile_context(neff, graph, decisions)
+            ctx = contexts[key]
+        else:
+            ctx = ProfileContext(decisions, target.name)
+        if as_json:
+            yield ("\n " if k == 0 else ",\n ") + '{"stream": ' + json.dumps(s.name) + ', "bundles": ['
+        else:
+            yield f".stream {s.name}\n"
+        first = True
+        for a in range(0, len(s.data), step):
+            names = s.bir_names[a // BUNDLE_SIZE:(a + step) // BUNDLE_SIZE] if s.bir_names is not None else None
+            rows = profile_rows(s.data[a:a + step], ctx, base=a, formats=fs, bir_names=names)
+            drop_pages(s.data, a, a + step)
+            if as_json:
+                text = ",".join("\n  " + json.dumps(r) for r in rows)
+                yield ("" if first or not text else ",") + text
+            else:
+                yield "".join(row_line(r) + "\n" for r in rows)
+            first = first and not rows
+            done += len(rows)
+            bar.update(done)
+        if as_json:
+            yield "\n ]}"
+    if as_json:
+        yield "\n]}\n"
 
 
 def _listing_pieces(inputs: Sequence[Any], decisions: DecisionSet, target: Any, full_bytes: bool,
