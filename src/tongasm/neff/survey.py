@@ -192,7 +192,8 @@ def _survey_file(path: str, specs: tuple[str, ...]) -> _FilePart:
                 k = int(np.flatnonzero((ops == op) & ~decoded)[0])
                 part.examples.append((key, "undecoded", f"{where}[{k}]"))
         for k, f in bundle_findings(memoryview(data)[:n * BUNDLE_SIZE], target=target, decisions=decisions, stream=s.stream,
-                                    checks=checks, unmodelled="note"):
+                                    checks=checks, unmodelled="note",
+                                    act_sets=neff.activation_function_sets(s.graph)):  # the graph's own sets
             if f.check in UNDECODED_CHECKS:
                 continue
             key = (target.name, s.stream, int(ops[k]))
