@@ -153,7 +153,7 @@ class Diff:
             return (f"identical: {_plural(c['streams'], 'stream')}, {_plural(c['bundles_a'], 'bundle')}"
                     + (", every member equal" if self.a.members is not None and self.b.members is not None else ""))
         n = c["streams_differing"]
-        parts = [f"{n} of {_plural(c['streams'], 'stream')} differ{'s' * (n == 1)}",
+        parts = [f"{n} of {_plural(c['streams'], 'stream')} differ{'s' * (c['streams'] == 1)}",
                  f"{_plural(c['bundles_changed'], 'bundle')} changed",
                  f"{c['bundles_removed']} removed", f"{c['bundles_added']} added"]
         if c["members_differing"]:
