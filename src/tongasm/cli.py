@@ -1229,7 +1229,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
     decisions = _decisions(args)
     # the side that names its target (a NEFF, a listing) is read first, so that a bare stream takes it
-    if _has_target(args.a) or not _has_target(args.b):
+    if args.a == args.b:  # one input read once (and its notes said once)
+        a = b = _diff_side(args.a, args, decisions)
+    elif _has_target(args.a) or not _has_target(args.b):
         a = _diff_side(args.a, args, decisions)
         b = _diff_side(args.b, args, decisions, other=a if _has_target(args.a) else None)
     else:

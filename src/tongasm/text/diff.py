@@ -224,7 +224,7 @@ def diff_streams(a: bytes | memoryview, b: bytes | memoryview, name: str = "stre
         if len(data) % BUNDLE_SIZE:
             raise InputError(f"stream {name} of {what} has {len(data)} bytes, not a whole number of bundles")
     out = StreamDiff(name, a_name or name, b_name or name, len(a) // BUNDLE_SIZE, len(b) // BUNDLE_SIZE)
-    if bytes(a) == bytes(b):
+    if memoryview(a) == memoryview(b):  # no copy of a memory-mapped stream
         return out
     fs = build_formats(decisions)
     ma, mb = memoryview(a), memoryview(b)
