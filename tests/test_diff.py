@@ -206,6 +206,16 @@ def test_undecodable_bundles_are_compared_byte_by_byte() -> None:
     assert compare_bundles(a, a) is None
 
 
+def test_field_lines_show_hex_and_enum_names_and_absent_fields() -> None:
+    from tongasm.text.diff import FieldChange
+
+    assert FieldChange("wait_mode", 5, 0, "sem_ge_imm", "none").line() == "wait_mode: 5 (sem_ge_imm) -> 0 (none)"
+    assert FieldChange("opcode", 160, 35, "EventSemaphore", "ActivationTableLoad").line() == \
+        "opcode: 160 (0xa0, EventSemaphore) -> 35 (0x23, ActivationTableLoad)"
+    assert FieldChange("reserved_06", 0, None).line() == "reserved_06: 0 -> (absent)"
+    assert FieldChange("addr", -12, 4096).line() == "addr: -12 (-0xc) -> 4096 (0x1000)"
+
+
 def test_diff_sides_matches_streams_by_name() -> None:
     n = fresh()
     pe = n.stream_data(n.graph("sg00").streams["pe"])

@@ -63,9 +63,11 @@ class FieldChange:
 
 def _value(name: str, v: int | None, text: str | None) -> str:
     if v is None:
-        return "(none)"
-    shown = f"{v:#04x}" if name.startswith("byte+") else (str(v) if -10 < v < 10 else f"{v} ({v:#x})")
-    return shown + (f"({text})" if text else "")
+        return "(absent)"
+    if name.startswith("byte+"):
+        return f"{v:#04x}"
+    notes = ([] if -10 < v < 10 else [f"{v:#x}"]) + ([text] if text else [])
+    return f"{v} ({', '.join(notes)})" if notes else str(v)
 
 
 @dataclass(frozen=True)
