@@ -206,6 +206,24 @@ def build_parser() -> argparse.ArgumentParser:
     _add_decisions(fm)
     fm.set_defaults(func=cmd_formats)
 
+    df = sub.add_parser("diff", help="compare two bundle streams, listings or NEFFs bundle by bundle",
+                        description="Compare A and B bundle by bundle: each differing bundle with its index, offset, "
+                                    "both mnemonics and the fields that differ (from the layouts; a bundle that does "
+                                    "not decode is compared byte by byte), then the bundles only one side has, then "
+                                    "a one-line summary. A and B are each a bundle stream (FILE.bin), a listing "
+                                    "(FILE.s, assembled first) or a NEFF (FILE.neff, FILE.neff:sg00, "
+                                    "FILE.neff:sg00/pe); a whole NEFF is compared stream by stream (matched by graph "
+                                    "and engine, sg00.pe) and member by member. Exit 0 when identical, 1 when "
+                                    "different, 2 for unusable input.")
+    df.add_argument("a", metavar="A")
+    df.add_argument("b", metavar="B")
+    df.add_argument("--target", choices=sorted(TARGETS),
+                    help="target of a stream (default: the tongasm manifest.json or unpacked NEFF beside it, else "
+                         "gen2); overrides a listing's .target; a NEFF names its own")
+    _add_decisions(df)
+    _add_format(df)
+    df.set_defaults(func=cmd_diff)
+
     _add_neff_parser(sub)
 
     ds = sub.add_parser("decisions", help="list the decisions (D-n, R-n, N-n, S-n) and their selectable readings",
@@ -1153,6 +1171,79 @@ def cmd_explain(args: argparse.Namespace) -> int:
                   f"{where['offset']:#x}" + (f", BIR instruction {where['bir']}" if where["bir"] else ""))
         print(render_text(ex))
     return 0
+
+
+def _is_listing(path: str) -> bool:
+    """A listing by its .s suffix; a stream by .bin; otherwise sniff for listing text (a directive or a comment)."""
+    if path.endswith(".s"):
+        return True
+    if path.endswith(".bin"):
+        return False
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(256)
+    except OSError:
+        return False  # reading it as a stream reports the error
+    return head.lstrip()[:1] in (b".", b";", b"#")
+
+
+def _has_target(spec: str) -> bool:
+    """Does a ``diff`` input name its own target (a NEFF, a listing, a stream with one recorded beside it)?"""
+    from .neff.select import is_neff_spec
+
+    return is_neff_spec(spec) or _is_listing(spec) or _target_beside(Path(spec)) is not None
+
+
+def _diff_side(spec: str, args: argparse.Namespace, decisions: DecisionSet, other: Any = None) -> Any:
+    """One input of ``diff`` as a :class:`tongasm.text.diff.Side`; any failure is unusable input (exit 2).
+    A raw stream with no target given or recorded takes the target of ``other`` (the side that has one)."""
+    from .neff.select import is_neff_spec
+    from .text.diff import listing_side, neff_side, stream_side
+
+    try:
+        if is_neff_spec(spec):
+            side = neff_side(spec)
+            if args.target and args.target != side.target:
+                raise UsageError(f"{spec} is a {side.target} NEFF; --target {args.target} disagrees")
+            return side
+        if _is_listing(spec):
+            return listing_side(spec, decisions=decisions, target=args.target)
+        data = _read_stream(spec)
+        _check_length(spec, data)
+        target = args.target or _target_beside(Path(spec))
+        if target is None and other is not None:  # the other side's target, not a default that would differ
+            sys.stderr.write(f"tongasm: note: {spec}: no target given or recorded beside it; assuming "
+                             f"{other.target}, the target of {other.label}\n")
+            target = other.target
+        return stream_side(spec, _stream_name(spec), data, target or _stream_target(args, [spec]).name)
+    except UsageError:
+        raise
+    except TongasmError as e:
+        if e.exit_code == 2:
+            raise
+        raise InputError(str(e)) from None
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from .text.diff import diff_sides, render_text
+
+    decisions = _decisions(args)
+    # the side that names its target (a NEFF, a listing) is read first, so that a bare stream takes it
+    if args.a == args.b:  # one input read once (and its notes said once)
+        a = b = _diff_side(args.a, args, decisions)
+    elif _has_target(args.a) or not _has_target(args.b):
+        a = _diff_side(args.a, args, decisions)
+        b = _diff_side(args.b, args, decisions, other=a if _has_target(args.a) else None)
+    else:
+        b = _diff_side(args.b, args, decisions)
+        a = _diff_side(args.a, args, decisions, other=b)
+    d = diff_sides(a, b, decisions=decisions)
+    if args.format == "json":
+        _print_json(d.to_json())
+    else:
+        for line in render_text(d):
+            print(line)
+    return 0 if d.identical else 1
 
 
 def cmd_run(args: argparse.Namespace) -> int:
