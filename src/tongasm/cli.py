@@ -206,6 +206,18 @@ def build_parser() -> argparse.ArgumentParser:
     _add_decisions(fm)
     fm.set_defaults(func=cmd_formats)
 
+    br = sub.add_parser("bir-reference", help="print the BIR JSON reference of every opcode tongasm encodes "
+                                              "(from the declarations)",
+                        description="For each BIR opcode: its keys (type, enum values, required, default), its "
+                                    "operand roles (ins/outs order, descriptor slots, dtypes), the bundles it "
+                                    "produces, the engines it may name and a complete example kernel. --format "
+                                    "markdown is docs/bir-reference.md.")
+    br.add_argument("opcodes", nargs="*", metavar="OPCODE", help="only these BIR opcodes (e.g. Activation Memset)")
+    br.add_argument("--format", choices=("text", "markdown", "json"), default="text",
+                    help="output format (default: text)")
+    _add_decisions(br)
+    br.set_defaults(func=cmd_bir_reference)
+
     _add_neff_parser(sub)
 
     ds = sub.add_parser("decisions", help="list the decisions (D-n, R-n, N-n, S-n) and their selectable readings",
@@ -1396,6 +1408,39 @@ def cmd_formats(args: argparse.Namespace) -> int:
             dec = r["decision"] or ""
             print(f"  +{r['offset']:#04x}  {r['width']:<10} {r['name']:<18} {r['kind']:<14} {r['conf']}  {dec:<6} "
                   f"{r['doc']}")
+        print()
+    return 0
+
+
+def cmd_bir_reference(args: argparse.Namespace) -> int:
+    from .ir.reference import bir_opcodes, bir_reference_markdown, opcode_reference
+
+    ds = _decisions(args)
+    known = bir_opcodes()
+    unknown = [n for n in args.opcodes if n not in known]
+    if unknown:
+        raise UsageError(f"unknown BIR opcode(s) {', '.join(unknown)}; tongasm encodes: {', '.join(known)}")
+    if args.format == "markdown":
+        if args.opcodes:
+            raise UsageError("--format markdown renders the whole reference; drop the opcode names")
+        sys.stdout.write(bir_reference_markdown(ds))
+        return 0
+    entries = [opcode_reference(n, ds) for n in (args.opcodes or known)]
+    if args.format == "json":
+        _print_json(entries)
+        return 0
+    for e in entries:
+        print(f"{e['opcode']}: " + ", ".join(f"{b['opcode']} {b['mnemonic']}" for b in e["bundles"]))
+        for k in e["keys"]:
+            vals = f" [{', '.join(k['values'])}]" if k["values"] else ""
+            how = "required" if k["required"] else f"default {json.dumps(k['default'])}"
+            print(f"  key  {k['key']:<24} {k['type']}{vals}, {how}")
+        for r in e["operands"]:
+            opt = " (optional)" if r["optional"] else ""
+            print(f"  {r['list']}[{r['index']}] {r['role']}{opt}" + (f"  slots {', '.join(r['slots'])}" if r["slots"] else ""))
+        unassigned = e["unassigned_stream"] or "refused"
+        print(f"  engines {', '.join(e['engines'])}; Unassigned: {unassigned}")
+        print(f"  example: {e['example']['source']}")
         print()
     return 0
 
