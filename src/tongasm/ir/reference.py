@@ -182,7 +182,13 @@ def _assembled(kernel: Mapping[str, Any], opcode: str, decisions: DecisionSet) -
 def opcode_reference(opcode: str, decisions: DecisionSet = DEFAULT_DECISIONS) -> dict[str, Any]:
     """One opcode's entry of the reference (JSON-able)."""
     cls = _class(opcode)
+    source, kernel = example(opcode)
+    assembled = _assembled(kernel, opcode, decisions)
     lays = _layouts_of(opcode, decisions)
+    via = not lays
+    produced = {int(b.split()[0], 16) for a in assembled for b in a["bundles"]}
+    if via:  # lowered, or encoded as another opcode (GenericCopy as TensorCopy): the layouts it assembles to
+        lays = [lay for lay in layouts(decisions) if any(o.byte in produced for o in lay.opcodes)]
     dtypes = _role_dtypes(lays, decisions)
     slots = _role_slots(lays)
     keys = []
@@ -194,7 +200,6 @@ def opcode_reference(opcode: str, decisions: DecisionSet = DEFAULT_DECISIONS) ->
     for r in roles:
         r["slots"] = slots.get(r["role"], [])
         r["dtypes"] = dtypes.get(r["role"], [])
-    source, kernel = example(opcode)
     engines = [e.name for e in ENGINES if not check_example(_with_engine(kernel, opcode, e), decisions)]
     if cls.FAMILY == "engine":
         unassigned = None
@@ -205,12 +210,13 @@ def opcode_reference(opcode: str, decisions: DecisionSet = DEFAULT_DECISIONS) ->
         lay = next((x for x in lays if x.name == cls.LAYOUT), None)
         doc = (lay.doc if lay is not None and lay.doc else doc)
     bundles = sorted({(o.byte, o.mnemonic, lay.name) for lay in lays for o in lay.opcodes
-                      if o.bir == opcode or (lay.bir is not None and lay.bir.opcode == opcode)})
+                      if (o.byte in produced if via else o.bir == opcode) or (lay.bir is not None and lay.bir.opcode == opcode)})
     return {
         "opcode": opcode, "doc": " ".join(doc.split()), "keys": keys, "operands": roles,
         "bundles": [{"opcode": f"{b:#04x}", "mnemonic": m, "layout": n} for b, m, n in bundles],
+        "encoded_through": sorted({o.bir for lay in lays for o in lay.opcodes if o.byte in produced}) if via else [],
         "engines": engines, "unassigned_stream": unassigned,
-        "example": {"source": source, "kernel": kernel, "assembles_to": _assembled(kernel, opcode, decisions)},
+        "example": {"source": source, "kernel": kernel, "assembles_to": assembled},
     }
 
 
@@ -276,11 +282,16 @@ def bir_reference_markdown(decisions: DecisionSet = DEFAULT_DECISIONS) -> str:
                 dts = ", ".join(r["dtypes"]) if r["dtypes"] else "(no wire-dtype field)"
                 out.append(f"| `{r['list']}[{r['index']}]` | `{r['role']}` | {'yes' if r['optional'] else ''} | "
                            f"{', '.join(r['slots'])} | {dts} |")
+        elif any(i.get("ins") or i.get("outs") for f in e["example"]["kernel"]["functions"] for b in f["blocks"]
+                 for i in b["instructions"] if i.get("opcode") == e["opcode"]):
+            out.append("No fixed operand roles (the description above says where its operands go).")
         else:
             out.append("No operands (`ins` and `outs` empty).")
         out.append("")
         bundles = ", ".join(f"{b['opcode']} {b['mnemonic']} (`{b['layout']}`)" for b in e["bundles"])
-        out.append(f"* Bundles: {bundles or 'none of its own (lowered or encoded through another opcode: see the example)'}.")
+        through = (f" (it has none of its own: it is encoded through {', '.join(e['encoded_through'])}, "
+                   "as its example assembles; other operands or keys may pick other bundles of those)") if e["encoded_through"] else ""
+        out.append(f"* Bundles: {bundles or 'none'}{through}.")
         out.append(f"* Engines tongasm accepts: {', '.join(e['engines']) or 'none'}; "
                    + (f"Unassigned goes to the `{e['unassigned_stream']}` stream." if e["unassigned_stream"]
                       else "Unassigned is refused (it runs on every engine: name one)."))
