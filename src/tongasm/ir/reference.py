@@ -23,7 +23,7 @@ from typing import Any
 
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.decisions.families import DefaultStream
-from ..isa.enums import DTYPE_INFO, Dtype, Engine
+from ..isa.enums import DTYPE_INFO, Dtype, Engine, UpdateMode, WaitMode
 from ..isa.formats import build_formats
 from ..isa.layout import Layout
 from ..isa.layouts import layouts
@@ -47,7 +47,8 @@ COMMON_KEYS: tuple[tuple[str, str], ...] = (
     ("ins", "input operands, in the order of the roles below"),
     ("outs", "output operands, in the order of the roles below"),
     ("sync", "optional: {\"wait\": {mode, index, value}, \"update\": {mode, index, value}} (an EventSemaphore "
-             "takes a list of up to two waits)"),
+             "takes a list of up to two waits); wait modes "
+             f"{', '.join(m.name for m in WaitMode)}; update modes {', '.join(m.name for m in UpdateMode)}"),
 )
 
 
