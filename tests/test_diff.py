@@ -18,7 +18,7 @@ from tongasm.cli import main
 from tongasm.decode.bundle import decode_bundle
 from tongasm.isa.fields import BUNDLE_SIZE
 from tongasm.neff import Neff, write_neff
-from tongasm.text.diff import Side, compare_bundles, diff_sides, diff_streams
+from tongasm.neff.diff import Side, compare_bundles, diff_sides, diff_streams
 
 
 def fresh() -> Neff:
@@ -207,7 +207,7 @@ def test_undecodable_bundles_are_compared_byte_by_byte() -> None:
 
 
 def test_field_lines_show_hex_and_enum_names_and_absent_fields() -> None:
-    from tongasm.text.diff import FieldChange
+    from tongasm.neff.diff import FieldChange
 
     assert FieldChange("wait_mode", 5, 0, "sem_ge_imm", "none").line() == "wait_mode: 5 (sem_ge_imm) -> 0 (none)"
     assert FieldChange("opcode", 160, 35, "EventSemaphore", "ActivationTableLoad").line() == \
@@ -272,7 +272,7 @@ def test_every_real_stream_one_byte_changed_is_reported_completely() -> None:
     from corpus_support import corpus_files
 
     from tongasm.isa.formats import build_formats
-    from tongasm.text.diff import neff_side
+    from tongasm.neff.diff import neff_side
 
     fs = build_formats()
     seen = {"fields": 0, "bytes": 0, "layout": 0}

@@ -223,6 +223,17 @@ def build_parser() -> argparse.ArgumentParser:
     _add_decisions(df)
     _add_format(df)
     df.set_defaults(func=cmd_diff)
+    br = sub.add_parser("bir-reference", help="print the BIR JSON reference of every opcode tongasm encodes "
+                                              "(from the declarations)",
+                        description="For each BIR opcode: its keys (type, enum values, required, default), its "
+                                    "operand roles (ins/outs order, descriptor slots, dtypes), the bundles it "
+                                    "produces, the engines it may name and a complete example kernel. --format "
+                                    "markdown is docs/bir-reference.md.")
+    br.add_argument("opcodes", nargs="*", metavar="OPCODE", help="only these BIR opcodes (e.g. Activation Memset)")
+    br.add_argument("--format", choices=("text", "markdown", "json"), default="text",
+                    help="output format (default: text)")
+    _add_decisions(br)
+    br.set_defaults(func=cmd_bir_reference)
 
     _add_neff_parser(sub)
 
@@ -1195,10 +1206,10 @@ def _has_target(spec: str) -> bool:
 
 
 def _diff_side(spec: str, args: argparse.Namespace, decisions: DecisionSet, other: Any = None) -> Any:
-    """One input of ``diff`` as a :class:`tongasm.text.diff.Side`; any failure is unusable input (exit 2).
+    """One input of ``diff`` as a :class:`tongasm.neff.diff.Side`; any failure is unusable input (exit 2).
     A raw stream with no target given or recorded takes the target of ``other`` (the side that has one)."""
     from .neff.select import is_neff_spec
-    from .text.diff import listing_side, neff_side, stream_side
+    from .neff.diff import listing_side, neff_side, stream_side
 
     try:
         if is_neff_spec(spec):
@@ -1225,7 +1236,7 @@ def _diff_side(spec: str, args: argparse.Namespace, decisions: DecisionSet, othe
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from .text.diff import diff_sides, render_text
+    from .neff.diff import diff_sides, render_text
 
     decisions = _decisions(args)
     # the side that names its target (a NEFF, a listing) is read first, so that a bare stream takes it
@@ -1487,6 +1498,39 @@ def cmd_formats(args: argparse.Namespace) -> int:
             dec = r["decision"] or ""
             print(f"  +{r['offset']:#04x}  {r['width']:<10} {r['name']:<18} {r['kind']:<14} {r['conf']}  {dec:<6} "
                   f"{r['doc']}")
+        print()
+    return 0
+
+
+def cmd_bir_reference(args: argparse.Namespace) -> int:
+    from .text.bir_reference import bir_opcodes, bir_reference_markdown, opcode_reference
+
+    ds = _decisions(args)
+    known = bir_opcodes()
+    unknown = [n for n in args.opcodes if n not in known]
+    if unknown:
+        raise UsageError(f"unknown BIR opcode(s) {', '.join(unknown)}; tongasm encodes: {', '.join(known)}")
+    if args.format == "markdown":
+        if args.opcodes:
+            raise UsageError("--format markdown renders the whole reference; drop the opcode names")
+        sys.stdout.write(bir_reference_markdown(ds))
+        return 0
+    entries = [opcode_reference(n, ds) for n in (args.opcodes or known)]
+    if args.format == "json":
+        _print_json(entries)
+        return 0
+    for e in entries:
+        print(f"{e['opcode']}: " + ", ".join(f"{b['opcode']} {b['mnemonic']}" for b in e["bundles"]))
+        for k in e["keys"]:
+            vals = f" [{', '.join(k['values'])}]" if k["values"] else ""
+            how = "required" if k["required"] else f"default {json.dumps(k['default'])}"
+            print(f"  key  {k['key']:<24} {k['type']}{vals}, {how}")
+        for r in e["operands"]:
+            opt = " (optional)" if r["optional"] else ""
+            print(f"  {r['list']}[{r['index']}] {r['role']}{opt}" + (f"  slots {', '.join(r['slots'])}" if r["slots"] else ""))
+        unassigned = e["unassigned_stream"] or "refused"
+        print(f"  engines {', '.join(e['engines'])}; Unassigned: {unassigned}")
+        print(f"  example: {e['example']['source']}")
         print()
     return 0
 

@@ -284,7 +284,7 @@ def stream_side(label: str, name: str, data: bytes | memoryview, target: str) ->
 def listing_side(path: str, *, decisions: DecisionSet | None = None, target: str | None = None) -> Side:
     """A listing (the text ``tongasm disasm`` prints), assembled with :mod:`tongasm.text.assembler`:
     one stream per ``.stream``; ``target`` overrides the file's ``.target`` (as ``tongasm asm`` does)."""
-    from .assembler import assemble_file
+    from ..text.assembler import assemble_file
 
     prog = assemble_file(path, decisions=decisions, target=target)
     return Side(path, "listing", prog.target.name, {n: bytes(d) for n, d in prog.streams.items()})
@@ -293,7 +293,7 @@ def listing_side(path: str, *, decisions: DecisionSet | None = None, target: str
 def neff_side(spec: str) -> Side:
     """A NEFF (``FILE.neff``, or ``FILE.neff:sg00``, ``FILE.neff:sg00/pe``) as a side: its engine
     streams by ``.stream`` name; a whole NEFF also brings its other members."""
-    from ..neff.select import resolve_selector
+    from .select import resolve_selector
 
     sel = resolve_selector(spec, names=False)
     if sel.selector.bundle_offset is not None:
