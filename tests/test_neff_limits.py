@@ -71,7 +71,7 @@ def peak_of(f: Callable[[], object]) -> tuple[BaseException | None, int]:
     err: BaseException | None = None
     try:
         f()
-    except Exception as e:  # noqa: BLE001 - returned to the test, which checks its type
+    except Exception as e:  # (returned to the test, which checks its type)
         err = e
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
