@@ -253,3 +253,11 @@ def test_a_dbg_member_larger_than_its_limit_is_refused(monkeypatch: pytest.Monke
 def test_a_dbg_whose_field_overruns_the_member_is_exit_2_not_a_parse_of_garbage() -> None:
     with pytest.raises(NeffError, match=r"a.dbg: not a debug-info protobuf: field 3 declares 200000000 bytes"):
         parse_debug_info(varint(3 << 3 | 2) + varint(200_000_000) + b"\x01" * 10, "a.dbg")
+
+
+def test_the_readme_gives_every_limit_with_its_default_and_variable() -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    rows = {line.split("|")[-2].strip(" `"): line for line in readme.splitlines() if "TONGASM_MAX_NEFF_" in line}
+    assert set(rows) == {lim.env for lim in LIMITS}
+    for lim in LIMITS:
+        assert f"| {lim.default:,}" in rows[lim.env], (lim.env, rows[lim.env])
