@@ -221,7 +221,7 @@ def _inflate(deflate: memoryview, what: str, at: int) -> tuple[bytearray, bytes]
     def take(chunk: bytes) -> None:
         out.extend(chunk)
         if len(out) > limit:
-            raise MAX_TAR_BYTES.error(f"more than {limit}", f"{what}: the gzip payload at {at:#x}", "bytes")
+            raise MAX_TAR_BYTES.error(f"at least {len(out)}", f"{what}: the gzip payload at {at:#x}", "bytes")
         watch.feed(out)
 
     start = 0

@@ -160,7 +160,7 @@ def check_debug_info_size(data: bytes, path: str) -> None:
             continue
         entries += 1
         if entries > max_entries:
-            raise MAX_DBG_ENTRIES.error(f"more than {max_entries}", where, "entries")
+            raise MAX_DBG_ENTRIES.error(f"at least {entries}", where, "entries")
         if end - start <= max_ids:
             continue
         entry = data[start:end]
