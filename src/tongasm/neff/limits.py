@@ -5,8 +5,8 @@ of a million members, a JSON member nested a million deep, a ``.dbg`` protobuf d
 hundreds of millions of ids) must be refused with a loud :class:`~tongasm.neff.errors.NeffError`
 (exit 2) naming the member, the figure and the limit, *before* the memory is spent, not by the
 machine running out of it. Each limit is one :class:`Limit` here, with its default, the corpus
-figure it was chosen against (the largest of the 96 real NEFFs, measured by
-``/work/notes/scripts/bounds_measure.py``) and the environment variable that overrides it, as
+figure it was chosen against (the largest over the 96 real NEFFs of the corpus, inflated) and the
+environment variable that overrides it, as
 ``TONGASM_MAX_INSTRUCTIONS`` does for unrolling.
 """
 
