@@ -27,14 +27,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 from .errors import NeffError
+from .limits import MAX_MEMBER_BYTES, MAX_MEMBERS, MAX_TAR_BYTES
 
 BLOCK = 512
 #: tar end-of-archive: two zero blocks, not padded further inside the gzip (§1.5).
 TAR_END = 2 * BLOCK
 #: the payload (gzip member + zero padding) is a multiple of this (§1.4).
 PAYLOAD_BLOCKING = 10240
-#: refuse to inflate a payload to more than this (a NEFF's tar is megabytes; a bomb is not a NEFF).
-MAX_TAR_BYTES = 1 << 34
+#: inflate at most this many bytes per step: a bomb is refused within one step of a limit
+INFLATE_STEP = 1 << 20
+#: feed the inflater this much compressed input at a time (keeps its unconsumed tail small)
+DEFLATE_FEED = 1 << 16
 
 GZIP_MAGIC = b"\x1f\x8b"
 GZIP_CM_DEFLATE = 8
@@ -186,16 +189,9 @@ def read_gzip(payload: bytes | memoryview, *, what: str = "NEFF", base: int = 0)
         raise NeffError(f"{what}: truncated gzip header at {base:#x}") from None
     if i > len(p):
         raise NeffError(f"{what}: truncated gzip header at {base:#x}")
-    d = zlib.decompressobj(DEFLATE_WBITS)
-    try:
-        tar = d.decompress(p[i:], MAX_TAR_BYTES)
-    except zlib.error as e:
-        raise NeffError(f"{what}: bad gzip stream at {base + i:#x}: {e}") from None
-    if not d.eof:
-        if d.unconsumed_tail:
-            raise NeffError(f"{what}: the gzip payload inflates to more than {MAX_TAR_BYTES} bytes; refused")
-        raise NeffError(f"{what}: truncated gzip stream (the deflate data ends before its last block)")
-    rest = d.unused_data
+    inflated, rest = _inflate(p[i:], what, base + i)
+    tar = bytes(inflated)
+    del inflated
     if len(rest) < 8:
         raise NeffError(f"{what}: truncated gzip member: its 8-byte CRC32/ISIZE trailer is missing")
     crc, isize = struct.unpack_from("<II", rest)
@@ -210,6 +206,94 @@ def read_gzip(payload: bytes | memoryview, *, what: str = "NEFF", base: int = 0)
         raise NeffError(f"{what}: data after the gzip member at {at:#x} is not zero padding "
                          "(a second gzip member or trailing garbage)")
     return tar, GzipInfo(bytes(p[:i]), mtime, xfl, osb, member_size, len(pad))
+
+
+def _inflate(deflate: memoryview, what: str, at: int) -> tuple[bytearray, bytes]:
+    """Inflate a raw deflate stream step by step (:data:`INFLATE_STEP` bytes of output at most per
+    step) and return the output and the bytes after the stream. Between steps a :class:`_TarWatch`
+    reads the tar headers as they arrive, so a member count, a member size or the tar's total past
+    its limit (:mod:`tongasm.neff.limits`) is refused before the bytes it announces are inflated."""
+    limit = MAX_TAR_BYTES.value()
+    d = zlib.decompressobj(DEFLATE_WBITS)
+    out = bytearray()
+    watch = _TarWatch(what)
+
+    def take(chunk: bytes) -> None:
+        out.extend(chunk)
+        if len(out) > limit:
+            raise MAX_TAR_BYTES.error(f"at least {len(out)}", f"{what}: the gzip payload at {at:#x}", "bytes")
+        watch.feed(out)
+
+    start = 0
+    try:
+        while start < len(deflate) and not d.eof:
+            tail: bytes | memoryview = deflate[start:start + DEFLATE_FEED]
+            start += DEFLATE_FEED
+            while True:
+                take(d.decompress(tail, INFLATE_STEP))
+                tail = d.unconsumed_tail
+                if d.eof or not tail:
+                    break
+        while not d.eof:  # output still held after the last input
+            chunk = d.decompress(b"", INFLATE_STEP)
+            if not chunk:
+                break
+            take(chunk)
+    except zlib.error as e:
+        raise NeffError(f"{what}: bad gzip stream at {at:#x}: {e}") from None
+    if not d.eof:
+        raise NeffError(f"{what}: truncated gzip stream (the deflate data ends before its last block)")
+    return out, d.unused_data + bytes(deflate[start:])
+
+
+class _TarWatch:
+    """Reads tar headers from a growing buffer, only far enough to enforce the member count and
+    member size limits early; it checks nothing else (:func:`read_tar` does, on the whole tar) and
+    stops at anything it cannot follow."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.pos = 0
+        self.count = 0
+        self.pax_size: int | None = None
+        self.done = False
+
+    def feed(self, buf: bytearray) -> None:
+        while not self.done and self.pos + BLOCK <= len(buf):
+            h = bytes(buf[self.pos:self.pos + BLOCK])
+            if not any(h):
+                self.done = True
+                return
+            label = _cstr(_field(h, "name")).decode("utf-8", "backslashreplace") or f"at tar offset {self.pos:#x}"
+            where = f"{self.what}: tar member {label!r}"
+            try:
+                size = _parse_octal(_field(h, "size"), where)
+            except NeffError:
+                self.done = True
+                return
+            tf = _field(h, "typeflag").decode("latin-1")
+            if tf in ("x", "L"):
+                if size > MAX_EXTENSION_BYTES:
+                    self.done = True  # read_tar refuses it
+                    return
+                if self.pos + BLOCK + size > len(buf):
+                    return  # wait for the extension's records
+                if tf == "x":
+                    body = bytes(buf[self.pos + BLOCK:self.pos + BLOCK + size])
+                    try:
+                        sizes = [v for k, v in parse_pax_records(body, where) if k == "size"]
+                    except NeffError:
+                        self.done = True
+                        return
+                    self.pax_size = int(sizes[-1]) if sizes and sizes[-1].isdigit() else None
+            else:
+                self.count += 1
+                MAX_MEMBERS.check(self.count, f"{self.what}: at tar member {label!r}", "members")
+                if self.pax_size is not None:
+                    size = self.pax_size
+                MAX_MEMBER_BYTES.check(size, where, "bytes")
+                self.pax_size = None
+            self.pos += BLOCK + size + (-size % BLOCK)
 
 
 # --- tar ----------------------------------------------------------------------------------------
@@ -559,6 +643,8 @@ def read_tar(tar: bytes | memoryview, *, what: str = "NEFF",
                 _cstr(_field(h, "gname")).decode("utf-8", "backslashreplace"),
                 pending.records if pending is not None and pending.kind == "pax" else ())
         pending = None
+        MAX_MEMBERS.check(len(members) + 1, f"{what}: at tar member {text!r}", "members")
+        MAX_MEMBER_BYTES.check(size, f"{what}: tar member {text!r}", "bytes")
         if start + size > n:
             raise NeffError(f"{what}: truncated tar: member {text!r} declares {size} bytes, only "
                              f"{max(0, n - start)} remain")

@@ -40,11 +40,12 @@ Instr.7 attributes       V  key/value strings (kernel_file, kernel_line)
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .errors import NeffError
+from .limits import MAX_DBG_BYTES, MAX_DBG_ENTRIES, MAX_DBG_IDS
 
 #: The schema, declared once: message → ((number, name, type, repeated), ...).
 SCHEMA: Mapping[str, tuple[tuple[int, str, str, bool], ...]] = {
@@ -100,9 +101,85 @@ def message_class(name: str = "DebugInfo") -> Any:
     return _CLASSES[name]
 
 
+#: bytes that end a varint (high bit clear): deleting the others counts the varints in a packed table
+_VARINT_CONTINUES = bytes(range(0x80, 0x100))
+#: DebugInfo's repeated entry field, as its one-byte wire tag (field 3, length-delimited)
+_ENTRY_FIELD = SCHEMA["DebugInfo"][2][0]
+
+
+def _varint(b: bytes, i: int, where: str) -> tuple[int, int]:
+    """The base-128 varint at ``b[i]`` and the offset after it."""
+    v = shift = 0
+    while True:
+        if i >= len(b) or shift > 63:
+            raise NeffError(f"{where}: not a debug-info protobuf: truncated or overlong varint at byte {i}")
+        c = b[i]
+        v |= (c & 0x7F) << shift
+        i += 1
+        shift += 7
+        if c < 0x80:
+            return v, i
+
+
+def _fields(b: bytes, where: str) -> Iterator[tuple[int, int, int, int]]:
+    """(field number, wire type, start, end) of each field of one message's wire bytes; the value is
+    ``b[start:end]`` (a varint's bytes, or a length-delimited payload). Groups and bad wire types are
+    left for the protobuf parser to refuse (the scan stops there)."""
+    i = 0
+    while i < len(b):
+        tag, i = _varint(b, i, where)
+        number, wire = tag >> 3, tag & 7
+        if wire == 0:
+            _, j = _varint(b, i, where)
+        elif wire == 2:
+            n, i = _varint(b, i, where)
+            j = i + n
+            if j > len(b):
+                raise NeffError(f"{where}: not a debug-info protobuf: field {number} declares {n} bytes at byte "
+                                 f"{i}, {len(b) - i} remain")
+        elif wire in (1, 5):
+            j = i + (8 if wire == 1 else 4)
+        else:
+            return
+        yield number, wire, i, j
+        i = j
+
+
+def check_debug_info_size(data: bytes, path: str) -> None:
+    """Refuse a ``.dbg`` member that would cost more than its limits before the protobuf parser
+    builds it: its size (:data:`~tongasm.neff.limits.MAX_DBG_BYTES`), its entry count
+    (:data:`~tongasm.neff.limits.MAX_DBG_ENTRIES`, counted on the wire) and, per entry, the ids of
+    each parent-id / dependency table (:data:`~tongasm.neff.limits.MAX_DBG_IDS`; an entry shorter
+    than the limit cannot hold more, so only longer ones are scanned)."""
+    where = f"NEFF member {path}"
+    MAX_DBG_BYTES.check(len(data), where, "bytes")
+    max_entries, max_ids = MAX_DBG_ENTRIES.value(), MAX_DBG_IDS.value()
+    entries = 0
+    for number, wire, start, end in _fields(data, where):
+        if number != _ENTRY_FIELD or wire != 2:
+            continue
+        entries += 1
+        if entries > max_entries:
+            raise MAX_DBG_ENTRIES.error(f"at least {entries}", where, "entries")
+        if end - start <= max_ids:
+            continue
+        entry = data[start:end]
+        counts: dict[int, int] = {}
+        for n2, w2, s2, e2 in _fields(entry, f"{where}: entry {entries - 1}"):
+            k = 1 if w2 != 2 else len(entry[s2:e2].translate(None, _VARINT_CONTINUES))
+            counts[n2] = counts.get(n2, 0) + k
+        for n2, k in counts.items():
+            if k > max_ids:
+                name = next((f[1] for f in SCHEMA["DebugInstruction"] if f[0] == n2), f"field {n2}")
+                raise MAX_DBG_IDS.error(k, f"{where}: entry {entries - 1}: {name}", "ids")
+
+
 def parse_debug_info(data: bytes, path: str = ".dbg") -> Any:
-    """Decode one ``.dbg`` member into a ``DebugInfo`` message (unknown fields kept)."""
+    """Decode one ``.dbg`` member into a ``DebugInfo`` message (unknown fields kept), after
+    :func:`check_debug_info_size` has bounded what it may cost."""
     from google.protobuf.message import DecodeError
+
+    check_debug_info_size(bytes(data), path)
 
     cls = message_class("DebugInfo")
     msg = cls()

@@ -25,6 +25,7 @@ from typing import Any
 from ..isa.enums import ENGINE_STREAM, Engine
 from ..isa.targets import TARGETS, Target
 from .errors import NeffError
+from .limits import MAX_JSON_BYTES, MAX_JSON_DEPTH
 
 #: ``kelf-0.json`` target → tongasm target (§1.10: cayman V, sunda B).
 NEFF_TARGETS: Mapping[str, str] = {"cayman": "gen3", "sunda": "gen2"}
@@ -75,11 +76,39 @@ def stream_of_engine_file(stem: str) -> str | None:
     return base if not number or int(number) == 0 else f"{base}{int(number)}"
 
 
+#: a JSON string literal (escapes included), removed before brackets are counted
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+#: every byte but the four brackets (deleted to leave the nesting structure)
+_NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
+_DEPTH_STEP = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")  # +1 / -1 as int8
+
+
+def json_depth(data: bytes) -> int:
+    """The deepest nesting of arrays and objects in JSON text, counted without parsing it (brackets
+    inside strings excluded), so a member nested a million deep is refused before the parser
+    recurses into it. Malformed text gives some figure; the parser then says what is wrong."""
+    brackets = _JSON_STRING.sub(b"", data).translate(None, _NOT_BRACKET)
+    if not brackets:
+        return 0
+    import numpy as np
+
+    steps = np.frombuffer(brackets.translate(_DEPTH_STEP), dtype=np.int8)
+    return int(np.cumsum(steps, dtype=np.int64).max())
+
+
 def load_json(path: str, data: bytes) -> Any:
+    """Parse a JSON member, refusing one larger than :data:`~tongasm.neff.limits.MAX_JSON_BYTES` or
+    nested deeper than :data:`~tongasm.neff.limits.MAX_JSON_DEPTH` before parsing it."""
+    where = f"NEFF member {path}"
+    MAX_JSON_BYTES.check(len(data), where, "bytes")
+    if data.count(b"[") + data.count(b"{") > MAX_JSON_DEPTH.value():  # (else it cannot be that deep)
+        MAX_JSON_DEPTH.check(json_depth(bytes(data)), where, "levels")
     try:
         return json.loads(data)
     except (UnicodeDecodeError, ValueError) as e:
-        raise NeffError(f"NEFF member {path}: not valid JSON: {e}") from None
+        raise NeffError(f"{where}: not valid JSON: {e}") from None
+    except RecursionError:  # a depth limit raised above what Python's parser recurses to
+        raise MAX_JSON_DEPTH.error("beyond Python's recursion limit", where) from None
 
 
 def _brief(v: Any, limit: int = 60) -> str:

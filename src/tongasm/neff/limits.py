@@ -1,0 +1,78 @@
+"""How much a NEFF may make tongasm spend: named limits on the container and its members.
+
+A NEFF is a few megabytes of gzip that may inflate to anything; a hostile one (a gzip bomb, a tar
+of a million members, a JSON member nested a million deep, a ``.dbg`` protobuf declaring tables of
+hundreds of millions of ids) must be refused with a loud :class:`~tongasm.neff.errors.NeffError`
+(exit 2) naming the member, the figure and the limit, *before* the memory is spent, not by the
+machine running out of it. Each limit is one :class:`Limit` here, with its default, the corpus
+figure it was chosen against (the largest over the 96 real NEFFs of the corpus, inflated) and the
+environment variable that overrides it, as
+``TONGASM_MAX_INSTRUCTIONS`` does for unrolling.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from ..errors import UsageError
+from .errors import NeffError
+
+
+@dataclass(frozen=True)
+class Limit:
+    """One bound on what reading a NEFF may cost: ``default`` unless ``$env`` is set (a positive
+    integer; read at each use, so tests and fuzzers may lower it)."""
+
+    name: str  # what is bounded, as messages say it
+    default: int
+    env: str
+    doc: str  # why this default (the corpus's largest figure)
+
+    def value(self) -> int:
+        text = os.environ.get(self.env, "").strip()
+        if not text:
+            return self.default
+        if not text.isdigit() or len(text) > 18 or int(text) < 1:
+            raise UsageError(f"{self.env} must be a positive integer, got {text[:40]!r}")
+        return int(text)
+
+    def check(self, figure: int, where: str, unit: str = "") -> None:
+        """Refuse ``figure`` above the limit: a NeffError naming ``where``, the figure and the limit."""
+        limit = self.value()
+        if figure > limit:
+            raise self.error(figure, where, unit)
+
+    def error(self, figure: int | str, where: str, unit: str = "") -> NeffError:
+        u = f" {unit}" if unit else ""
+        return NeffError(f"{where}: {self.name} is {figure}{u}, more than the limit of {self.value()}{u}; "
+                         f"refused ({self.env} raises the limit)")
+
+
+#: The tar inside the payload, inflated (corpus largest: 20,695,040 bytes, yolox MODULE_15023315273075843957).
+MAX_TAR_BYTES = Limit("the inflated tar", 1 << 29, "TONGASM_MAX_NEFF_TAR_BYTES",
+                      "512 MiB: 25x the corpus's largest inflated tar (20.7 MB)")
+#: Members in one NEFF (corpus largest: 183).
+MAX_MEMBERS = Limit("the member count", 10_000, "TONGASM_MAX_NEFF_MEMBERS",
+                    "10,000: 54x the corpus's most members (183)")
+#: One member's size (corpus largest: 4,236,480 bytes, a yolox sg00/PE.bin).
+MAX_MEMBER_BYTES = Limit("the member size", 1 << 27, "TONGASM_MAX_NEFF_MEMBER_BYTES",
+                         "128 MiB: 31x the corpus's largest member (4.2 MB)")
+#: One JSON member's size (corpus largest: 2,292,843 bytes, a yolox sg00/SP.json).
+MAX_JSON_BYTES = Limit("the JSON member size", 1 << 26, "TONGASM_MAX_NEFF_JSON_BYTES",
+                       "64 MiB: 29x the corpus's largest JSON member (2.3 MB)")
+#: Nesting of arrays/objects in a JSON member (corpus deepest: 21, a moe klir.debuginfo.json).
+MAX_JSON_DEPTH = Limit("the JSON nesting depth", 256, "TONGASM_MAX_NEFF_JSON_DEPTH",
+                       "256: 12x the corpus's deepest JSON member (21), well below Python's recursion limit")
+#: One ``.dbg`` protobuf member's size (corpus largest: 764,276 bytes).
+MAX_DBG_BYTES = Limit("the debug-info member size", 1 << 25, "TONGASM_MAX_NEFF_DBG_BYTES",
+                      "32 MiB: 43x the corpus's largest .dbg member (764 KB)")
+#: Entries (instructions) in one ``.dbg`` member (corpus most: 66,195, an asm PE .dbg).
+MAX_DBG_ENTRIES = Limit("the debug-info entry count", 1 << 20, "TONGASM_MAX_NEFF_DBG_ENTRIES",
+                        "1,048,576: 15x the corpus's most .dbg entries (66,195)")
+#: Ids in one ``.dbg`` entry's parent-id / dependency tables (corpus most: 420).
+MAX_DBG_IDS = Limit("the debug-info id table size", 1 << 16, "TONGASM_MAX_NEFF_DBG_IDS",
+                    "65,536: 156x the corpus's largest table in one entry (420 ids)")
+
+LIMITS: tuple[Limit, ...] = (MAX_TAR_BYTES, MAX_MEMBERS, MAX_MEMBER_BYTES, MAX_JSON_BYTES, MAX_JSON_DEPTH,
+                             MAX_DBG_BYTES, MAX_DBG_ENTRIES, MAX_DBG_IDS)
