@@ -294,3 +294,26 @@ def test_a_lone_surrogate_in_a_member_path_is_refused(tmp_path: Path, capsys: py
     assert run("neff", "pack", tmp_path / "u", "-o", tmp_path / "o.neff") == 2
     err = capsys.readouterr().err
     assert "lone surrogate" in err and "internal error" not in err and not (tmp_path / "o.neff").exists()
+
+
+def test_pack_and_repack_check_the_streams_they_write(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tongasm.decode.bundle import decode_bundle
+
+    neff = read_neff(small())
+    s = neff.graph("sg00").streams["pe"]
+    data = bytearray(neff.stream_data(s))
+    k = next(i for i in range(len(data) // 64) if data[i * 64] == 0x02)  # a Matmul
+    d = decode_bundle(bytes(data[k * 64:(k + 1) * 64]))
+    dtype_field = next(n for n in d.fields if n.endswith("dtype"))
+    data[k * 64:(k + 1) * 64] = d.fmt.encode({**d.fields, dtype_field: 0})  # wire dtype 0 does not exist
+    bad = tmp_path / "PE.bin"
+    bad.write_bytes(bytes(data))
+    out = tmp_path / "o.neff"
+    assert run("neff", "repack", small(), "--replace", f"sg00/PE.bin={bad}", "-o", out) == 1
+    err = capsys.readouterr().err
+    assert "fail check (1 finding)" in err and "sg00/PE.bin" in err and dtype_field in err and not out.exists()
+    assert run("neff", "unpack", small(), "-o", tmp_path / "u", "-q") == 0
+    (tmp_path / "u" / "sg00" / "PE.bin").write_bytes(bytes(data))
+    assert run("neff", "pack", tmp_path / "u", "-o", out) == 1 and not out.exists()
+    assert "nothing written" in capsys.readouterr().err
+    assert run("neff", "pack", tmp_path / "u", "-o", out, "--no-check", "-q") == 0 and out.exists()

@@ -290,6 +290,8 @@ def _add_neff_parser(sub: Any) -> None:
     pk.add_argument("--replace", action="append", default=[], metavar="MEMBER=FILE",
                     help="replace one member by a file's bytes (repeatable), e.g. sg00/PE.bin=new.bin")
     _add_quiet(pk)
+    pk.add_argument("--no-check", action="store_true",
+                    help="write the NEFF even when its engine streams fail 'tongasm check' (checked by default)")
     _add_decisions(pk)
     pk.set_defaults(func=cmd_neff_pack)
     rp = nsub.add_parser("repack", help="rewrite a NEFF with replaced streams or members",
@@ -302,6 +304,8 @@ def _add_neff_parser(sub: Any) -> None:
     rp.add_argument("--replace", action="append", default=[], metavar="MEMBER=FILE",
                     help="replace one member by a file's bytes (repeatable), e.g. sg00/PE.bin=new.bin")
     _add_quiet(rp)
+    rp.add_argument("--no-check", action="store_true",
+                    help="write the NEFF even when its engine streams fail 'tongasm check' (checked by default)")
     _add_decisions(rp)
     rp.set_defaults(func=cmd_neff_repack)
     sv = nsub.add_parser("survey", help="per target, engine and opcode: bundles, decoded, unexplained, text round "
@@ -1575,7 +1579,7 @@ def cmd_neff_pack(args: argparse.Namespace) -> int:
     from .neff import pack_dir
 
     neff = pack_dir(args.dir, args.output, decisions=_decisions(args), streams=args.streams,
-                    replace=_replacements(args.replace))
+                    replace=_replacements(args.replace), check=not args.no_check)
     if not args.quiet:
         size = Path(args.output).stat().st_size
         print(f"packed {args.dir}: {_plural(len(neff.members), 'member')} -> {args.output} ({size} bytes)")
@@ -1586,7 +1590,7 @@ def cmd_neff_repack(args: argparse.Namespace) -> int:
     from .neff.unpack import repack_neff
 
     neff = repack_neff(args.neff, args.output, decisions=_decisions(args), streams=args.streams,
-                       replace=_replacements(args.replace))
+                       replace=_replacements(args.replace), check=not args.no_check)
     if not args.quiet:
         size = Path(args.output).stat().st_size
         print(f"repacked {args.neff}: {_plural(len(neff.members), 'member')} -> {args.output} ({size} bytes)")

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, TongasmError
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from .container import TAR_STYLE_BY_NAME, USTAR, GzipInfo, MemberHeader, check_member_name, safe_member_path
 from .errors import NeffError
@@ -188,33 +188,63 @@ def replace_from_asm_dir(neff: Neff, asm_dir: str | os.PathLike[str]) -> list[st
     return done
 
 
-def pack_dir(in_dir: str | os.PathLike[str], out: str | os.PathLike[str], *,
-             decisions: DecisionSet = DEFAULT_DECISIONS, streams: str | os.PathLike[str] | None = None,
-             replace: Mapping[str, bytes] | None = None) -> Neff:
-    """Pack an unpacked directory (optionally with streams from an ``asm`` output directory and
-    member replacements) into the NEFF ``out``, atomically. Returns the packed :class:`Neff`."""
+class StreamsRefused(TongasmError):
+    """The engine streams of a NEFF about to be written fail ``check`` (exit 1: nothing is written)."""
+
+
+def stream_errors(neff: Neff, decisions: DecisionSet = DEFAULT_DECISIONS) -> list[str]:
+    """Every check error of every engine stream of ``neff``, as ``check`` of the NEFF reports them
+    (its target, each graph's activation function sets; opcodes with no layout counted, not errors)."""
+    from ..check.runner import check_stream
+
+    out = []
+    for s in neff.streams():
+        label = f"{s.graph}/{s.stream}"
+        for f in check_stream(neff.stream_data(s), name=label, target=neff.target, decisions=decisions,
+                              stream=s.stream, unmodelled="note", act_sets=neff.activation_function_sets(s.graph)):
+            if f.severity == "error":
+                out.append(f"{s.member}: {f.line()}")
+    return out
+
+
+def _write_checked(neff: Neff, out: str | os.PathLike[str], decisions: DecisionSet, check: bool) -> None:
     from .neff import write_neff
 
+    if check:
+        errors = stream_errors(neff, decisions)
+        if errors:
+            shown = "\n".join(errors[:50]) + (f"\n... and {len(errors) - 50} more" if len(errors) > 50 else "")
+            raise StreamsRefused(f"the streams of the NEFF for {out} fail check ({len(errors)} finding"
+                                 f"{'s' * (len(errors) > 1)}); nothing written (--no-check writes it anyway):\n{shown}")
+    write_neff(neff, out, decisions)
+
+
+def pack_dir(in_dir: str | os.PathLike[str], out: str | os.PathLike[str], *,
+             decisions: DecisionSet = DEFAULT_DECISIONS, streams: str | os.PathLike[str] | None = None,
+             replace: Mapping[str, bytes] | None = None, check: bool = False) -> Neff:
+    """Pack an unpacked directory (optionally with streams from an ``asm`` output directory and
+    member replacements) into the NEFF ``out``, atomically. Returns the packed :class:`Neff`.
+    ``check``: refuse (:class:`StreamsRefused`) when an engine stream fails ``check``."""
     neff = load_dir(in_dir)
     if streams is not None:
         replace_from_asm_dir(neff, streams)
     for name, data in (replace or {}).items():
         neff.replace_member(name, data)
-    write_neff(neff, out, decisions)
+    _write_checked(neff, out, decisions, check)
     return neff
 
 
 def repack_neff(src: str | os.PathLike[str], out: str | os.PathLike[str], *,
                 decisions: DecisionSet = DEFAULT_DECISIONS, streams: str | os.PathLike[str] | None = None,
-                replace: Mapping[str, bytes] | None = None) -> Neff:
+                replace: Mapping[str, bytes] | None = None, check: bool = False) -> Neff:
     """Read the NEFF ``src``, replace streams (from an ``asm`` output directory) and members, and write
-    ``out`` atomically (§1.12's repack, without an unpacked directory)."""
-    from .neff import read_neff, write_neff
+    ``out`` atomically (§1.12's repack, without an unpacked directory). ``check`` as :func:`pack_dir`."""
+    from .neff import read_neff
 
     neff = read_neff(src)
     if streams is not None:
         replace_from_asm_dir(neff, streams)
     for name, data in (replace or {}).items():
         neff.replace_member(name, data)
-    write_neff(neff, out, decisions)
+    _write_checked(neff, out, decisions, check)
     return neff
