@@ -770,7 +770,8 @@ def test_a_full_stdout_is_a_clear_error(assembled: Path, argv: list[str]) -> Non
         "tongasm: error: cannot write to standard output: No space left on device"
 
 
-def test_a_closed_stdout_is_a_clear_error(assembled: Path) -> None:
+def test_a_reader_that_closes_stdout_early_gets_no_error(assembled: Path) -> None:
+    """``tongasm disasm F | head``: like cat and objdump, no message; the exit status is 128 + SIGPIPE."""
     big = assembled / "big.bin"
     big.write_bytes((assembled / "dve.bin").read_bytes() * 4000)
     p = subprocess.Popen([sys.executable, "-m", "tongasm", "disasm", str(big)], stdout=subprocess.PIPE,
@@ -778,8 +779,8 @@ def test_a_closed_stdout_is_a_clear_error(assembled: Path) -> None:
     assert p.stdout is not None and p.stdout.readline().startswith(".target")
     p.stdout.close()
     err = p.stderr.read() if p.stderr else ""
-    assert p.wait(60) == 1
-    assert err.strip() == "tongasm: error: standard output was closed before the output was complete (broken pipe)"
+    assert p.wait(60) == 128 + 13
+    assert err == ""
 
 
 def test_names_with_lone_surrogates_print(tmp_path: Path) -> None:

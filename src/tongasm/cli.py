@@ -1708,14 +1708,18 @@ class _Stdout:
 
 
 class _StdoutError(OutputError):
-    """Standard output could not be written."""
+    """Standard output could not be written (``broken_pipe``: its reader closed it, e.g. ``| head``)."""
+
+    broken_pipe = False
 
 
 def _stdout_error(e: OSError) -> _StdoutError:
     import errno
 
     if e.errno == errno.EPIPE:
-        return _StdoutError("standard output was closed before the output was complete (broken pipe)")
+        err = _StdoutError("standard output was closed before the output was complete (broken pipe)")
+        err.broken_pipe = True
+        return err
     return _StdoutError(f"cannot write to standard output: {e.strerror or e}")
 
 
@@ -1744,6 +1748,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except _StdoutError as e:
         _silence_stdout(inner)
+        if e.broken_pipe:  # `tongasm disasm F | head`: the reader has what it wanted; say nothing, as cat does
+            import signal
+
+            return 128 + signal.SIGPIPE
         sys.stderr.write(f"tongasm: error: {e}\n")
         return e.exit_code
     except TongasmError as e:
