@@ -317,3 +317,20 @@ def test_pack_and_repack_check_the_streams_they_write(tmp_path: Path, capsys: py
     assert run("neff", "pack", tmp_path / "u", "-o", out) == 1 and not out.exists()
     assert "nothing written" in capsys.readouterr().err
     assert run("neff", "pack", tmp_path / "u", "-o", out, "--no-check", "-q") == 0 and out.exists()
+
+
+def test_neff_info_shows_the_legend_only_when_used_and_each_tensor_once(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    assert run("neff", "info", small()) == 0
+    out = capsys.readouterr().out
+    assert "* = no tongasm layout" not in out  # every opcode of the file has a layout
+    tensors = next(line for line in out.splitlines() if line.startswith("tensors (neff.json): "))
+    assert tensors.count("output0 float16 [128, 128]") == 1
+    n = read_neff(small())
+    s = n.graph("sg00").streams["pe"]
+    n.replace_stream("sg00", "pe", n.stream_data(s) + bytes([0x4E, 0x10]) + bytes(62))  # no layout: 0x4E
+    odd = tmp_path / "odd.neff"
+    odd.write_bytes(n.to_bytes())
+    assert run("neff", "info", odd) == 0
+    out = capsys.readouterr().out
+    assert "0x4e TensorCumulativeArithOp* x1" in out and out.count("* = no tongasm layout") == 1

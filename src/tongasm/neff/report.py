@@ -113,7 +113,8 @@ def render_report(r: dict[str, Any]) -> str:
             census = ", ".join(f"{c['opcode']:#04x} {c['name']}{'' if c['layout'] else '*'} x{c['count']}"
                                for c in s["census"])
             out.append(f"  {s['name']:<10} {s['member']:<22} {s['bundles']:>7} bundles  {census}")
-        out.append("  (* = no tongasm layout yet: listed as .bytes, not checked)")
+        if any(not c["layout"] for s in g["streams"] for c in s["census"]):
+            out.append("  (* = no tongasm layout yet: listed as .bytes, not checked)")
         out.append("  variables:")
         for v in g["variables"]:
             extra = f" size {v['size']}" if v["size"] is not None else ""
@@ -128,9 +129,9 @@ def render_report(r: dict[str, Any]) -> str:
                        f"semaphores {rng}")
         out.append(f"  runtime: {g['runtime_event_count']} events, {g['runtime_semaphore_count']} semaphores; "
                    f"SBUF reservations {g['runtime_statebuffer_reservation']}; features {g['neff_features']}")
-    if r["tensors"]:
-        out.append("\ntensors (neff.json): " + ", ".join(
-            f"{t['name']} {t['dtype']} {t['shape']}" for t in r["tensors"]))
+    if r["tensors"]:  # an entry that several graphs' nodes repeat (output0 of each core) is listed once
+        shown = dict.fromkeys(f"{t['name']} {t['dtype']} {t['shape']}" for t in r["tensors"])
+        out.append("\ntensors (neff.json): " + ", ".join(shown))
     gz = r["gzip"]
     out.append(f"\npayload: gzip member {gz['member_size']} bytes + {gz['padding']} zero bytes; "
                f"MTIME {gz['mtime']:#x} ({gz['mtime_utc']}), XFL {gz['xfl']}, OS {gz['os']}")
