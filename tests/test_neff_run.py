@@ -461,3 +461,14 @@ def test_hostile_neff_json_attrs_are_refused_by_run(tmp_path: Path, capsys: pyte
     err = capsys.readouterr().err
     assert rc == 2 and "internal error" not in err and f"attrs {column}[{k}]" in err, err
     assert not (tmp_path / "r").exists()
+
+
+def test_an_unknown_output_is_refused_before_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tongasm.neff.run as r
+
+    ran: list[int] = []
+    monkeypatch.setattr(r.Scheduler, "run", lambda self: ran.append(1))  # the run must not start
+    x, y = rand_inputs(0)
+    with pytest.raises(InputError, match="no input or output named 'nosuch' \\(known: "):
+        run_neff(fresh(), {"x": x, "y": y}, outputs=["nosuch"])
+    assert ran == []

@@ -1457,7 +1457,7 @@ def _run_neff(args: argparse.Namespace, decisions: DecisionSet) -> int:
     with _bar(args, "run", unit="bundles") as bar, _tracing(timeline, args.trace):
         result = run_neff(neff, inputs, graphs=[sel.graph] if sel.graph else None, decisions=decisions,
                           seed=args.seed, declared=declared, timeline=timeline, progress=bar.hook, note=note,
-                          copy_inputs=False, log=trace)
+                          copy_inputs=False, log=trace, outputs=names)
     seconds = time.perf_counter() - start
     written = write_outputs(result.outputs(names), dict(result.state(), seconds=round(seconds, 6)), args.output)
     rate = result.executed / seconds if seconds > 0 else 0.0

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -282,8 +282,11 @@ def run_neff(neff: Neff, inputs: Mapping[str, np.ndarray], *, graphs: list[str] 
              decisions: DecisionSet = DEFAULT_DECISIONS, seed: int = 0, declared: Mapping[str, Declared] = {},
              timeline: Timeline | None = None, progress: Callable[[int, int | None], None] | None = None,
              note: Callable[[str], None] | None = None, copy_inputs: bool = True,
-             log: Callable[[str, DecodedBundle, int], None] | None = None) -> NeffRunResult:
+             log: Callable[[str, DecodedBundle, int], None] | None = None,
+             outputs: Sequence[str] | None = None) -> NeffRunResult:
     """Run the NEFF's graphs (default: all, S-61) on ``inputs`` (by the NEFF's variable names).
+    ``outputs``: the variables the caller will read from the result, refused before the run when the
+    NEFF has no such variable or records no dtype and shape for it.
 
     Every input variable must be given, exactly its dtype and shape (or an exact cast, reported
     through ``note``); an output cannot be given. ``copy_inputs=False`` lets the DRAM buffer of an
@@ -301,6 +304,13 @@ def run_neff(neff: Neff, inputs: Mapping[str, np.ndarray], *, graphs: list[str] 
             if (first.kind, first.nbytes) != (v.kind, v.nbytes):
                 raise NeffError(f"{v.name!r} is a {first.kind.lower() if first.kind else '?'} of {first.nbytes} bytes in "
                                 f"{cores[0].graph.name} but a {v.kind.lower()} of {v.nbytes} bytes in {core.graph.name}")
+    for n in outputs or ():  # what the caller will ask the result for is checked before the run
+        want = shared.get(n)
+        if want is None:
+            raise InputError(f"no input or output named {n!r} (known: {', '.join(shared)})")
+        if want.dtype is None or want.shape is None:
+            raise InputError(f"the NEFF records no dtype and shape for {n!r} ({want.nbytes} bytes): give them with "
+                             f"--declare {n}=DTYPE:D0xD1... (e.g. float16:128x128)")
     for n in inputs:
         given = shared.get(n)
         if given is None:
