@@ -97,3 +97,35 @@ def corpus_bundles(opcodes: frozenset[int]) -> tuple[CorpusBundle, ...]:
                 if data[64 * i] in opcodes:
                     out.append(CorpusBundle(f, s.name, i, bytes(data[64 * i:64 * i + 64])))
     return tuple(out)
+
+
+def assert_explained(raws: list[bytes], layout: str, target: object) -> None:
+    """Each real bundle explains as ``layout``: no decode error, no unexplained byte, every row with a
+    confidence, no error finding (the acceptance every family's corpus test states)."""
+    from tongasm.text.explain import explain_bundle
+
+    for raw in raws:
+        ex = explain_bundle(raw, target=target)  # type: ignore[arg-type]
+        assert ex.layout == layout and not ex.error and ex.unexplained == [], raw.hex()
+        assert all(r.conf for r in ex.rows), raw.hex()
+        assert not [f for f in ex.findings if f.severity == "error"], raw.hex()
+
+
+def assert_text_round_trip(bundles: list[CorpusBundle], engine: str, target: object) -> None:
+    """The real bundles, one stream per file, list with no ``.bytes`` line and assemble back to the
+    same bytes."""
+    from collections import defaultdict
+
+    from tongasm.text.assembler import assemble_text
+    from tongasm.text.fast import fast_listing
+    from tongasm.text.listing import StreamInput
+
+    by_stream: dict[str, list[bytes]] = defaultdict(list)
+    for b in bundles:
+        by_stream[f"{b.file.relative.split('/')[-1].split('.')[0]}.{engine}"].append(b.raw)
+    ins = [StreamInput(name, b"".join(rows)) for name, rows in by_stream.items()]
+    lines = list(fast_listing(ins, target=target))  # type: ignore[arg-type]
+    assert not [line for line in lines if ".bytes" in line]
+    prog = assemble_text("\n".join(lines))
+    for s in ins:
+        assert bytes(prog.streams[s.name]) == bytes(s.data), s.name

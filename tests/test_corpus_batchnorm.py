@@ -14,17 +14,13 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from corpus_support import CorpusBundle, corpus_bundles
+from corpus_support import CorpusBundle, assert_explained, assert_text_round_trip, corpus_bundles
 from tongasm.check import check_stream
 from tongasm.decode.batch import decode_stream
 from tongasm.decode.bundle import decode_bundle
 from tongasm.isa import DecisionSet, get_target
 from tongasm.sim.execute import execute
 from tongasm.sim.machine import Machine, SimError
-from tongasm.text.assembler import assemble_text
-from tongasm.text.explain import explain_bundle
-from tongasm.text.fast import fast_listing
-from tongasm.text.listing import StreamInput
 
 GEN2 = get_target("gen2")
 GRAD, LOAD, BACK = 0x63, 0x64, 0x65
@@ -75,23 +71,11 @@ def test_every_real_bundle_decodes_to_its_layout(op: int) -> None:
 
 @pytest.mark.parametrize("op", sorted(OPS))
 def test_no_unexplained_byte(op: int) -> None:
-    for raw in distinct(op):
-        ex = explain_bundle(raw, target=GEN2)
-        assert ex.layout == LAYOUT[op] and not ex.error and ex.unexplained == [], raw.hex()
-        assert all(r.conf for r in ex.rows), raw.hex()
-        assert not [f for f in ex.findings if f.severity == "error"], raw.hex()
+    assert_explained(distinct(op), LAYOUT[op], GEN2)
 
 
 def test_text_round_trip_is_the_identity() -> None:
-    by_stream: dict[str, list[bytes]] = defaultdict(list)
-    for b in bundles():
-        by_stream[f"{b.file.relative.split('/')[-1].split('.')[0]}.dve"].append(b.raw)
-    ins = [StreamInput(name, b"".join(rows)) for name, rows in by_stream.items()]
-    lines = list(fast_listing(ins, target=GEN2))
-    assert not [line for line in lines if ".bytes" in line]
-    prog = assemble_text("\n".join(lines))
-    for s in ins:
-        assert bytes(prog.streams[s.name]) == bytes(s.data), s.name
+    assert_text_round_trip(bundles(), "dve", GEN2)
 
 
 def test_the_checks_find_nothing() -> None:
