@@ -185,7 +185,8 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
             while pc[si] < len(bs):
                 i = pc[si]
                 d = bs[i]
-                vc = list(clocks[si][i - 1]) if i else [0] * k
+                prev = clocks[si][i - 1] if i else None
+                vc = list(prev) if prev is not None else [0] * k
                 vc[si] = i + 1
                 lanes = d.fmt.sync
                 blocked = False
