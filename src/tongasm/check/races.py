@@ -18,6 +18,12 @@ What it holds:
 A race is a pair of bundles on different engines whose regions overlap, at least one writing, that
 no happens-before path orders. Each pair is found once, when the later of the two (in the
 analysis' order) is visited, by scanning only the other engines' bundles its clock does not cover.
+
+Status on the real corpus (96 NEFFs, 1,232,082 bundles, one process on a shared machine): 98.0 M
+region pairs examined, 227 s in all, 45.5 s on the largest (109,042 bundles). It reports 2,619 pairs
+in 41 NEFFs. Those are gaps of this analysis, not races of the compiler: the orderings it does not yet
+model (DMA-completion increments, EventSemaphore's second lane, ``sem_ge_reg`` waits, semaphores raised
+from several streams) are what orders them, so the check is not registered with ``check`` yet.
 """
 
 from __future__ import annotations
