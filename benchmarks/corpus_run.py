@@ -67,7 +67,7 @@ def _child(path: str, seed: int, q: Any) -> None:
         inputs = random_inputs(neff, seed)
         res = run_neff(neff, inputs, seed=seed)
         q.put({"ran": True, "executed": res.executed, "time": time.perf_counter() - t0, "why": ""})
-    except BaseException as e:  # noqa: BLE001 - every failure is a row of the table
+    except BaseException as e:  # every failure is a row of the table
         msg = str(e).strip().splitlines()[0] if str(e).strip() else ""
         q.put({"ran": False, "time": time.perf_counter() - t0, "why": f"{type(e).__name__}: {msg}"[:300]})
 
