@@ -1,0 +1,129 @@
+"""The real-NEFF corpus on the simulator: per graph, does ``run_neff`` complete, why not, and how long.
+
+    python benchmarks/corpus_run.py                       # every NEFF, 60 s each
+    python benchmarks/corpus_run.py --timeout 20 --only yolox
+    python benchmarks/corpus_run.py --json out.json
+
+Each NEFF runs in its own child process (a wall-clock limit per NEFF; a crash or a memory blow-up of
+one does not end the table) on seeded random inputs of the dtypes and shapes its ``neff.json``
+records (uniform in [-1, 1) for floats, [0, 4) for integers). A NEFF whose run raises is reported
+with the error's class and the first line of its message; one that passes its limit as ``timeout``.
+
+Columns: ``ran`` (completed), ``matched`` (compared with a reference: ``-`` until an oracle exists
+for the graph), ``max err``, ``time`` (seconds of the child, including reading the NEFF), the bundles
+executed and the reason a run stopped. The summary line counts them.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import argparse
+import json
+import multiprocessing as mp
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+CORPUS = Path(os.environ.get("TONGASM_CORPUS", "/work/shared/groundtruth/corpus"))
+
+
+def random_inputs(neff: Any, seed: int) -> dict[str, Any]:
+    """Seeded random arrays for every input variable of every graph (dtypes and shapes from neff.json)."""
+    import numpy as np
+
+    from tongasm.isa.enums import Dtype
+    from tongasm.neff.run import core_program
+    from tongasm.numeric import numpy_dtype
+
+    rng = np.random.default_rng(seed)
+    out: dict[str, Any] = {}
+    for g in neff.graphs:
+        for v in core_program(neff, g).memory.variables:
+            if v.kind != "Input" or v.name in out:
+                continue
+            if v.dtype is None or v.shape is None:
+                out[v.name] = rng.integers(0, 4, v.nbytes, dtype=np.uint8)
+                continue
+            dt = numpy_dtype(Dtype[v.dtype])
+            if np.issubdtype(dt, np.integer):
+                out[v.name] = rng.integers(0, 4, v.shape).astype(dt)
+            else:
+                out[v.name] = rng.uniform(-1, 1, v.shape).astype(np.float32).astype(dt)
+    return out
+
+
+def _child(path: str, seed: int, q: Any) -> None:
+    t0 = time.perf_counter()
+    try:
+        from tongasm.neff import read_neff
+        from tongasm.neff.run import run_neff
+
+        neff = read_neff(path)
+        inputs = random_inputs(neff, seed)
+        res = run_neff(neff, inputs, seed=seed)
+        q.put({"ran": True, "executed": res.executed, "time": time.perf_counter() - t0, "why": ""})
+    except BaseException as e:  # every failure is a row of the table
+        msg = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        q.put({"ran": False, "time": time.perf_counter() - t0, "why": f"{type(e).__name__}: {msg}"[:300]})
+
+
+def run_one(path: Path, seed: int, timeout: float) -> dict[str, Any]:
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_child, args=(str(path), seed, q))
+    t0 = time.perf_counter()
+    p.start()
+    p.join(timeout)
+    if p.is_alive():
+        p.kill()
+        p.join()
+        return {"ran": False, "time": time.perf_counter() - t0, "why": f"timeout ({timeout:.0f} s)"}
+    try:
+        return q.get(timeout=5)
+    except Exception:
+        return {"ran": False, "time": time.perf_counter() - t0, "why": f"child died (exit {p.exitcode})"}
+
+
+def category(why: str) -> str:
+    """A short class of a failure, for the summary (the message up to its first specific value)."""
+    if not why:
+        return "ran"
+    if why.startswith("timeout"):
+        return "timeout"
+    head = why.split(":", 1)
+    return head[0] + (": " + head[1].split("(")[0].strip()[:70] if len(head) > 1 else "")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--corpus", type=Path, default=CORPUS)
+    ap.add_argument("--timeout", type=float, default=60.0, help="seconds per NEFF (default 60)")
+    ap.add_argument("--only", default="", help="only NEFFs whose path contains this")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--json", type=Path)
+    a = ap.parse_args(argv)
+    files = sorted(p for p in a.corpus.rglob("*.neff") if a.only in str(p))
+    rows = []
+    for p in files:
+        r = run_one(p, a.seed, a.timeout)
+        r["file"] = str(p.relative_to(a.corpus))
+        rows.append(r)
+        print(f"{r['file']:50} {'ran' if r['ran'] else 'no ':4} {'-':8} {'-':10} {r['time']:7.1f}s  {r.get('executed', ''):>8}  {r['why']}",
+              flush=True)
+    ran = sum(r["ran"] for r in rows)
+    print(f"summary: {len(rows)} NEFFs, {ran} ran to completion, 0 matched a reference (no oracle yet), "
+          f"{len(rows) - ran} stopped; total {sum(r['time'] for r in rows):.0f} s")
+    for k, n in Counter(category(r["why"]) for r in rows).most_common():
+        print(f"  {n:3}  {k}")
+    if a.json:
+        a.json.write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
