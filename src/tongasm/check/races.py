@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 from ..decode.bundle import DecodedBundle, DecodeFailure, iter_stream
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.descriptors import decode_addr4
-from ..isa.enums import WAIT_WIRE, UpdateMode, WaitMode
+from ..isa.enums import WAIT_WIRE, WIRE_DTYPE_ALIGN, UpdateMode, WaitMode
 from ..isa.formats import build_formats
 
 #: A region: (space, first partition, partition count, first byte, end byte (exclusive)).
@@ -55,14 +55,12 @@ class Footprint:
 
 
 def _element_size(fields: Mapping[str, int], dtype_field: str | None) -> int:
-    """The slot's element size in bytes (4 when no dtype field says: the widest, so the box covers it)."""
+    """The slot's element size in bytes: its wire dtype's (SPEC §2.1 aligns each element to its
+    size, so the alignment table is the size table); 8, the widest, when no dtype field says or the
+    tag is unknown, so the box still covers every element."""
     if dtype_field is None or dtype_field not in fields:
-        return 4
-    try:
-        from ..sim import numeric
-        return int(numeric.element_type(fields[dtype_field]).itemsize)
-    except Exception:  # an unknown wire dtype: the widest
-        return 4
+        return 8
+    return WIRE_DTYPE_ALIGN.get(fields[dtype_field], 8)
 
 
 def footprints(d: DecodedBundle) -> Footprint:
@@ -242,12 +240,3 @@ def decode_streams(streams: Mapping[str, bytes], decisions: DecisionSet = DEFAUL
     fs = build_formats(decisions)
     return {n: [d for d in iter_stream(data, formats=fs) if not isinstance(d, DecodeFailure)]
             for n, data in streams.items()}
-
-
-def neff_races(path: str, decisions: DecisionSet = DEFAULT_DECISIONS) -> RaceReport:
-    """The race report of every engine stream of a NEFF, all graphs together."""
-    from ..neff.neff import Neff
-
-    nf = Neff.read(path)
-    streams = {s.name: nf.stream_data(s) for s in nf.streams()}
-    return races(decode_streams(streams, decisions), decisions)
