@@ -6,7 +6,7 @@ raises a :class:`tongasm.errors.TongasmError`; one that loads is validated for t
 with the streams of ``examples/vector_add.json``, and every variable it holds is written as the
 outputs (``write_results``) into a fresh directory. Whatever the names (``..``, ``/``, NUL, lone
 surrogates, a leading dot), every file lands directly in that directory under a plain name
-(:func:`tongasm.util.check_output_name`), distinct names give distinct files, and nothing else on
+(:func:`tongasm.io.outputs.check_output_name`), distinct names give distinct files, and nothing else on
 disk changes; every refusal is a TongasmError.
 
     python fuzz/fuzz_outputs.py -max_total_time=600 fuzz/corpus/outputs   # atheris
@@ -37,7 +37,7 @@ with _common.instrumented(atheris, __name__):
     from tongasm.ir import read_bir
     from tongasm.ir.memory import MemoryDescription
     from tongasm.sim.run import run_streams, write_results
-    from tongasm.util import check_output_name, output_name
+    from tongasm.io.outputs import check_output_name, output_name
 
 _TMP = Path(tempfile.mkdtemp(prefix="tongasm-fuzz-outputs-"))
 atexit.register(shutil.rmtree, _TMP, True)

@@ -4,7 +4,7 @@ Each example's JSON is what its script's ``build()`` writes (no drift), passes `
 runs on the simulator and matches numpy (the scripts' own comparisons: fp32 within 1e-5 relative,
 bf16/fp16 within one ulp), and the bundle simulator agrees with the IR reference interpreter bit for
 bit. The MLP's matmuls are the PE pair (0x01 Ldweights + 0x02 Matmul, issue 13); the IR interpreter runs
-Matmult as one instruction (plain W^T @ x with the simulator's S-41/S-43 rounding, sim/reference_pe.py),
+Matmult as one instruction (plain W^T @ x with the simulator's S-41/S-43 rounding, sim/reference/pe.py),
 so the whole MLP is compared; its non-PE part is also run alone, with the two matmul results given as
 inputs.
 """

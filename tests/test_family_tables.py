@@ -14,11 +14,11 @@ import pytest
 
 from neff_support import small
 from tongasm.isa.decisions import DecisionSet
-from tongasm.isa.family_tables import (
+from tongasm.isa.vector_enums import (
     ACT_FUNC_WIRE, ACT_FUNCS, ACT_SETS, RESIDENT_PWP, ActFunc, AxisList, sets_holding,
 )
 from tongasm.neff import read_neff
-from tongasm.sim.family_numeric import ACT_FORMULAS, activation_value
+from tongasm.sim.kernels import ACT_FORMULAS, activation_value
 
 ROOT = Path(__file__).resolve().parents[1]
 RESEARCH = json.loads((ROOT / "docs" / "research" / "activation-functions.json").read_text())

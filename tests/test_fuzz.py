@@ -664,7 +664,7 @@ def _percent_decode(fname: str) -> str:
 @example(name="..").via("regression")
 @example(name="\ud800").via("regression")
 def test_output_names_are_plain_and_reversible(name: str) -> None:
-    from tongasm.util import check_output_name, output_name
+    from tongasm.io.outputs import check_output_name, output_name
 
     fname = output_name(name, ".npy")
     assert check_output_name(fname) == fname
@@ -782,7 +782,7 @@ def test_an_output_directory_always_matches_its_manifest(steps: list[str], tmp_p
         memory |= step.startswith("assemble") and rc == 0
     if not (out / "manifest.json").exists():
         return
-    from tongasm.util import manifest_files
+    from tongasm.io.outputs import manifest_files
 
     listed = manifest_files(out / "manifest.json", ["streams", "census", "memory"])
     assert {p.name for p in out.iterdir()} == foreign | listed | {"manifest.json"} | ({"memory.json"} if memory else set())

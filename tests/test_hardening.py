@@ -29,7 +29,7 @@ import pytest
 from conftest import load_file, time_limit
 
 import tongasm.cli as cli
-import tongasm.util as util
+import tongasm.io.outputs as util
 from tongasm.cli import main
 from tongasm.errors import (
     BirError,
@@ -44,7 +44,7 @@ from tongasm.ir.stream_reader import stream_bir
 from tongasm.passes import program
 from tongasm.ir.memory import MemoryDescription
 from tongasm.text import TextSyntaxError, assemble_text
-from tongasm.util import check_output_name, output_name, write_output_dir
+from tongasm.io.outputs import check_output_name, output_name, write_output_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "vector_add.json"

@@ -3,7 +3,7 @@ downward, and no two modules import each other, directly or through others.
 
 The layers, bottom to top (a module may import its own package and anything below it)::
 
-    errors < isa < numeric, util, progress < decode, ir < passes < check < codegen < text < sim < neff < cli
+    errors < isa < numeric, io, progress < decode, ir < passes < check < codegen < text < sim < neff < cli
 
 ``isa`` is the ISA as data; ``decode`` turns bytes into fields and ``ir`` is the BIR model, both on
 ``isa`` alone; ``check`` holds the rules (on decoded bundles and IR instructions); ``codegen``
@@ -21,7 +21,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "tongasm"
 LAYERS: list[set[str]] = [
     {"errors", "_meta", "lazy"},
     {"isa"},
-    {"numeric", "util", "progress"},
+    {"numeric", "io", "progress"},
     {"decode", "ir"},
     {"passes"},
     {"check"},

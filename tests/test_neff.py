@@ -669,6 +669,6 @@ def test_odd_but_valid_neff_json_metadata_is_tolerated(small_neff: Neff) -> None
 
 def _order(names, reading, pos=None):
     """R-6 under one reading (the decision's own behaviour)."""
-    from tongasm.isa.decisions.real import MemberOrder
+    from tongasm.isa.decisions.neff import MemberOrder
 
     return DecisionSet.parse([f"R-6={reading}"]).get(MemberOrder).order(names, pos)

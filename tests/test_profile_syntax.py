@@ -35,7 +35,7 @@ import pytest
 from tongasm.decode.bundle import DecodedBundle, decode_bundle
 from tongasm.isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from tongasm.isa.decisions.base import Decision
-from tongasm.isa.decisions.families import ScalarKindCodes
+from tongasm.isa.decisions.scalar import ScalarKindCodes
 from tongasm.isa.formats import build_formats
 from tongasm.neff.neff import Neff
 from tongasm.neff.semaphores import profile_context

@@ -12,7 +12,7 @@ from conftest import ap, fails, imm, inst, kernel, loc, streams
 from tongasm.codegen import assemble
 from tongasm.decode import decode_bundle
 from tongasm.isa import DecisionSet, build_formats
-from tongasm.isa.decisions.real import Addr8Modes, PsumFlags
+from tongasm.isa.decisions.neff import Addr8Modes, PsumFlags
 from tongasm.ir import read_bir
 from tongasm.ir.memory import describe_kernel
 from tongasm.sim.run import run_kernel

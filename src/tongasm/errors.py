@@ -41,7 +41,7 @@ class OutputError(TongasmError):
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM or SIGHUP arrived while tongasm was writing its outputs (raised by the handler that
-    :mod:`tongasm.util` installs for the write, so that temporary files are removed as on Ctrl-C)."""
+    :mod:`tongasm.io.outputs` installs for the write, so that temporary files are removed as on Ctrl-C)."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signum)

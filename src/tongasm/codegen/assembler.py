@@ -21,7 +21,7 @@ from .._meta import __version__
 from ..check.registry import CheckSet
 from ..check.runner import bundle_findings, check_instruction, offset_checks, run_ir_checks, stage_of
 from ..errors import EncodeError, InputError, TongasmError, ValidationError
-from ..util import MANIFEST_TOOL, WRITTEN_KEY, Content, content_digest, paused_gc, write_output_dir
+from ..io.outputs import MANIFEST_TOOL, WRITTEN_KEY, Content, content_digest, paused_gc, write_output_dir
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.enums import CodeGenMode
 from ..isa.fields import BUNDLE_SIZE

@@ -2,7 +2,7 @@
 
 Everything that turns an IR operand into wire values lives here once: dtype and ALU wire bytes,
 register ids, the sync band, the ADDR4 start address and the TENSOR descriptor packer. The
-per-family modules (:mod:`.sp_ops`, :mod:`.tensor_ops`) only decide *which* fields an opcode
+per-family modules (:mod:`.sp`, :mod:`.tensor`) only decide *which* fields an opcode
 gets. Each error message that SPEC quotes is produced verbatim here.
 """
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import EncodeError
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
-from ..isa.decisions.families import DefaultStream
+from ..isa.decisions.scalar import DefaultStream
 from ..isa.enums import CODEGEN_MODE_MSG, ENGINE_STREAM, CodeGenMode, Engine
 from ..ir.instructions import (
     CopyPredicated, DeclaredInstruction, DMACopy, GenericCopy, Instruction, LoadStationary, Matmult, Memset, MoveShape,
@@ -24,7 +24,7 @@ from ..ir.instructions import (
     TensorCopy, TensorLoad, TensorSave, TensorTensor, UnknownInstruction,
 )
 from ..passes.program import ProgramItem
-from . import dma_ops, family_ops, pe_ops, sp_ops, tensor_ops
+from . import dma, pe, scalar, sp, tensor
 from ..isa.fields import BUNDLE_SIZE, Format
 from .common import Context, engine_of, sync_part
 from .declared import declared_family
@@ -33,24 +33,24 @@ from .plan import Encoder, Family
 
 #: IR class → its family's codegen. GenericCopy encodes as TensorCopy (D-17).
 FAMILIES: dict[type[Instruction], Family] = {
-    RegisterMove: Family("RegisterMove", sp_ops.register_move_select, sp_ops.register_move_opcodes),
-    RegisterAlu: Family("RegisterAlu", sp_ops.register_alu_select, sp_ops.register_alu_opcodes),
-    TensorLoad: Family("TensorLoad", sp_ops.tensor_load_save_select, sp_ops.tensor_load_save_opcodes),
-    TensorSave: Family("TensorSave", sp_ops.tensor_load_save_select, sp_ops.tensor_load_save_opcodes),
-    TensorTensor: Family("TensorTensor", tensor_ops.tensor_tensor_select, tensor_ops.tensor_tensor_opcodes),
-    CopyPredicated: Family("CopyPredicated", tensor_ops.copy_predicated_select, tensor_ops.copy_predicated_opcodes),
-    TensorCopy: Family("TensorCopy", tensor_ops.tensor_copy_select, tensor_ops.tensor_copy_opcodes),
-    GenericCopy: Family("TensorCopy", tensor_ops.tensor_copy_select, tensor_ops.tensor_copy_opcodes),
-    Memset: Family("Memset", tensor_ops.memset_select, tensor_ops.memset_opcodes),
-    MoveShape: Family("MoveShape", tensor_ops.move_shape_select, tensor_ops.move_shape_opcodes),
+    RegisterMove: Family("RegisterMove", sp.register_move_select, sp.register_move_opcodes),
+    RegisterAlu: Family("RegisterAlu", sp.register_alu_select, sp.register_alu_opcodes),
+    TensorLoad: Family("TensorLoad", sp.tensor_load_save_select, sp.tensor_load_save_opcodes),
+    TensorSave: Family("TensorSave", sp.tensor_load_save_select, sp.tensor_load_save_opcodes),
+    TensorTensor: Family("TensorTensor", tensor.tensor_tensor_select, tensor.tensor_tensor_opcodes),
+    CopyPredicated: Family("CopyPredicated", tensor.copy_predicated_select, tensor.copy_predicated_opcodes),
+    TensorCopy: Family("TensorCopy", tensor.tensor_copy_select, tensor.tensor_copy_opcodes),
+    GenericCopy: Family("TensorCopy", tensor.tensor_copy_select, tensor.tensor_copy_opcodes),
+    Memset: Family("Memset", tensor.memset_select, tensor.memset_opcodes),
+    MoveShape: Family("MoveShape", tensor.move_shape_select, tensor.move_shape_opcodes),
     # --- issue 13: the PE and DMA families (Matmult is lowered to the PE pair before codegen) ---
-    LoadStationary: Family("LoadStationary", pe_ops.load_stationary_select, pe_ops.load_stationary_opcodes),
-    MultiplyMoving: Family("MultiplyMoving", pe_ops.multiply_moving_select, pe_ops.multiply_moving_opcodes),
-    DMACopy: Family("DMACopy", dma_ops.dma_copy_select, dma_ops.dma_copy_opcodes),
+    LoadStationary: Family("LoadStationary", pe.load_stationary_select, pe.load_stationary_opcodes),
+    MultiplyMoving: Family("MultiplyMoving", pe.multiply_moving_select, pe.multiply_moving_opcodes),
+    DMACopy: Family("DMACopy", dma.dma_copy_select, dma.dma_copy_opcodes),
 }
 
-# --- the next families (next-families.md; codegen in .family_ops) ---
-FAMILIES.update(family_ops.FAMILIES)
+# --- the next families (next-families.md; codegen in .scalar) ---
+FAMILIES.update(scalar.FAMILIES)
 
 SUPPORTED = ", ".join(["Select", "Matmult", *(c.OPCODE for c in FAMILIES)])
 
@@ -167,7 +167,7 @@ def generate(item: ProgramItem, ctx: Context, mode: CodeGenMode | int = CodeGenM
 
 
 def _run_checks(result: CodegenResult, ctx: Context, checks: Any) -> list[Any]:
-    from ..check.family_checks import stream_rule_findings
+    from ..check.scalar import stream_rule_findings
     from ..check.runner import check_bundle, check_instruction
 
     item = result.item

@@ -1,5 +1,5 @@
 """The files of an assembled output directory: ``<stream>.bin``, ``census.bin``, ``memory.json`` and
-``manifest.json``, written atomically through :func:`tongasm.util.write_output_dir`.
+``manifest.json``, written atomically through :func:`tongasm.io.outputs.write_output_dir`.
 
 Kept apart from :mod:`tongasm.codegen.assembler` so that ``tongasm asm`` (text → streams) writes its
 directory without importing the encoder, the lowerings and the checks.
@@ -14,7 +14,7 @@ from typing import Any, BinaryIO
 from collections.abc import Callable
 
 from ..isa.enums import ENGINE_STREAM
-from ..util import MANIFEST_TOOL, WRITTEN_KEY, content_digest, manifest_files, write_output_dir
+from ..io.outputs import MANIFEST_TOOL, WRITTEN_KEY, content_digest, manifest_files, write_output_dir
 
 STREAM_NAMES = tuple(ENGINE_STREAM.values())
 CENSUS_FILE = "census.bin"

@@ -5,7 +5,7 @@ from .instructions import (
     INSTRUCTION_CLASSES, Block, CopyPredicated, Function, GenericCopy, Instruction, Kernel, Loop, LoopAxis, Memset,
     MoveShape, RegisterAlu, RegisterMove, Select, TensorCopy, TensorLoad, TensorSave, TensorTensor,
 )
-from . import family_instructions  # noqa: F401  (the next families' IR classes register in INSTRUCTION_CLASSES)
+from . import scalar  # noqa: F401  (the next families' IR classes register in INSTRUCTION_CLASSES)
 from .operands import (
     Allocation, Immediate, MemoryLocation, PhysicalAP, Register, RegisterAccess, RegisterAP, SymbolicAP, SyncInfo,
     SyncUpdate, SyncWait,

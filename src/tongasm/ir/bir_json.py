@@ -20,11 +20,11 @@ from typing import Any
 from collections.abc import Callable, Iterable, Mapping
 
 from ..errors import BirError, InputError
-from ..util import brief_int
+from ..io.outputs import brief_int
 from ..isa.enums import (
     AccType, AluOp, Dtype, Engine, MemoryType, MemsetMode, UpdateMode, WaitMode, enum_by_name_or_ordinal,
 )
-from ..isa.family_tables import ENUM_ALIASES, ENUM_REFUSED
+from ..isa.vector_enums import ENUM_ALIASES, ENUM_REFUSED
 from .instructions import (
     Attr, Block, Function, Instruction, Kernel, Loop, LoopAxis, UnknownInstruction, instruction_class,
     enum_text,
@@ -267,7 +267,7 @@ def read_bir(source: str | bytes | Path | Mapping[str, Any]) -> Kernel:
     if isinstance(source, str) and not source.lstrip().startswith(("{", "[")):
         source = Path(source)
     if isinstance(source, Path):
-        from ..util import read_input
+        from ..io.outputs import read_input
 
         data = loads(read_input(source), str(source))
     elif isinstance(source, (str, bytes)):
@@ -458,7 +458,7 @@ def _attr(a: Attr, v: Any, path: str) -> Any:
         return _list(v, path, repr(a.key))
     whats: dict[type, str] = {AluOp: "ALU op", AccType: "accumulation type", MemsetMode: "Memset mode"}
     what = whats.get(a.type, a.key)
-    # the next families' enums: NKI aliases and refused old spellings (N-26, isa.family_tables)
+    # the next families' enums: NKI aliases and refused old spellings (N-26, isa.vector_enums)
     refused = ENUM_REFUSED.get(a.type, {})
     if isinstance(v, str) and v.lower() in refused:
         raise BirError(refused[v.lower()], path)

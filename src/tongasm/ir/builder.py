@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 from ..errors import UsageError
 from ..isa.enums import AccType, AluOp, Dtype, Engine, MemoryType, MemsetMode, UpdateMode, WaitMode, dtype_size
-from ..isa.family_tables import ACT_FUNC_ALIASES, ActFunc, AxisList
+from ..isa.vector_enums import ACT_FUNC_ALIASES, ActFunc, AxisList
 from .bir_json import DTYPE_ALIASES, ENGINE_ALIASES, kernel_to_json, write_bir
 from .instructions import (
     Block, CopyPredicated, Function, GenericCopy, Instruction, Kernel, Matmult, Memset, MoveShape, RegisterAlu,
@@ -267,7 +267,7 @@ class KernelBuilder:
                    reduce_res: Operand | None = None, engine: EnumArg = "Activation", name: str | None = None,
                    sync: SyncInfo | None = None) -> Instruction:
         """Activation (0x21, + 0x24 with ``reduce_res``): dst = func(src*scale + bias; alpha)."""
-        from .family_instructions import Activation
+        from .scalar import Activation
 
         attrs = {"func": _enum(ActFunc, func, dict(ACT_FUNC_ALIASES)), "acc": _enum(AccType, acc),
                  "scale": float(scale) if not isinstance(scale, Operand) else 1.0,
@@ -280,7 +280,7 @@ class KernelBuilder:
                          engine: EnumArg | None = None, name: str | None = None,
                          sync: SyncInfo | None = None) -> Instruction:
         """ActivationReadAccumulator (0x24), or DveReadAccumulator (0x9B) with ``dve``."""
-        from .family_instructions import ActivationReadAccumulator, DveReadAccumulator
+        from .scalar import ActivationReadAccumulator, DveReadAccumulator
 
         if dve:
             inst: Instruction = DveReadAccumulator(ins=[], outs=[dst], attrs={"negated": negated})
@@ -292,7 +292,7 @@ class KernelBuilder:
                       apply_transpose: bool = False, engine: EnumArg = "DVE", name: str | None = None,
                       sync: SyncInfo | None = None) -> Instruction:
         """TensorReduce over the innermost free dims named by ``axis`` (X, XY, XYZ, XYZW)."""
-        from .family_instructions import TensorReduce
+        from .scalar import TensorReduce
 
         attrs = {"op": _enum(AluOp, op), "axis": _enum(AxisList, axis), "negate": negate,
                  "apply_transpose": apply_transpose}
@@ -309,7 +309,7 @@ class KernelBuilder:
                       negate_second_output: bool = False, engine: EnumArg = "DVE", name: str | None = None,
                       sync: SyncInfo | None = None) -> Instruction:
         """TensorScalarPtr: dst = op1(op0(data, s0), s1); with ``acc`` (and ``reduce_res``) the fused reduce."""
-        from .family_instructions import TensorScalarPtr
+        from .scalar import TensorScalarPtr
 
         attrs = {"op0": _enum(AluOp, op0), "op1": _enum(AluOp, op1), "reverse0": reverse0, "reverse1": reverse1,
                  "acc": _enum(AccType, acc), "negate_second_output": negate_second_output}
@@ -320,14 +320,14 @@ class KernelBuilder:
     def bn_stats(self, dst: Operand, src: Operand, *, engine: EnumArg = "DVE", name: str | None = None,
                  sync: SyncInfo | None = None) -> Instruction:
         """BNStats (0x61): [n, mean, M2] of the even and the odd elements of each partition."""
-        from .family_instructions import BNStats
+        from .scalar import BNStats
 
         return self._add(BNStats(ins=[src], outs=[dst], attrs={"apply_transpose": False}), name, engine, sync)
 
     def bn_aggregate(self, dst: Operand, src: Operand, *, engine: EnumArg = "DVE", name: str | None = None,
                      sync: SyncInfo | None = None) -> Instruction:
         """BNStatsAggregate (0x62): [mean, variance] of each partition."""
-        from .family_instructions import BNStatsAggregate
+        from .scalar import BNStatsAggregate
 
         return self._add(BNStatsAggregate(ins=[src], outs=[dst]), name, engine, sync)
 

@@ -42,7 +42,7 @@ class Sem(enum.Enum):
     REGISTER_MOVE = "move a register or an immediate into a register (pair)"
     REGISTER_ALU = "register ALU op"
     TENSOR_LOAD_SAVE = "load registers from memory or store them"
-    # --- the next families (next-families.md; handlers in tongasm.sim.execute_families) ---
+    # --- the next families (next-families.md; handlers in tongasm.sim.semantics.scalar) ---
     TENSOR_REDUCE = "fold the innermost free dims of a tensor with an ALU op"
     RECIPROCAL = "elementwise reciprocal in fp32"
     ACTIVATE = "activation function of in*scale + bias, with the accumulator"
@@ -74,7 +74,7 @@ class Sem(enum.Enum):
     AFFINE_SELECT = "keep an element where an affine function of its position compares true, else a fill value"
     CUSTOM_OP = "run a custom-op function on the Pool engine's CPUs (not simulated: the simulator stops, naming it)"
     GATHER = "gather through the pool buffer: load it (0x67), then pick one element per lane by index (0x68)"
-    # --- the DVE data-movement family (handlers in tongasm.sim.move) ---
+    # --- the DVE data-movement family (handlers in tongasm.sim.semantics.move) ---
     LOAD_LANE_MASK = "load the engine's 32-lane mask for the next shuffle or transpose"
     STREAM_SHUFFLE = "copy partitions within each 32-partition quadrant, as the lane mask says"
     STREAM_TRANSPOSE = "transpose partitions and free elements within a 32 x 32 block"

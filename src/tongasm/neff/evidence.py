@@ -34,7 +34,7 @@ from ..check.runner import check_bundle
 from ..isa.decisions import DECISIONS, DecisionSet
 from ..isa.decisions.archive import ArchiveStyle, NewMemberHeader
 from ..isa.decisions.base import D, Decision
-from ..isa.decisions.real import (
+from ..isa.decisions.neff import (
     GzipMtime,
     HeaderHash,
     HeaderUuid,

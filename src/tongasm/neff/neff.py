@@ -20,7 +20,7 @@ from typing import Any
 
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.decisions.archive import ArchiveStyle, NewMemberHeader
-from ..isa.decisions.real import GzipMtime, HeaderHash, HeaderUuid, MemberOrder, UnknownHeaderWords
+from ..isa.decisions.neff import GzipMtime, HeaderHash, HeaderUuid, MemberOrder, UnknownHeaderWords
 from ..isa.fields import BUNDLE_SIZE
 from ..isa.targets import Target
 from .container import (
@@ -134,8 +134,8 @@ class Neff:
     @classmethod
     def read(cls, path: str | os.PathLike[str]) -> Neff:
         """Read and check a NEFF file. A regular file is read whole; a pipe or device (``/dev/zero``,
-        or a link to it) only up to :data:`tongasm.util.PIPE_LIMIT` bytes, then refused."""
-        from ..util import read_input
+        or a link to it) only up to :data:`tongasm.io.outputs.PIPE_LIMIT` bytes, then refused."""
+        from ..io.outputs import read_input
 
         return cls.from_bytes(read_input(path), path=str(path))
 
@@ -355,7 +355,7 @@ def write_neff(neff: Neff, path: str | os.PathLike[str], decisions: DecisionSet 
     The bytes are read back with the same strict reader as any NEFF before they are written, so
     tongasm never writes a file it would itself refuse (an unpacked directory's edited header or
     members are checked here, whatever path built them)."""
-    from ..util import atomic_write
+    from ..io.outputs import atomic_write
 
     data = neff.to_bytes(decisions)
     try:

@@ -1,6 +1,6 @@
 """Passes between the IR and codegen: flattening (with loop unrolling) and the lowerings of the BIR
 instructions that have no bundle of their own (Select, Matmult) or become several bundles (the next
-families' two-output forms and the cross-lane reduce, :mod:`.lower_families`)."""
+families' two-output forms and the cross-lane reduce, :mod:`.lower_compound`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..ir.instructions import Instruction, Matmult, Select
-from .lower_families import LOWERED_TYPES, lower_family
+from .lower_compound import LOWERED_TYPES, lower_family
 from .lower_matmult import lower_matmult
 from .lower_select import lower_select
 from .program import ProgramItem, flatten

@@ -1,6 +1,6 @@
 """What a handler sees: the bundle being executed, its engine, the machine and the decisions.
 
-Every family's handlers (:mod:`.execute`, :mod:`.execute_pe`) take one :class:`Ctx`; its ``ap``
+Every family's handlers (:mod:`.execute`, :mod:`.semantics.pe`) take one :class:`Ctx`; its ``ap``
 reads a descriptor slot as a view of the machine's memory, free dims outermost first (D-6).
 """
 
@@ -58,7 +58,7 @@ def _ap_keys(fmt: Format, name: str) -> tuple[str, tuple[tuple[str, str], ...], 
     return (f"{name}.addr", tuple((f"{name}.step{i}", f"{name}.num{i}") for i in range(s.ndims)), s.dtype_field)
 
 
-# --- helpers every family's handlers share (.execute, .execute_families) -------------------------------
+# --- helpers every family's handlers share (.execute, .semantics.scalar) -------------------------------
 
 def _flat(v: np.ndarray) -> np.ndarray:
     return v.reshape(v.shape[0], -1)

@@ -19,7 +19,7 @@ from ..isa.layouts.tensor import INT32_FORMS_GEN2, MOVESHAPE_DIMS
 from ..isa.opcodes import CAST_PREDICATED, MEMSET, PSEUDO_TENSOR_STORE, TENSOR_STORE, TT_BITVEC
 from . import numeric
 from .context import Ctx, _alu, _flat, _one_write_each, _store
-from .execute_pe import HANDLERS_PE
+from .semantics.pe import HANDLERS_PE
 from .machine import Machine, SimError
 
 _ACC_BY_WIRE = {w: a for a, w in ACC_WIRE.items()}
@@ -269,22 +269,22 @@ HANDLERS: dict[Sem, Callable[[Ctx], None]] = {
 # the PE, DMA and sync/control families (issue 13)
 HANDLERS.update(HANDLERS_PE)
 
-# --- the next families (next-families.md): their handlers live in .execute_families ---
-from .execute_families import FAMILY_HANDLERS  # noqa: E402
+# --- the next families (next-families.md): their handlers live in .semantics.scalar ---
+from .semantics.scalar import FAMILY_HANDLERS  # noqa: E402
 
 HANDLERS.update(FAMILY_HANDLERS)
 
 # --- the Pool-engine (GPSIMD) opcodes of real output ---
-from .gpsimd import GPSIMD_HANDLERS  # noqa: E402
+from .semantics.gpsimd import GPSIMD_HANDLERS  # noqa: E402
 
 HANDLERS.update(GPSIMD_HANDLERS)
 # --- the DVE data-movement family: .move ---
-from .move import MOVE_HANDLERS  # noqa: E402
+from .semantics.move import MOVE_HANDLERS  # noqa: E402
 
 HANDLERS.update(MOVE_HANDLERS)
 # --- the DVE search and batch-norm backward families ---
-from .batchnorm import BATCHNORM_HANDLERS  # noqa: E402
-from .search import SEARCH_HANDLERS  # noqa: E402
+from .semantics.batchnorm import BATCHNORM_HANDLERS  # noqa: E402
+from .semantics.search import SEARCH_HANDLERS  # noqa: E402
 
 HANDLERS.update(SEARCH_HANDLERS)
 HANDLERS.update(BATCHNORM_HANDLERS)

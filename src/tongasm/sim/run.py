@@ -141,7 +141,7 @@ def read_npy(path: str | Path) -> np.ndarray:
     is refused, not allocated)."""
     from numpy.lib import format as npf
 
-    from ..util import input_size
+    from ..io.outputs import input_size
 
     size = input_size(path, ".npy input")
     try:
@@ -178,12 +178,12 @@ def write_results(result: RunResult, out_dir: str | Path, names: list[str] | Non
 def write_outputs(outputs: Mapping[str, np.ndarray], state: Mapping[str, Any], out_dir: str | Path) -> list[Path]:
     """``<name>.npy`` for each output plus ``state.json``, written atomically as one directory.
 
-    A variable's name becomes a file name through :func:`tongasm.util.output_name` (``a/b`` is
+    A variable's name becomes a file name through :func:`tongasm.io.outputs.output_name` (``a/b`` is
     written as ``a%2Fb.npy``); ``state.json`` maps each variable to its file under ``"outputs"``,
     and the ``.npy`` files an earlier run listed there that this run does not write are removed."""
     import io
 
-    from ..util import MANIFEST_TOOL, WRITTEN_KEY, content_digest, manifest_files, output_name, write_output_dir
+    from ..io.outputs import MANIFEST_TOOL, WRITTEN_KEY, content_digest, manifest_files, output_name, write_output_dir
 
     files: dict[str, bytes] = {}
     listing: dict[str, Any] = {}

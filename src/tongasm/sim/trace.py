@@ -92,7 +92,7 @@ class Timeline:
 
 def write_trace(timeline: Timeline, path: str) -> None:
     """Write the trace file atomically (nothing is left behind on an error)."""
-    from ..util import atomic_write
+    from ..io.outputs import atomic_write
 
     def fill(fh: Any) -> None:
         for piece in timeline.chunks():

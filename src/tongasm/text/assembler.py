@@ -24,7 +24,7 @@ from ..isa.decisions import DecisionSet
 from ..isa.fields import BUNDLE_SIZE
 from ..isa.formats import FormatSet, build_formats
 from ..isa.targets import DEFAULT_TARGET, TARGETS, Target
-from ..util import check_output_name
+from ..io.outputs import check_output_name
 from .syntax import ParseError, parse_operands, top_level
 
 
@@ -217,7 +217,7 @@ def _instruction(line: str, prog: TextProgram, table: dict[str, tuple[int, str]]
 
 
 def assemble_file(path: str | Path, **kw: object) -> TextProgram:
-    from ..util import read_text
+    from ..io.outputs import read_text
 
     p = Path(path)
     return assemble_text(read_text(p), path=str(p), **kw)  # type: ignore[arg-type]

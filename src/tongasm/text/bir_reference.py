@@ -22,13 +22,13 @@ from importlib import resources
 from typing import Any
 
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
-from ..isa.decisions.families import DefaultStream
+from ..isa.decisions.scalar import DefaultStream
 from ..isa.enums import DTYPE_INFO, Dtype, Engine, UpdateMode, WaitMode
 from ..isa.formats import build_formats
 from ..isa.layout import Layout
 from ..isa.layouts import layouts
 from ..isa.opcodes import ISA_OPCODE_NAMES
-from ..ir import family_instructions  # noqa: F401  (registers the next families' classes)
+from ..ir import scalar  # noqa: F401  (registers the next families' classes)
 from ..ir.instructions import (
     INSTRUCTION_CLASSES, DeclaredInstruction, Instruction, RefusedInstruction, instruction_class,
 )

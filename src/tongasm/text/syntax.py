@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from ..errors import TongasmError
 from ..isa.decisions import DecisionSet
-from ..isa.decisions.real import Addr8Modes
+from ..isa.decisions.neff import Addr8Modes
 from ..isa.decisions.spec import FreeDimOrder, UpdateModeWire
 from ..isa.descriptors import PSUM_BANK_BYTES, PSUM_PARTITION_SHIFT, SBUF_PARTITION_SHIFT, addr4_psum, addr4_register, addr4_sbuf, decode_addr4
 from ..isa.enums import VALUELESS_UPDATES, WAIT_WIRE, UpdateMode, WaitMode, WireDtype
@@ -491,7 +491,7 @@ class ScalarOp(Operand):
 
     def _codes(self, c: Ctx) -> Mapping[Any, int]:
         """The codes of this operand's kind byte, from the layout's kind field (N-2 gives each byte its set)."""
-        from ..isa.decisions.families import kinds_of_names
+        from ..isa.decisions.scalar import kinds_of_names
 
         table = c.fmt.field_map[self.kind].enum
         assert table is not None, f"{c.fmt.name}.{self.kind} is a scalar kind byte without its enum table"
@@ -520,7 +520,7 @@ class ScalarOp(Operand):
                      r"(?::(?P<dt>[A-Za-z0-9_()]+))?$")
 
     def parse(self, text: str, c: Ctx, col: int) -> None:
-        from ..isa.family_tables import ScalarKind
+        from ..isa.vector_enums import ScalarKind
 
         codes = self._codes(c)
         t = text.strip()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..family_tables import ScalarKind
+from ..vector_enums import ScalarKind
 from .base import Decision, Reading
 
 

@@ -34,7 +34,7 @@ from ..decisions import DecisionSet
 from ..layout import Layout
 from . import sp, tensor
 from . import control, dma, pe  # issue 13: the PE, DMA and sync/control families
-from . import act, dve, reduce  # issue 15: the next families
+from . import act, scalar, reduce  # issue 15: the next families
 from . import gpsimd  # the Pool-engine (GPSIMD) opcodes of real output
 from . import move  # the DVE data-movement family
 from . import batchnorm, search  # the DVE search and batch-norm backward families
@@ -43,7 +43,7 @@ Builder = Callable[[DecisionSet], list[Layout]]
 
 _BUILDERS: list[Builder] = [*sp.BUILDERS, *tensor.BUILDERS,
                             *pe.BUILDERS, *dma.BUILDERS, *control.BUILDERS,
-                            *reduce.BUILDERS, *act.BUILDERS, *dve.BUILDERS, *gpsimd.BUILDERS,
+                            *reduce.BUILDERS, *act.BUILDERS, *scalar.BUILDERS, *gpsimd.BUILDERS,
                             *move.BUILDERS, *search.BUILDERS, *batchnorm.BUILDERS]
 _listeners: list[Callable[[], None]] = []
 

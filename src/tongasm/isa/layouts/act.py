@@ -12,13 +12,13 @@ Prelu (C), forced to (1, 0) for Copy and Reciprocal (C), and left to N-38 otherw
 from __future__ import annotations
 
 from ..decisions import DecisionSet
-from ..decisions.families import (
+from ..decisions.scalar import (
     ActivationArg2Word, ActivationRoles, KindByte, ReadAccumulatorSlot, ScalarKindCodes,
 )
 from ..descriptors import slot
 from ..enums import WireDtype
 from ..family_opcodes import ACT_READ_ACC, ACT_TABLE_LOAD, ACTIVATE, DVE_READ_ACC
-from ..family_tables import ACT_FUNC_TABLE
+from ..vector_enums import ACT_FUNC_TABLE
 from ..fields import EnumTable, Field, Kind
 from ..layout import Binding, BirAttr, BirForm, EnumText, IntText, Layout, ScalarText, Sem, TextOp, aps
 from ..opcodes import Op

@@ -6,11 +6,11 @@ and Iota (0x7E, only when N-22 enables it). All have a TENSOR4D dst at +0x2C and
 from __future__ import annotations
 
 from ..decisions import DecisionSet
-from ..decisions.families import IotaBand, ReduceAxisByte, ReduceOpcodePairing
+from ..decisions.scalar import IotaBand, ReduceAxisByte, ReduceOpcodePairing
 from ..descriptors import slot
 from ..enums import WireDtype
 from ..family_opcodes import IOTA, POOL, RECIPROCAL
-from ..family_tables import POOL_FUNC_TABLE
+from ..vector_enums import POOL_FUNC_TABLE
 from ..fields import Conf, EnumTable, Field, Kind
 from ..layout import Binding, BirForm, EnumText, ImmText, IntText, Layout, Sem, TextOp, aps
 from ..opcodes import op

@@ -21,20 +21,20 @@ import numpy as np
 from ..isa.enums import ALU_FROM_WIRE, ALU_WIRE, AluClass, AluOp
 from ..isa.family_opcodes import TR_BITVEC, TR_T_BITVEC, CROSS_BITVEC
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
-from ..isa.decisions.families import (
+from ..isa.decisions.scalar import (
     ActivationUnsupportedKeys, ActTableIndex, NonPreluAlpha, PoolPacking, Residency, kind_of_names,
 )
 from ..isa.decisions.spec import FreeDimOrder
 from ..isa.family_opcodes import (
     ACT_TABLE_LOAD, ACTIVATE, STT_BITVEC, TS_BITVEC, TS_CACHE_CUMULATIVE, TS_CACHE_REDUCE, TS_PTR_BITVEC,
 )
-from ..isa.family_tables import REDUCE_IDENTITY
-from ..isa.family_tables import ACT_FUNC_FROM_WIRE, ACT_FUNC_WIRE, ActFunc, AxisList
-from ..ir.family_instructions import (
+from ..isa.vector_enums import REDUCE_IDENTITY
+from ..isa.vector_enums import ACT_FUNC_FROM_WIRE, ACT_FUNC_WIRE, ActFunc, AxisList
+from ..ir.scalar import (
     Activation, BNStats, BNStatsAggregate, Iota, Pool, ScalarTensorTensor, TensorReduce, TensorScalar,
     TensorScalarCache, TensorScalarPtr, is_scalar_tensor_tensor,
 )
-from ..passes.lower_families import is_lowered_part
+from ..passes.lower_compound import is_lowered_part
 from ..ir.instructions import Instruction
 from ..ir.operands import Operand, PhysicalAP, RegisterAP, SymbolicAP
 from .bundle_checks import BundleView, bundle_check
@@ -49,7 +49,7 @@ def _f(check: str, message: str, field: str | None = None, value: object = None,
     return Finding(check, message, field, value, allowed)
 
 
-# --- encoder refusals (codegen.family_ops raises these ids) ------------------------------------------------
+# --- encoder refusals (codegen.scalar raises these ids) ------------------------------------------------
 
 _ENCODE = [
     ("family.gpsimd_psum", "on the Pool (GpSimd) engine no operand of these families is in PSUM", "N-17"),
@@ -285,7 +285,7 @@ def _act_kinds(b: BundleView) -> Iterator[Finding]:
 @bundle_check("act.arg3_gate", "args[3]'s bytes follow the function: its kind and value for Prelu, (1, 0) for Copy "
               "and Reciprocal, (N-38, 0) otherwise", "chapter §3.1 (ACT), N-38")
 def _act_gate(b: BundleView) -> Iterator[Finding]:
-    from ..isa.decisions.families import ActivationArg3Kind
+    from ..isa.decisions.scalar import ActivationArg3Kind
 
     func = b.fields["func"]
     if func == _PRELU or func not in ACT_FUNC_FROM_WIRE:

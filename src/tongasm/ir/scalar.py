@@ -1,5 +1,5 @@
 """IR instructions of the next families (``next-families.md``) whose encoding needs selection logic
-(their codegen is :mod:`tongasm.codegen.family_ops`). Reciprocal and LoadActFuncSet are declared by
+(their codegen is :mod:`tongasm.codegen.scalar`). Reciprocal and LoadActFuncSet are declared by
 their layout records (:class:`~tongasm.isa.layout.BirForm`) and need no class here.
 
 BIR keys and operand lists follow the verification's §7 (JSON page, KLR-BIR): ``Activation`` ``func``,
@@ -16,7 +16,7 @@ N-4), ``outs = [out, reduce_res?]``; ``TensorScalarPtr`` ``op0``, ``op1``, ``rev
 from __future__ import annotations
 
 from ..isa.enums import AccType, AluOp
-from ..isa.family_tables import ActFunc, AxisList, PoolFunc, TSCMode
+from ..isa.vector_enums import ActFunc, AxisList, PoolFunc, TSCMode
 from .instructions import INSTRUCTION_CLASSES, Attr, Instruction
 from .operands import Operand
 

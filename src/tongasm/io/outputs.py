@@ -49,7 +49,7 @@ from pathlib import Path
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import BinaryIO
 
-from .errors import InputError, OutputError, Terminated, UsageError
+from ..errors import InputError, OutputError, Terminated, UsageError
 
 Content = bytes | bytearray | memoryview | Callable[[BinaryIO], None]
 

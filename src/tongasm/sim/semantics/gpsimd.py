@@ -1,7 +1,7 @@
 """What the Pool-engine (GPSIMD) bundles of real output do (:mod:`tongasm.isa.layouts.gpsimd`), read
 from their decoded fields: TensorScalarAddr 0x74 (S-75), TensorScalarAffineSelect 0x92 (S-76); the
 custom ops 0x85/0x86 stop the simulator with a message that names the function (S-77); the gather pair
-0x67/0x68 runs through a per-lane pool buffer (S-78). Iota 0x7E is :func:`tongasm.sim.execute_families.iota` (S-34).
+0x67/0x68 runs through a per-lane pool buffer (S-78). Iota 0x7E is :func:`tongasm.sim.semantics.scalar.iota` (S-34).
 """
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..isa.decisions.gpsimd import AffineSelectCompare, GatherExecution, TensorScalarAddrArith, TensorScalarAddrKinds
-from ..isa.layouts.gpsimd import POOL_BUFFER_LOAD
-from ..isa.enums import AluOp
-from ..isa.layout import Sem
-from . import family_numeric as fn
-from . import numeric
-from .context import Ctx, _alu, _store
-from .machine import SimError
+from ...isa.decisions.gpsimd import AffineSelectCompare, GatherExecution, TensorScalarAddrArith, TensorScalarAddrKinds
+from ...isa.layouts.gpsimd import POOL_BUFFER_LOAD
+from ...isa.enums import AluOp
+from ...isa.layout import Sem
+from .. import kernels as fn
+from .. import numeric
+from ..context import Ctx, _alu, _store
+from ..machine import SimError
 
 _CMP: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {"not_equal": np.not_equal, "equal": np.equal}
 

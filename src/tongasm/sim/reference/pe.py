@@ -21,15 +21,15 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..isa.decisions.real import PeTranspose
-from ..isa.decisions.semantics import PeArithmetic
-from ..isa.enums import DTYPE_INFO, Dtype
-from ..ir.instructions import Instruction, LoadStationary, Matmult, MultiplyMoving
-from . import numeric
-from .reference_families import FamilyInterpretError
+from ...isa.decisions.neff import PeTranspose
+from ...isa.decisions.semantics import PeArithmetic
+from ...isa.enums import DTYPE_INFO, Dtype
+from ...ir.instructions import Instruction, LoadStationary, Matmult, MultiplyMoving
+from .. import numeric
+from .scalar import FamilyInterpretError
 
 if TYPE_CHECKING:
-    from .reference import _Interpreter
+    from . import _Interpreter
 
 _W_F32 = DTYPE_INFO[Dtype.float32].wire
 

@@ -4,7 +4,7 @@ a ``LoadActFuncSet`` (0x23) installs (§2.2), ``AxisListType`` (§2.4), ``PoolFu
 ``TSCMode`` and the kinds of a scalar operand (§2.5).
 
 Everything here is data, declared once; the choices the sources leave open live in
-:mod:`tongasm.isa.decisions.families` (N-n). The activation table is the book's 30-entry LUT
+:mod:`tongasm.isa.decisions.scalar` (N-n). The activation table is the book's 30-entry LUT
 (ACT, read_file id 60160079624: ``1 30 2 3 4 5 6 7 9 8 29 10 21 19 28 31 23 24 25 26 38 32 22 128 33 129
 34 36 37 35``) with CAT's 31 BIR members (id 59913247903); eleven of its bytes are the ``func_id`` of
 the real NEFF's ``sg00/exp_and_others.json`` (tests/test_family_tables.py checks them against the file

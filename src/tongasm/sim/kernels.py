@@ -25,7 +25,7 @@ import numpy as np
 from ..isa.decisions import DecisionSet
 from ..isa.decisions.semantics import ActivationEvaluation, ActivationPrescale
 from ..isa.enums import AccType, AluOp
-from ..isa.family_tables import REDUCE_IDENTITY, ActFunc
+from ..isa.vector_enums import REDUCE_IDENTITY, ActFunc
 from . import numeric
 
 F32 = np.float32

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from ..errors import EncodeError
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
-from ..isa.decisions.families import ActivationTwoOutputs, TsTwoOutputsIdle
+from ..isa.decisions.scalar import ActivationTwoOutputs, TsTwoOutputsIdle
 from ..isa.enums import AccType
-from ..ir.family_instructions import (
+from ..ir.scalar import (
     Activation, ActivationReadAccumulator, CrossLaneReduce, DveReadAccumulator, ScalarTensorTensor, TensorReduce,
     TensorScalarCache, TensorScalarPtr, is_scalar_tensor_tensor,
 )

@@ -3,13 +3,13 @@ accumulator read-out), TensorScalarPtr / TensorScalar, the DVE accumulator read-
 BatchNorm statistics. Reciprocal and LoadActFuncSet are declarative (their layout records declare
 the BIR form) and need nothing here.
 
-As in :mod:`.tensor_ops`, each family has an ``*_opcodes`` function (COLLECT_OPCODES) and a
+As in :mod:`.tensor`, each family has an ``*_opcodes`` function (COLLECT_OPCODES) and a
 ``*_select`` function (the layout and its static fields). The refusals quote the book's strings
 where the chapter gives one (C) and name the decision otherwise. Scalar operands (chapter §1.3) are
 encoded by :func:`scalar_words` (N-2 kind codes, N-6 pointer words, N-7 register ids, N-33
 immediates). Operand geometry a select must not read (it belongs to a bound slot) is never read
 here; rules between operands' geometries (partition counts, element counts) are IR checks in
-:mod:`tongasm.check.family_checks`.
+:mod:`tongasm.check.scalar`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import EncodeError
-from ..isa.decisions.families import (
+from ..isa.decisions.scalar import (
     ActivationArg2Word, ActivationArg3Kind, ActivationLoadAccumulate, ActivationRoles, ActivationUnsupportedKeys,
     BitvecSelection, BnStatsPartitionByte, CrossLaneMean, Gen2Bias, IotaBand, NonPreluAlpha, PointerWord,
     KindByte, ReduceAxisByte, ReduceOpcodePairing, ReduceOpGate, ScalarKindCodes, ShortActivationArgs, SttLayout,
@@ -33,12 +33,12 @@ from ..isa.family_opcodes import (
     ACT_READ_ACC, ACTIVATE, BN_AGGREGATE, BN_STATS, BN_STATS_T, DVE_READ_ACC, IOTA, POOL, STT_ARITH, STT_BITVEC,
     TS_BITVEC, TS_CACHE_CUMULATIVE, TS_CACHE_REDUCE, TS_PTR_BITVEC, TS_TRANSPOSE, TT_SCAN,
 )
-from ..isa.family_tables import (
+from ..isa.vector_enums import (
     ACT_FUNC_INVALID_MSG, ACT_FUNC_WIRE, POOL_FUNC_INVALID_MSG, POOL_FUNC_WIRE, TSC_MODE_INVALID_MSG, ActFunc, AxisList,
     PoolFunc, ScalarKind, TSCMode,
 )
 from ..isa.fields import Format
-from ..ir.family_instructions import (
+from ..ir.scalar import (
     Activation, ActivationReadAccumulator, BNStats, BNStatsAggregate, CrossLaneReduce, DveReadAccumulator, Iota, Pool,
     ReadActivationAccumulator, ScalarTensorTensor, TensorReduce, TensorScalar, TensorScalarCache, TensorScalarPtr,
     is_scalar_tensor_tensor,
@@ -564,7 +564,7 @@ def ts_select(inst: TsInst, ctx: Context) -> Selection:
 def ts_opcodes(inst: TsInst, ctx: Context) -> list[int]:
     if isinstance(inst, (TensorScalarPtr, TensorScalarCache)) and (len(inst.outs) == 2 or
                                                                     is_scalar_tensor_tensor(inst)):
-        from ..passes.lower_families import lower_family
+        from ..passes.lower_compound import lower_family
 
         return [x for part in lower_family(inst, ctx.decisions)
                 for x in (stt_opcodes(part, ctx) if isinstance(part, ScalarTensorTensor)

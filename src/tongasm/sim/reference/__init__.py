@@ -11,7 +11,7 @@ not import codegen, decode, text, check or the bundle simulator (``sim.machine``
 * elements are gathered and scattered through explicit byte offsets into its own memory (one byte
   array for SBUF, one for PSUM, one per DRAM location), not through strided views;
 * Select runs as ``dst = where(pred != 0, on_true, on_false)`` (no lowering), and Matmult as one
-  ``dst = stationary^T @ moving`` (:mod:`.reference_pe`: no Ldweights/Matmul pair, no wire column order);
+  ``dst = stationary^T @ moving`` (:mod:`.reference.pe`: no Ldweights/Matmul pair, no wire column order);
 * every input is read before the first write, and a destination that reaches one element several
   times keeps the last write in access-pattern order (S-19);
 * instructions run one after the other in program order (loops unrolled by
@@ -33,35 +33,35 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from ..errors import TongasmError
-from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
-from ..isa.decisions.families import DefaultStream
-from ..isa.decisions.spec import (
+from ...errors import TongasmError
+from ...isa.decisions import DEFAULT_DECISIONS, DecisionSet
+from ...isa.decisions.scalar import DefaultStream
+from ...isa.decisions.spec import (
     BitvecOpcode, Int32OverrideGen2, PredicateFlags, SaveTargetsGen2, SelectReduceFill, SharedSyncValue, UpdateModeWire,
 )
-from ..isa.enums import (
+from ...isa.enums import (
     INT32_BAND,
     ALU_WIRE, DTYPE_INFO, ENGINE_STREAM, INT64_DTYPES, PACKED_DTYPES, VALUELESS_UPDATES, AccType, AluOp,
     Dtype, Engine, MemoryType, MemsetMode, UpdateMode, WaitMode,
 )
-from ..isa.layouts.tensor import INT32_FORMS_GEN2, MOVESHAPE_DIMS
-from ..isa.targets import DEFAULT_TARGET, TARGETS, Target, get_target
-from ..ir.instructions import (
+from ...isa.layouts.tensor import INT32_FORMS_GEN2, MOVESHAPE_DIMS
+from ...isa.targets import DEFAULT_TARGET, TARGETS, Target, get_target
+from ...ir.instructions import (
     CopyPredicated, Instruction, Kernel, Memset, MoveShape, RegisterAlu, RegisterMove, Select, TensorCopy, TensorLoad,
     TensorSave, TensorTensor,
 )
-from ..ir.operands import (
+from ...ir.operands import (
     AccessPattern, Immediate, MemoryLocation, Operand, PhysicalAP, Register, RegisterAccess, RegisterAP, SymbolicAP,
 )
-from ..numeric import NumericError as BitPatternError
-from ..numeric import bit_pattern
-from ..passes import flatten
-from . import numeric
-from ..ir.memory import MemoryDescription, Variable, conform_input, describe_kernel
-from .reference_families import BY_OPCODE as FAMILY_BY_OPCODE
-from .reference_families import HANDLERS as FAMILY_HANDLERS
-from .reference_families import FamilyInterpretError
-from .reference_pe import HANDLERS as PE_HANDLERS
+from ...numeric import NumericError as BitPatternError
+from ...numeric import bit_pattern
+from ...passes import flatten
+from .. import numeric
+from ...ir.memory import MemoryDescription, Variable, conform_input, describe_kernel
+from .scalar import BY_OPCODE as FAMILY_BY_OPCODE
+from .scalar import HANDLERS as FAMILY_HANDLERS
+from .scalar import FamilyInterpretError
+from .pe import HANDLERS as PE_HANDLERS
 
 #: Engine names, in the order the results list them (the streams of SPEC §5).
 ENGINES: tuple[str, ...] = tuple(ENGINE_STREAM.values())
@@ -427,7 +427,7 @@ class _Interpreter:
             TensorLoad: self.tensor_load_save,  # type: ignore[dict-item]
             TensorSave: self.tensor_load_save,  # type: ignore[dict-item]
         }
-        # the next families (their semantics: .reference_families) and the PE (.reference_pe)
+        # the next families (their semantics: .reference.scalar) and the PE (.reference.pe)
         for cls, fam in {**FAMILY_HANDLERS, **PE_HANDLERS}.items():
             self.handlers[cls] = (lambda f: lambda inst, engine: f(self, inst, engine))(fam)
 

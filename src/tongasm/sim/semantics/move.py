@@ -14,11 +14,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..isa.decisions.move import TransposeMask
-from ..isa.layout import Sem
-from ..isa.layouts.move import KEEP_LANE, LANES, lane_fields
-from .context import Ctx
-from .machine import SimError
+from ...isa.decisions.move import TransposeMask
+from ...isa.layout import Sem
+from ...isa.layouts.move import KEEP_LANE, LANES, lane_fields
+from ..context import Ctx
+from ..machine import SimError
 
 
 def load_lane_mask(c: Ctx) -> None:

@@ -12,7 +12,7 @@ import numpy as np
 from collections.abc import Callable, Mapping
 
 from ..decisions import DecisionSet
-from ..decisions.families import BnStatsPartitionByte, SttLayout, TsScalarWords
+from ..decisions.scalar import BnStatsPartitionByte, SttLayout, TsScalarWords
 from ..descriptors import slot
 from ..enums import WireDtype
 from ..family_opcodes import (

@@ -1,7 +1,7 @@
 """Codegen of the tensor family: TensorTensor, the CopyPredicated family, TensorCopy, Memset and
 MoveShape (SPEC §4.4–§4.9).
 
-As in :mod:`.sp_ops`, each op has an ``*_opcodes`` function (opcode selection, shared by
+As in :mod:`.sp`, each op has an ``*_opcodes`` function (opcode selection, shared by
 COLLECT_OPCODES and generation) and a ``*_select`` function: the layout and the static field
 values of a :mod:`plan <tongasm.codegen.plan>`. A select reads the instruction's op, attributes,
 engine and its operands' kinds, dtypes, values and locations, never the geometry (pairs, offsets)

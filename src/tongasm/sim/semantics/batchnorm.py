@@ -16,14 +16,14 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..isa.decisions.batchnorm import BnGradientOrder, BnParamLoadKinds
-from ..isa.decisions.families import PointerWord
-from ..isa.descriptors import decode_addr4
-from ..isa.family_tables import ScalarKind
-from ..isa.layout import Sem
-from . import numeric
-from .context import Ctx, _flat, _store
-from .machine import SimError
+from ...isa.decisions.batchnorm import BnGradientOrder, BnParamLoadKinds
+from ...isa.decisions.scalar import PointerWord
+from ...isa.descriptors import decode_addr4
+from ...isa.vector_enums import ScalarKind
+from ...isa.layout import Sem
+from .. import numeric
+from ..context import Ctx, _flat, _store
+from ..machine import SimError
 
 #: the key of BatchNormParamLoad's latch in the engine state
 LATCH = "bn_params"

@@ -6,13 +6,13 @@ size) or a usage error (bad option, unknown decision, an ``-o`` that cannot be w
 traceback is shown for user mistakes; set ``TONGASM_DEBUG=1`` to see one for an internal error.
 
 Everything a command needs from its arguments is checked before it does any work (``-o`` with
-:func:`tongasm.util.output_dir_path`, option combinations); every file is read and written through
-:mod:`tongasm.util`; standard output that cannot be written (a full disk, a closed pipe) is an
+:func:`tongasm.io.outputs.output_dir_path`, option combinations); every file is read and written through
+:mod:`tongasm.io.outputs`; standard output that cannot be written (a full disk, a closed pipe) is an
 :class:`~tongasm.errors.OutputError`. Repeated identical warnings are printed once, then counted.
 
 Long jobs (``assemble``, ``disasm``, ``check``, ``run``) show a progress line on stderr when it is a
 terminal (see :mod:`tongasm.progress`); ``-q/--quiet`` or ``TONGASM_NO_PROGRESS=1`` turns it off.
-Bundle streams are memory-mapped, not read into memory (:func:`tongasm.util.read_buffer`).
+Bundle streams are memory-mapped, not read into memory (:func:`tongasm.io.outputs.read_buffer`).
 """
 
 from __future__ import annotations
@@ -27,12 +27,12 @@ from pathlib import Path
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from ._meta import __version__
-from .errors import DecodeError, InputError, OutputError, TongasmError, UsageError
-from .isa.decisions import DECISIONS, DecisionSet
-from .isa.fields import BUNDLE_SIZE
-from .isa.targets import TARGETS
-from .progress import NullProgress, progress
+from .._meta import __version__
+from ..errors import DecodeError, InputError, OutputError, TongasmError, UsageError
+from ..isa.decisions import DECISIONS, DecisionSet
+from ..isa.fields import BUNDLE_SIZE
+from ..isa.targets import TARGETS
+from ..progress import NullProgress, progress
 
 
 class _Parser(argparse.ArgumentParser):
@@ -357,9 +357,9 @@ def _print_notes(notes: Iterable[str]) -> None:
 
 
 def cmd_assemble(args: argparse.Namespace) -> int:
-    from .codegen import assemble
-    from .ir.stream_reader import stream_bir
-    from .util import output_dir_path
+    from ..codegen import assemble
+    from ..ir.stream_reader import stream_bir
+    from ..io.outputs import output_dir_path
 
     decisions = _decisions(args)
     output_dir_path(args.output)  # an unusable -o is refused before any work
@@ -459,8 +459,8 @@ def _assemble_progress(kernel: Any, bar: NullProgress) -> Callable[[int], None] 
 
 
 def cmd_opcodes(args: argparse.Namespace) -> int:
-    from .codegen import collect_opcodes
-    from .ir.stream_reader import stream_bir
+    from ..codegen import collect_opcodes
+    from ..ir.stream_reader import stream_bir
 
     sets = collect_opcodes(stream_bir(Path(args.kernel)), target=args.target, decisions=_decisions(args))
     if args.format == "json":
@@ -475,8 +475,8 @@ def cmd_opcodes(args: argparse.Namespace) -> int:
 
 def _read_stream(path: str) -> memoryview | bytes:
     """A bundle stream's bytes, memory-mapped (read-only) when the file allows it: no copy in memory;
-    a pipe or device is read up to :data:`tongasm.util.PIPE_LIMIT` bytes (an InputError beyond)."""
-    from .util import read_buffer
+    a pipe or device is read up to :data:`tongasm.io.outputs.PIPE_LIMIT` bytes (an InputError beyond)."""
+    from ..io.outputs import read_buffer
 
     return read_buffer(path)
 
@@ -499,8 +499,8 @@ def _format_value(name: str, value: int, enum_name: str | None) -> str:
 
 
 def cmd_decode(args: argparse.Namespace) -> int:
-    from .decode import DecodeFailure, iter_stream
-    from .neff.select import is_neff_spec
+    from ..decode import DecodeFailure, iter_stream
+    from ..neff.select import is_neff_spec
 
     if is_neff_spec(args.file):
         return _decode_neff(args)
@@ -509,7 +509,7 @@ def cmd_decode(args: argparse.Namespace) -> int:
     _check_length(args.file, data)
 
     def pieces() -> Iterator[Any]:  # one bundle at a time, the mapped pages dropped piece by piece
-        from .util import drop_pages
+        from ..io.outputs import drop_pages
 
         step = DISASM_CHUNK * BUNDLE_SIZE
         for a in range(0, len(data), step):
@@ -561,7 +561,7 @@ class _Failures:
 
 def _print_decoded(d: Any, bir: str | None = None) -> None:
     """One bundle of ``tongasm decode``: offset, opcode, mnemonic, layout (and BIR name), then its fields."""
-    from .decode import DecodeFailure
+    from ..decode import DecodeFailure
 
     tail = f"  ; {bir}" if bir else ""
     if isinstance(d, DecodeFailure):
@@ -585,9 +585,9 @@ def _print_decoded(d: Any, bir: str | None = None) -> None:
 
 def _unmodelled(d: Any) -> bool:
     """A bundle of a live ISA opcode tongasm has no layout for yet (listed by name in a NEFF, not a failure)."""
-    from .decode import DecodeFailure
-    from .isa.formats import build_formats
-    from .isa.opcodes import ISA_OPCODE_NAMES
+    from ..decode import DecodeFailure
+    from ..isa.formats import build_formats
+    from ..isa.opcodes import ISA_OPCODE_NAMES
 
     return isinstance(d, DecodeFailure) and d.raw[0] in ISA_OPCODE_NAMES and not build_formats().variants(d.raw[0])
 
@@ -602,8 +602,8 @@ def _neff_target(sel: Any, args: argparse.Namespace) -> Any:
 
 
 def _decode_neff(args: argparse.Namespace) -> int:
-    from .decode import DecodeFailure, iter_stream
-    from .neff.select import resolve_selector
+    from ..decode import DecodeFailure, iter_stream
+    from ..neff.select import resolve_selector
 
     sel = resolve_selector(args.file)
     decisions = _decisions(args)
@@ -649,7 +649,7 @@ def _decode_neff(args: argparse.Namespace) -> int:
 
 
 def _opcode_name(op: int) -> str:
-    from .isa.opcodes import opcode_name
+    from ..isa.opcodes import opcode_name
 
     return opcode_name(op)
 
@@ -668,10 +668,10 @@ def _is_kernel(path: str, head: bytes) -> bool:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .check.registry import CHECKS, CheckSet
-    from .check.runner import check_stream
-    from .codegen.output import STREAM_NAMES
-    from .util import read_input
+    from ..check.registry import CHECKS, CheckSet
+    from ..check.runner import check_stream
+    from ..codegen.output import STREAM_NAMES
+    from ..io.outputs import read_input
 
     decisions = _decisions(args)
     unknown = [c for c in args.disable if c not in CHECKS]
@@ -682,7 +682,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     # unusable input (exit 2) comes before any output; a stream's findings are then made and printed
     # piece by piece (bounded memory on a stream of any size)
     inputs: list[dict[str, Any]] = []
-    from .neff.select import is_neff_spec, resolve_selector
+    from ..neff.select import is_neff_spec, resolve_selector
 
     with _bar(args, "check") as bar:
         for path in args.inputs:
@@ -701,9 +701,9 @@ def cmd_check(args: argparse.Namespace) -> int:
             # a stream is mapped, not read; a file named neither .json nor .bin is sniffed from its bytes
             stream = None if path.endswith(".json") else _read_stream(path)
             if stream is None or _is_kernel(path, bytes(stream[:64])):
-                from .codegen import check_kernel
-                from .ir import read_bir
-                from .passes.program import unrolled_count
+                from ..codegen import check_kernel
+                from ..ir import read_bir
+                from ..passes.program import unrolled_count
 
                 data = read_input(path) if stream is None else bytes(stream)
                 kernel = read_bir(data)
@@ -760,7 +760,7 @@ def _stream_target(args: argparse.Namespace, paths: Sequence[str], what: str = "
     """The target of bundle files that are not NEFFs, always known and said: ``--target``; else the
     ``manifest.json`` tongasm wrote beside them (``assemble``/``asm``); else the ``kelf-0.json`` of the
     unpacked NEFF they are in (``neff unpack``); else gen2, named in a note on stderr."""
-    from .isa.targets import get_target
+    from ..isa.targets import get_target
 
     if getattr(args, "target", None):
         return get_target(args.target)
@@ -788,7 +788,7 @@ def _stream_target(args: argparse.Namespace, paths: Sequence[str], what: str = "
 def _target_beside(path: Path) -> str | None:
     """The target recorded beside a bundle file: its directory's tongasm ``manifest.json``, or the
     ``kelf-0.json`` of an unpacked NEFF it lies in (the file's directory or its parent)."""
-    from .isa.targets import TARGETS
+    from ..isa.targets import TARGETS
 
     d = path.parent
     try:
@@ -804,7 +804,7 @@ def _target_beside(path: Path) -> str | None:
         for up in (d, d.parent):
             kelf = up / "kelf-0.json"
             if kelf.is_file() and (up / "tongasm-neff.json").is_file() and kelf.stat().st_size < (16 << 20):
-                from .neff.members import KelfJson
+                from ..neff.members import KelfJson
 
                 return KelfJson.parse(kelf.read_bytes(), str(kelf)).target.name
     except (OSError, TongasmError):
@@ -816,9 +816,9 @@ def _stream_findings(stream: memoryview | bytes, path: str, engine: str | None, 
                      decisions: DecisionSet, checks: Any, bar: NullProgress) -> Iterator[Any]:
     """:func:`tongasm.check.check_stream` over a stream in pieces of :data:`DISASM_CHUNK` bundles
     (findings are made, printed and dropped piece by piece), offsets as in one call on the whole."""
-    from .check.runner import check_stream
-    from .isa.targets import get_target
-    from .util import drop_pages
+    from ..check.runner import check_stream
+    from ..isa.targets import get_target
+    from ..io.outputs import drop_pages
 
     n = len(stream)
     total = n // BUNDLE_SIZE
@@ -872,7 +872,7 @@ def _json_with_list(head: dict[str, Any], key: str, items: Iterable[Any], indent
 
 
 def cmd_checks(args: argparse.Namespace) -> int:
-    from .check import UNCHECKED, all_checks
+    from ..check import UNCHECKED, all_checks
 
     checks = list(all_checks())
     if args.format == "json":
@@ -903,7 +903,7 @@ def _refuse_overwriting_inputs(output: str | None, inputs: Iterable[str], flag: 
     would replace its input with its own listing), before any work."""
     if output is None:
         return
-    from .util import same_file
+    from ..io.outputs import same_file
 
     for given in inputs:
         # FILE.neff:sg00.pe names FILE.neff
@@ -914,13 +914,13 @@ def _refuse_overwriting_inputs(output: str | None, inputs: Iterable[str], flag: 
 
 
 def cmd_disasm(args: argparse.Namespace) -> int:
-    from .isa.targets import get_target
-    from .neff.select import is_neff_spec, resolve_selector
-    from .text.listing import StreamInput
+    from ..isa.targets import get_target
+    from ..neff.select import is_neff_spec, resolve_selector
+    from ..text.listing import StreamInput
 
     decisions = _decisions(args)
     if args.output is not None:
-        from .util import output_file_path
+        from ..io.outputs import output_file_path
 
         output_file_path(args.output)  # an unusable -o is refused before any work
         _refuse_overwriting_inputs(args.output, args.files, "-o")
@@ -955,7 +955,7 @@ def cmd_disasm(args: argparse.Namespace) -> int:
         else:
             pieces = _listing_pieces(inputs, decisions, target, args.bytes, bar)
         if args.output is not None:
-            from .util import atomic_write
+            from ..io.outputs import atomic_write
 
             def write(fh: Any) -> None:
                 for piece in pieces:
@@ -972,10 +972,10 @@ def _profile_pieces(inputs: Sequence[Any], graphs: Mapping[str, tuple[Any, str]]
                     target: Any, as_json: bool, bar: NullProgress) -> Iterator[str]:
     """The profile-syntax listing (:mod:`tongasm.text.profile`) in pieces of at most :data:`DISASM_CHUNK`
     bundles: text lines, or (``as_json``) one JSON object per stream with a row per bundle."""
-    from .isa.formats import build_formats
-    from .neff.semaphores import profile_context
-    from .text.profile import ProfileContext, profile_rows, row_line
-    from .util import drop_pages
+    from ..isa.formats import build_formats
+    from ..neff.semaphores import profile_context
+    from ..text.profile import ProfileContext, profile_rows, row_line
+    from ..io.outputs import drop_pages
 
     fs = build_formats(decisions)
     contexts: dict[tuple[int, str], ProfileContext] = {}
@@ -1021,9 +1021,9 @@ def _listing_pieces(inputs: Sequence[Any], decisions: DecisionSet, target: Any, 
                     bar: NullProgress) -> Iterator[str]:
     """The text listing (the lines of :func:`tongasm.text.fast.fast_listing`, newline-terminated) in
     pieces of at most :data:`DISASM_CHUNK` bundles."""
-    from .text.fast import stream_lines
-    from .text.listing import header_lines
-    from .util import drop_pages
+    from ..text.fast import stream_lines
+    from ..text.listing import header_lines
+    from ..io.outputs import drop_pages
 
     yield "\n".join(header_lines(target, decisions)) + "\n"
     step = DISASM_CHUNK * BUNDLE_SIZE
@@ -1045,8 +1045,8 @@ def _listing_json_pieces(inputs: Sequence[Any], decisions: DecisionSet, target: 
                         bar: NullProgress) -> Iterator[str]:
     """The JSON listing (the text of ``json.dumps(listing_json(...), indent=1)``) in pieces of at most
     :data:`DISASM_CHUNK` bundles: bounded memory on a stream of any size."""
-    from .text.listing import StreamInput, listing_json
-    from .util import drop_pages
+    from ..text.listing import StreamInput, listing_json
+    from ..io.outputs import drop_pages
 
     head = listing_json([], decisions=decisions, target=target)
     del head["streams"]
@@ -1077,8 +1077,8 @@ def _asm_findings(source: str, prog: Any) -> int:
     """Check each assembled stream like ``tongasm check`` (bundles of opcodes without a layout are
     counted, not errors: a listing of real compiler output holds them as ``.bytes``); print every
     error as ``FILE:LINE: stream+OFFSET: ...``; return how many errors there were."""
-    from .check.runner import check_stream
-    from .codegen.output import STREAM_NAMES
+    from ..check.runner import check_stream
+    from ..codegen.output import STREAM_NAMES
 
     errors = 0
     for name, data in prog.streams.items():
@@ -1099,9 +1099,9 @@ def _asm_findings(source: str, prog: Any) -> int:
 
 
 def cmd_asm(args: argparse.Namespace) -> int:
-    from .codegen.output import write_streams
-    from .text.assembler import assemble_file
-    from .util import output_dir_path
+    from ..codegen.output import write_streams
+    from ..text.assembler import assemble_file
+    from ..io.outputs import output_dir_path
 
     decisions = DecisionSet.parse(args.decision) if args.decision else None
     output_dir_path(args.output)  # an unusable -o is refused before any work
@@ -1133,7 +1133,7 @@ def _bundle_arg(spec: str) -> tuple[bytes, str | None]:
     """``explain``'s BUNDLE: 128 hex digits, FILE.bin:INDEX or FILE.bin@OFFSET (decimal or 0x hex)."""
     import re
 
-    from .util import brief_int, read_buffer
+    from ..io.outputs import brief_int, read_buffer
 
     hexs = re.sub(r"[\s_]", "", spec)
     if re.fullmatch(r"(0x)?[0-9a-fA-F]+", hexs) and not os.path.exists(spec):
@@ -1159,8 +1159,8 @@ def _bundle_arg(spec: str) -> tuple[bytes, str | None]:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from .neff.select import is_neff_spec, resolve_selector
-    from .text.explain import explain_bundle, render_text
+    from ..neff.select import is_neff_spec, resolve_selector
+    from ..text.explain import explain_bundle, render_text
 
     where: dict[str, Any] | None = None
     if is_neff_spec(args.bundle):  # FILE.neff:sg00/pe:INDEX or @OFFSET: target and engine from the NEFF
@@ -1204,7 +1204,7 @@ def _is_listing(path: str) -> bool:
 
 def _has_target(spec: str) -> bool:
     """Does a ``diff`` input name its own target (a NEFF, a listing, a stream with one recorded beside it)?"""
-    from .neff.select import is_neff_spec
+    from ..neff.select import is_neff_spec
 
     return is_neff_spec(spec) or _is_listing(spec) or _target_beside(Path(spec)) is not None
 
@@ -1212,8 +1212,8 @@ def _has_target(spec: str) -> bool:
 def _diff_side(spec: str, args: argparse.Namespace, decisions: DecisionSet, other: Any = None) -> Any:
     """One input of ``diff`` as a :class:`tongasm.neff.diff.Side`; any failure is unusable input (exit 2).
     A raw stream with no target given or recorded takes the target of ``other`` (the side that has one)."""
-    from .neff.select import is_neff_spec
-    from .neff.diff import listing_side, neff_side, stream_side
+    from ..neff.select import is_neff_spec
+    from ..neff.diff import listing_side, neff_side, stream_side
 
     try:
         if is_neff_spec(spec):
@@ -1240,7 +1240,7 @@ def _diff_side(spec: str, args: argparse.Namespace, decisions: DecisionSet, othe
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from .neff.diff import diff_sides, render_text
+    from ..neff.diff import diff_sides, render_text
 
     decisions = _decisions(args)
     # the side that names its target (a NEFF, a listing) is read first, so that a bare stream takes it
@@ -1262,15 +1262,15 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .sim.run import (
+    from ..sim.run import (
         conform_inputs,
         parse_inputs,
         run_kernel,
         run_streams,
         write_results,
     )
-    from .neff import is_neff_spec
-    from .util import output_dir_path, output_file_path, read_head
+    from ..neff import is_neff_spec
+    from ..io.outputs import output_dir_path, output_file_path, read_head
 
     decisions = _decisions(args)
     # everything the arguments alone decide is checked before any work
@@ -1310,8 +1310,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     trace = None
     timeline = _timeline(args)
     if args.log:
-        from .isa.formats import build_formats
-        from .text.listing import instruction_text
+        from ..isa.formats import build_formats
+        from ..text.listing import instruction_text
 
         fs = build_formats(decisions)
 
@@ -1324,15 +1324,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     kernel = None
     with _bar(args, "run", unit="bundles") as bar:
         if is_kernel:
-            from .codegen.assembler import resolve_target
-            from .ir import read_bir
-            from .ir.memory import describe_kernel
+            from ..codegen.assembler import resolve_target
+            from ..ir import read_bir
+            from ..ir.memory import describe_kernel
 
             kernel = read_bir(Path(first))
             _print_notes(kernel.notes)
             memory = describe_kernel(kernel, resolve_target(kernel.arch, args.target).name)
         else:
-            from .ir.memory import MemoryDescription
+            from ..ir.memory import MemoryDescription
 
             memory = MemoryDescription.load(args.memory)
         # the variables the inputs and --outputs name, and each input's fit, before the run
@@ -1361,7 +1361,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                                      seed=args.seed, trace=trace, progress=bar.hook, timeline=timeline)
     mismatches = []
     if args.reference:
-        from .sim.reference import interpret
+        from ..sim.reference import interpret
 
         assert kernel is not None  # --reference without a kernel was refused above
         ref = interpret(kernel, inputs, target=args.target or result.memory.target, decisions=decisions,
@@ -1390,7 +1390,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _timeline(args: argparse.Namespace) -> Any:
-    from .sim.trace import Timeline
+    from ..sim.trace import Timeline
 
     return Timeline() if args.trace is not None else None
 
@@ -1399,8 +1399,8 @@ def _timeline(args: argparse.Namespace) -> Any:
 def _tracing(timeline: Any, path: str | None) -> Iterator[None]:
     """Write the trace when the run ends, also when it stops with a simulator error (a deadlock's
     schedule is what a user wants to see); nothing is written if the run is interrupted."""
-    from .sim.machine import SimError
-    from .sim.trace import write_trace
+    from ..sim.machine import SimError
+    from ..sim.trace import write_trace
 
     try:
         yield
@@ -1417,9 +1417,9 @@ def _run_neff(args: argparse.Namespace, decisions: DecisionSet) -> int:
     streams (tongasm.neff.run); ``DIR/<output>.npy`` per output plus ``state.json``."""
     import time
 
-    from .neff import parse_selector, read_neff
-    from .neff.run import Declared, run_neff
-    from .sim.run import parse_inputs, write_outputs
+    from ..neff import parse_selector, read_neff
+    from ..neff.run import Declared, run_neff
+    from ..sim.run import parse_inputs, write_outputs
 
     if len(args.inputs) != 1:
         raise UsageError("give one FILE.neff (FILE.neff:sg00 runs one of its cores)")
@@ -1478,8 +1478,8 @@ def _run_neff(args: argparse.Namespace, decisions: DecisionSet) -> int:
 
 
 def cmd_formats(args: argparse.Namespace) -> int:
-    from .isa.formats import build_formats
-    from .isa.reference import format_rows, formats_json, formats_markdown
+    from ..isa.formats import build_formats
+    from ..isa.reference import format_rows, formats_json, formats_markdown
 
     ds = _decisions(args)
     known = build_formats(ds).by_name
@@ -1507,7 +1507,7 @@ def cmd_formats(args: argparse.Namespace) -> int:
 
 
 def cmd_bir_reference(args: argparse.Namespace) -> int:
-    from .text.bir_reference import bir_opcodes, bir_reference_markdown, opcode_reference
+    from ..text.bir_reference import bir_opcodes, bir_reference_markdown, opcode_reference
 
     ds = _decisions(args)
     known = bir_opcodes()
@@ -1540,8 +1540,8 @@ def cmd_bir_reference(args: argparse.Namespace) -> int:
 
 
 def cmd_neff_info(args: argparse.Namespace) -> int:
-    from .neff import read_neff
-    from .neff.report import neff_report, render_report
+    from ..neff import read_neff
+    from ..neff.report import neff_report, render_report
 
     neff = read_neff(args.neff)
     report = neff_report(neff, _decisions(args))
@@ -1553,7 +1553,7 @@ def cmd_neff_info(args: argparse.Namespace) -> int:
 
 
 def cmd_neff_unpack(args: argparse.Namespace) -> int:
-    from .neff import read_neff, unpack_neff
+    from ..neff import read_neff, unpack_neff
 
     neff = read_neff(args.neff)
     unpack_neff(neff, args.output)
@@ -1569,14 +1569,14 @@ def _replacements(specs: Sequence[str]) -> dict[str, bytes]:
         member, eq, file = spec.partition("=")
         if not eq or not member or not file:
             raise UsageError(f"--replace expects MEMBER=FILE (e.g. sg00/PE.bin=new.bin), got {spec!r}")
-        from .util import read_input
+        from ..io.outputs import read_input
 
         replace[member] = read_input(file)  # /dev/zero is refused at a bound, not read forever
     return replace
 
 
 def cmd_neff_pack(args: argparse.Namespace) -> int:
-    from .neff import pack_dir
+    from ..neff import pack_dir
 
     neff = pack_dir(args.dir, args.output, decisions=_decisions(args), streams=args.streams,
                     replace=_replacements(args.replace), check=not args.no_check)
@@ -1587,7 +1587,7 @@ def cmd_neff_pack(args: argparse.Namespace) -> int:
 
 
 def cmd_neff_repack(args: argparse.Namespace) -> int:
-    from .neff.unpack import repack_neff
+    from ..neff.unpack import repack_neff
 
     neff = repack_neff(args.neff, args.output, decisions=_decisions(args), streams=args.streams,
                        replace=_replacements(args.replace), check=not args.no_check)
@@ -1598,13 +1598,13 @@ def cmd_neff_repack(args: argparse.Namespace) -> int:
 
 
 def cmd_neff_survey(args: argparse.Namespace) -> int:
-    from .neff.survey import neff_paths, render_survey, survey
+    from ..neff.survey import neff_paths, render_survey, survey
 
     decisions = _decisions(args)
     if args.workers is not None and args.workers < 1:
         raise UsageError(f"--workers must be at least 1, got {args.workers}")
     if args.output is not None:
-        from .util import output_file_path
+        from ..io.outputs import output_file_path
 
         output_file_path(args.output)  # an unusable -o is refused before any work
     neff_paths(args.inputs)  # a missing input is refused before any work
@@ -1612,7 +1612,7 @@ def cmd_neff_survey(args: argparse.Namespace) -> int:
     text = json.dumps(sv.to_json(), indent=1) + "\n" if args.format == "json" else \
         "".join(line + "\n" for line in render_survey(sv))
     if args.output is not None:
-        from .util import atomic_write
+        from ..io.outputs import atomic_write
 
         atomic_write(args.output, text.encode())
     else:
@@ -1625,7 +1625,7 @@ def cmd_neff_survey(args: argparse.Namespace) -> int:
 
 
 def cmd_neff_header(args: argparse.Namespace) -> int:
-    from .neff.header import HEADER_FIELDS, header_markdown
+    from ..neff.header import HEADER_FIELDS, header_markdown
 
     if args.format == "markdown":
         sys.stdout.write(header_markdown())
@@ -1642,9 +1642,9 @@ def cmd_decisions(args: argparse.Namespace) -> int:
     if args.evidence:
         from pathlib import Path as _Path
 
-        from .neff import read_neff
-        from .neff.evidence import corpus_evidence, evidence_markdown, render_evidence
-        from .neff.survey import neff_paths
+        from ..neff import read_neff
+        from ..neff.evidence import corpus_evidence, evidence_markdown, render_evidence
+        from ..neff.survey import neff_paths
 
         sets = [(path, neff_paths([path])) for path in args.evidence]  # a missing one before any work
         reports = []

@@ -4,7 +4,7 @@ One handler per :class:`~tongasm.isa.layout.Sem` kind; :mod:`tongasm.sim.execute
 :data:`FAMILY_HANDLERS` into its table. Like every handler, these read only the bundle (never the
 IR): operands through :meth:`Ctx.ap`, scalars through the kind byte and value word (N-2, N-6, S-35),
 the accumulators from the executing engine's state. The numeric kernels are
-:mod:`tongasm.sim.family_numeric` (shared with the IR reference interpreter).
+:mod:`tongasm.sim.kernels` (shared with the IR reference interpreter).
 """
 
 from __future__ import annotations
@@ -13,25 +13,25 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..isa.decisions.families import (
+from ...isa.decisions.scalar import (
     ActivationRoles, IotaBand, PointerWord, PoolPacking, TscacheReverse0, kind_of_names,
 )
-from ..isa.decisions.semantics import FusedReduceSemantics, ScanCarry
-from ..isa.decisions.reduce import ReduceBf16Opcode
-from ..isa.decisions.spec import FreeDimOrder
-from ..isa.descriptors import decode_addr4
-from ..isa.enums import ACC_WIRE, AccType, AluOp, WireDtype
-from ..isa.family_opcodes import (
+from ...isa.decisions.semantics import FusedReduceSemantics, ScanCarry
+from ...isa.decisions.reduce import ReduceBf16Opcode
+from ...isa.decisions.spec import FreeDimOrder
+from ...isa.descriptors import decode_addr4
+from ...isa.enums import ACC_WIRE, AccType, AluOp, WireDtype
+from ...isa.family_opcodes import (
     STT_BITVEC, TR_BITVEC, TR_T_ARITH, TR_T_BITVEC, TS_BITVEC, TS_CACHE_CUMULATIVE, TS_CACHE_REDUCE, TS_PTR_BITVEC,
     TS_TRANSPOSE, TT_SCAN, BN_STATS_T, CROSS_BITVEC,
 )
-from ..isa.family_tables import ACT_FUNC_FROM_WIRE, ScalarKind
-from ..isa.layout import Sem
-from ..isa.layouts.reduce import TR_BF16
-from . import family_numeric as fn
-from . import numeric
-from .context import Ctx, _alu, _flat, _store
-from .machine import SimError
+from ...isa.vector_enums import ACT_FUNC_FROM_WIRE, ScalarKind
+from ...isa.layout import Sem
+from ...isa.layouts.reduce import TR_BF16
+from .. import kernels as fn
+from .. import numeric
+from ..context import Ctx, _alu, _flat, _store
+from ..machine import SimError
 
 _ACC_BY_WIRE = {w: a for a, w in ACC_WIRE.items()}
 _F32 = 10

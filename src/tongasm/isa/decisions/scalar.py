@@ -21,7 +21,7 @@ from ..family_opcodes import (
     CROSS_ARITH, CROSS_BITVEC, TR_ARITH, TR_BITVEC, TR_T_ARITH, TR_T_BITVEC, TS_ARITH, TS_BITVEC, TS_PTR_ARITH,
     TS_PTR_BITVEC,
 )
-from ..family_tables import ACT_SETS, NKI_REDUCE_OPS, ActFunc, ActSet, ScalarKind
+from ..vector_enums import ACT_SETS, NKI_REDUCE_OPS, ActFunc, ActSet, ScalarKind
 from ..opcodes import Op
 from .base import Decision, Reading
 
@@ -437,7 +437,7 @@ class ActTableIndex(Decision):
                                          "(set names, resolved in act_info.json's 21 sets); act_info.json's order "
                                          "where no graph table is given (a BIR kernel, a bare stream)")
     ACT_INFO = Reading("act-info", "the book (LAF): always the position in act_info.json's act_func_sets[]: the 21 "
-                                   "sets of isa.family_tables.ACT_SETS (0 = exp_and_others), even in a NEFF")
+                                   "sets of isa.vector_enums.ACT_SETS (0 = exp_and_others), even in a NEFF")
     ACTIVATION_JSON = Reading("activation-json", "the draft chapter (§2.8) from one NEFF: Activation.json's "
                                                  "activation_function_sets[] holds only set 0 (exp_and_others)")
 

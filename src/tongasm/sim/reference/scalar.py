@@ -3,7 +3,7 @@
 Independent of the bundle path like :mod:`tongasm.sim.reference` (which calls these): it reads the BIR
 instruction — operands, attributes, the decisions' meanings — never a bundle, and imports nothing
 from codegen, decode, text, check or the bundle simulator. What it shares is the numeric kernels
-(:mod:`tongasm.sim.numeric`, :mod:`tongasm.sim.family_numeric`) and the decisions.
+(:mod:`tongasm.sim.numeric`, :mod:`tongasm.sim.kernels`) and the decisions.
 
 A two-output Activation runs here as one instruction (the encoder splits it into 0x21 + 0x24, N-40),
 the fused TensorScalar likewise (0x9A + 0x9B, N-19): the agreement test then checks that split.
@@ -17,25 +17,25 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..isa.decisions.families import (
+from ...isa.decisions.scalar import (
     ActivationLoadAccumulate, ActivationRoles, ActivationTwoOutputs, CrossLaneMean, IotaBand, ShortActivationArgs,
     TscacheReverse0, TsTwoOutputsIdle,
 )
-from ..isa.decisions.semantics import FusedReduceSemantics, ScanCarry
-from ..isa.enums import ALU_WIRE, DTYPE_INFO, AccType, AluClass, AluOp, Dtype
-from ..isa.family_tables import ActFunc, AxisList, PoolFunc, TSCMode
-from ..ir.family_instructions import (
+from ...isa.decisions.semantics import FusedReduceSemantics, ScanCarry
+from ...isa.enums import ALU_WIRE, DTYPE_INFO, AccType, AluClass, AluOp, Dtype
+from ...isa.vector_enums import ActFunc, AxisList, PoolFunc, TSCMode
+from ...ir.scalar import (
     Activation, ActivationReadAccumulator, BNStats, BNStatsAggregate, DveReadAccumulator, Iota, Pool, ScalarTensorTensor,
     TensorReduce, TensorScalar, TensorScalarCache, TensorScalarPtr, is_scalar_tensor_tensor,
 )
-from ..ir.instructions import Instruction
-from ..ir.operands import Immediate, Operand, PhysicalAP, RegisterAccess, RegisterAP
-from ..numeric import NumericError, bit_pattern
-from . import family_numeric as fn
-from . import numeric
+from ...ir.instructions import Instruction
+from ...ir.operands import Immediate, Operand, PhysicalAP, RegisterAccess, RegisterAP
+from ...numeric import NumericError, bit_pattern
+from .. import kernels as fn
+from .. import numeric
 
 if TYPE_CHECKING:
-    from .reference import _Interpreter
+    from . import _Interpreter
 
 F32 = np.float32
 _W_F32 = DTYPE_INFO[Dtype.float32].wire

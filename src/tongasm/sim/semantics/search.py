@@ -9,11 +9,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..isa.decisions.search import MatchReplaceOccurrence, Max8Order
-from ..isa.layout import Sem
-from . import numeric
-from .context import Ctx, _flat, _store
-from .machine import SimError
+from ...isa.decisions.search import MatchReplaceOccurrence, Max8Order
+from ...isa.layout import Sem
+from .. import numeric
+from ..context import Ctx, _flat, _store
+from ..machine import SimError
 
 #: the key of MatchValueLoad's latch in the engine state
 LATCH = "match_values"

@@ -17,16 +17,16 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..isa.decisions.real import Addr8Modes, DmaCompletion, DmaElementOrder, PeTranspose, PsumFlags, StationaryPattern
-from ..isa.decisions.semantics import DmaTiming, PeArithmetic
-from ..isa.decisions.spec import FreeDimOrder
-from ..isa.descriptors import SBUF_PARTITION_SHIFT
-from ..isa.enums import WireDtype
-from ..isa.layout import Sem
-from ..isa.layouts.control import CLEAR_TABLE, SEM_MASK_WORDS
-from . import numeric
-from .context import Ctx
-from .machine import DmaTransfer, SimError, Stationary
+from ...isa.decisions.neff import Addr8Modes, DmaCompletion, DmaElementOrder, PeTranspose, PsumFlags, StationaryPattern
+from ...isa.decisions.semantics import DmaTiming, PeArithmetic
+from ...isa.decisions.spec import FreeDimOrder
+from ...isa.descriptors import SBUF_PARTITION_SHIFT
+from ...isa.enums import WireDtype
+from ...isa.layout import Sem
+from ...isa.layouts.control import CLEAR_TABLE, SEM_MASK_WORDS
+from .. import numeric
+from ..context import Ctx
+from ..machine import DmaTransfer, SimError, Stationary
 
 # --- PE ----------------------------------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ..isa.decisions.real import (
+from ..isa.decisions.neff import (
     Addr8Modes, DmaOffsetRegisters, DmaSyncCommand, OrderingMode, PeGeometry, PeTranspose, PsumFlags, StationaryPattern,
 )
 from ..isa.descriptors import PSUM_BANK_BYTES, PSUM_BASE, SBUF_PARTITION_SHIFT, decode_addr4
