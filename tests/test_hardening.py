@@ -224,7 +224,7 @@ def test_a_second_writer_waits_for_the_lock_then_refuses(tmp_path: Path, monkeyp
     holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
         import sys
         from pathlib import Path
-        from tongasm import util
+        from tongasm.io import outputs as util
         with util._locked(Path({str(tmp_path / '.o.tongasm-lock')!r}), Path({str(out)!r})):
             print("locked", flush=True)
             sys.stdin.readline()  # held until the test says so

@@ -145,7 +145,7 @@ class CopyPredicatedSlots(Decision):
 #
 # R-9..R-19 are the chapter's (neff-and-real-opcodes.md §2), R-22..R-27 the research's proposals
 # (docs/research/real-opcodes.md §5); R-20 (the execution model) is the simulator's S-16/S-40 and
-# R-21 (0x23's table index) is the activation family's: isa.decisions.families.ActTableIndex.
+# R-21 (0x23's table index) is the activation family's: isa.decisions.scalar.ActTableIndex.
 
 
 class PeUnusedDims(Decision):
