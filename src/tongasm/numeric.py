@@ -24,6 +24,13 @@ class NumericError(InputError, ValueError):
     """A value that cannot be represented in the requested dtype."""
 
 
+def signed(v: int, bits: int) -> int:
+    """The two's-complement value of the low ``bits`` bits of ``v`` (a register, a semaphore count or
+    a wait value read as the signed word it is)."""
+    v &= (1 << bits) - 1
+    return v - (1 << bits) if v >> (bits - 1) else v
+
+
 @cache
 def numpy_dtype(d: Dtype) -> np.dtype:
     """The numpy (or ml_dtypes) dtype of a BIR dtype; packed types have none."""

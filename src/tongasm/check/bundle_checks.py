@@ -263,21 +263,6 @@ def _slot_dtype(b: BundleView, s: Slot) -> int | None:
     return b.fields.get(s.dtype_field) if s.dtype_field else None
 
 
-def _extent(b: BundleView, s: Slot, size: int) -> tuple[int, int]:
-    """[lowest, highest] byte offset touched relative to the start address."""
-    lo = hi = 0
-    fv = b.fields
-    for sk, nk in zip(s.step_keys, s.num_keys):
-        num = fv[nk]
-        if num > 1:
-            span = fv[sk] * (num - 1) * size
-            if span < 0:
-                lo += span
-            else:
-                hi += span
-    return lo, hi + size - 1
-
-
 def _elements(b: BundleView, s: Slot) -> int:
     return math.prod(b.fields[k] for k in s.num_keys)
 
@@ -380,7 +365,7 @@ def _geometry_bytes(b: BundleView) -> Iterator[Finding]:
         size = WIRE_DTYPE_ALIGN.get(_slot_dtype(b, s) or 0)
         if a.space not in ("sbuf", "psum") or a.byte is None or size is None:
             continue
-        lo, hi = _extent(b, s, size)
+        lo, hi = s.extent(b.fields, size)
         limit = b.target.sbuf_bytes_per_partition if a.space == "sbuf" else PSUM_PARTITION_BYTES
         first, last = a.byte + lo, a.byte + hi
         if first < 0 or last >= limit:

@@ -36,6 +36,7 @@ from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.descriptors import decode_addr4
 from ..isa.enums import WAIT_WIRE, WIRE_DTYPE_ALIGN, UpdateMode, WaitMode
 from ..isa.formats import build_formats
+from ..numeric import signed
 
 #: A region: (space, first partition, partition count, first byte, end byte (exclusive)).
 Region = tuple[str, int, int, int, int]
@@ -75,19 +76,13 @@ def footprints(d: DecodedBundle) -> Footprint:
         if a.space == "register":
             region: Region = ("register", a.register or 0, 1, 0, 1)
         elif a.space in ("sbuf", "psum"):
-            es = _element_size(f, s.dtype_field)
-            lo = hi = 0
-            for sk, nk in zip(s.step_keys, s.num_keys):
-                step, num = f.get(sk, 0), f.get(nk, 1)
-                step = step - (1 << 16) if step >= 1 << 15 else step
-                span = step * (max(num, 1) - 1)
-                lo, hi = (lo + span, hi) if span < 0 else (lo, hi + span)
+            lo, hi = s.extent(f, _element_size(f, s.dtype_field))
             try:
                 parts = s.partition_count(f)
             except KeyError:
                 parts = 1
             base = a.byte or 0
-            region = (a.space, a.partition or 0, max(parts, 1), base + lo * es, base + (hi + 1) * es)
+            region = (a.space, a.partition or 0, max(parts, 1), base + lo, base + hi + 1)
         else:
             continue
         (writes if s.write else reads).append(region)
@@ -127,11 +122,6 @@ class RaceReport:
 _INCREMENTS = {UpdateMode.sem_inc, UpdateMode.sem_add_imm}
 
 
-def _signed32(v: int) -> int:
-    v &= 0xFFFFFFFF
-    return v - (1 << 32) if v >> 31 else v
-
-
 def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet = DEFAULT_DECISIONS,
           *, limit: int = 100) -> RaceReport:
     """The unordered conflicting pairs of ``streams`` (name -> decoded bundles); see the module doc."""
@@ -156,7 +146,7 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                     continue
                 idx = d.fields[u.index]
                 writers.setdefault(idx, set()).add(si)
-                if um not in _INCREMENTS or (um == UpdateMode.sem_add_imm and _signed32(d.fields[u.value]) < 0):
+                if um not in _INCREMENTS or (um == UpdateMode.sem_add_imm and signed(d.fields[u.value], 32) < 0):
                     bad.add(idx)
     for idx, ws in writers.items():
         if len(ws) > 1:
@@ -170,7 +160,7 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                 um = by_wire.get(d.fields.get(u.mode, 0))
                 idx = d.fields.get(u.index, 0)
                 if um in _INCREMENTS and idx not in bad:
-                    step = 1 if um == UpdateMode.sem_inc else _signed32(d.fields[u.value])
+                    step = 1 if um == UpdateMode.sem_inc else signed(d.fields[u.value], 32)
                     lst = reach.setdefault(idx, [])
                     lst.append(((lst[-1][0] if lst else 0) + step, si, i))
     # pass 2: vector clocks, visiting bundles in an order that respects happens-before
@@ -197,7 +187,7 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                 for w in lanes.waits if lanes is not None else ():
                     if d.fields.get(w.mode, 0) != wait_ge:
                         continue
-                    idx, need = d.fields[w.index], _signed32(d.fields[w.value])
+                    idx, need = d.fields[w.index], signed(d.fields[w.value], 32)
                     last_sem[si] = idx
                     if need <= 0 or idx in bad:
                         continue

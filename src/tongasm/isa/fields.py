@@ -170,6 +170,21 @@ class Slot:
         """This operand's partition count in a decoded bundle: the fixed count, else its count field's."""
         return self.partitions if self.partitions is not None else fields[self.parts_field or "num_partitions"]
 
+    def extent(self, fields: Mapping[str, int], size: int) -> tuple[int, int]:
+        """[lowest, highest] byte offset this operand touches relative to its start address, in a
+        decoded bundle whose elements are ``size`` bytes (steps are signed: a negative step reaches
+        below the start)."""
+        lo = hi = 0
+        for sk, nk in zip(self.step_keys, self.num_keys):
+            num = fields[nk]
+            if num > 1:
+                span = fields[sk] * (num - 1) * size
+                if span < 0:
+                    lo += span
+                else:
+                    hi += span
+        return lo, hi + size - 1
+
     @property
     def size(self) -> int:
         return 4 + 4 * self.ndims

@@ -14,6 +14,7 @@ import ml_dtypes
 import numpy as np
 
 from ..errors import InputError
+from ..numeric import signed
 from ..isa.enums import ALU_WIRE, AluClass, AluOp
 
 # --- element types (S-3) -------------------------------------------------------------------------
@@ -260,11 +261,6 @@ def predicate(mask: np.ndarray) -> np.ndarray:
 
 
 # --- the register ALU (S-13) ---------------------------------------------------------------------------
-
-def signed(v: int, bits: int) -> int:
-    v &= (1 << bits) - 1
-    return v - (1 << bits) if v >> (bits - 1) else v
-
 
 def register_alu(op: AluOp, a: int, b: int, bits: int = 32) -> int:
     """``dst = a OP b`` on raw register bits, two's complement ``bits`` wide (S-13); returns raw bits."""

@@ -24,6 +24,7 @@ from ..isa.enums import WAIT_WIRE, UpdateMode, WaitMode
 from ..isa.fields import BUNDLE_SIZE
 from ..isa.formats import build_formats
 from ..isa.layout import SyncLanes, UpdateLane, WaitLane
+from ..numeric import signed
 from .execute import execute
 from .machine import ENGINES, DmaTransfer, Machine, SimError
 from .trace import Timeline
@@ -69,11 +70,6 @@ class RunStats:
     per_engine: dict[str, int] = field(default_factory=dict)
     #: DMAs completed
     dmas: int = 0
-
-
-def _signed32(v: int) -> int:
-    v &= 0xFFFFFFFF
-    return v - (1 << 32) if v >> 31 else v
 
 
 StandIn = Callable[[DecodeFailure], DecodedBundle | None]
@@ -160,10 +156,10 @@ class Scheduler:
         wm = _WAIT.get(mode)
         idx = f[lane.index]
         if wm == WaitMode.sem_ge_imm:
-            need, have = _signed32(f[lane.value]), int(self.m.semaphores[idx])
+            need, have = signed(f[lane.value], 32), int(self.m.semaphores[idx])
             return None if have >= need else f"sem{idx} >= {need} (sem{idx} = {have})"
         if wm == WaitMode.sem_ge_reg:
-            need = _signed32(self.m.reg(s.engine, f[lane.value]))
+            need = signed(self.m.reg(s.engine, f[lane.value]), 32)
             have = int(self.m.semaphores[idx])
             return None if have >= need else f"sem{idx} >= r{f[lane.value]} = {need} (sem{idx} = {have})"
         if wm == WaitMode.evt_set_clear:
@@ -212,18 +208,18 @@ class Scheduler:
         um = self._by_wire.get(mode)
         if um is None:
             raise SimError(f"{s.where()}: unknown update mode {mode:#04x}")
-        idx, value = f[u.index], _signed32(f[u.value])
+        idx, value = f[u.index], signed(f[u.value], 32)
         sem = self.m.semaphores
         if um == UpdateMode.evt_set:
             self.m.events[idx] = True
         elif um == UpdateMode.sem_add_imm:
-            sem[idx] = _signed32(int(sem[idx]) + value)
+            sem[idx] = signed(int(sem[idx]) + value, 32)
         elif um == UpdateMode.sem_sub_imm:
-            sem[idx] = _signed32(int(sem[idx]) - value)
+            sem[idx] = signed(int(sem[idx]) - value, 32)
         elif um == UpdateMode.sem_inc:
-            sem[idx] = _signed32(int(sem[idx]) + 1)
+            sem[idx] = signed(int(sem[idx]) + 1, 32)
         elif um == UpdateMode.sem_dec:
-            sem[idx] = _signed32(int(sem[idx]) - 1)
+            sem[idx] = signed(int(sem[idx]) - 1, 32)
         elif um == UpdateMode.sem_wr_imm:
             sem[idx] = value
         if um != UpdateMode.evt_set:

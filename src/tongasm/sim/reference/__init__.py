@@ -54,7 +54,7 @@ from ...ir.operands import (
     AccessPattern, Immediate, MemoryLocation, Operand, PhysicalAP, Register, RegisterAccess, RegisterAP, SymbolicAP,
 )
 from ...numeric import NumericError as BitPatternError
-from ...numeric import bit_pattern
+from ...numeric import bit_pattern, signed
 from ...passes import flatten
 from .. import numeric
 from ...ir.memory import MemoryDescription, Variable, conform_input, describe_kernel
@@ -92,11 +92,6 @@ class ShapeState:
     steps: tuple[int, ...] = (0, 0, 0, 0)
     counts: tuple[int, ...] = (0, 0, 0, 0)
     is_output: bool = False
-
-
-def _signed32(v: int) -> int:
-    v &= 0xFFFFFFFF
-    return v - (1 << 32) if v >> 31 else v
 
 
 def _uint(size: int) -> type:
@@ -460,7 +455,7 @@ class _Interpreter:
                 if (inst.sync.updates and not self.ds.get(SharedSyncValue).refuses
                         and inst.sync.updates[0].mode not in VALUELESS_UPDATES):
                     dword = inst.sync.updates[0].value or 0  # ... which D-4=update-wins overwrites
-                need_v = _signed32(dword if w.mode == WaitMode.sem_ge_imm else self.s.reg(engine, dword))
+                need_v = signed(dword if w.mode == WaitMode.sem_ge_imm else self.s.reg(engine, dword), 32)
                 ok, need = int(sem[w.index]) >= need_v, f"sem{w.index} >= {need_v} (sem{w.index} = {int(sem[w.index])})"
             else:
                 raise InterpretError(f"unknown wait mode {w.mode}")
@@ -476,7 +471,7 @@ class _Interpreter:
         for u in inst.sync.updates:
             if not isinstance(u.mode, UpdateMode):
                 raise InterpretError(f"unknown update mode {u.mode}")
-            value = _signed32(u.value or 0)
+            value = signed(u.value or 0, 32)
             if u.mode == UpdateMode.evt_set and not self.ds.get(UpdateModeWire).zero_is_none and u.index == 0:
                 # D-2=raw writes evt_set as mode 0, so "set event 0" is an all-zero update band: it
                 # reads as no update unless the shared dword carries its value (and no sem_ge wait's).
@@ -487,13 +482,13 @@ class _Interpreter:
             if u.mode == UpdateMode.evt_set:
                 self.s.events[u.index] = True
             elif u.mode == UpdateMode.sem_add_imm:
-                sem[u.index] = _signed32(int(sem[u.index]) + value)
+                sem[u.index] = signed(int(sem[u.index]) + value, 32)
             elif u.mode == UpdateMode.sem_sub_imm:
-                sem[u.index] = _signed32(int(sem[u.index]) - value)
+                sem[u.index] = signed(int(sem[u.index]) - value, 32)
             elif u.mode == UpdateMode.sem_inc:
-                sem[u.index] = _signed32(int(sem[u.index]) + 1)
+                sem[u.index] = signed(int(sem[u.index]) + 1, 32)
             elif u.mode == UpdateMode.sem_dec:
-                sem[u.index] = _signed32(int(sem[u.index]) - 1)
+                sem[u.index] = signed(int(sem[u.index]) - 1, 32)
             elif u.mode == UpdateMode.sem_wr_imm:
                 sem[u.index] = value
 
@@ -836,7 +831,7 @@ class _Interpreter:
         if offset is not None:
             if is64:
                 raise InterpretError("an offset register cannot be used with 64-bit data")
-            shift = _signed32(self.s.reg(engine, _register(offset, "offset").lo)) * lane  # in elements
+            shift = signed(self.s.reg(engine, _register(offset, "offset").lo), 32) * lane  # in elements
         regs = list(reg.pair()) if is64 else [reg.lo]
         for k, rid in enumerate(regs):
             rel = k * inner_step * lane + shift
