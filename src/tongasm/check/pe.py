@@ -1,8 +1,8 @@
-"""Checks of the PE, DMA and sync/control families (issue 13): the family checks their layout records
+"""Checks of the PE, DMA and sync/control families: the family checks their layout records
 list, and the ids of the encoder refusals of their codegen.
 
 Each rule says where it comes from: a decision of the real-NEFF chapter (R-n), or the real bytes
-(every real bundle satisfies it; ``tests/test_real_opcodes.py`` runs them on both NEFFs).
+(every real bundle satisfies it; ``tests/test_matmul_neffs.py`` runs them on both NEFFs).
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ..isa.decisions.neff import (
-    Addr8Modes, DmaOffsetRegisters, DmaSyncCommand, OrderingMode, PeGeometry, PeTranspose, PsumFlags, StationaryPattern,
-)
+from ..isa.decisions.control import OrderingMode
+from ..isa.decisions.dma import Addr8Modes, DmaOffsetRegisters, DmaSyncCommand
+from ..isa.decisions.pe import PeGeometry, PeTranspose, PsumFlags, StationaryPattern
 from ..isa.descriptors import PSUM_BANK_BYTES, PSUM_BASE, SBUF_PARTITION_SHIFT, decode_addr4
 from ..isa.enums import WIRE_DTYPE_ALIGN, WireDtype
 from ..isa.fields import Format, Kind

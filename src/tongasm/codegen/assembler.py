@@ -43,7 +43,7 @@ from .output import listed as _listed
 
 
 def resolve_target(arch: str | None, override: str | Target | None = None) -> Target:
-    """``--target`` wins; else the file's ``arch``; else gen2 (SPEC §5, issue 2)."""
+    """``--target`` wins; else the file's ``arch``; else gen2 (SPEC §5)."""
     if override is not None:
         return get_target(override)
     if arch is None:

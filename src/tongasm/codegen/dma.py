@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import EncodeError
-from ..isa.decisions.neff import Addr8Modes, DmaElementOrder, DmaStepWords, DmaSyncCommand
+from ..isa.decisions.dma import Addr8Modes, DmaElementOrder, DmaStepWords, DmaSyncCommand
 from ..isa.decisions.spec import VariableId
 from ..isa.descriptors import NUM_MAX, NUM_MIN, SBUF_PARTITION_SHIFT
 from ..isa.enums import DTYPE_INFO, MemoryType

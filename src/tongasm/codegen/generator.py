@@ -43,7 +43,7 @@ FAMILIES: dict[type[Instruction], Family] = {
     GenericCopy: Family("TensorCopy", tensor.tensor_copy_select, tensor.tensor_copy_opcodes),
     Memset: Family("Memset", tensor.memset_select, tensor.memset_opcodes),
     MoveShape: Family("MoveShape", tensor.move_shape_select, tensor.move_shape_opcodes),
-    # --- issue 13: the PE and DMA families (Matmult is lowered to the PE pair before codegen) ---
+    # --- the PE and DMA families (Matmult is lowered to the PE pair before codegen) ---
     LoadStationary: Family("LoadStationary", pe.load_stationary_select, pe.load_stationary_opcodes),
     MultiplyMoving: Family("MultiplyMoving", pe.multiply_moving_select, pe.multiply_moving_opcodes),
     DMACopy: Family("DMACopy", dma.dma_copy_select, dma.dma_copy_opcodes),

@@ -10,7 +10,7 @@ partition counts and the stationary's elements per partition.
 from __future__ import annotations
 
 from ..errors import EncodeError
-from ..isa.decisions.neff import PeGeometry, PeTranspose, PsumFlags
+from ..isa.decisions.pe import PeGeometry, PeTranspose, PsumFlags
 from ..isa.enums import DTYPE_INFO, Dtype, MemoryType
 from ..isa.fields import Format
 from ..isa.layouts.pe import LDWEIGHTS, MATMUL

@@ -303,7 +303,7 @@ class MoveShape(Instruction):
         return bool(self.outs)
 
 
-# --- the PE and DMA instructions of the real NEFFs (issue 13) -------------------------------------------
+# --- the PE and DMA instructions of the real NEFFs -------------------------------------------
 
 class Matmult(Instruction):
     """BIR ``Matmult`` (KLR ``MatmultBase``): ins = [stationary, moving], outs = [dst (PSUM)].

@@ -154,7 +154,7 @@ class Slot:
     write: bool = False  # True for the operand the op writes (its role for the checks)
     #: the decision that says which operand this slot holds (R-7 for TensorTensor...), if any
     role_decision: str | None = None
-    # --- added for the PE/DMA layouts (issue 13) ---
+    # --- added for the PE/DMA layouts ---
     #: the field that holds this operand's partition count (None: no field does)
     parts_field: str | None = "num_partitions"
     #: the (step, count) an unused free dim holds: {1, 1} by D-6, {0, 1} on the PE opcodes (R-9)

@@ -54,7 +54,7 @@ class Sem(enum.Enum):
     CROSS_LANE_REDUCE = "fold across partitions (per free element, or everything)"
     POOL = "max or average over a window of the innermost dims"
     IOTA = "write an index pattern"
-    # --- the PE, DMA and sync/control families (issue 13) ---
+    # --- the PE, DMA and sync/control families ---
     LOAD_STATIONARY = "PE: load the stationary (weights) matrix into the array"
     MULTIPLY_MOVING = "PE: multiply the moving tensor by the stationary, into PSUM"
     DMA_2D = "DMA: copy a 2-D pattern between DRAM variables and SBUF, then signal its completion semaphore"
@@ -187,7 +187,7 @@ class ScalarText(TextOp):
     value: str | None = None
     dtype_field: str | None = None
     fixed_dtype: int | None = None
-# --- text operands of the PE, DMA and sync/control layouts (issue 13) ---
+# --- text operands of the PE, DMA and sync/control layouts ---
 
 @dataclass(frozen=True, kw_only=True)
 class Addr8Text(TextOp):

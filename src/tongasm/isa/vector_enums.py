@@ -7,7 +7,7 @@ Everything here is data, declared once; the choices the sources leave open live 
 :mod:`tongasm.isa.decisions.scalar` (N-n). The activation table is the book's 30-entry LUT
 (ACT, read_file id 60160079624: ``1 30 2 3 4 5 6 7 9 8 29 10 21 19 28 31 23 24 25 26 38 32 22 128 33 129
 34 36 37 35``) with CAT's 31 BIR members (id 59913247903); eleven of its bytes are the ``func_id`` of
-the real NEFF's ``sg00/exp_and_others.json`` (tests/test_family_tables.py checks them against the file
+the real NEFF's ``sg00/exp_and_others.json`` (tests/test_vector_enums.py checks them against the file
 when the NEFF is at hand). The sets are the NEFF's ``act_info.json`` (trainium profile, 21 sets).
 """
 

@@ -34,15 +34,8 @@ from ..check.runner import check_bundle
 from ..isa.decisions import DECISIONS, DecisionSet
 from ..isa.decisions.archive import ArchiveStyle, NewMemberHeader
 from ..isa.decisions.base import D, Decision
-from ..isa.decisions.neff import (
-    GzipMtime,
-    HeaderHash,
-    HeaderUuid,
-    KelpVersionMajor,
-    MemberOrder,
-    TensorTensorSlots,
-    UnknownHeaderWords,
-)
+from ..isa.decisions.neff import GzipMtime, HeaderHash, HeaderUuid, KelpVersionMajor, MemberOrder, UnknownHeaderWords
+from ..isa.decisions.tensor import TensorTensorSlots
 from ..isa.fields import BUNDLE_SIZE, Format
 from ..isa.formats import FormatSet, build_formats
 from ..isa.opcodes import CAST, COPY, MEMSET, TT_ARITH, TT_BITVEC
@@ -227,11 +220,11 @@ def _r5(neff: Neff, _b: list[_Bundle], _fs: FormatSet) -> Evidence:
 def _r6(neff: Neff, _b: list[_Bundle], _fs: FormatSet) -> Evidence:
     actual = list(neff.members)
     facts: dict[str, tuple[bool | None, str]] = {}
-    for r in DECISIONS["R-6"].choices:
-        order = DecisionSet.of({"R-6": r}).get(MemberOrder).order(actual, neff.input_order)
+    for r in DECISIONS[MemberOrder.id].choices:
+        order = DecisionSet.of({MemberOrder.id: r}).get(MemberOrder).order(actual, neff.input_order)
         facts[r] = (order == actual, "the file's member order" if order == actual else
                     f"differs from the file's order (first at member {next(i for i, (a, b) in enumerate(zip(order, actual)) if a != b)})")
-    return _container(MemberOrder, DecisionSet()["R-6"], facts, f"{len(actual)} members")
+    return _container(MemberOrder, DecisionSet()[MemberOrder.id], facts, f"{len(actual)} members")
 
 
 @probe(ArchiveStyle, per_file=True)
@@ -261,7 +254,7 @@ def _r7(neff: Neff, bundles: list[_Bundle], fs: FormatSet) -> Evidence | None:
     """Which slot a TensorTensor writes: the SBUF tile it names is zeroed by a Memset and read by a
     copy or cast later; if the TT only read it, nothing would ever write it but the Memset."""
     fmt = fs.by_name.get("TensorTensor")
-    info = DECISIONS["R-7"]
+    info = DECISIONS[TensorTensorSlots.id]
     tts: list[tuple[_Bundle, dict[str, int]]] = []
     memset_dst: set[tuple[str, int]] = set()
     copy_src: set[tuple[str, int]] = set()
@@ -278,7 +271,7 @@ def _r7(neff: Neff, bundles: list[_Bundle], fs: FormatSet) -> Evidence | None:
         elif op in (COPY.byte, CAST.byte):
             copy_src.update((w.split("/")[0], v["src.addr"]) for w in b.where)
     if not tts:
-        return Evidence("R-7", info.subject, NOT_EXERCISED, DecisionSet()["R-7"], "no TensorTensor bundle in the file",
+        return Evidence(TensorTensorSlots.id, info.subject, NOT_EXERCISED, DecisionSet()[TensorTensorSlots.id], "no TensorTensor bundle in the file",
                         readings=[ReadingVerdict(r, None) for r in info.choices])
     assert fmt is not None
     key = {f"+{s.offset:#04x}": s.addr_key for s in fmt.slots.values()}  # the address word at each offset
@@ -298,7 +291,7 @@ def _r7(neff: Neff, bundles: list[_Bundle], fs: FormatSet) -> Evidence | None:
                                        "only writer would be the Memset"),
     }
     status = CONFIRMED if produced else NOT_EXERCISED
-    return Evidence("R-7", info.subject, status, DecisionSet()["R-7"],
+    return Evidence(TensorTensorSlots.id, info.subject, status, DecisionSet()[TensorTensorSlots.id],
                     f"{len(tts)} distinct TensorTensor bundles; ops {sorted(hex(o) for o in ops)}", where, len(tts),
                     [ReadingVerdict(r, *verdicts[r], bundles=where if r == "out-in0-in1" and produced else [])
                      for r in info.choices])

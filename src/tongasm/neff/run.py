@@ -1,4 +1,4 @@
-"""Running a real NEFF on the simulator (issue 14): ``tongasm run FILE.neff -i x=x.npy -o OUT``.
+"""Running a real NEFF on the simulator: ``tongasm run FILE.neff -i x=x.npy -o OUT``.
 
 The machine model comes from the NEFF alone (chapter §4.1):
 

@@ -1,4 +1,4 @@
-"""Matmult lowering (issue 13, chapter §2.1-§2.2).
+"""Matmult lowering (chapter §2.1-§2.2).
 
 A BIR ``Matmult(dst; stationary, moving)`` becomes the pair the compiler emits for it: a
 ``LoadStationary`` (0x01 Ldweights: the stationary [K, M] tile, with ``is_transpose``) followed by a

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from itertools import chain
 
 from ..isa.decisions import DecisionSet
-from ..isa.decisions.neff import StreamPrologue
+from ..isa.decisions.control import StreamPrologue
 from ..isa.enums import Engine
 from ..ir.instructions import Function, Instruction, instruction_class
 from ..ir.operands import FrozenMap

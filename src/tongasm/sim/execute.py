@@ -266,7 +266,7 @@ HANDLERS: dict[Sem, Callable[[Ctx], None]] = {
 }
 
 
-# the PE, DMA and sync/control families (issue 13)
+# the PE, DMA and sync/control families
 HANDLERS.update(HANDLERS_PE)
 
 # --- the next families (next-families.md): their handlers live in .semantics.scalar ---

@@ -137,7 +137,7 @@ class Machine:
                                        numeric.xorwow_init(target.sbuf_partitions, seed))
                         for e in ENGINES}
         self.memory = memory or MemoryDescription(target.name)
-        # --- the PE, DMA and control state (issue 13) ---
+        # --- the PE, DMA and control state ---
         #: the stationary matrix each PE engine holds (S-42), loaded by 0x01
         self.stationary: dict[str, Stationary] = {}
         #: issued DMAs not yet completed, oldest first (S-40); the scheduler completes them

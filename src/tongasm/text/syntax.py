@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from ..errors import TongasmError
 from ..isa.decisions import DecisionSet
-from ..isa.decisions.neff import Addr8Modes
+from ..isa.decisions.dma import Addr8Modes
 from ..isa.decisions.spec import FreeDimOrder, UpdateModeWire
 from ..isa.descriptors import PSUM_BANK_BYTES, PSUM_PARTITION_SHIFT, SBUF_PARTITION_SHIFT, addr4_psum, addr4_register, addr4_sbuf, decode_addr4
 from ..isa.enums import VALUELESS_UPDATES, WAIT_WIRE, UpdateMode, WaitMode, WireDtype
@@ -568,7 +568,7 @@ class ScalarOp(Operand):
             _set(c, self.value, parse_int(m.group("ptr"), col), self.name, col)
 
 
-# --- operands of the PE, DMA and sync/control layouts (issue 13) ---------------------------------------
+# --- operands of the PE, DMA and sync/control layouts ---------------------------------------
 
 _HEX = r"-?0[xX][0-9a-fA-F]+|-?\d+"
 

@@ -1,9 +1,7 @@
-"""Decisions of the DMA family found on the real-NEFF corpus (R-29, R-30): the byte maps of
-PseudoRangeCheck 0xD6 and PseudoExtension 0xDA, which the book leaves incomplete (R-25) and the
-corpus's Pool streams exercise.
-
-The 0xD4 decisions (R-14..R-17, R-22, R-23) are in :mod:`.real`, where the chapter that first read
-them put them.
+"""Decisions of the DMA family read from the real NEFFs: the 0xD4 DMA bundle (R-14..R-17, R-22, R-23:
+sync command, completion, element order, ADDR8 modes, step words, offset registers), the byte maps of
+PseudoRangeCheck 0xD6 and PseudoExtension 0xDA (R-29, R-30), and the book layouts that are
+inconsistent or incomplete (R-25: 0x07, 0xCA and the book forms of 0xD6/0xDA).
 """
 
 from __future__ import annotations
@@ -47,3 +45,124 @@ class ExtensionForm(Decision):
 
 
 __all__ = ["ExtensionForm", "RangeCheckOperands"]
+
+
+class DmaSyncCommand(Decision):
+    id = "R-14"
+    subject = "DMA (0xD4) +0x0C QoS and +0x0F sync_command"
+    reason = "both 0 in all 8,778 real DMAs; the book's worked example writes sync_command 3 (COPY)"
+    ZERO = Reading("zero", "QoS 0 and sync_command 0 (every real DMA)")
+    BOOK_COPY = Reading("book-copy", "the book: sync_command 3 (COPY) at +0x0F")
+
+    def sync_command(self) -> int:
+        return 3 if self.reading is self.BOOK_COPY else 0
+
+
+class DmaCompletion(Decision):
+    id = "R-15"
+    subject = "DMA (0xD4) +0x0D completion semaphore and +0x0E increment"
+    reason = ("+0x0E is 0x10 in all 8,778 real DMAs and all 17,480 waits on queue semaphores are multiples of 16; "
+              "whether the 16 is added once at the end or in 16 parts of 1 the bytes cannot tell")
+    ONCE = Reading("once", "the increment is added once, when the whole DMA has completed")
+    PARTS = Reading("parts", "the DMA completes in +0x0E parts, each adding 1")
+
+    DEFAULT_INCREMENT = 16
+
+    def increments(self, inc: int) -> list[int]:
+        """The additions to the completion semaphore, in order."""
+        return [inc] if self.reading is self.ONCE else [1] * inc
+
+
+class DmaElementOrder(Decision):
+    id = "R-16"
+    subject = "element order of a DMA's two dims (0xD4 num0/num1)"
+    reason = "only num1 = 1 is seen; the book orders src_step_elem[0] (dim 2) inside [1] (dim 3)"
+    DIM1_OUTER = Reading("dim1-outer", "for j < num1: for i < num0: a run at addr + i*step0 + j*step1 (dim 0 inner)")
+    DIM0_OUTER = Reading("dim0-outer", "for i < num0: for j < num1: (dim 1 inner)")
+
+    def dims_of(self, outer_first: list[tuple[int, int]]) -> tuple[tuple[int, int], tuple[int, int]]:
+        """An access pattern's (step, count) dims, outermost first (one or two) → (dim 0, dim 1)."""
+        one = (1, 1)
+        if len(outer_first) == 1:
+            return outer_first[0], one
+        outer, inner = outer_first
+        return (inner, outer) if self.reading is self.DIM1_OUTER else (outer, inner)
+
+    def points(self, num0: int, num1: int) -> list[tuple[int, int]]:
+        """The (i, j) of every run, in transfer order."""
+        if self.reading is self.DIM1_OUTER:
+            return [(i, j) for j in range(num1) for i in range(num0)]
+        return [(i, j) for i in range(num0) for j in range(num1)]
+
+
+class Addr8Modes(Decision):
+    id = "R-17"
+    subject = "DMA ADDR8 address (0xD4 +0x10..+0x17, +0x28..+0x2F): what the var field names per mode"
+    reason = ("mode 0x10 with var 0 addresses SBUF (part<<18 | byte) on all engines and var 4 / 5..20 the file and "
+              "virtual variables of def.json; mode 0x20 appears only on Pool for x, y and output0 with var 0, 1, 2 = "
+              "the positions of their var_ids in the dge-table variable's list [1, 2, 3]")
+    DGE_LIST = Reading("dge-list", "mode 0x10: var = var_id (0 = SBUF); mode 0x20: var = index into the dge-table "
+                                   "list, giving the var_id")
+    DGE_VAR_ID = Reading("dge-var-id", "mode 0x20: var is the var_id itself")
+
+    PHYSICAL, DGE_IMMEDIATE, DGE_REGISTER = 0x10, 0x20, 0x28
+    SBUF_VAR = 0
+
+    def var_id(self, mode: int, var: int, dge_table: list[int] | tuple[int, ...]) -> int:
+        """The variable a side addresses (mode 0x10 or 0x20); raises ValueError for an entry the table lacks."""
+        if mode == self.DGE_IMMEDIATE and self.reading is self.DGE_LIST:
+            if not 0 <= var < len(dge_table):
+                raise ValueError(f"DGE-table entry {var} does not exist (the table has {len(dge_table)})")
+            return dge_table[var]
+        return var
+
+    def names(self) -> dict[int, str]:
+        return {self.PHYSICAL: "physical", self.DGE_IMMEDIATE: "dge", self.DGE_REGISTER: "dge-register"}
+
+
+class DmaStepWords(Decision):
+    id = "R-22"
+    subject = "DMA (0xD4) step words +0x18/+0x1C/+0x30/+0x34: unsigned or signed"
+    reason = "every real step is positive; the book derives them from signed AP steps times the dtype size"
+    UNSIGNED = Reading("unsigned", "u32 byte steps; a negative step is refused (dma.step_sign)")
+    SIGNED = Reading("signed", "i32 byte steps (two's complement)")
+
+    @property
+    def signed(self) -> bool:
+        return self.reading is self.SIGNED
+
+
+class DmaOffsetRegisters(Decision):
+    id = "R-23"
+    subject = "DMA (0xD4) +0x26/+0x27 (book: offset-register ids of the DGE register mode)"
+    reason = ("the 912 corpus DMAs whose src side uses ADDR8 mode 0x28 (cayman 2.23 Pool, moe-trn2) hold 0xBD at "
+              "+0x26: 0x80 | 61, register 61 being the one the RegisterAlu just before each of them writes; +0x26 "
+              "and +0x27 are 0 on the 1,247 DMAs of modes 0x10 and 0x20 (and +0x27 on all 2,159: no dst side uses "
+              "mode 0x28), as on the 8,778 of the two matmul NEFFs that first read them as reserved")
+    REGISTERS = Reading("registers", "the book: register id & 0x3F | 0x80 (bit 6 the mode) on a side of mode 0x28, "
+                                     "0 on any other side (dma.offset_reg)")
+    RESERVED = Reading("reserved", "reserved-zero: a non-zero byte is flagged (contradicted by 912 corpus DMAs)")
+
+    MARK = 0x80
+    ID_MASK = 0x3F
+
+    @property
+    def registers(self) -> bool:
+        return self.reading is self.REGISTERS
+
+
+class BookOnlyLayouts(Decision):
+    id = "R-25"
+    subject = "book layouts that are inconsistent or incomplete: 0x07, 0xCA (0xD6 under R-29=book, 0xDA under R-30=book)"
+    reason = ("0x07's TENSOR4D ifmap at +0x10 overlaps its +0x20/+0x21 dtype bytes; 0xD6 and 0xCA name slots the "
+              "book does not place; 0xDA's extra rows overlap the sync band and the 0xD4 fields it shares; no real "
+              "bundle of 0x07 or 0xCA exists. The corpus's 0xD6 and 0xDA bundles settle those two (R-29, R-30): "
+              "the 0xD6 guess placement is what all 234 real ones hold")
+    PARTIAL = Reading("partial", "declare only the rows that do not conflict: the other bytes are left unexplained "
+                                 "(a non-zero one is flagged); not encodable")
+    GUESS = Reading("guess", "complete the maps by the most probable placement: 0x07's ifmap a TENSOR3D; 0xCA's "
+                             "index/data/table slots at +0x10/+0x18/+0x24; 0xD6's TENSOR2D slots at +0x0C/+0x34")
+
+    @property
+    def guess(self) -> bool:
+        return self.reading is self.GUESS

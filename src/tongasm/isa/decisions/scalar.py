@@ -467,7 +467,7 @@ class DefaultStream(Decision):
     def stream(self, family: str) -> str:
         """The stream of an Unassigned instruction of IR family ``family`` (``sp``, ``pe``, ``act``, ``pool``,
         ``tensor``); the ``engine`` family (DMA, sync/control) has none: codegen refuses it."""
-        if family in ("sp", "pe"):  # SPEC §5 / issue 13: the SP ops and the PE pair keep their engine
+        if family in ("sp", "pe"):  # SPEC §5: the SP ops and the PE pair keep their engine
             return family
         if self.reading is self.PER_FAMILY and family in ("act", "pool"):
             return family

@@ -413,7 +413,7 @@ class PointerScalars(Decision):
                                  "or raw (bit-vector)")
 
 
-# --- issue 13: the PE, DMA and sync/control opcodes of the real NEFFs (S-40..S-59) ---------------------
+# --- the PE, DMA and sync/control opcodes of the real NEFFs (S-40..S-59) ---------------------------------
 #
 # S-20..S-39 belong to the next families (activation, tensor-scalar, reduce, batch norm). What the
 # bytes of these opcodes mean is decided by the R-n (R-10 the stationary's columns, R-11 the psum
@@ -482,7 +482,7 @@ class DmaAddressing(Decision):
     id = "S-45"
     subject = "what memory a DMA side names"
     reason = ("R-17: variable 0 is SBUF, others are def.json variables, mode 0x20 goes through the dge-table; the "
-              "machine's variables are the memory description's (issue 14 adds a NEFF's def.json)")
+              "machine's variables are the memory description's (a NEFF run adds its def.json)")
     CHOSEN = Reading("variables", "variable 0: SBUF, the word's partition (bits 18..24) and byte (bits 0..17), a step "
                                   "of 0x40000 one partition; another variable: the DRAM bytes of that var_id; mode "
                                   "0x20: the var_id of the machine's DGE table at that entry; a run may not cross a "
@@ -508,7 +508,7 @@ class EventSemaphoreLanes(Decision):
                                   "its update applies, as for a header band")
 
 
-# --- issue 14: running a real NEFF (S-60..S-69; S-48..S-59 stay free for issue 13's families) -------------
+# --- running a real NEFF (S-60..S-69; S-48..S-59 stay free for the PE, DMA and control families) -------
 
 
 class EngineSchedule(Decision):
@@ -545,7 +545,7 @@ class ActTableLoadStandIn(Decision):
     id = "S-62"
     subject = "ActivationTableLoad (0x23) while no layout decodes it"
     reason = ("chapter §2.8 and §4.2 (4): the four real 0x23 bundles are all zero after +0x01 except the table index "
-              "+0x23 (0 = exp_and_others), carry no sync and change no data the copies read. R-21 (issue 15) "
+              "+0x23 (0 = exp_and_others), carry no sync and change no data the copies read. R-21 "
               "declares its layout, so the real bundles decode and run as ActivationTableLoad; this stand-in is "
               "reached only by an undecodable bundle with the 0x23 opcode (a non-zero byte no field explains)")
     NO_EFFECT = Reading("no-effect", "an undecodable bundle with the ActivationTableLoad opcode is read through "

@@ -348,5 +348,5 @@ class LoadSaveRegApOffset(Decision):
     id = "D-28"
     subject = "a register_ap offset (reg_ap_offset, is_regloc_offset) on the TensorLoad/Save memory or offset operand"
     reason = ("the SP page (D-10) has no field for it and SPEC §3.3 refuses it in descriptors; encoding the load "
-              "without it would silently address another place (issue 11: it was dropped)")
+              "without it would silently address another place (an earlier encoder dropped it)")
     REFUSE = Reading("refuse", "refused with a message: the m2d bundle has no field for it")

@@ -33,8 +33,8 @@ from collections.abc import Callable, Iterator
 from ..decisions import DecisionSet
 from ..layout import Layout
 from . import sp, tensor
-from . import control, dma, pe  # issue 13: the PE, DMA and sync/control families
-from . import act, scalar, reduce  # issue 15: the next families
+from . import control, dma, pe  # the PE, DMA and sync/control families
+from . import act, scalar, reduce  # the vector families of the next-families chapter
 from . import gpsimd  # the Pool-engine (GPSIMD) opcodes of real output
 from . import move  # the DVE data-movement family
 from . import batchnorm, search  # the DVE search and batch-norm backward families

@@ -84,7 +84,7 @@ def copy_of(name: str) -> Callable[[Mapping[str, int]], int]:
     return lambda v: v.get(name, 0)
 
 
-# --- helpers of the PE, DMA and sync/control records (issue 13) -------------------------------------------
+# --- helpers of the PE, DMA and sync/control records -------------------------------------------
 
 #: Chunk widths a run of bytes is split into (a field's carrier is 1, 2, 4 or 8 bytes).
 _CHUNKS = (8, 4, 2, 1)

@@ -12,7 +12,7 @@ extra waits of the next instruction (a bundle has one header wait).
 from __future__ import annotations
 
 from ..decisions import DecisionSet
-from ..decisions.neff import BranchLabelBody, EventSemaphoreHeader, EventSemaphoreUpdate
+from ..decisions.control import BranchLabelBody, EventSemaphoreHeader, EventSemaphoreUpdate
 from ..fields import EnumTable, Field, Kind
 from ..layout import AsciiText, BirAttr, BirForm, EnumText, IntText, Layout, Sem, SyncLanes, UpdateLane, WaitLane
 from ..opcodes import op

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ..decisions import DecisionSet
 from ..decisions.dma import ExtensionForm, RangeCheckOperands
-from ..decisions.neff import Addr8Modes, BookOnlyLayouts, DmaCompletion, DmaOffsetRegisters, DmaStepWords
+from ..decisions.dma import Addr8Modes, BookOnlyLayouts, DmaCompletion, DmaOffsetRegisters, DmaStepWords
 from ..descriptors import slot
 from ..fields import Conf, EnumTable, Field, Kind, Slot
 from ..layout import Addr8Text, ApText, AsciiText, IntText, Layout, Sem, TextOp

@@ -25,7 +25,8 @@ import numpy as np
 from ...errors import EncodeError
 from ..decisions import DecisionSet
 from ..decisions.pe import PeFp32Mode
-from ..decisions.neff import BookOnlyLayouts, PeGeometry, PeUnusedDims, PsumFlags, StationaryPattern
+from ..decisions.dma import BookOnlyLayouts
+from ..decisions.pe import PeGeometry, PeUnusedDims, PsumFlags, StationaryPattern
 from ..descriptors import ADDR4_REGMODE, SBUF_PARTITION_SHIFT, decode_addr4, packing, slot
 from ..fields import EnumTable, Field, Kind, Slot
 from ..layout import ApText, Binding, EnumText, IntText, Layout, Sem, TextOp

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..decisions import DecisionSet
-from ..decisions.neff import CopyPredicatedSlots, TensorTensorSlots
+from ..decisions.tensor import CopyPredicatedSlots, TensorTensorSlots
 from ..decisions.spec import MoveShapeCounts, SelectReduceFill, SelectReduceSrc
 from ..descriptors import slot
 from ..enums import INT32_BAND, AluOp

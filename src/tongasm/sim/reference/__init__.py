@@ -1,6 +1,6 @@
 """The IR reference interpreter: executes BIR instructions directly, in program order.
 
-It is the independent half of the simulator's self-check (issue 5): ``simulate(assemble(kernel))``
+It is the independent half of the simulator's self-check: ``simulate(assemble(kernel))``
 must equal ``interpret(kernel)`` bit for bit. To make that comparison mean something, nothing here
 comes from the bundle path. The interpreter never encodes, decodes or schedules a bundle; it does
 not import codegen, decode, text, check or the bundle simulator (``sim.machine``, ``sim.execute``,

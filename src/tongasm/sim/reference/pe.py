@@ -1,4 +1,4 @@
-"""The IR reference interpreter's semantics of the PE instructions (issue 13): ``Matmult`` and the
+"""The IR reference interpreter's semantics of the PE instructions: ``Matmult`` and the
 ``LoadStationary`` / ``MultiplyMoving`` pair it lowers to.
 
 Independent of the bundle path like :mod:`tongasm.sim.reference` (which calls these): it reads the BIR
@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...isa.decisions.neff import PeTranspose
+from ...isa.decisions.pe import PeTranspose
 from ...isa.decisions.semantics import PeArithmetic
 from ...isa.enums import DTYPE_INFO, Dtype
 from ...ir.instructions import Instruction, LoadStationary, Matmult, MultiplyMoving

@@ -1,4 +1,4 @@
-"""What the PE, DMA and sync/control bundles do (issue 13), read from their decoded fields.
+"""What the PE, DMA and sync/control bundles do, read from their decoded fields.
 
 * 0x01 Ldweights loads the stationary ``W`` (R-10: the element visited i-th is column M-1-i; S-42);
 * 0x02 Matmul computes ``W^T @ moving`` (S-41) into PSUM, overwriting or accumulating by its flags
@@ -17,7 +17,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...isa.decisions.neff import Addr8Modes, DmaCompletion, DmaElementOrder, PeTranspose, PsumFlags, StationaryPattern
+from ...isa.decisions.dma import Addr8Modes, DmaCompletion, DmaElementOrder
+from ...isa.decisions.pe import PeTranspose, PsumFlags, StationaryPattern
 from ...isa.decisions.semantics import DmaTiming, PeArithmetic
 from ...isa.decisions.spec import FreeDimOrder
 from ...isa.descriptors import SBUF_PARTITION_SHIFT

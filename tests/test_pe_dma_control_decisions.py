@@ -1,4 +1,4 @@
-"""One test per decision of issue 13 (R-9..R-19, R-22..R-27, S-40..S-47): each pins the default reading
+"""One test per decision of the PE, DMA and control layouts (R-9..R-19, R-22..R-27, S-40..S-47): each pins the default reading
 and, where the decision is selectable, what the alternative changes. The encode-side golden vectors
 (tests/golden/vectors/pe, dma, control) pin the bytes of every reading; these tests pin the behaviour
 behind them (decode, checks, simulation)."""
@@ -12,7 +12,8 @@ from conftest import ap, fails, imm, inst, kernel, loc, streams
 from tongasm.codegen import assemble
 from tongasm.decode import decode_bundle
 from tongasm.isa import DecisionSet, build_formats
-from tongasm.isa.decisions.neff import Addr8Modes, PsumFlags
+from tongasm.isa.decisions.dma import Addr8Modes
+from tongasm.isa.decisions.pe import PsumFlags
 from tongasm.ir import read_bir
 from tongasm.ir.memory import describe_kernel
 from tongasm.sim.run import run_kernel

@@ -1,4 +1,4 @@
-"""Hardening round 2 (issue 11): one must-fail test (or more) for every class of defect it lists.
+"""Hostile and broken inputs: one must-fail test (or more) for every class of defect listed below.
 
 1 nothing written outside ``-o``; 2 output directories change as a whole (swap, lock, signals);
 3 stale-file cleanup removes only what the manifest lists; 4 ``-o`` targets that cannot be replaced

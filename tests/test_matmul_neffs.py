@@ -1,4 +1,4 @@
-"""Issue 13 acceptance on the real bytes: every bundle of both real NEFFs decodes (0x23 too, since
+"""The two real matmul NEFFs, bundle by bundle: every bundle of both real NEFFs decodes (0x23 too, since
 the activation family's R-21 layout), ``explain`` finds no unexplained non-zero byte in any decoded
 bundle, bytes → text → bytes is the identity on every
 stream, the real program passes the checks, the golden bundles of ``tests/golden/real/`` decode to
