@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
 OUT    ?= out
 
-.PHONY: demo test bench clean
+.PHONY: demo test test-quick bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,13 @@ test: $(VENV)/.installed-test
 	$(BIN)/ruff check src tests benchmarks fuzz
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n auto
+
+## test-quick: a representative subset (golden vectors, round trips, the layers, text, checks, decisions, simulator vs numpy) for a change in progress; no lint, no corpus
+QUICK := tests/test_golden_vectors.py tests/test_golden_sp.py tests/test_golden_tensor.py tests/test_golden_listings.py \
+	tests/test_roundtrip.py tests/test_layers.py tests/test_text.py tests/test_checks.py tests/test_decisions.py \
+	tests/test_decision_objects.py tests/test_sim_numpy.py tests/test_api.py tests/test_growth.py
+test-quick: $(VENV)/.installed-test
+	$(BIN)/python -m pytest -n auto $(QUICK)
 
 ## bench: run the ratio benchmarks (not part of the test suite)
 bench: $(VENV)/.installed-test

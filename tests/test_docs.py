@@ -111,3 +111,55 @@ def test_docs_decisions_evidence_md_is_current() -> None:
         "docs/decisions-evidence.md is stale: regenerate it with tongasm decisions --evidence SMALL --evidence LARGE "
         + " ".join(f"--evidence CORPUS/{label}" for label, _p in sets[2:]) + " --format markdown "
         "(or TONGASM_UPDATE_GOLDEN=1 pytest tests/test_docs.py)")
+
+
+ARCH = DOC.parent / "architecture.md"
+SRC = DOC.parents[1] / "src" / "tongasm"
+#: the layers whose modules are named per family in the grid of docs/architecture.md
+GRID_FOLDERS = ("isa/layouts", "isa/decisions", "ir", "codegen", "check", "sim/semantics", "sim/reference")
+
+
+def _grid() -> dict[str, set[str]]:
+    """The module names each column of the architecture page's family grid gives, by folder."""
+    lines = ARCH.read_text().split("## The family × layer grid")[1].split("\n## ")[0].splitlines()
+    rows = [line for line in lines if line.startswith("|")]
+    head = [c.strip().strip("`").rstrip("/") for c in rows[0].strip("|").split("|")]
+    out: dict[str, set[str]] = {h: set() for h in head if h in GRID_FOLDERS}
+    for row in rows[2:]:
+        for h, cell in zip(head, row.strip("|").split("|")):
+            if h in out:
+                out[h].update(cell.split("`")[1::2])
+    return out
+
+
+def test_architecture_grid_names_real_modules() -> None:
+    """Every module the grid names exists in its column's folder (a rename must update the page)."""
+    missing = [f"{folder}/{m}" for folder, mods in _grid().items() for m in mods
+               if m.endswith(".py") and not (SRC / m if "/" in m else SRC / folder / m).is_file()]
+    assert not missing, f"docs/architecture.md names modules that do not exist: {missing}"
+
+
+def test_architecture_names_every_family_module() -> None:
+    """Every module of the per-family layers is named on the architecture page (in the grid or among
+    the shared rooms), so a new module lands in a room a reader can find."""
+    text = ARCH.read_text()
+    unnamed = []
+    for folder in GRID_FOLDERS:
+        for p in sorted((SRC / folder).glob("*.py")):
+            name = p.name
+            if name == "__init__.py" and folder not in ("sim/reference",):
+                continue
+            stem = p.stem
+            if f"`{name}`" not in text and f"{folder}/{name}" not in text and not _in_brace_list(text, folder, stem):
+                unnamed.append(f"{folder}/{name}")
+    assert not unnamed, f"modules docs/architecture.md does not place: {unnamed}"
+
+
+def _in_brace_list(text: str, folder: str, stem: str) -> bool:
+    """``folder/{a,b,c}.py`` in the page names ``a``, ``b`` and ``c``."""
+    import re
+
+    for m in re.finditer(re.escape(folder) + r"/\{([^}]*)\}\.py", text):
+        if stem in [s.strip() for s in m.group(1).split(",")]:
+            return True
+    return False
