@@ -19,13 +19,13 @@ from typing import Any
 import numpy as np
 
 from ..isa.enums import ALU_FROM_WIRE, ALU_WIRE, AluClass, AluOp
-from ..isa.family_opcodes import TR_BITVEC, TR_T_BITVEC, CROSS_BITVEC
+from ..isa.opcodes import TR_BITVEC, TR_T_BITVEC, CROSS_BITVEC
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.decisions.scalar import (
     ActivationUnsupportedKeys, ActTableIndex, NonPreluAlpha, PoolPacking, Residency, kind_of_names,
 )
 from ..isa.decisions.spec import FreeDimOrder
-from ..isa.family_opcodes import (
+from ..isa.opcodes import (
     ACT_TABLE_LOAD, ACTIVATE, STT_BITVEC, TS_BITVEC, TS_CACHE_CUMULATIVE, TS_CACHE_REDUCE, TS_PTR_BITVEC,
 )
 from ..isa.vector_enums import REDUCE_IDENTITY

@@ -29,7 +29,7 @@ from ..isa.decisions.scalar import (
 )
 from ..isa.decisions.spec import FreeDimOrder
 from ..isa.enums import ALU_WIRE, DTYPE_INFO, PACKED_DTYPES, AccType, AluClass, AluOp, Dtype, Engine, MemoryType
-from ..isa.family_opcodes import (
+from ..isa.opcodes import (
     ACT_READ_ACC, ACTIVATE, BN_AGGREGATE, BN_STATS, BN_STATS_T, DVE_READ_ACC, IOTA, POOL, STT_ARITH, STT_BITVEC,
     TS_BITVEC, TS_CACHE_CUMULATIVE, TS_CACHE_REDUCE, TS_PTR_BITVEC, TS_TRANSPOSE, TT_SCAN,
 )

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..enums import AluClass, AluOp
-from ..family_opcodes import (
+from ..opcodes import (
     CROSS_ARITH, CROSS_BITVEC, TR_ARITH, TR_BITVEC, TR_T_ARITH, TR_T_BITVEC, TS_ARITH, TS_BITVEC, TS_PTR_ARITH,
     TS_PTR_BITVEC,
 )

@@ -17,7 +17,7 @@ from ..decisions.scalar import (
 )
 from ..descriptors import slot
 from ..enums import WireDtype
-from ..family_opcodes import ACT_READ_ACC, ACT_TABLE_LOAD, ACTIVATE, DVE_READ_ACC
+from ..opcodes import ACT_READ_ACC, ACT_TABLE_LOAD, ACTIVATE, DVE_READ_ACC
 from ..vector_enums import ACT_FUNC_TABLE
 from ..fields import EnumTable, Field, Kind
 from ..layout import Binding, BirAttr, BirForm, EnumText, IntText, Layout, ScalarText, Sem, TextOp, aps

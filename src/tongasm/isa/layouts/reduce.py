@@ -9,7 +9,7 @@ from ..decisions import DecisionSet
 from ..decisions.scalar import IotaBand, ReduceAxisByte, ReduceOpcodePairing
 from ..descriptors import slot
 from ..enums import WireDtype
-from ..family_opcodes import IOTA, POOL, RECIPROCAL
+from ..opcodes import IOTA, POOL, RECIPROCAL
 from ..vector_enums import POOL_FUNC_TABLE
 from ..fields import Conf, EnumTable, Field, Kind
 from ..layout import Binding, BirForm, EnumText, ImmText, IntText, Layout, Sem, TextOp, aps

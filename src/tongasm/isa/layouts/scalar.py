@@ -15,7 +15,7 @@ from ..decisions import DecisionSet
 from ..decisions.scalar import BnStatsPartitionByte, SttLayout, TsScalarWords
 from ..descriptors import slot
 from ..enums import WireDtype
-from ..family_opcodes import (
+from ..opcodes import (
     BN_AGGREGATE, BN_STATS, BN_STATS_T, STT_ARITH, STT_BITVEC, TS_ARITH, TS_BITVEC, TS_CACHE_CUMULATIVE, TS_CACHE_REDUCE,
     TS_PTR_ARITH, TS_PTR_BITVEC, TS_TRANSPOSE, TT_SCAN,
 )

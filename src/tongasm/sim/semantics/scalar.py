@@ -21,7 +21,7 @@ from ...isa.decisions.reduce import ReduceBf16Opcode
 from ...isa.decisions.spec import FreeDimOrder
 from ...isa.descriptors import decode_addr4
 from ...isa.enums import ACC_WIRE, AccType, AluOp, WireDtype
-from ...isa.family_opcodes import (
+from ...isa.opcodes import (
     STT_BITVEC, TR_BITVEC, TR_T_ARITH, TR_T_BITVEC, TS_BITVEC, TS_CACHE_CUMULATIVE, TS_CACHE_REDUCE, TS_PTR_BITVEC,
     TS_TRANSPOSE, TT_SCAN, BN_STATS_T, CROSS_BITVEC,
 )
