@@ -29,6 +29,7 @@ import pytest
 from conftest import load_file, time_limit
 
 import tongasm.cli as cli
+import tongasm.io.inputs as inputs
 import tongasm.io.outputs as util
 from tongasm.cli import main
 from tongasm.errors import (
@@ -523,7 +524,7 @@ def test_loop_size_is_exact_for_any_bounds() -> None:
                                   ["check", "/dev/zero.json"]])
 def test_endless_inputs_are_refused_in_bounded_memory(tmp_path: Path, argv: list[str], monkeypatch: Any,
                                                       capsys: Any) -> None:
-    monkeypatch.setattr(util, "PIPE_LIMIT", 1 << 20)
+    monkeypatch.setattr(inputs, "PIPE_LIMIT", 1 << 20)
     link = tmp_path / "zero.json"
     link.symlink_to("/dev/zero")
     argv = [str(link) if a == "/dev/zero.json" else a.format(o=tmp_path / "o") for a in argv]
@@ -985,7 +986,7 @@ def test_errors_are_tongasm_errors() -> None:
     assert InputError.exit_code == 2 and UsageError.exit_code == 2
     assert issubclass(Terminated, KeyboardInterrupt)
     with pytest.raises(InputError, match="regular file"):
-        util.input_size("/dev/null", ".npy input")
+        inputs.input_size("/dev/null", ".npy input")
     with pytest.raises(InputError, match="cannot read"):
         MemoryDescription.load("/nonexistent/memory.json")
 

@@ -19,7 +19,8 @@ from tongasm import progress as prog
 from tongasm.cli import main
 from tongasm.errors import InputError
 from tongasm.progress import NullProgress, Progress, progress
-from tongasm.io.outputs import atomic_write, read_buffer, write_output_dir
+from tongasm.io.outputs import atomic_write, write_output_dir
+from tongasm.io.inputs import read_buffer
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "vector_add.json"

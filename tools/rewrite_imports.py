@@ -337,6 +337,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--map", type=Path, default=HERE / "module_renames.tsv")
     ap.add_argument("--root", type=Path, default=None, help="directory holding the tongasm package (default: found)")
+    ap.add_argument("--in-place-only", action="store_true",
+                    help="no file of the tree was moved: resolve relative imports from where each file is now "
+                         "(for symbol moves made after the module renames, e.g. by tools/split_module.py)")
     ap.add_argument("files", nargs="+", type=Path)
     args = ap.parse_args(argv)
     modules, symbols = load_map(args.map)
@@ -344,6 +347,8 @@ def main(argv: list[str] | None = None) -> int:
     for f in args.files:
         root = args.root or find_root(f)
         rw = rewriters.get(root) or rewriters.setdefault(root, Rewriter(modules, symbols, root))
+        if args.in_place_only:
+            rw.was_module = set()
         src = f.read_text()
         log: list[str] = []
         out = rw.python(f, src, log) if f.suffix == ".py" else src

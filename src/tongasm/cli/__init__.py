@@ -12,7 +12,7 @@ Everything a command needs from its arguments is checked before it does any work
 
 Long jobs (``assemble``, ``disasm``, ``check``, ``run``) show a progress line on stderr when it is a
 terminal (see :mod:`tongasm.progress`); ``-q/--quiet`` or ``TONGASM_NO_PROGRESS=1`` turns it off.
-Bundle streams are memory-mapped, not read into memory (:func:`tongasm.io.outputs.read_buffer`).
+Bundle streams are memory-mapped, not read into memory (:func:`tongasm.io.inputs.read_buffer`).
 """
 
 from __future__ import annotations
@@ -475,8 +475,8 @@ def cmd_opcodes(args: argparse.Namespace) -> int:
 
 def _read_stream(path: str) -> memoryview | bytes:
     """A bundle stream's bytes, memory-mapped (read-only) when the file allows it: no copy in memory;
-    a pipe or device is read up to :data:`tongasm.io.outputs.PIPE_LIMIT` bytes (an InputError beyond)."""
-    from ..io.outputs import read_buffer
+    a pipe or device is read up to :data:`tongasm.io.inputs.PIPE_LIMIT` bytes (an InputError beyond)."""
+    from ..io.inputs import read_buffer
 
     return read_buffer(path)
 
@@ -509,7 +509,7 @@ def cmd_decode(args: argparse.Namespace) -> int:
     _check_length(args.file, data)
 
     def pieces() -> Iterator[Any]:  # one bundle at a time, the mapped pages dropped piece by piece
-        from ..io.outputs import drop_pages
+        from ..io.inputs import drop_pages
 
         step = DISASM_CHUNK * BUNDLE_SIZE
         for a in range(0, len(data), step):
@@ -671,7 +671,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from ..check.registry import CHECKS, CheckSet
     from ..check.runner import check_stream
     from ..codegen.output import STREAM_NAMES
-    from ..io.outputs import read_input
+    from ..io.inputs import read_input
 
     decisions = _decisions(args)
     unknown = [c for c in args.disable if c not in CHECKS]
@@ -818,7 +818,7 @@ def _stream_findings(stream: memoryview | bytes, path: str, engine: str | None, 
     (findings are made, printed and dropped piece by piece), offsets as in one call on the whole."""
     from ..check.runner import check_stream
     from ..isa.targets import get_target
-    from ..io.outputs import drop_pages
+    from ..io.inputs import drop_pages
 
     n = len(stream)
     total = n // BUNDLE_SIZE
@@ -975,7 +975,7 @@ def _profile_pieces(inputs: Sequence[Any], graphs: Mapping[str, tuple[Any, str]]
     from ..isa.formats import build_formats
     from ..neff.semaphores import profile_context
     from ..text.profile import ProfileContext, profile_rows, row_line
-    from ..io.outputs import drop_pages
+    from ..io.inputs import drop_pages
 
     fs = build_formats(decisions)
     contexts: dict[tuple[int, str], ProfileContext] = {}
@@ -1023,7 +1023,7 @@ def _listing_pieces(inputs: Sequence[Any], decisions: DecisionSet, target: Any, 
     pieces of at most :data:`DISASM_CHUNK` bundles."""
     from ..text.fast import stream_lines
     from ..text.listing import header_lines
-    from ..io.outputs import drop_pages
+    from ..io.inputs import drop_pages
 
     yield "\n".join(header_lines(target, decisions)) + "\n"
     step = DISASM_CHUNK * BUNDLE_SIZE
@@ -1046,7 +1046,7 @@ def _listing_json_pieces(inputs: Sequence[Any], decisions: DecisionSet, target: 
     """The JSON listing (the text of ``json.dumps(listing_json(...), indent=1)``) in pieces of at most
     :data:`DISASM_CHUNK` bundles: bounded memory on a stream of any size."""
     from ..text.listing import StreamInput, listing_json
-    from ..io.outputs import drop_pages
+    from ..io.inputs import drop_pages
 
     head = listing_json([], decisions=decisions, target=target)
     del head["streams"]
@@ -1133,7 +1133,7 @@ def _bundle_arg(spec: str) -> tuple[bytes, str | None]:
     """``explain``'s BUNDLE: 128 hex digits, FILE.bin:INDEX or FILE.bin@OFFSET (decimal or 0x hex)."""
     import re
 
-    from ..io.outputs import brief_int, read_buffer
+    from ..io.inputs import brief_int, read_buffer
 
     hexs = re.sub(r"[\s_]", "", spec)
     if re.fullmatch(r"(0x)?[0-9a-fA-F]+", hexs) and not os.path.exists(spec):
@@ -1270,7 +1270,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         write_results,
     )
     from ..neff import is_neff_spec
-    from ..io.outputs import output_dir_path, output_file_path, read_head
+    from ..io.outputs import output_dir_path, output_file_path
+    from ..io.inputs import read_head
 
     decisions = _decisions(args)
     # everything the arguments alone decide is checked before any work
@@ -1569,7 +1570,7 @@ def _replacements(specs: Sequence[str]) -> dict[str, bytes]:
         member, eq, file = spec.partition("=")
         if not eq or not member or not file:
             raise UsageError(f"--replace expects MEMBER=FILE (e.g. sg00/PE.bin=new.bin), got {spec!r}")
-        from ..io.outputs import read_input
+        from ..io.inputs import read_input
 
         replace[member] = read_input(file)  # /dev/zero is refused at a bound, not read forever
     return replace

@@ -20,7 +20,7 @@ from typing import Any
 from collections.abc import Callable, Iterable, Mapping
 
 from ..errors import BirError, InputError
-from ..io.outputs import brief_int
+from ..io.inputs import brief_int
 from ..isa.enums import (
     AccType, AluOp, Dtype, Engine, MemoryType, MemsetMode, UpdateMode, WaitMode, enum_by_name_or_ordinal,
 )
@@ -267,7 +267,7 @@ def read_bir(source: str | bytes | Path | Mapping[str, Any]) -> Kernel:
     if isinstance(source, str) and not source.lstrip().startswith(("{", "[")):
         source = Path(source)
     if isinstance(source, Path):
-        from ..io.outputs import read_input
+        from ..io.inputs import read_input
 
         data = loads(read_input(source), str(source))
     elif isinstance(source, (str, bytes)):

@@ -120,7 +120,7 @@ class MemoryDescription:
 
     @classmethod
     def load(cls, path: str | Path) -> MemoryDescription:
-        from ..io.outputs import read_text
+        from ..io.inputs import read_text
 
         text = read_text(path)
         try:
@@ -179,7 +179,7 @@ def _show(v: Any) -> str:
 
 
 def _brief(v: int) -> str:
-    from ..io.outputs import brief_int
+    from ..io.inputs import brief_int
 
     return brief_int(v)
 

@@ -297,7 +297,7 @@ def stream_bir(source: str | Path, *, one_pass: bool = False) -> StreamedKernel:
     consumer starts again from :meth:`StreamedKernel.two_pass`. Files whose ``blocks`` and
     ``functions`` come last (as tongasm and compilers write them) are read once.
     """
-    from ..io.outputs import read_text
+    from ..io.inputs import read_text
 
     p = Path(source)
     return _open(read_text(p), str(p), one_pass)

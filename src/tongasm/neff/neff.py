@@ -134,8 +134,8 @@ class Neff:
     @classmethod
     def read(cls, path: str | os.PathLike[str]) -> Neff:
         """Read and check a NEFF file. A regular file is read whole; a pipe or device (``/dev/zero``,
-        or a link to it) only up to :data:`tongasm.io.outputs.PIPE_LIMIT` bytes, then refused."""
-        from ..io.outputs import read_input
+        or a link to it) only up to :data:`tongasm.io.inputs.PIPE_LIMIT` bytes, then refused."""
+        from ..io.inputs import read_input
 
         return cls.from_bytes(read_input(path), path=str(path))
 

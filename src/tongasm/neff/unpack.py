@@ -28,7 +28,7 @@ from .container import TAR_STYLE_BY_NAME, USTAR, GzipInfo, MemberHeader, check_m
 from .errors import NeffError
 from .header import HEADER_SIZE, parse_header
 from .neff import Neff
-from ..io.outputs import read_input
+from ..io.inputs import read_input
 
 METADATA_FILE = "tongasm-neff.json"
 METADATA_FORMAT = "tongasm-neff-unpack"

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 
 from ..errors import BirError, UsageError
 from ..ir.instructions import Block, Function, Instruction, Kernel, Loop, LoopAxis
-from ..io.outputs import brief_int
+from ..io.inputs import brief_int
 
 #: The most instructions a kernel may unroll to (and bundles ``run`` takes from streams): one cap for
 #: every command, checked before a loop is expanded. A runaway or nested loop bound is a mistake, not

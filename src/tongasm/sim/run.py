@@ -141,7 +141,7 @@ def read_npy(path: str | Path) -> np.ndarray:
     is refused, not allocated)."""
     from numpy.lib import format as npf
 
-    from ..io.outputs import input_size
+    from ..io.inputs import input_size
 
     size = input_size(path, ".npy input")
     try:

@@ -217,7 +217,7 @@ def _instruction(line: str, prog: TextProgram, table: dict[str, tuple[int, str]]
 
 
 def assemble_file(path: str | Path, **kw: object) -> TextProgram:
-    from ..io.outputs import read_text
+    from ..io.inputs import read_text
 
     p = Path(path)
     return assemble_text(read_text(p), path=str(p), **kw)  # type: ignore[arg-type]
