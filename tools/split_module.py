@@ -112,6 +112,31 @@ def split(src: Path, dest: Path, names: list[str], doc: str | None) -> None:
     finally:
         os.unlink(tmp.name)
     subprocess.run([sys.executable, "-m", "ruff", "check", "--select", "F401", "--fix", "-q", str(dest), str(src)], check=False)
+    if src.name == "__init__.py":
+        _drop_unused_imports(src)  # ruff keeps a package's unused imports (they may be re-exports)
+
+
+def _drop_unused_imports(path: Path) -> None:
+    """Remove the names a package ``__init__`` imports but neither uses nor lists in ``__all__``."""
+    text = path.read_text()
+    tree = ast.parse(text)
+    used = _used([n for n in tree.body if not isinstance(n, (ast.Import, ast.ImportFrom))])
+    for n in tree.body:
+        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in n.targets):
+            used |= {e.value for e in ast.walk(n.value) if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+    lines = text.splitlines(keepends=True)
+    for n in reversed(tree.body):
+        if not isinstance(n, (ast.Import, ast.ImportFrom)) or (isinstance(n, ast.ImportFrom) and n.module == "__future__"):
+            continue
+        keep = [a for a in n.names if (a.asname or a.name).split(".")[0] in used]
+        if len(keep) == len(n.names):
+            continue
+        new = ""
+        if keep:
+            n.names = keep
+            new = ast.unparse(n) + "\n"
+        lines[n.lineno - 1:n.end_lineno] = [new]
+    path.write_text("".join(lines))
 
 
 def _relative(src_mod: str, dest_mod: str, src_is_package: bool) -> str:

@@ -1,4 +1,5 @@
-"""Command-line interface: argument parsing and printing only; every command calls the library.
+"""Command-line interface: the parser and main(); each command group is a module beside it (kernel,
+listing, check, run, neff, reference; common holds what they share), each a thin call into the library.
 
 Exit codes: 0 success, 1 an error or a finding (an illegal instruction, a failed check, a full
 disk...), 2 unusable input (missing, unreadable, not JSON, not a kernel or a stream, a number of absurd
