@@ -27,6 +27,7 @@ from ..isa.decisions.scalar import (
     KindByte, ReduceAxisByte, ReduceOpcodePairing, ReduceOpGate, ScalarKindCodes, ShortActivationArgs, SttLayout,
     TensorScalarLowering, TsPointerOpcodes, TsScalarWords,
 )
+from ..isa.decisions.batchnorm import BnParamLoadKinds
 from ..isa.decisions.spec import FreeDimOrder
 from ..isa.enums import ALU_WIRE, DTYPE_INFO, PACKED_DTYPES, AccType, AluClass, AluOp, Dtype, Engine, MemoryType
 from ..isa.family_opcodes import (
@@ -39,8 +40,10 @@ from ..isa.vector_enums import (
 )
 from ..isa.fields import Format
 from ..ir.scalar import (
-    Activation, ActivationReadAccumulator, BNStats, BNStatsAggregate, CrossLaneReduce, DveReadAccumulator, Iota, Pool,
-    ReadActivationAccumulator, ScalarTensorTensor, TensorReduce, TensorScalar, TensorScalarCache, TensorScalarPtr,
+    Activation, ActivationReadAccumulator, BNBackprop, BNBackpropPart, BNGradients, BNParamLoadPart, BNStats,
+    BNStatsAggregate, CrossLaneReduce, DveReadAccumulator, Iota, LaneMaskLoad, MatchReplace, MatchReplacePart,
+    MatchValueLoadPart, Pool, ReadActivationAccumulator, ScalarTensorTensor, StreamShuffle, StreamShuffleMove,
+    StreamTranspose, StreamTransposeMove, TensorReduce, TensorScalar, TensorScalarCache, TensorScalarPtr,
     is_scalar_tensor_tensor,
 )
 from ..ir.instructions import Instruction
@@ -872,6 +875,148 @@ def iota_opcodes(inst: Iota, ctx: Context) -> list[int]:
     return [IOTA.byte]
 
 
+# --- data movement, search and batch-norm backward (the families of real compiler output) -----------------
+# The two-bundle BIR forms are lowered first (passes.lower_compound): each part below encodes one bundle;
+# the BIR class itself only answers COLLECT_OPCODES (both opcodes, in wire order).
+
+MASK_SIZE_MSG = "Mask.size() == 32"
+BN_AP_MSG = "in2 and in3 must be AP argument type"
+KEEP_LANE = 0xFF
+
+
+def _lowered_only(what: str) -> Any:
+    def select(inst: Instruction, ctx: Context) -> Selection:
+        raise EncodeError(f"{what} is two bundles: it must be lowered before codegen (tongasm.passes.lower)",
+                          check="opcode.supported")
+    return select
+
+
+def _pair_opcodes(*names: str) -> Any:
+    def opcodes(inst: Instruction, ctx: Context) -> list[int]:
+        from ..passes.lower_compound import lower_family
+
+        return [x for part in lower_family(inst, ctx.decisions) for x in FAMILIES[type(part)].opcodes(part, ctx)]
+    return opcodes
+
+
+def _one(name: str) -> Any:
+    def opcodes(inst: Instruction, ctx: Context) -> list[int]:
+        return [next(iter(ctx.formats.by_name[name].opcodes))]
+    return opcodes
+
+
+def lane_mask_select(inst: LaneMaskLoad, ctx: Context) -> Selection:
+    """0x69 (R-50, R-51): the 32 lane bytes, 0..31 a src lane, 0xFF the lane kept."""
+    mask = inst.attr("mask")
+    if not isinstance(mask, list) or len(mask) != 32:
+        n = len(mask) if isinstance(mask, list) else type(mask).__name__
+        raise EncodeError(f"StreamShuffle mask must list 32 lanes ({MASK_SIZE_MSG}); got {n}", field="mask", value=n,
+                          limit="32 entries", check="dmov.mask_lanes")
+    fmt = ctx.formats.by_name["LoadMaskSelect"]
+    values: dict[str, int] = {"opcode": next(iter(fmt.opcodes))}
+    for i, v in enumerate(mask):
+        if type(v) is not int or not (0 <= v < 32 or v == KEEP_LANE):
+            raise EncodeError(f"StreamShuffle mask[{i}] = {v!r}: a lane is 0..31 (the src lane) or 255 (left alone, "
+                              "R-51)", field=f"mask[{i}]", value=v, limit="0..31 or 255", check="dmov.mask_lanes")
+        values[f"lane{i}"] = v
+    return fmt, values
+
+
+def _channels(inst: Instruction, what: str) -> int:
+    ch = inst.attr("num_active_channels")
+    if type(ch) is not int or ch <= 0:
+        raise EncodeError(f"{what}: src and dst must be access patterns with a partition pair (the channel count "
+                          "is their partitions)", field="num_active_channels", value=ch, check="operands.shape")
+    return ch
+
+
+def shuffle_select(inst: StreamShuffleMove, ctx: Context) -> Selection:
+    """0x6A: the dtypes and slots from the binding, the channel count the lowering worked out."""
+    counts("StreamShuffle", inst, (1,), (1,), "ins = [src] and outs = [dst]")
+    no_indirect({"src": inst.src, "dst": inst.dst})
+    fmt = ctx.formats.by_name["StreamShuffle"]
+    return fmt, {"opcode": next(iter(fmt.opcodes)), "num_active_channels": _channels(inst, "StreamShuffle")}
+
+
+def transpose_select(inst: StreamTransposeMove, ctx: Context) -> Selection:
+    """0x6B: as 0x6A plus the mask flag (R-53: 1 right after the lowering's LoadMaskSelect)."""
+    counts("StreamTranspose", inst, (1,), (1,), "ins = [src] and outs = [dst]")
+    src = inst.src
+    if isinstance(src, (PhysicalAP, RegisterAP, SymbolicAP)) and "indirect_dim" in src.extra:
+        raise EncodeError("STREAM_TRANSPOSE cannot have TensorIndirect AP as src", field="src", value="indirect_dim",
+                          check="family.indirect")
+    no_indirect({"dst": inst.dst})
+    fmt = ctx.formats.by_name["StreamTranspose"]
+    return fmt, {"opcode": next(iter(fmt.opcodes)), "num_active_channels": _channels(inst, "StreamTranspose"),
+                 "use_mask": int(bool(inst.attr("use_mask")))}
+
+
+def match_value_load_select(inst: MatchValueLoadPart, ctx: Context) -> Selection:
+    """0x6D: the 8 values of vals (binding: slot, dtype, partitions)."""
+    counts("MatchReplace", inst, (2,), (1,), "ins = [vals, data] and outs = [dst]")
+    no_indirect({"vals": inst.ins[0]})
+    fmt = ctx.formats.by_name["MatchValueLoad"]
+    return fmt, {"opcode": next(iter(fmt.opcodes))}
+
+
+def match_replace_select(inst: MatchReplacePart, ctx: Context) -> Selection:
+    """0x6F: data and dst from the binding, imm_value the float32 at +0x28."""
+    counts("MatchReplace", inst, (2,), (1,), "ins = [vals, data] and outs = [dst]")
+    no_indirect({"data": inst.ins[1], "dst": inst.outs[0]})
+    imm = inst.attr("imm_value")
+    if isinstance(imm, bool) or not isinstance(imm, (int, float)):
+        raise EncodeError(f"MatchReplace imm_value must be a number, got {imm!r}", field="imm_value", value=imm,
+                          check="operands.shape")
+    fmt = ctx.formats.by_name["MatchReplace8"]
+    return fmt, {"opcode": next(iter(fmt.opcodes)), "imm": f32_bits(imm)}
+
+
+def _bn_pointer(op: Operand | None, role: str, ctx: Context) -> Scalar:
+    sc = scalar_words(op, role, ctx)
+    if sc.kind is not ScalarKind.POINTER:
+        raise EncodeError(f"{role}: {BN_AP_MSG} (a [P,1] SBUF/PSUM pointer), got {sc.kind.value}", field=role,
+                          value=sc.kind.value, check="family.scalar_kind")
+    return sc
+
+
+def bn_gradients_select(inst: BNGradients, ctx: Context) -> Selection:
+    """0x63: x, dy, out from the binding; the mean and varfactor pointer words (N-6) and their dtype."""
+    counts("BNGradients", inst, (4,), (1,), "ins = [x, dy, mean, varfactor] and outs = [out]")
+    no_indirect({"x": inst.ins[0], "dy": inst.ins[1], "out": inst.outs[0]})
+    mean = _bn_pointer(inst.ins[2], "mean", ctx)
+    vf = _bn_pointer(inst.ins[3], "varfactor", ctx)
+    if mean.dtype != vf.dtype:
+        raise EncodeError(f"BNGradients mean ({mean.dtype.name}) and varfactor ({vf.dtype.name}) must have one dtype "
+                          "(in2.getType() == in3.getType())", field="varfactor.dtype", value=vf.dtype.name,
+                          limit=mean.dtype.name, check="family.scalar_kind")
+    fmt = ctx.formats.by_name["BatchNormGradAccumulate"]
+    return fmt, {"opcode": next(iter(fmt.opcodes)), "mean_ptr": mean.word, "varfactor_ptr": vf.word,
+                 "coeff_dtype": mean.wire}
+
+
+def bn_param_load_select(inst: BNParamLoadPart, ctx: Context) -> Selection:
+    """0x64: coeff from the binding; N (total_elements) as float32; the mean operand's word and kind (R-61)."""
+    counts("BNBackprop", inst, (4,), (1,), "ins = [x, dy, coeff, mean] and outs = [dx]")
+    no_indirect({"coeff": inst.ins[2]})
+    n = inst.attr("total_elements")
+    if isinstance(n, bool) or not isinstance(n, (int, float)):
+        raise EncodeError(f"BNBackprop total_elements must be a number, got {n!r}", field="total_elements", value=n,
+                          check="operands.shape")
+    mean = scalar_words(inst.ins[3], "mean", ctx)
+    codes = {v: k for k, v in ctx.decisions.get(BnParamLoadKinds).names().items()}
+    fmt = ctx.formats.by_name["BatchNormParamLoad"]
+    return fmt, {"opcode": next(iter(fmt.opcodes)), "total_elements": f32_bits(n), "mean_value": mean.word,
+                 "mean_kind": codes[mean.kind.value]}
+
+
+def bn_backprop_select(inst: BNBackpropPart, ctx: Context) -> Selection:
+    """0x65: x, dy and dx from the binding."""
+    counts("BNBackprop", inst, (4,), (1,), "ins = [x, dy, coeff, mean] and outs = [dx]")
+    no_indirect({"x": inst.ins[0], "dy": inst.ins[1], "dx": inst.outs[0]})
+    fmt = ctx.formats.by_name["BatchNormBackProp"]
+    return fmt, {"opcode": next(iter(fmt.opcodes))}
+
+
 # --- the families (registered in codegen.generator.FAMILIES) ------------------------------------------------
 
 FAMILIES: dict[type[Instruction], Family] = {
@@ -889,4 +1034,16 @@ FAMILIES: dict[type[Instruction], Family] = {
     CrossLaneReduce: Family("TensorReduce", cross_select, cross_opcodes),
     Pool: Family("Pool", pool_select, pool_opcodes),
     Iota: Family("Iota", iota_select, iota_opcodes),
+    StreamShuffle: Family("StreamShuffle", _lowered_only("StreamShuffle"), _pair_opcodes()),
+    LaneMaskLoad: Family("StreamShuffle", lane_mask_select, _one("LoadMaskSelect")),
+    StreamShuffleMove: Family("StreamShuffle", shuffle_select, _one("StreamShuffle")),
+    StreamTranspose: Family("StreamTranspose", _lowered_only("StreamTranspose"), _pair_opcodes()),
+    StreamTransposeMove: Family("StreamTranspose", transpose_select, _one("StreamTranspose")),
+    MatchReplace: Family("MatchReplace", _lowered_only("MatchReplace"), _pair_opcodes()),
+    MatchValueLoadPart: Family("MatchReplace", match_value_load_select, _one("MatchValueLoad")),
+    MatchReplacePart: Family("MatchReplace", match_replace_select, _one("MatchReplace8")),
+    BNGradients: Family("BNGradients", bn_gradients_select, _one("BatchNormGradAccumulate")),
+    BNBackprop: Family("BNBackprop", _lowered_only("BNBackprop"), _pair_opcodes()),
+    BNParamLoadPart: Family("BNBackprop", bn_param_load_select, _one("BatchNormParamLoad")),
+    BNBackpropPart: Family("BNBackprop", bn_backprop_select, _one("BatchNormBackProp")),
 }
