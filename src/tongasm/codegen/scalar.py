@@ -28,6 +28,7 @@ from ..isa.decisions.scalar import (
     TensorScalarLowering, TsPointerOpcodes, TsScalarWords,
 )
 from ..isa.decisions.batchnorm import BnParamLoadKinds
+from ..isa.decisions.gpsimd import TensorScalarAddrKinds, TensorScalarAddrSlots
 from ..isa.decisions.spec import FreeDimOrder
 from ..isa.enums import ALU_WIRE, DTYPE_INFO, PACKED_DTYPES, AccType, AluClass, AluOp, Dtype, Engine, MemoryType
 from ..isa.family_opcodes import (
@@ -43,8 +44,8 @@ from ..ir.scalar import (
     Activation, ActivationReadAccumulator, BNBackprop, BNBackpropPart, BNGradients, BNParamLoadPart, BNStats,
     BNStatsAggregate, CrossLaneReduce, DveReadAccumulator, Iota, LaneMaskLoad, MatchReplace, MatchReplacePart,
     MatchValueLoadPart, Pool, ReadActivationAccumulator, ScalarTensorTensor, StreamShuffle, StreamShuffleMove,
-    StreamTranspose, StreamTransposeMove, TensorReduce, TensorScalar, TensorScalarCache, TensorScalarPtr,
-    is_scalar_tensor_tensor,
+    StreamTranspose, StreamTransposeMove, TensorReduce, TensorScalar, TensorScalarAddr, TensorScalarCache,
+    TensorScalarPtr, is_scalar_tensor_tensor,
 )
 from ..ir.instructions import Instruction
 from ..ir.operands import Immediate, Operand, PhysicalAP, RegisterAccess, RegisterAP, SymbolicAP
@@ -69,7 +70,8 @@ TS_BITVEC_SIZE_MSG = "bitvec immediate dtype size must be >= input dtype"
 TS_BITVEC_TRANSPOSE_MSG = "TensorScalarPtr bitvec does not support transpose"
 TS_NUMARGS_MSG = "NumArgs == 2 || NumArgs == 3"
 TS_REDUCE_IDLE_MSG = "Reduce Accum result is not outputed"
-TS_ADDR_MSG = "TensorScalarAddr (0x74) is not supported: descriptor and scalar slots unknown"
+TS_ADDR_MSG = "TensorScalarAddr (0x74) runs on the Pool engine (the gen3 DVE opcode table disables 0x74)"
+TS_ADDR_INT_MSG = "TensorScalarAddr (0x74) is integer address arithmetic"
 AXIS_INVALID_MSG = "Invalid enum variant for enum AxisListType"
 BN_INDIRECT_MSG = "TODO: support BATCH_NORM_STATS2 with TensorIndirect AP once ISA supports it"
 #: DOC NKI bn_stats: "must not exceed 512 (nl.tile_size.bn_stats_fmax)".
@@ -434,10 +436,11 @@ TS_REDUCE_OPS = frozenset({AluOp.add, AluOp.subtract, AluOp.mult, AluOp.max, Alu
 
 
 def _ts_flags(inst: Instruction) -> None:
-    """The book's dispatcher (§4): TensorScalarAddr first (refused), then ScalarTensorTensor (lowered
-    to its own instruction before codegen)."""
-    if inst.attr("is_tensor_scalar_addr"):
-        raise EncodeError(TS_ADDR_MSG, field="is_tensor_scalar_addr", value=True, check="ts.unsupported")
+    """The book's dispatcher (§4): TensorScalarAddr first, then ScalarTensorTensor (each lowered to its
+    own instruction before codegen)."""
+    if inst.attr("is_tensor_scalar_addr") and not isinstance(inst, TensorScalarAddr):
+        raise EncodeError("a TensorScalarPtr with is_tensor_scalar_addr is lowered to TensorScalarAddr (0x74) before "
+                          "codegen", field="is_tensor_scalar_addr", value=True, check="ts.unsupported")
     if is_scalar_tensor_tensor(inst):
         raise EncodeError("a TensorScalarPtr with is_scalar_tensor_tensor / is_tensor_tensor_scan is lowered to "
                           "ScalarTensorTensor before codegen (§4.4)", field="is_scalar_tensor_tensor", value=True,
@@ -587,8 +590,6 @@ _APS = (PhysicalAP, RegisterAP, SymbolicAP)
 def stt_plan(inst: ScalarTensorTensor, ctx: Context) -> tuple[int, dict[str, int]]:
     """The opcode and the static fields of a ScalarTensorTensor bundle (§4.4): 0xE5 for the scan,
     else 0x9D / 0x9E by the op class (isBitVecInstruction, N-15); the scalar's bytes by N-21."""
-    if inst.attr("is_tensor_scalar_addr"):  # the book's dispatcher tests TensorScalarAddr first
-        raise EncodeError(TS_ADDR_MSG, field="is_tensor_scalar_addr", value=True, check="ts.unsupported")
     if len(inst.ins) != 3:
         raise EncodeError(STT_INS_MSG + " (ins = [tensor0, scalar, tensor1])", field="ins", value=len(inst.ins),
                           limit="3", check="stt.operands")
@@ -1017,6 +1018,47 @@ def bn_backprop_select(inst: BNBackpropPart, ctx: Context) -> Selection:
     return fmt, {"opcode": next(iter(fmt.opcodes))}
 
 
+# --- TensorScalarAddr 0x74 (R-70, R-71) ---------------------------------------------------------------------
+
+def tsa_select(inst: TensorScalarAddr, ctx: Context) -> Selection:
+    """0x74: data and dst from the binding; op0/op1, the reverse bits and each scalar's kind, value word
+    (R-70: 8 bytes; an immediate sign-extended, as the real -1 fills all 8) and dtype nibble."""
+    if engine_of(inst.engine) not in (Engine.Pool, Engine.Unassigned):
+        raise EncodeError(TS_ADDR_MSG, field="engine", value=_name(inst.engine), limit="Pool", check="ts.unsupported")
+    if len(inst.ins) not in (2, 3):
+        raise EncodeError(TS_NUMARGS_MSG, field="ins", value=len(inst.ins), limit="2, 3", check="ts.operands")
+    counts("TensorScalarAddr", inst, (2, 3), (1,), "ins = [data, s0, s1?] and outs = [dst]")
+    no_indirect({"data": inst.ins[0], "dst": inst.outs[0]})
+    no_pool_psum(inst, {"data": inst.ins[0], "dst": inst.outs[0]})
+    for role, op in (("data", inst.ins[0]), ("dst", inst.outs[0])):
+        d = dtype_of(op, role)
+        if not d.name.startswith(("int", "uint")):
+            raise EncodeError(f"{TS_ADDR_INT_MSG}: {role} is {d.name}", field=f"{role}.dtype", value=d.name,
+                              limit="an integer dtype", check="ts.unsupported")
+    fmt = ctx.formats.by_name["TensorScalarAddr"]
+    width = ctx.decisions.get(TensorScalarAddrSlots).value_width
+    codes = {v: k for k, v in ctx.decisions.get(TensorScalarAddrKinds).names().items()}
+    values: dict[str, int] = {"opcode": next(iter(fmt.opcodes))}
+    for k, key in ((0, "op0"), (1, "op1")):
+        op = inst.attr(key) if k == 0 or inst.attr(key) is not None else AluOp.bypass
+        values[key] = alu_wire(op)
+        values[f"reverse{k}"] = int(bool(inst.attr(f"reverse{k}")))
+    scalars = [inst.ins[1], inst.ins[2] if len(inst.ins) == 3 else Immediate(Dtype.int32, 0)]
+    for k, op in enumerate(scalars):
+        role = f"s{k}"
+        sc = scalar_words(op, role, ctx)
+        if sc.kind not in (ScalarKind.IMMEDIATE, ScalarKind.POINTER):
+            raise EncodeError(f"{role}: a TensorScalarAddr scalar is an immediate or a [P,1] pointer (R-71: no real "
+                              "bundle has a register)", field=role, value=sc.kind.value, check="family.scalar_kind")
+        word = sc.word
+        if sc.kind is ScalarKind.IMMEDIATE and isinstance(sc.value, int):
+            word = int(sc.value) & ((1 << (8 * width)) - 1)  # R-70: the real immediate -1 fills the whole word
+        values[f"{role}_value"] = word
+        values[f"{role}_kind"] = codes["imm" if sc.kind is ScalarKind.IMMEDIATE else "ptr"]
+        values[f"{role}_dtype"] = sc.wire
+    return fmt, values
+
+
 # --- the families (registered in codegen.generator.FAMILIES) ------------------------------------------------
 
 FAMILIES: dict[type[Instruction], Family] = {
@@ -1046,4 +1088,5 @@ FAMILIES: dict[type[Instruction], Family] = {
     BNBackprop: Family("BNBackprop", _lowered_only("BNBackprop"), _pair_opcodes()),
     BNParamLoadPart: Family("BNBackprop", bn_param_load_select, _one("BatchNormParamLoad")),
     BNBackpropPart: Family("BNBackprop", bn_backprop_select, _one("BatchNormBackProp")),
+    TensorScalarAddr: Family("TensorScalarPtr", tsa_select, _one("TensorScalarAddr")),
 }

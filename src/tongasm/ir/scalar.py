@@ -210,6 +210,16 @@ class TensorScalarPtr(Instruction):
         return self._out(1)
 
 
+class TensorScalarAddr(TensorScalarPtr):
+    """A TensorScalarPtr with ``is_tensor_scalar_addr`` set, as the lowering hands it to codegen: the Pool
+    engine's address arithmetic 0x74 (R-70, R-71): ins = [data, s0, s1?] (each scalar an immediate or a
+    [P,1] pointer), outs = [dst]. The BIR writer gives it back as the TensorScalarPtr it came from."""
+
+    __slots__ = ()
+
+    FAMILY = "pool"
+
+
 class ScalarTensorTensor(Instruction):
     """§4.4: a TensorScalarPtr with ``is_scalar_tensor_tensor`` or ``is_tensor_tensor_scan`` set, as the
     lowering hands it to codegen (its operands have their own roles and slots, N-21): ins = [tensor0,

@@ -4,6 +4,8 @@
   of the Activation accumulator into ``outs[1]`` (N-40; under N-40=instead only the read-out).
 * A TensorReduce over the partitions (axis C or XYZWC) becomes a :class:`CrossLaneReduce`, so that an
   Unassigned one goes to the Pool stream (N-16) and its codegen is the cross-lane layout's.
+* A TensorScalarPtr with ``is_tensor_scalar_addr`` becomes a :class:`TensorScalarAddr` (the Pool engine's 0x74,
+  so that an Unassigned one goes to the Pool stream).
 * A TensorScalarPtr with ``is_scalar_tensor_tensor`` or ``is_tensor_tensor_scan`` becomes a
   :class:`ScalarTensorTensor` (its operands have their own roles and TENSOR2D slots, N-21); its codegen
   refuses what it cannot encode (two outputs included).
@@ -33,8 +35,8 @@ from ..isa.enums import AccType
 from ..ir.scalar import (
     Activation, ActivationReadAccumulator, BNBackprop, BNBackpropPart, BNParamLoadPart, CrossLaneReduce,
     DveReadAccumulator, LaneMaskLoad, MatchReplace, MatchReplacePart, MatchValueLoadPart, ScalarTensorTensor,
-    StreamShuffle, StreamShuffleMove, StreamTranspose, StreamTransposeMove, TensorReduce, TensorScalarCache,
-    TensorScalarPtr, is_scalar_tensor_tensor,
+    StreamShuffle, StreamShuffleMove, StreamTranspose, StreamTransposeMove, TensorReduce, TensorScalarAddr,
+    TensorScalarCache, TensorScalarPtr, is_scalar_tensor_tensor,
 )
 from ..ir.operands import PhysicalAP, RegisterAP
 from ..ir.instructions import Instruction
@@ -70,6 +72,8 @@ def lower_family(inst: Instruction, decisions: DecisionSet = DEFAULT_DECISIONS) 
         return [TensorScalarCache(inst.name, inst.engine, inst.ins, (inst.outs[0],), inst.attrs, first,
                                   _MARK["TensorScalarCache"]),
                 DveReadAccumulator(inst.name, inst.engine, (), (inst.outs[1],), _NEGATED[False], last)]
+    if type(inst) is TensorScalarPtr and inst.attr("is_tensor_scalar_addr"):  # the dispatcher tests it first (§4)
+        return [TensorScalarAddr(inst.name, inst.engine, inst.ins, inst.outs, inst.attrs, inst.sync, inst.extra)]
     if type(inst) is TensorScalarPtr and is_scalar_tensor_tensor(inst):  # §4.4: the S2S2D2 struct
         # not marked as a lowered part: its IR checks (stt.*) are its own, the source's ts.* skip it
         return [ScalarTensorTensor(inst.name, inst.engine, inst.ins, inst.outs, inst.attrs, inst.sync, inst.extra)]
