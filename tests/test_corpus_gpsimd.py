@@ -387,3 +387,11 @@ def test_s76_code3_not_equal_makes_the_identity() -> None:
     assert ds.get(AffineSelectCompare).compare(3) == "equal"
     assert DecisionSet().get(AffineSelectCompare).compare(3) == "not_equal"
     assert DecisionSet().get(AffineSelectCompare).compare(1) is None
+
+
+def test_bir_golden_vector_of_tensor_scalar_addr_is_a_real_bundle() -> None:
+    """The TensorScalarAddr golden vector expects the real 0x74 bundle (its kernel reproduces it)."""
+    from corpus_bundles import vector_is_real
+
+    vector_is_real("gpsimd/001_tensor_scalar_addr_real_imm.json", "yolox-trn1/MODULE_10101716439099106427.neff",
+                   "pool", [1])

@@ -885,6 +885,21 @@ BN_AP_MSG = "in2 and in3 must be AP argument type"
 KEEP_LANE = 0xFF
 
 
+_DVE = (Engine.DVE, Engine.Unassigned)
+_DVE_POOL = (Engine.DVE, Engine.Pool, Engine.Unassigned)
+
+
+def _engine(inst: Instruction, what: str, allowed: tuple[Engine, ...], why: str) -> None:
+    if engine_of(inst.engine) not in allowed:
+        names = "/".join(e.name for e in allowed if e is not Engine.Unassigned)
+        raise EncodeError(f"{what} runs on the {names} engine ({why})", field="engine", value=_name(inst.engine),
+                          limit=names, check="family.engine")
+
+
+_DMOV_WHY = "DMOV, SRCH and every real bundle: a DVE stream"
+_BN_WHY = "BN names the Pool engine; every real bundle is in a DVE stream"
+
+
 def _lowered_only(what: str) -> Any:
     def select(inst: Instruction, ctx: Context) -> Selection:
         raise EncodeError(f"{what} is two bundles: it must be lowered before codegen (tongasm.passes.lower)",
@@ -892,7 +907,8 @@ def _lowered_only(what: str) -> Any:
     return select
 
 
-def _pair_opcodes(*names: str) -> Any:
+def _pair_opcodes() -> Any:
+    """COLLECT_OPCODES of a two-bundle form: its parts' opcodes, in wire order."""
     def opcodes(inst: Instruction, ctx: Context) -> list[int]:
         from ..passes.lower_compound import lower_family
 
@@ -908,6 +924,7 @@ def _one(name: str) -> Any:
 
 def lane_mask_select(inst: LaneMaskLoad, ctx: Context) -> Selection:
     """0x69 (R-50, R-51): the 32 lane bytes, 0..31 a src lane, 0xFF the lane kept."""
+    _engine(inst, "LoadMaskSelect", _DVE, _DMOV_WHY)
     mask = inst.attr("mask")
     if not isinstance(mask, list) or len(mask) != 32:
         n = len(mask) if isinstance(mask, list) else type(mask).__name__
@@ -934,6 +951,7 @@ def _channels(inst: Instruction, what: str) -> int:
 def shuffle_select(inst: StreamShuffleMove, ctx: Context) -> Selection:
     """0x6A: the dtypes and slots from the binding, the channel count the lowering worked out."""
     counts("StreamShuffle", inst, (1,), (1,), "ins = [src] and outs = [dst]")
+    _engine(inst, "StreamShuffle", _DVE, _DMOV_WHY)
     no_indirect({"src": inst.src, "dst": inst.dst})
     fmt = ctx.formats.by_name["StreamShuffle"]
     return fmt, {"opcode": next(iter(fmt.opcodes)), "num_active_channels": _channels(inst, "StreamShuffle")}
@@ -942,6 +960,7 @@ def shuffle_select(inst: StreamShuffleMove, ctx: Context) -> Selection:
 def transpose_select(inst: StreamTransposeMove, ctx: Context) -> Selection:
     """0x6B: as 0x6A plus the mask flag (R-53: 1 right after the lowering's LoadMaskSelect)."""
     counts("StreamTranspose", inst, (1,), (1,), "ins = [src] and outs = [dst]")
+    _engine(inst, "StreamTranspose", _DVE, _DMOV_WHY)
     src = inst.src
     if isinstance(src, (PhysicalAP, RegisterAP, SymbolicAP)) and "indirect_dim" in src.extra:
         raise EncodeError("STREAM_TRANSPOSE cannot have TensorIndirect AP as src", field="src", value="indirect_dim",
@@ -955,6 +974,7 @@ def transpose_select(inst: StreamTransposeMove, ctx: Context) -> Selection:
 def match_value_load_select(inst: MatchValueLoadPart, ctx: Context) -> Selection:
     """0x6D: the 8 values of vals (binding: slot, dtype, partitions)."""
     counts("MatchReplace", inst, (2,), (1,), "ins = [vals, data] and outs = [dst]")
+    _engine(inst, "MatchReplace", _DVE, _DMOV_WHY)
     no_indirect({"vals": inst.ins[0]})
     fmt = ctx.formats.by_name["MatchValueLoad"]
     return fmt, {"opcode": next(iter(fmt.opcodes))}
@@ -963,6 +983,7 @@ def match_value_load_select(inst: MatchValueLoadPart, ctx: Context) -> Selection
 def match_replace_select(inst: MatchReplacePart, ctx: Context) -> Selection:
     """0x6F: data and dst from the binding, imm_value the float32 at +0x28."""
     counts("MatchReplace", inst, (2,), (1,), "ins = [vals, data] and outs = [dst]")
+    _engine(inst, "MatchReplace", _DVE, _DMOV_WHY)
     no_indirect({"data": inst.ins[1], "dst": inst.outs[0]})
     imm = inst.attr("imm_value")
     if isinstance(imm, bool) or not isinstance(imm, (int, float)):
@@ -983,6 +1004,7 @@ def _bn_pointer(op: Operand | None, role: str, ctx: Context) -> Scalar:
 def bn_gradients_select(inst: BNGradients, ctx: Context) -> Selection:
     """0x63: x, dy, out from the binding; the mean and varfactor pointer words (N-6) and their dtype."""
     counts("BNGradients", inst, (4,), (1,), "ins = [x, dy, mean, varfactor] and outs = [out]")
+    _engine(inst, "BNGradients", _DVE_POOL, _BN_WHY)
     no_indirect({"x": inst.ins[0], "dy": inst.ins[1], "out": inst.outs[0]})
     mean = _bn_pointer(inst.ins[2], "mean", ctx)
     vf = _bn_pointer(inst.ins[3], "varfactor", ctx)
@@ -998,6 +1020,7 @@ def bn_gradients_select(inst: BNGradients, ctx: Context) -> Selection:
 def bn_param_load_select(inst: BNParamLoadPart, ctx: Context) -> Selection:
     """0x64: coeff from the binding; N (total_elements) as float32; the mean operand's word and kind (R-61)."""
     counts("BNBackprop", inst, (4,), (1,), "ins = [x, dy, coeff, mean] and outs = [dx]")
+    _engine(inst, "BNBackprop", _DVE_POOL, _BN_WHY)
     no_indirect({"coeff": inst.ins[2]})
     n = inst.attr("total_elements")
     if isinstance(n, bool) or not isinstance(n, (int, float)):
@@ -1013,6 +1036,7 @@ def bn_param_load_select(inst: BNParamLoadPart, ctx: Context) -> Selection:
 def bn_backprop_select(inst: BNBackpropPart, ctx: Context) -> Selection:
     """0x65: x, dy and dx from the binding."""
     counts("BNBackprop", inst, (4,), (1,), "ins = [x, dy, coeff, mean] and outs = [dx]")
+    _engine(inst, "BNBackprop", _DVE_POOL, _BN_WHY)
     no_indirect({"x": inst.ins[0], "dy": inst.ins[1], "dx": inst.outs[0]})
     fmt = ctx.formats.by_name["BatchNormBackProp"]
     return fmt, {"opcode": next(iter(fmt.opcodes))}
@@ -1040,9 +1064,10 @@ def tsa_select(inst: TensorScalarAddr, ctx: Context) -> Selection:
     codes = {v: k for k, v in ctx.decisions.get(TensorScalarAddrKinds).names().items()}
     values: dict[str, int] = {"opcode": next(iter(fmt.opcodes))}
     for k, key in ((0, "op0"), (1, "op1")):
-        op = inst.attr(key) if k == 0 or inst.attr(key) is not None else AluOp.bypass
-        values[key] = alu_wire(op)
+        alu = inst.attr(key) if k == 0 or inst.attr(key) is not None else AluOp.bypass
+        values[key] = alu_wire(alu)
         values[f"reverse{k}"] = int(bool(inst.attr(f"reverse{k}")))
+    # no s1: the immediate int32 0 of the real bundles whose op1 is bypass
     scalars = [inst.ins[1], inst.ins[2] if len(inst.ins) == 3 else Immediate(Dtype.int32, 0)]
     for k, op in enumerate(scalars):
         role = f"s{k}"
