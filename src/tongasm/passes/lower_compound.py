@@ -133,8 +133,7 @@ def _channels(*parts: int | None) -> int | None:
 def _shuffle(inst: Instruction, decisions: DecisionSet) -> list[Instruction]:
     first, last = split_sync(inst.sync)
     raw = inst.attr("mask")
-    mask = tuple(raw) if isinstance(raw, list) else raw
-    load = LaneMaskLoad(inst.name, inst.engine, (), (), _shared(_MASKS, mask, lambda: {"mask": raw}), first,
+    load = LaneMaskLoad(inst.name, inst.engine, (), (), _shared(_MASKS, repr(raw), lambda: {"mask": raw}), first,
                         _MARK["StreamShuffle"])
     # DMOV: num_active_channels = (min(src, dst partitions) + 31) & ~31
     ch = _channels(_parts(inst.ins[0] if inst.ins else None), _parts(inst.outs[0] if inst.outs else None))
@@ -151,14 +150,19 @@ def transpose_lanes(inst: Instruction) -> int | None:
 
 def _transpose(inst: Instruction, decisions: DecisionSet) -> list[Instruction]:
     # DMOV: num_active_channels = (dst partitions + 31) & ~31
-    ch = _channels(_parts(inst.outs[0] if inst.outs else None))
+    parts = _parts(inst.outs[0] if inst.outs else None)
+    if parts is not None and parts > QUADRANT and parts % QUADRANT:
+        raise EncodeError(f"StreamTranspose dst has {parts} partitions: a transpose writes whole 32-lane quadrants, "
+                          "or the first k < 32 lanes of one (R-55)", field="dst.ap", value=parts,
+                          limit="1..31 or a multiple of 32", check="dmov.transpose_counts")
+    ch = _channels(parts)
     k = transpose_lanes(inst)
     if k is None:
         attrs = _shared(_MOVES, (ch, False), lambda: {"num_active_channels": ch, "use_mask": False})
         return [StreamTransposeMove(inst.name, inst.engine, inst.ins, inst.outs, attrs, inst.sync)]
     first, last = split_sync(inst.sync)
     mask = [0] * k + [0xFF] * (QUADRANT - k)  # the first k lanes written, the others kept
-    load = LaneMaskLoad(inst.name, inst.engine, (), (), _shared(_MASKS, tuple(mask), lambda: {"mask": mask}), first,
+    load = LaneMaskLoad(inst.name, inst.engine, (), (), _shared(_MASKS, repr(mask), lambda: {"mask": mask}), first,
                         _MARK["StreamTranspose"])
     attrs = _shared(_MOVES, (ch, True), lambda: {"num_active_channels": ch, "use_mask": True})
     return [load, StreamTransposeMove(inst.name, inst.engine, inst.ins, inst.outs, attrs, last)]
