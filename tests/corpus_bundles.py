@@ -104,3 +104,17 @@ def explain_and_round_trip(streams: tuple[RealStream, ...], varying: tuple[int, 
 def check_ids(raw: bytes | bytearray | np.ndarray, s: RealStream) -> set[str]:
     """The check ids ``check`` reports on one (mutated) bundle of stream ``s``."""
     return {f.check for f in check_stream(bytes(raw), target=s.target, stream=s.stream, unmodelled="note")}
+
+
+def vector_is_real(vector: str, file: str, stream: str, bundles: list[int]) -> None:
+    """A golden vector (tests/golden/vectors/...) whose expected bytes were taken from the corpus: assert
+    they are still the bundles ``bundles`` of ``stream`` (sg00) of ``file``, in order."""
+    import json
+    from pathlib import Path
+
+    case = json.loads((Path(__file__).parent / "golden" / "vectors" / vector).read_text())
+    (want,) = case["expect"]["streams"].values()
+    cf = next(c for c in corpus_files() if c.relative == file)
+    n = Neff.read(cf.path)
+    data = n.stream_data(n.graph("sg00").streams[stream])
+    assert [data[i * BUNDLE_SIZE:(i + 1) * BUNDLE_SIZE].hex() for i in bundles] == want, vector

@@ -733,7 +733,11 @@ enc("act.no_field", lambda: K(act_(ins=act_args(scale=imm("float32", 2.0)))), la
     decisions=(*NO_RES, "N-5=reserved-zero"))
 enc("ts.operands", lambda: K(ts_(ins=[a(), imm("float32", 1.0), imm("float32", 1.0), imm("float32", 1.0)])),
     lambda: K(ts_()), "ins", 4)
-enc("ts.unsupported", lambda: K(ts_(is_tensor_scalar_addr=True)), lambda: K(ts_()), "is_tensor_scalar_addr", True)
+# StreamShuffle is a DVE form (DMOV, every real bundle)
+enc("family.engine", lambda: K(inst("StreamShuffle", [a()], [a(offset=4096)], engine="Pool", mask=[0] * 32)),
+    lambda: K(inst("StreamShuffle", [a()], [a(offset=4096)], engine="DVE", mask=[0] * 32)), "engine", "Pool")
+# TensorScalarAddr (0x74) is the Pool engine's: named on the DVE it is refused (R-70, the gen3 DVE opcode table)
+enc("ts.unsupported", lambda: K(ts_(is_tensor_scalar_addr=True)), lambda: K(ts_()), "engine", "DVE")
 enc("ts.op_class", lambda: K(ts_("bitwise_and", [i32(), imm("int32", 1), imm("int32", 1)], [i32(4096)], op1="add")),
     lambda: K(ts_("bitwise_and", [i32(), imm("int32", 1), imm("int32", 1)], [i32(4096)], op1="bitwise_or")),
     "op1", "add")

@@ -231,3 +231,12 @@ def test_the_third_sum_is_hlo_grad_scale(reading: str) -> None:
     got = _get(m, 0x28, 1)[:, 0].astype(np.float64)
     want = ((x.astype(np.float64) - mean[:, None]) * dy).sum(axis=1) * vf
     assert np.allclose(got, want, rtol=1e-5, atol=1e-4) is (reading == "S-72=dataflow")
+
+
+def test_bir_golden_vectors_are_real_bundles() -> None:
+    """The BNGradients / BNBackprop golden vectors expect the real bundles (their kernels reproduce them)."""
+    from corpus_bundles import vector_is_real
+
+    f = "yolox-trn1/MODULE_10954531377403532558.neff"
+    vector_is_real("batchnorm/001_bn_gradients_real_bundle.json", f, "dve", [5])
+    vector_is_real("batchnorm/002_bn_backprop_real_pair.json", f, "dve", [8, 9])

@@ -387,3 +387,109 @@ def test_s76_code3_not_equal_makes_the_identity() -> None:
     assert ds.get(AffineSelectCompare).compare(3) == "equal"
     assert DecisionSet().get(AffineSelectCompare).compare(3) == "not_equal"
     assert DecisionSet().get(AffineSelectCompare).compare(1) is None
+
+
+def test_bir_golden_vector_of_tensor_scalar_addr_is_a_real_bundle() -> None:
+    """The TensorScalarAddr golden vector expects the real 0x74 bundle (its kernel reproduces it)."""
+    from corpus_bundles import vector_is_real
+
+    vector_is_real("gpsimd/001_tensor_scalar_addr_real_imm.json", "yolox-trn1/MODULE_10101716439099106427.neff",
+                   "pool", [1])
+
+
+# --- the gather pair against the HLO of its graph, on the memory the program places ------------------------
+
+GATHER_GRAPH = "yolox-trn1/MODULE_15847435347519622229.neff"
+#: the bundles of HLO gather.3276 (output0 = R1[select(p0 < 0, p0 + p1, p0)], R1 = gather.1 [6, 7]) and of
+#: the index and table moves before it, in the order their semaphores allow: (stream, byte offset, opcode)
+GATHER_CHAIN = [
+    ("dve", 0x2B340, 0x69), ("dve", 0x2B380, 0x6A),  # I-12598-0: p1 from p32 byte 0 to p32..37 +0x2fff8
+    ("dve", 0x2B3C0, 0x43),                          # I-12595-0: mask = p0 < 0
+    ("dve", 0x2B480, 0x47),                          # I-14092-0: p1 as float32 to p96..101 byte 0
+    ("act", 0x4ED40, 0x21),                          # I-12599-0: p0 + p1 (the bias) to +0x148
+    ("dve", 0x2B500, 0x46), ("dve", 0x2B540, 0x72),  # I-12600-0: the select
+    ("dve", 0x2B5C0, 0x46),                          # I-14093-0: the indices to p96..101 +0x148
+    ("act", 0x4ED80, 0x21),                          # I-14736-0: R1 [6, 7] (p96 +0x18060) transposed at p64
+    ("dve", 0x2B640, 0x69), ("dve", 0x2B680, 0x6A),  # I-12603-0: R1^T from p64 to p96..101 +0x2ff58
+    *[("pool", 0x400 + 0x40 * k, 0x67 + (k & 1)) for k in range(14)],  # I-12605-0..6: the 7 gather pairs
+]
+
+
+def _dma_blocks(n: Neff, engine_json: str) -> dict[str, list[dict]]:  # type: ignore[type-arg]
+    import json
+
+    j = json.loads(n.member(f"sg00/{engine_json}"))
+    return {b["#comment"]: b["desc"] for b in j["dma"]}
+
+
+def _apply_copy(m: Machine, dram: dict[str, np.ndarray], desc: dict) -> None:  # type: ignore[type-arg]
+    """One def.json 'copy' descriptor: [inner bytes, rows] with byte steps; SB offsets are ADDR4-like
+    (partition << 18 | byte), as in the bundles."""
+    sb = m.sbuf.reshape(128, m.sbuf_stride)
+    (inner, rows), (_one, step) = desc["from_sizes"], desc["from_steps"]
+    (t_inner, t_rows), (_t1, t_step) = desc["to_sizes"], desc["to_steps"]
+    assert inner * rows == t_inner * t_rows and desc["op"] == "copy"
+
+    def side(name: str, off: int, n: int, st: int, k: int) -> tuple[np.ndarray, int]:
+        if name == "SB":
+            a = off + k * st
+            return sb[a >> 18], a & 0x3FFFF
+        return dram[name], off + k * st
+
+    data = b"".join(bytes(buf[o:o + inner]) for buf, o in (side(desc["from"], desc["from_off"], inner, step, k)
+                                                           for k in range(rows)))
+    for k in range(t_rows):
+        buf, o = side(desc["to"], desc["to_off"], t_inner, t_step, k)
+        buf[o:o + t_inner] = np.frombuffer(data[k * t_inner:(k + 1) * t_inner], np.uint8)
+
+
+def test_s78_gather_pairs_compute_the_hlo_gather_on_the_placed_memory() -> None:
+    """S-78 against HLO gather.3276 of MODULE_15847435347519622229: output0[j, :] = R1[i_j, :] with
+    i = select(p0 < 0, p0 + p1, p0) (p0 = input0 s64[6], p1 = input1 s64, R1 = the [6, 7] float32 of the
+    graph's first gather, spilled to gather.1). The inputs are put where the NEFF's own DMA descriptors
+    put them (SP.json blocks I-12593, I-12596, I-12602), the bundles that move the indices and the table
+    run in their semaphore order (GATHER_CHAIN: the select, a StreamShuffle broadcast of the table's
+    transpose to the 6 lanes, the 7 PoolBufferLoad/Gather pairs), and Pool.json's output block I-12606
+    reads the result: it must be R1[i] (by hand: i = [5, 3, 0, 0, 5, 4] for p0 = [-1, 3, -6, 0, 5, -2], p1 = 6)."""
+    cf = next(c for c in corpus_files() if c.relative == GATHER_GRAPH)
+    assert "gather" in [op for op, *_ in _hlo_ops(str(cf.path.with_suffix(".hlo.pb")))]
+    n = Neff.read(cf.path)
+    rng = np.random.default_rng(78)
+    r1 = rng.standard_normal((6, 7)).astype(np.float32)
+    p0 = np.array([-1, 3, -6, 0, 5, -2], np.int64)  # HLO p0.1 s64[6], p1.2 s64[] (the DMAs read the low words)
+    dram = {"input0": np.frombuffer(p0.tobytes(), np.uint8).copy(),
+            "input1": np.frombuffer(np.int64(6).tobytes(), np.uint8).copy(),
+            "gather.1": np.frombuffer(r1.tobytes(), np.uint8).copy(),
+            "output0": np.zeros(168, np.uint8)}
+    m = Machine(get_target("gen2"))
+    sp = _dma_blocks(n, "SP.json")
+    for block in ("I-12593-0-block-1", "I-12596-0-block-1", "I-12602-0-block-1"):
+        for desc in sp[block]:
+            _apply_copy(m, dram, desc)
+    data = {s.stream: n.stream_data(s) for s in n.streams() if s.graph == "sg00"}
+    for stream, off, op in GATHER_CHAIN:
+        d = decode_bundle(data[stream], off)
+        assert d.opcode == op, (stream, hex(off), hex(d.opcode))
+        execute(m, stream, d, DecisionSet())
+    for desc in _dma_blocks(n, "Pool.json")["I-12606-0-block-1"]:
+        _apply_copy(m, dram, desc)
+    got = dram["output0"].view(np.float32).reshape(6, 7)
+    idx = [5, 3, 0, 0, 5, 4]
+    assert np.where(p0 < 0, p0 + 6, p0).tolist() == idx
+    np.testing.assert_array_equal(got, r1[idx])
+
+
+def _hlo_ops(path: str) -> list[tuple[str, list[int]]]:
+    """(opcode, shape dims) of every instruction of an HloModuleProto (see :func:`hlo_iotas`)."""
+    out = []
+    for f, _t, comp in _fields(open(path, "rb").read()):
+        if f != 3:
+            continue
+        for cf, _ct, inst in _fields(bytes(comp)):  # type: ignore[arg-type]
+            if cf != 2:
+                continue
+            fs = _fields(bytes(inst))  # type: ignore[arg-type]
+            op = next(bytes(v).decode() for x, _y, v in fs if x == 2)  # type: ignore[arg-type]
+            shape = next(bytes(v) for x, _y, v in fs if x == 3)  # type: ignore[arg-type]
+            out.append((op, [d for x, y, v in _fields(shape) if x == 3 for d in _ints(y, v)]))
+    return out

@@ -234,3 +234,56 @@ def test_every_real_bundle_of_the_family_runs_on_the_simulator() -> None:
             execute(m, "dve", d, DecisionSet())
             ran[s.data[i]] += 1
     assert dict(ran) == COUNTS
+
+
+def test_bir_golden_vectors_are_real_bundles() -> None:
+    """The BIR forms' golden vectors expect the real bytes (their kernels were written to reproduce them)."""
+    from corpus_bundles import vector_is_real
+
+    vector_is_real("move/001_stream_shuffle_real_broadcast.json", MULTIPLY, "dve", [1, 2, 3, 4])
+    vector_is_real("move/002_stream_transpose_real_partial.json", "yolox-trn1/MODULE_14856528739640727327.neff",
+                   "dve", [5172, 5173])
+    vector_is_real("move/003_stream_transpose_real_whole.json", "yolox-trn1/MODULE_10080151182636209274.neff",
+                   "dve", [1213])
+
+
+def _transpose_kernel(dst_parts: int, src_parts: int) -> dict:  # type: ignore[type-arg]
+    def loc(name: str, addr: int, parts: int) -> dict:  # type: ignore[type-arg]
+        return {"name": f"{name}_set", "memorylocations": [{"name": name, "type": "SB", "addr": addr, "base": 0,
+                                                             "bank": 0, "dims": [parts, 128]}]}
+
+    def ap(name: str, parts: int, n: int) -> dict:  # type: ignore[type-arg]
+        return {"kind": "physical_ap", "dtype": "float32", "ap": [[n, parts], [1, n]], "offset": 0,
+                "memsetref": f"{name}_set", "memref": name}
+
+    inst = {"opcode": "StreamTranspose", "name": "t", "engine": "DVE", "ins": [ap("s", src_parts, 32)],
+            "outs": [ap("d", dst_parts, src_parts)]}
+    return {"arch": "gen2", "version": 2, "functions": [{"name": "f", "allocations": [
+        loc("s", 0, src_parts), loc("d", 0x1000, dst_parts)], "blocks": [{"name": "b", "instructions": [inst]}]}]}
+
+
+def test_r55_a_partial_transpose_gets_the_mask_every_real_one_has() -> None:
+    """R-55: every real mask before a StreamTranspose is k lanes 0x00 then 0xFF with k < 32 (counted here
+    from the raw bytes), and the BIR lowering of a dst of k partitions emits exactly that mask, then the
+    0x6B with +0x26 = 1; a dst of 32 partitions is one 0x6B with +0x26 = 0 (the book's fork is the reverse)."""
+    from tongasm.codegen import assemble
+    from tongasm.ir import read_bir
+
+    ks = Counter()
+    for s in streams():
+        a = np.frombuffer(s.data, np.uint8).reshape(-1, 64)
+        for i in np.flatnonzero(a[:-1, 0] == 0x69):
+            if a[i + 1, 0] == 0x6B:
+                lanes = bytes(a[i, 0x20:0x40])
+                k = 32 - lanes.count(0xFF)
+                assert lanes == bytes(k) + b"\xff" * (32 - k) and 0 < k < 32
+                assert a[i + 1, 0x26] == 1
+                ks[k] += 1
+    assert sum(ks.values()) == 30_804
+    for k in (1, 5, 20, 29):
+        (dve,) = assemble(read_bir(_transpose_kernel(k, 20))).streams.values()
+        assert [dve[j * 64] for j in range(len(dve) // 64)] == [0x69, 0x6B]
+        assert dve[0x20:0x40] == bytes(k) + b"\xff" * (32 - k)
+        assert dve[64 + 0x26] == 1 and dve[64 + 0x22] == 32
+    (dve,) = assemble(read_bir(_transpose_kernel(32, 32))).streams.values()
+    assert len(dve) == 64 and dve[0] == 0x6B and dve[0x26] == 0

@@ -197,3 +197,11 @@ def test_duplicates_strike_distinct_elements_on_the_real_sequence() -> None:
 def test_census_of_the_layouts_across_files() -> None:
     files = Counter(b.file.relative for b in bundles())
     assert len(files) == 15 and set(files.values()) == {4}
+
+
+def test_bir_golden_vectors_are_real_bundles() -> None:
+    """The MatchReplace golden vector expects the real pair (its kernel was written to reproduce it)."""
+    from corpus_bundles import vector_is_real
+
+    vector_is_real("search/003_match_replace_real_pair.json", "yolox-trn1/MODULE_10341811298787591934.neff", "dve",
+                   [8497, 8498])

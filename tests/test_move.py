@@ -235,3 +235,44 @@ def test_the_golden_listing_is_current_and_assembles_back() -> None:
     body = [ln for ln in text.splitlines() if not ln.startswith(";")]
     assert body == list(listing([StreamInput("dve", data)], target=GEN2))
     assert bytes(assemble_text(text).streams["dve"]) == data
+
+
+# --- the BIR forms, assembled and run (the lowering's mask and channel count reach the simulator) ------------
+
+def _run_move(inst_: dict, x: np.ndarray) -> np.ndarray:
+    from conftest import kernel, loc
+    from tongasm.ir import read_bir
+    from tongasm.sim.run import run_kernel
+
+    r = run_kernel(read_bir(kernel(inst_, allocs=[loc("a")])), {"a": x})
+    return r.outputs(["a"])["a"]
+
+
+def test_bir_stream_shuffle_runs_the_mask_it_was_given() -> None:
+    """StreamShuffle(mask) from BIR: dst lane i = src lane mask[i]; lane 5 (255) is left alone (S-65)."""
+    from conftest import ap, inst
+
+    x = np.arange(128 * 16384, dtype=np.float32).reshape(128, 16384)
+    x[:, 256:260] = -1.0
+    mask = [31 - i for i in range(32)]
+    mask[5] = 255
+    out = _run_move(inst("StreamShuffle", [ap("a", "float32", [[16384, 32], [1, 4]])],
+                         [ap("a", "float32", [[16384, 32], [1, 4]], 256)], engine="DVE", mask=mask), x.copy())
+    for i in range(32):
+        want = x[31 - i, 0:4] if i != 5 else np.full(4, -1.0, np.float32)
+        np.testing.assert_array_equal(out[i, 256:260], want)
+
+
+@pytest.mark.parametrize("k", [5, 32])
+def test_bir_stream_transpose_writes_its_dst_partitions_only(k: int) -> None:
+    """StreamTranspose from BIR of a [20, 32] tile into [k, 20]: dst[i, j] = src[j, i] (S-67); with k = 5 the
+    lowering's mask (R-55) keeps partitions 5..31 of the dst untouched (S-66)."""
+    from conftest import ap, inst
+
+    x = np.arange(128 * 16384, dtype=np.float32).reshape(128, 16384)
+    x[:, 512:532] = -7.0
+    out = _run_move(inst("StreamTranspose", [ap("a", "float32", [[16384, 20], [1, 32]])],
+                         [ap("a", "float32", [[16384, k], [1, 20]], 512)], engine="DVE"), x.copy())
+    np.testing.assert_array_equal(out[:k, 512:532], x[:20, :k].T)
+    if k < 32:
+        assert (out[k:32, 512:532] == -7.0).all()

@@ -151,3 +151,33 @@ def test_the_checks_refuse_what_the_verifier_asserts() -> None:
 def test_backprop_without_param_load_stops() -> None:
     with pytest.raises(SimError, match="no BatchNormParamLoad before it"):
         run(machine(), back_bundle())
+
+
+def test_bir_bn_gradients_and_backprop_run_the_book_formulas() -> None:
+    """BNGradients then BNBackprop from BIR on 2 partitions of 4 elements: the sums (S-72 order: sum dy,
+    sum (x-m) dy vf^2, sum (x-m) dy vf) and dx = (dy N - ((x - m) Bc + A)) scale with the coefficients given."""
+    from conftest import ap, inst, kernel, loc
+    from tongasm.ir import read_bir
+    from tongasm.sim.run import run_kernel
+
+    a = np.zeros((128, 16384), np.float32)
+    x = np.array([[1, 2, 3, 4], [0, -1, 2, 5]], np.float32)
+    dy = np.array([[1, 0, -1, 2], [3, 1, 1, 0]], np.float32)
+    a[:2, 0:4], a[:2, 4:8] = x, dy
+    a[:2, 8], a[:2, 9] = [2.0, 1.0], [0.5, 2.0]          # mean, vf
+    a[:2, 16:19] = [[2.0, 0.5, 1.5], [1.0, -1.0, 0.25]]  # [scale, A, Bc]
+    col = [[16384, 2], [1, 1]]
+    k = kernel(inst("BNGradients", [ap("a", "float32", [[16384, 2], [1, 4]]), ap("a", "float32", [[16384, 2], [1, 4]], 4),
+                                    ap("a", "float32", col, 8), ap("a", "float32", col, 9)],
+                    [ap("a", "float32", [[16384, 2], [1, 3]], 12)], name="g", engine="DVE"),
+               inst("BNBackprop", [ap("a", "float32", [[16384, 2], [1, 4]]), ap("a", "float32", [[16384, 2], [1, 4]], 4),
+                                   ap("a", "float32", [[16384, 2], [1, 3]], 16), ap("a", "float32", col, 8)],
+                    [ap("a", "float32", [[16384, 2], [1, 4]], 20)], name="b", engine="DVE", total_elements=4.0),
+               allocs=[loc("a")])
+    out = run_kernel(read_bir(k), {"a": a}).outputs(["a"])["a"]
+    # by hand, partition 0: m 2, vf 0.5: sum dy = 2, sum (x-m) dy = -1*1 + 0 + 1*-1 + 2*2 = 2
+    # partition 1: m 1, vf 2: sum dy = 5, sum (x-m) dy = -3 - 2 + 1 + 0 = -4
+    np.testing.assert_allclose(out[:2, 12:15], [[2, 2 * 0.25, 2 * 0.5], [5, -4 * 4, -4 * 2]])
+    # dx p0 = (dy*4 - ((x-2)*1.5 + 0.5)) * 2; p1 = (dy*4 - ((x-1)*0.25 - 1)) * 1
+    want = np.stack([(dy[0] * 4 - ((x[0] - 2) * 1.5 + 0.5)) * 2, (dy[1] * 4 - ((x[1] - 1) * 0.25 - 1)) * 1])
+    np.testing.assert_allclose(out[:2, 20:24], want)

@@ -224,3 +224,22 @@ def test_gather_lanes_are_counted_from_each_operands_start() -> None:
     _run(GATHER_P96, m)
     # lane 0: element 141 of lane 0 (p32) = 70.5; lane 1: element 7 of lane 1 (p33) = -7.0
     assert _read(m, 0, 0x8360, 2, 1, np.float32).ravel().tolist() == [70.5, -7.0]
+
+
+def test_bir_tensor_scalar_addr_is_integer_address_arithmetic() -> None:
+    """TensorScalarPtr with is_tensor_scalar_addr from BIR, on the Pool engine: dst = src * 28 + base[p]
+    (an immediate and a [P,1] pointer, as the real IndirectLoad address bundles), int32 (S-75)."""
+    from conftest import ap, imm, inst, kernel, loc
+    from tongasm.ir import read_bir
+    from tongasm.sim.run import run_kernel
+
+    b = np.zeros((128, 16384), np.int32)
+    b[:3, 0:4] = [[0, 1, 2, 3], [5, -1, 7, 0], [2, 2, 2, 2]]
+    b[:3, 8] = [1000, 2000, -50]
+    k = kernel(inst("TensorScalarPtr", [ap("b", "int32", [[16384, 3], [1, 4]]), imm("int32", 28),
+                                        ap("b", "int32", [[16384, 3], [1, 1]], 8)],
+                    [ap("b", "int32", [[16384, 3], [1, 4]], 16)], engine="Pool", op0="mult", op1="add",
+                    reverse0=False, reverse1=False, is_tensor_scalar_addr=True),
+               allocs=[loc("b")])
+    out = run_kernel(read_bir(k), {"b": b}).outputs(["b"])["b"]
+    np.testing.assert_array_equal(out[:3, 16:20], b[:3, 0:4] * 28 + b[:3, 8:9])

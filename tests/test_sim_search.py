@@ -170,3 +170,29 @@ def test_the_golden_listing_assembles_back_to_the_real_bytes() -> None:
     stored = LISTING.read_text()
     assert bytes(assemble_text(stored, path=str(LISTING)).streams["real.dve"]) == data
     assert stored.split("\n", 1)[1] == "\n".join(fast_listing([StreamInput("real.dve", data)], target=GEN2)) + "\n"
+
+
+def test_bir_match_replace_strikes_the_values_of_a_bir_max() -> None:
+    """Max then MatchReplace from BIR (the top-k fold): the 8 largest of each row struck with -inf,
+    each once (S-71: a duplicate of a struck value strikes a second element only if listed twice)."""
+    from conftest import ap, inst, kernel, loc
+    from tongasm.ir import read_bir
+    from tongasm.sim.run import run_kernel
+
+    x = np.zeros((128, 16384), np.float32)
+    rows = np.array([[9, 1, 8, 2, 7, 3, 6, 4, 5, 0, 9.5, -1, 10, 11, 12, 0]] * 2, np.float32)
+    rows[1] = rows[1][::-1]
+    x[:2, 0:16] = rows
+    data = ap("a", "float32", [[16384, 2], [1, 16]])
+    vals = ap("a", "float32", [[16384, 2], [1, 8]], 64)
+    k = kernel(inst("Max", [data], [vals], name="mx", engine="DVE"),
+               inst("MatchReplace", [vals, data], [data], name="mr", engine="DVE", imm_value="-inf"),
+               allocs=[loc("a")])
+    out = run_kernel(read_bir(k), {"a": x}).outputs(["a"])["a"]
+    for p in range(2):
+        top = sorted(rows[p], reverse=True)[:8]  # 12, 11, 10, 9.5, 9, 8, 7, 6
+        assert sorted(out[p, 64:72], reverse=True) == top
+        want = rows[p].copy()
+        for v in top:
+            want[np.flatnonzero(want == v)[0]] = -np.inf
+        np.testing.assert_array_equal(out[p, 0:16], want)

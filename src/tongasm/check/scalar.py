@@ -75,7 +75,10 @@ _ENCODE = [
      "N-4, N-5"),
     ("ts.operands", "a TensorScalarPtr has 2 or 3 ins (NumArgs == 2 || NumArgs == 3), a second scalar for op1 and "
      "negate_second_output only with two outputs", "chapter §4.1"),
-    ("ts.unsupported", "no TensorScalarAddr (0x74) form (descriptor and scalar slots unknown)", "chapter §4.5"),
+    ("family.engine", "the data-movement, search and batch-norm backward forms run on the engine whose streams hold "
+     "every real bundle of them (the DVE; batch-norm backward also the Pool engine the book names)", "R-52, R-60"),
+    ("ts.unsupported", "a TensorScalarAddr (0x74, is_tensor_scalar_addr) runs on the Pool engine over integer operands",
+     "R-70, chapter §4.5"),
     ("stt.operands", "a ScalarTensorTensor has ins = [tensor0 (an AP), scalar, tensor1] ('ScalarTensorTensor must "
      "have 3 inputs') and one output", "chapter §4.4 (TS)"),
     ("stt.tensor1", "the ScalarTensorTensor tensor1 is an access pattern ('ScalarTensorTensor's 3rd argument must be "

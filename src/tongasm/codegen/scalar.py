@@ -27,6 +27,8 @@ from ..isa.decisions.scalar import (
     KindByte, ReduceAxisByte, ReduceOpcodePairing, ReduceOpGate, ScalarKindCodes, ShortActivationArgs, SttLayout,
     TensorScalarLowering, TsPointerOpcodes, TsScalarWords,
 )
+from ..isa.decisions.batchnorm import BnParamLoadKinds
+from ..isa.decisions.gpsimd import TensorScalarAddrKinds, TensorScalarAddrSlots
 from ..isa.decisions.spec import FreeDimOrder
 from ..isa.enums import ALU_WIRE, DTYPE_INFO, PACKED_DTYPES, AccType, AluClass, AluOp, Dtype, Engine, MemoryType
 from ..isa.opcodes import (
@@ -39,9 +41,11 @@ from ..isa.vector_enums import (
 )
 from ..isa.fields import Format
 from ..ir.scalar import (
-    Activation, ActivationReadAccumulator, BNStats, BNStatsAggregate, CrossLaneReduce, DveReadAccumulator, Iota, Pool,
-    ReadActivationAccumulator, ScalarTensorTensor, TensorReduce, TensorScalar, TensorScalarCache, TensorScalarPtr,
-    is_scalar_tensor_tensor,
+    Activation, ActivationReadAccumulator, BNBackprop, BNBackpropPart, BNGradients, BNParamLoadPart, BNStats,
+    BNStatsAggregate, CrossLaneReduce, DveReadAccumulator, Iota, LaneMaskLoad, MatchReplace, MatchReplacePart,
+    MatchValueLoadPart, Pool, ReadActivationAccumulator, ScalarTensorTensor, StreamShuffle, StreamShuffleMove,
+    StreamTranspose, StreamTransposeMove, TensorReduce, TensorScalar, TensorScalarAddr, TensorScalarCache,
+    TensorScalarPtr, is_scalar_tensor_tensor,
 )
 from ..ir.instructions import Instruction
 from ..ir.operands import Immediate, Operand, PhysicalAP, RegisterAccess, RegisterAP, SymbolicAP
@@ -66,7 +70,8 @@ TS_BITVEC_SIZE_MSG = "bitvec immediate dtype size must be >= input dtype"
 TS_BITVEC_TRANSPOSE_MSG = "TensorScalarPtr bitvec does not support transpose"
 TS_NUMARGS_MSG = "NumArgs == 2 || NumArgs == 3"
 TS_REDUCE_IDLE_MSG = "Reduce Accum result is not outputed"
-TS_ADDR_MSG = "TensorScalarAddr (0x74) is not supported: descriptor and scalar slots unknown"
+TS_ADDR_MSG = "TensorScalarAddr (0x74) runs on the Pool engine (the gen3 DVE opcode table disables 0x74)"
+TS_ADDR_INT_MSG = "TensorScalarAddr (0x74) is integer address arithmetic"
 AXIS_INVALID_MSG = "Invalid enum variant for enum AxisListType"
 BN_INDIRECT_MSG = "TODO: support BATCH_NORM_STATS2 with TensorIndirect AP once ISA supports it"
 #: DOC NKI bn_stats: "must not exceed 512 (nl.tile_size.bn_stats_fmax)".
@@ -431,10 +436,11 @@ TS_REDUCE_OPS = frozenset({AluOp.add, AluOp.subtract, AluOp.mult, AluOp.max, Alu
 
 
 def _ts_flags(inst: Instruction) -> None:
-    """The book's dispatcher (§4): TensorScalarAddr first (refused), then ScalarTensorTensor (lowered
-    to its own instruction before codegen)."""
-    if inst.attr("is_tensor_scalar_addr"):
-        raise EncodeError(TS_ADDR_MSG, field="is_tensor_scalar_addr", value=True, check="ts.unsupported")
+    """The book's dispatcher (§4): TensorScalarAddr first, then ScalarTensorTensor (each lowered to its
+    own instruction before codegen)."""
+    if inst.attr("is_tensor_scalar_addr") and not isinstance(inst, TensorScalarAddr):
+        raise EncodeError("a TensorScalarPtr with is_tensor_scalar_addr is lowered to TensorScalarAddr (0x74) before "
+                          "codegen", field="is_tensor_scalar_addr", value=True, check="ts.unsupported")
     if is_scalar_tensor_tensor(inst):
         raise EncodeError("a TensorScalarPtr with is_scalar_tensor_tensor / is_tensor_tensor_scan is lowered to "
                           "ScalarTensorTensor before codegen (§4.4)", field="is_scalar_tensor_tensor", value=True,
@@ -584,8 +590,6 @@ _APS = (PhysicalAP, RegisterAP, SymbolicAP)
 def stt_plan(inst: ScalarTensorTensor, ctx: Context) -> tuple[int, dict[str, int]]:
     """The opcode and the static fields of a ScalarTensorTensor bundle (§4.4): 0xE5 for the scan,
     else 0x9D / 0x9E by the op class (isBitVecInstruction, N-15); the scalar's bytes by N-21."""
-    if inst.attr("is_tensor_scalar_addr"):  # the book's dispatcher tests TensorScalarAddr first
-        raise EncodeError(TS_ADDR_MSG, field="is_tensor_scalar_addr", value=True, check="ts.unsupported")
     if len(inst.ins) != 3:
         raise EncodeError(STT_INS_MSG + " (ins = [tensor0, scalar, tensor1])", field="ins", value=len(inst.ins),
                           limit="3", check="stt.operands")
@@ -872,6 +876,214 @@ def iota_opcodes(inst: Iota, ctx: Context) -> list[int]:
     return [IOTA.byte]
 
 
+# --- data movement, search and batch-norm backward (the families of real compiler output) -----------------
+# The two-bundle BIR forms are lowered first (passes.lower_compound): each part below encodes one bundle;
+# the BIR class itself only answers COLLECT_OPCODES (both opcodes, in wire order).
+
+MASK_SIZE_MSG = "Mask.size() == 32"
+BN_AP_MSG = "in2 and in3 must be AP argument type"
+KEEP_LANE = 0xFF
+
+
+_DVE = (Engine.DVE, Engine.Unassigned)
+_DVE_POOL = (Engine.DVE, Engine.Pool, Engine.Unassigned)
+
+
+def _engine(inst: Instruction, what: str, allowed: tuple[Engine, ...], why: str) -> None:
+    if engine_of(inst.engine) not in allowed:
+        names = "/".join(e.name for e in allowed if e is not Engine.Unassigned)
+        raise EncodeError(f"{what} runs on the {names} engine ({why})", field="engine", value=_name(inst.engine),
+                          limit=names, check="family.engine")
+
+
+_DMOV_WHY = "DMOV, SRCH and every real bundle: a DVE stream"
+_BN_WHY = "BN names the Pool engine; every real bundle is in a DVE stream"
+
+
+def _lowered_only(what: str) -> Any:
+    def select(inst: Instruction, ctx: Context) -> Selection:
+        raise EncodeError(f"{what} is two bundles: it must be lowered before codegen (tongasm.passes.lower)",
+                          check="opcode.supported")
+    return select
+
+
+def _pair_opcodes() -> Any:
+    """COLLECT_OPCODES of a two-bundle form: its parts' opcodes, in wire order."""
+    def opcodes(inst: Instruction, ctx: Context) -> list[int]:
+        from ..passes.lower_compound import lower_family
+
+        return [x for part in lower_family(inst, ctx.decisions) for x in FAMILIES[type(part)].opcodes(part, ctx)]
+    return opcodes
+
+
+def _one(name: str) -> Any:
+    def opcodes(inst: Instruction, ctx: Context) -> list[int]:
+        return [next(iter(ctx.formats.by_name[name].opcodes))]
+    return opcodes
+
+
+def lane_mask_select(inst: LaneMaskLoad, ctx: Context) -> Selection:
+    """0x69 (R-50, R-51): the 32 lane bytes, 0..31 a src lane, 0xFF the lane kept."""
+    _engine(inst, "LoadMaskSelect", _DVE, _DMOV_WHY)
+    mask = inst.attr("mask")
+    if not isinstance(mask, list) or len(mask) != 32:
+        n = len(mask) if isinstance(mask, list) else type(mask).__name__
+        raise EncodeError(f"StreamShuffle mask must list 32 lanes ({MASK_SIZE_MSG}); got {n}", field="mask", value=n,
+                          limit="32 entries", check="dmov.mask_lanes")
+    fmt = ctx.formats.by_name["LoadMaskSelect"]
+    values: dict[str, int] = {"opcode": next(iter(fmt.opcodes))}
+    for i, v in enumerate(mask):
+        if type(v) is not int or not (0 <= v < 32 or v == KEEP_LANE):
+            raise EncodeError(f"StreamShuffle mask[{i}] = {v!r}: a lane is 0..31 (the src lane) or 255 (left alone, "
+                              "R-51)", field=f"mask[{i}]", value=v, limit="0..31 or 255", check="dmov.mask_lanes")
+        values[f"lane{i}"] = v
+    return fmt, values
+
+
+def _channels(inst: Instruction, what: str) -> int:
+    ch = inst.attr("num_active_channels")
+    if type(ch) is not int or ch <= 0:
+        raise EncodeError(f"{what}: src and dst must be access patterns with a partition pair (the channel count "
+                          "is their partitions)", field="num_active_channels", value=ch, check="operands.shape")
+    return ch
+
+
+def shuffle_select(inst: StreamShuffleMove, ctx: Context) -> Selection:
+    """0x6A: the dtypes and slots from the binding, the channel count the lowering worked out."""
+    counts("StreamShuffle", inst, (1,), (1,), "ins = [src] and outs = [dst]")
+    _engine(inst, "StreamShuffle", _DVE, _DMOV_WHY)
+    no_indirect({"src": inst.src, "dst": inst.dst})
+    fmt = ctx.formats.by_name["StreamShuffle"]
+    return fmt, {"opcode": next(iter(fmt.opcodes)), "num_active_channels": _channels(inst, "StreamShuffle")}
+
+
+def transpose_select(inst: StreamTransposeMove, ctx: Context) -> Selection:
+    """0x6B: as 0x6A plus the mask flag (R-53: 1 right after the lowering's LoadMaskSelect)."""
+    counts("StreamTranspose", inst, (1,), (1,), "ins = [src] and outs = [dst]")
+    _engine(inst, "StreamTranspose", _DVE, _DMOV_WHY)
+    src = inst.src
+    if isinstance(src, (PhysicalAP, RegisterAP, SymbolicAP)) and "indirect_dim" in src.extra:
+        raise EncodeError("STREAM_TRANSPOSE cannot have TensorIndirect AP as src", field="src", value="indirect_dim",
+                          check="family.indirect")
+    no_indirect({"dst": inst.dst})
+    fmt = ctx.formats.by_name["StreamTranspose"]
+    return fmt, {"opcode": next(iter(fmt.opcodes)), "num_active_channels": _channels(inst, "StreamTranspose"),
+                 "use_mask": int(bool(inst.attr("use_mask")))}
+
+
+def match_value_load_select(inst: MatchValueLoadPart, ctx: Context) -> Selection:
+    """0x6D: the 8 values of vals (binding: slot, dtype, partitions)."""
+    counts("MatchReplace", inst, (2,), (1,), "ins = [vals, data] and outs = [dst]")
+    _engine(inst, "MatchReplace", _DVE, _DMOV_WHY)
+    no_indirect({"vals": inst.ins[0]})
+    fmt = ctx.formats.by_name["MatchValueLoad"]
+    return fmt, {"opcode": next(iter(fmt.opcodes))}
+
+
+def match_replace_select(inst: MatchReplacePart, ctx: Context) -> Selection:
+    """0x6F: data and dst from the binding, imm_value the float32 at +0x28."""
+    counts("MatchReplace", inst, (2,), (1,), "ins = [vals, data] and outs = [dst]")
+    _engine(inst, "MatchReplace", _DVE, _DMOV_WHY)
+    no_indirect({"data": inst.ins[1], "dst": inst.outs[0]})
+    imm = inst.attr("imm_value")
+    if isinstance(imm, bool) or not isinstance(imm, (int, float)):
+        raise EncodeError(f"MatchReplace imm_value must be a number, got {imm!r}", field="imm_value", value=imm,
+                          check="operands.shape")
+    fmt = ctx.formats.by_name["MatchReplace8"]
+    return fmt, {"opcode": next(iter(fmt.opcodes)), "imm": f32_bits(imm)}
+
+
+def _bn_pointer(op: Operand | None, role: str, ctx: Context) -> Scalar:
+    sc = scalar_words(op, role, ctx)
+    if sc.kind is not ScalarKind.POINTER:
+        raise EncodeError(f"{role}: {BN_AP_MSG} (a [P,1] SBUF/PSUM pointer), got {sc.kind.value}", field=role,
+                          value=sc.kind.value, check="family.scalar_kind")
+    return sc
+
+
+def bn_gradients_select(inst: BNGradients, ctx: Context) -> Selection:
+    """0x63: x, dy, out from the binding; the mean and varfactor pointer words (N-6) and their dtype."""
+    counts("BNGradients", inst, (4,), (1,), "ins = [x, dy, mean, varfactor] and outs = [out]")
+    _engine(inst, "BNGradients", _DVE_POOL, _BN_WHY)
+    no_indirect({"x": inst.ins[0], "dy": inst.ins[1], "out": inst.outs[0]})
+    mean = _bn_pointer(inst.ins[2], "mean", ctx)
+    vf = _bn_pointer(inst.ins[3], "varfactor", ctx)
+    if mean.dtype != vf.dtype:
+        raise EncodeError(f"BNGradients mean ({mean.dtype.name}) and varfactor ({vf.dtype.name}) must have one dtype "
+                          "(in2.getType() == in3.getType())", field="varfactor.dtype", value=vf.dtype.name,
+                          limit=mean.dtype.name, check="family.scalar_kind")
+    fmt = ctx.formats.by_name["BatchNormGradAccumulate"]
+    return fmt, {"opcode": next(iter(fmt.opcodes)), "mean_ptr": mean.word, "varfactor_ptr": vf.word,
+                 "coeff_dtype": mean.wire}
+
+
+def bn_param_load_select(inst: BNParamLoadPart, ctx: Context) -> Selection:
+    """0x64: coeff from the binding; N (total_elements) as float32; the mean operand's word and kind (R-61)."""
+    counts("BNBackprop", inst, (4,), (1,), "ins = [x, dy, coeff, mean] and outs = [dx]")
+    _engine(inst, "BNBackprop", _DVE_POOL, _BN_WHY)
+    no_indirect({"coeff": inst.ins[2]})
+    n = inst.attr("total_elements")
+    if isinstance(n, bool) or not isinstance(n, (int, float)):
+        raise EncodeError(f"BNBackprop total_elements must be a number, got {n!r}", field="total_elements", value=n,
+                          check="operands.shape")
+    mean = scalar_words(inst.ins[3], "mean", ctx)
+    codes = {v: k for k, v in ctx.decisions.get(BnParamLoadKinds).names().items()}
+    fmt = ctx.formats.by_name["BatchNormParamLoad"]
+    return fmt, {"opcode": next(iter(fmt.opcodes)), "total_elements": f32_bits(n), "mean_value": mean.word,
+                 "mean_kind": codes[mean.kind.value]}
+
+
+def bn_backprop_select(inst: BNBackpropPart, ctx: Context) -> Selection:
+    """0x65: x, dy and dx from the binding."""
+    counts("BNBackprop", inst, (4,), (1,), "ins = [x, dy, coeff, mean] and outs = [dx]")
+    _engine(inst, "BNBackprop", _DVE_POOL, _BN_WHY)
+    no_indirect({"x": inst.ins[0], "dy": inst.ins[1], "dx": inst.outs[0]})
+    fmt = ctx.formats.by_name["BatchNormBackProp"]
+    return fmt, {"opcode": next(iter(fmt.opcodes))}
+
+
+# --- TensorScalarAddr 0x74 (R-70, R-71) ---------------------------------------------------------------------
+
+def tsa_select(inst: TensorScalarAddr, ctx: Context) -> Selection:
+    """0x74: data and dst from the binding; op0/op1, the reverse bits and each scalar's kind, value word
+    (R-70: 8 bytes; an immediate sign-extended, as the real -1 fills all 8) and dtype nibble."""
+    if engine_of(inst.engine) not in (Engine.Pool, Engine.Unassigned):
+        raise EncodeError(TS_ADDR_MSG, field="engine", value=_name(inst.engine), limit="Pool", check="ts.unsupported")
+    if len(inst.ins) not in (2, 3):
+        raise EncodeError(TS_NUMARGS_MSG, field="ins", value=len(inst.ins), limit="2, 3", check="ts.operands")
+    counts("TensorScalarAddr", inst, (2, 3), (1,), "ins = [data, s0, s1?] and outs = [dst]")
+    no_indirect({"data": inst.ins[0], "dst": inst.outs[0]})
+    no_pool_psum(inst, {"data": inst.ins[0], "dst": inst.outs[0]})
+    for role, op in (("data", inst.ins[0]), ("dst", inst.outs[0])):
+        d = dtype_of(op, role)
+        if not d.name.startswith(("int", "uint")):
+            raise EncodeError(f"{TS_ADDR_INT_MSG}: {role} is {d.name}", field=f"{role}.dtype", value=d.name,
+                              limit="an integer dtype", check="ts.unsupported")
+    fmt = ctx.formats.by_name["TensorScalarAddr"]
+    width = ctx.decisions.get(TensorScalarAddrSlots).value_width
+    codes = {v: k for k, v in ctx.decisions.get(TensorScalarAddrKinds).names().items()}
+    values: dict[str, int] = {"opcode": next(iter(fmt.opcodes))}
+    for k, key in ((0, "op0"), (1, "op1")):
+        alu = inst.attr(key) if k == 0 or inst.attr(key) is not None else AluOp.bypass
+        values[key] = alu_wire(alu)
+        values[f"reverse{k}"] = int(bool(inst.attr(f"reverse{k}")))
+    # no s1: the immediate int32 0 of the real bundles whose op1 is bypass
+    scalars = [inst.ins[1], inst.ins[2] if len(inst.ins) == 3 else Immediate(Dtype.int32, 0)]
+    for k, op in enumerate(scalars):
+        role = f"s{k}"
+        sc = scalar_words(op, role, ctx)
+        if sc.kind not in (ScalarKind.IMMEDIATE, ScalarKind.POINTER):
+            raise EncodeError(f"{role}: a TensorScalarAddr scalar is an immediate or a [P,1] pointer (R-71: no real "
+                              "bundle has a register)", field=role, value=sc.kind.value, check="family.scalar_kind")
+        word = sc.word
+        if sc.kind is ScalarKind.IMMEDIATE and isinstance(sc.value, int):
+            word = int(sc.value) & ((1 << (8 * width)) - 1)  # R-70: the real immediate -1 fills the whole word
+        values[f"{role}_value"] = word
+        values[f"{role}_kind"] = codes["imm" if sc.kind is ScalarKind.IMMEDIATE else "ptr"]
+        values[f"{role}_dtype"] = sc.wire
+    return fmt, values
+
+
 # --- the families (registered in codegen.generator.FAMILIES) ------------------------------------------------
 
 FAMILIES: dict[type[Instruction], Family] = {
@@ -889,4 +1101,17 @@ FAMILIES: dict[type[Instruction], Family] = {
     CrossLaneReduce: Family("TensorReduce", cross_select, cross_opcodes),
     Pool: Family("Pool", pool_select, pool_opcodes),
     Iota: Family("Iota", iota_select, iota_opcodes),
+    StreamShuffle: Family("StreamShuffle", _lowered_only("StreamShuffle"), _pair_opcodes()),
+    LaneMaskLoad: Family("StreamShuffle", lane_mask_select, _one("LoadMaskSelect")),
+    StreamShuffleMove: Family("StreamShuffle", shuffle_select, _one("StreamShuffle")),
+    StreamTranspose: Family("StreamTranspose", _lowered_only("StreamTranspose"), _pair_opcodes()),
+    StreamTransposeMove: Family("StreamTranspose", transpose_select, _one("StreamTranspose")),
+    MatchReplace: Family("MatchReplace", _lowered_only("MatchReplace"), _pair_opcodes()),
+    MatchValueLoadPart: Family("MatchReplace", match_value_load_select, _one("MatchValueLoad")),
+    MatchReplacePart: Family("MatchReplace", match_replace_select, _one("MatchReplace8")),
+    BNGradients: Family("BNGradients", bn_gradients_select, _one("BatchNormGradAccumulate")),
+    BNBackprop: Family("BNBackprop", _lowered_only("BNBackprop"), _pair_opcodes()),
+    BNParamLoadPart: Family("BNBackprop", bn_param_load_select, _one("BatchNormParamLoad")),
+    BNBackpropPart: Family("BNBackprop", bn_backprop_select, _one("BatchNormBackProp")),
+    TensorScalarAddr: Family("TensorScalarPtr", tsa_select, _one("TensorScalarAddr")),
 }

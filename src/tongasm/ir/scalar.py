@@ -210,6 +210,16 @@ class TensorScalarPtr(Instruction):
         return self._out(1)
 
 
+class TensorScalarAddr(TensorScalarPtr):
+    """A TensorScalarPtr with ``is_tensor_scalar_addr`` set, as the lowering hands it to codegen: the Pool
+    engine's address arithmetic 0x74 (R-70, R-71): ins = [data, s0, s1?] (each scalar an immediate or a
+    [P,1] pointer), outs = [dst]. The BIR writer gives it back as the TensorScalarPtr it came from."""
+
+    __slots__ = ()
+
+    FAMILY = "pool"
+
+
 class ScalarTensorTensor(Instruction):
     """§4.4: a TensorScalarPtr with ``is_scalar_tensor_tensor`` or ``is_tensor_tensor_scan`` set, as the
     lowering hands it to codegen (its operands have their own roles and slots, N-21): ins = [tensor0,
@@ -343,7 +353,135 @@ class BNStatsAggregate(Instruction):
         return self._out(0)
 
 
+# --- the families real compiler output is made of: data movement, search, batch-norm backward ---------
+
+class StreamShuffle(Instruction):
+    """DMOV / JSON (IT39): ``mask`` (32 lane entries: 0..31 the src lane of each dst lane of every
+    32-partition quadrant, 255 = leave the dst lane alone); ins = [src], outs = [dst]. Lowered to the
+    LoadMaskSelect 0x69 of the mask, then the 0x6A move (R-52: the mask first)."""
+
+    __slots__ = ()
+
+    OPCODE = "StreamShuffle"
+    ROLES = {"src": (False, 0), "dst": (True, 0)}
+    ATTRS = (Attr("mask", list, required=True),)
+
+    @property
+    def src(self) -> Operand | None:
+        return self._in(0)
+
+    @property
+    def dst(self) -> Operand | None:
+        return self._out(0)
+
+
+class StreamShuffleMove(StreamShuffle):
+    """The 0x6A bundle of a lowered StreamShuffle (it reads the mask the 0x69 before it loaded);
+    ``num_active_channels`` is the lowering's (DMOV: the partitions rounded up to whole quadrants)."""
+
+    __slots__ = ()
+
+    ATTRS = (Attr("num_active_channels", int),)
+
+
+class LaneMaskLoad(Instruction):
+    """The LoadMaskSelect 0x69 bundle a StreamShuffle or a partial StreamTranspose is lowered to first:
+    ``mask`` (32 lane bytes); no operands. Not a BIR opcode of its own (DMOV: no visitor)."""
+
+    __slots__ = ()
+
+    OPCODE = "LoadMaskSelect"
+    ATTRS = (Attr("mask", list, required=True),)
+
+
+class StreamTranspose(Instruction):
+    """DMOV / JSON (IT40, no keys): ``dst[i, j] = src[j, i]`` within a 32 x 32 block; ins = [src] (32
+    elements per partition), outs = [dst] (one element per src partition). A dst of fewer than 32
+    partitions is lowered to a LoadMaskSelect of its lanes, then the 0x6B with its mask flag (R-55)."""
+
+    __slots__ = ()
+
+    OPCODE = "StreamTranspose"
+    ROLES = {"src": (False, 0), "dst": (True, 0)}
+
+    @property
+    def src(self) -> Operand | None:
+        return self._in(0)
+
+    @property
+    def dst(self) -> Operand | None:
+        return self._out(0)
+
+
+class StreamTransposeMove(StreamTranspose):
+    """The 0x6B bundle of a lowered StreamTranspose: ``use_mask`` says whether a mask was loaded for it,
+    ``num_active_channels`` is the lowering's (DMOV: the dst partitions rounded up to whole quadrants)."""
+
+    __slots__ = ()
+
+    ATTRS = (Attr("num_active_channels", int), Attr("use_mask", bool, False))
+
+
+class MatchReplace(Instruction):
+    """SRCH / JSON (IT90): ``imm_value`` (float, required); ins = [vals, data] (the 8 values per
+    partition to strike, the data), outs = [dst]. Lowered to MatchValueLoad 0x6D of vals, then
+    MatchReplace8 0x6F of data (SRCH: COLLECT inserts 0x6D then 0x6F)."""
+
+    __slots__ = ()
+
+    OPCODE = "MatchReplace"
+    ROLES = {"vals": (False, 0), "data": (False, 1), "dst": (True, 0)}
+    ATTRS = (Attr("imm_value", float, required=True),)
+
+
+class MatchValueLoadPart(MatchReplace):
+    """The 0x6D bundle of a lowered MatchReplace (latch vals)."""
+
+    __slots__ = ()
+
+
+class MatchReplacePart(MatchReplace):
+    """The 0x6F bundle of a lowered MatchReplace (strike the latched values in data)."""
+
+    __slots__ = ()
+
+
+class BNGradients(Instruction):
+    """BN (IT36, no keys): ins = [x, dy, mean, varfactor] (mean and varfactor [P,1] SBUF/PSUM pointers of
+    one dtype), outs = [out] (the three sums per partition). One bundle, 0x63."""
+
+    __slots__ = ()
+
+    OPCODE = "BNGradients"
+    ROLES = {"x": (False, 0), "dy": (False, 1), "mean": (False, 2), "varfactor": (False, 3), "out": (True, 0)}
+
+
+class BNBackprop(Instruction):
+    """BN (IT37): ``total_elements`` (float N, required); ins = [x, dy, coeff, mean] (coeff = [scale, A,
+    Bc] per partition, mean a [P,1] pointer), outs = [dx]. Lowered to BatchNormParamLoad 0x64 (coeff,
+    N, mean), then BatchNormBackProp 0x65 (x, dy, dx): BN pins the param load first."""
+
+    __slots__ = ()
+
+    OPCODE = "BNBackprop"
+    ROLES = {"x": (False, 0), "dy": (False, 1), "coeff": (False, 2), "mean": (False, 3), "dx": (True, 0)}
+    ATTRS = (Attr("total_elements", float, required=True),)
+
+
+class BNParamLoadPart(BNBackprop):
+    """The 0x64 bundle of a lowered BNBackprop."""
+
+    __slots__ = ()
+
+
+class BNBackpropPart(BNBackprop):
+    """The 0x65 bundle of a lowered BNBackprop."""
+
+    __slots__ = ()
+
+
 FAMILY_CLASSES: tuple[type[Instruction], ...] = (
     TensorReduce, Pool, Iota, Activation, ActivationReadAccumulator, ReadActivationAccumulator, DveReadAccumulator,
-    TensorScalarPtr, TensorScalarCache, TensorScalar, BNStats, BNStatsAggregate)
+    TensorScalarPtr, TensorScalarCache, TensorScalar, BNStats, BNStatsAggregate,
+    StreamShuffle, StreamTranspose, MatchReplace, BNGradients, BNBackprop)
 INSTRUCTION_CLASSES.update({c.OPCODE: c for c in FAMILY_CLASSES})

@@ -146,7 +146,10 @@ class GatherExecution(Decision):
               "(column k of the [6,7] result); in the other graphs 0x67 loads 9..346 elements per lane and its lanes "
               "are other partitions than 0x68's (p32 vs p96), with equal lane counts. So: the pool buffer holds, per "
               "lane (counted from the first), the vector 0x67 loaded; 0x68 lane i picks element idx of lane i's "
-              "vector. Not run against the graph's data")
+              "vector. Run against HLO gather.3276 of that graph on the memory its own DMA descriptors place (tests/"
+              "test_corpus_gpsimd.py): output0 = R1[select(p0 < 0, p0 + p1, p0)] exactly. The program broadcasts the "
+              "same table transpose to all 6 lanes (a StreamShuffle) before the pairs, so that graph cannot tell a "
+              "per-lane buffer from one buffer shared by the lanes")
     LANE_BUFFER = Reading("lane-buffer", "0x67: lane i's buffer = its src elements; 0x68: dst[i] = buffer[i][src[i] "
                                          "& mask], lanes counted from each operand's start partition (an index past "
                                          "the buffer stops the simulator)")

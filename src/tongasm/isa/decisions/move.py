@@ -114,3 +114,16 @@ class MaskState(Decision):
               "very next bundle, so nothing in them tells whether it lasts longer")
     PERSIST = Reading("until-replaced", "the DVE keeps the last LoadMaskSelect's mask until the next one; a bundle "
                                         "that reads a mask before any was loaded stops the simulator")
+
+
+class TransposeLowering(Decision):
+    id = "R-55"
+    subject = "which BIR StreamTranspose gets a LoadMaskSelect, and what mask"
+    reason = ("DMOV: visitInstStreamTranspose forks on the dst partition size, 'if ebx <= 31 ... emits only 0x6B', "
+              "'if ebx >= 32 the full {0x6B + 0x69} pair'. The real bytes say the reverse: each of the 30,804 masked "
+              "0x6B bundles follows a mask of k lanes 0x00 then 0xFF (k = 1..29, never 32) and every mask before a "
+              "transpose is such a prefix; the 827 unmasked ones include the 32 x 32 weight transpose of "
+              "MODULE_10747631036569739100, which writes all 32 dst partitions. A mask enabling the first k lanes is "
+              "what a dst of k < 32 partitions needs (S-66); a whole quadrant needs none")
+    PARTIAL_DST = Reading("partial-dst", "a dst of k < 32 partitions: LoadMaskSelect of k lanes 0 then 0xFF, then "
+                                         "0x6B with use_mask 1; any other dst: the 0x6B alone, use_mask 0")

@@ -15,7 +15,7 @@ from ..decisions import DecisionSet
 from ..decisions.gpsimd import AffineSelectCompare, TensorScalarAddrKinds, TensorScalarAddrSlots
 from ..descriptors import slot
 from ..fields import EnumTable, Field, Kind
-from ..layout import DtypeText, EnumText, IntText, Layout, RegText, Sem, TextOp, aps
+from ..layout import Binding, DtypeText, EnumText, IntText, Layout, RegText, Sem, TextOp, aps
 from ..opcodes import op
 from ..tables import ALU_TABLE
 from .common import C, I, V, dtype, nibble, u8, u16, u32, zero_run
@@ -73,6 +73,7 @@ def tensor_scalar_addr(ds: DecisionSet) -> list[Layout]:
     )
     return [Layout(
         "TensorScalarAddr", (TENSOR_SCALAR_ADDR,), tuple(body), Sem.TENSOR_SCALAR_ADDR, text, slots,
+        binding=Binding({"src": "data", "dst": "dst"}, "data", dtypes={"src_dtype": "data", "dst_dtype": "dst"}),
         checks=("tsa.scalar_kinds",),
         doc="dst = op1(op0(src, s0), s1), integer; s0/s1 immediates or [P,1] pointers (R-71, S-75)",
     )]
