@@ -1556,7 +1556,9 @@ def cmd_neff_info(args: argparse.Namespace) -> int:
 
 def cmd_neff_unpack(args: argparse.Namespace) -> int:
     from ..neff import read_neff, unpack_neff
+    from ..neff.unpack import unpack_target
 
+    unpack_target(args.output)  # an unusable -o is refused before the NEFF is read
     neff = read_neff(args.neff)
     unpack_neff(neff, args.output)
     if not args.quiet:
@@ -1578,8 +1580,10 @@ def _replacements(specs: Sequence[str]) -> dict[str, bytes]:
 
 
 def cmd_neff_pack(args: argparse.Namespace) -> int:
+    from ..io.outputs import output_file_path
     from ..neff import pack_dir
 
+    output_file_path(args.output)  # an unusable -o is refused before any work
     neff = pack_dir(args.dir, args.output, decisions=_decisions(args), streams=args.streams,
                     replace=_replacements(args.replace), check=not args.no_check)
     if not args.quiet:
@@ -1589,8 +1593,10 @@ def cmd_neff_pack(args: argparse.Namespace) -> int:
 
 
 def cmd_neff_repack(args: argparse.Namespace) -> int:
+    from ..io.outputs import output_file_path
     from ..neff.unpack import repack_neff
 
+    output_file_path(args.output)  # an unusable -o is refused before any work
     neff = repack_neff(args.neff, args.output, decisions=_decisions(args), streams=args.streams,
                        replace=_replacements(args.replace), check=not args.no_check)
     if not args.quiet:

@@ -309,15 +309,40 @@ def _fill(fh: BinaryIO, data: Content) -> None:
         fh.write(data)
 
 
+def _remove_stale_files(parent: Path, name: str) -> None:
+    """The ``.NAME.tmp-XXXXXXXX`` files a killed :func:`atomic_write` of ``name`` left (the caller
+    holds that name's lock, so no live writer owns them): regular files of this user only."""
+    prefix = f".{name}.tmp-"
+    try:
+        entries = [e for e in os.scandir(parent) if e.name.startswith(prefix) and len(e.name) == len(prefix) + 8]
+    except OSError:
+        return
+    for e in entries:
+        try:
+            st = e.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode) and st.st_uid == os.getuid():
+            with signals_held(), contextlib.suppress(OSError):
+                os.unlink(e.path)
+
+
 def atomic_write(path: str | os.PathLike[str], data: Content) -> Path:
     """Write ``data`` (bytes, or a function that writes to an open binary file) to ``path`` via a
     temporary file in the same directory and a rename; on any error (or SIGINT/SIGTERM/SIGHUP) the
     temporary file is removed and ``path`` is left as it was. ``path`` is checked first
-    (:func:`output_file_path`). Returns the path written."""
+    (:func:`output_file_path`). The write holds the name's lock (``.NAME.tongasm-lock``), under
+    which the temporary files a SIGKILL'd write of the same name left are removed. Returns the
+    path written."""
     target = output_file_path(path)
     parent = target.parent
     tmp: str | None = None
-    with termination_raises():
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise OutputError(f"cannot write {target}: {_reason(e)}") from None
+    with termination_raises(), _locked(parent / f".{target.name}.tongasm-lock", target):
+        _remove_stale_files(parent, target.name)
         try:
             with signals_held():
                 try:
@@ -339,6 +364,93 @@ def atomic_write(path: str | os.PathLike[str], data: Content) -> Path:
                 with signals_held(), contextlib.suppress(OSError):
                     os.unlink(tmp)
     return target
+
+
+#: the file in a temporary directory of :func:`write_new_tree` that marks it as tongasm's
+TREE_MARK = ".tongasm-tree"
+
+
+def _tree_file(root: Path, name: str) -> Path:
+    """``root / name`` for a relative path of plain components (no empty, ``.``, ``..``, NUL,
+    backslash), checked to stay inside ``root``."""
+    parts = name.split("/")
+    if not name or any(c in ("", ".", "..") or "\0" in c or "\\" in c for c in parts) or name == TREE_MARK:
+        raise OutputError(f"refusing to write {name!r}: not a plain relative path")
+    p = root.joinpath(*parts)
+    if root.resolve() not in p.resolve().parents:
+        raise OutputError(f"refusing to write {name!r}: it would land outside {root}")
+    return p
+
+
+def _remove_stale_trees(out: Path) -> None:
+    """Temporary directories a killed :func:`write_new_tree` left beside ``out`` (marked with
+    :data:`TREE_MARK`; the caller holds the lock, so no live writer owns them)."""
+    prefix = f".{out.name}.tmp-"
+    try:
+        entries = [e for e in os.scandir(out.parent) if e.name.startswith(prefix)]
+    except OSError:
+        return
+    for e in entries:
+        if e.is_dir(follow_symlinks=False) and os.path.isfile(os.path.join(e.path, TREE_MARK)):
+            with signals_held():
+                shutil.rmtree(e.path, ignore_errors=True)
+
+
+def write_new_tree(out_dir: str | os.PathLike[str], files: Iterable[tuple[str, Content]]) -> Path:
+    """Write ``files`` (relative ``a/b`` paths → content, consumed one at a time: a generator may
+    produce them lazily) as the new directory ``out_dir``, which must not exist or be empty.
+
+    The tree is built as a hidden sibling (``.NAME.tmp-*``, marked as tongasm's) and renamed into
+    place at the end, under the directory's lock: on any error or termination signal nothing is
+    left; a sibling a SIGKILL'd run left is removed by the next. ``-o`` is checked as
+    :func:`output_dir_path` does (a link to an empty directory is followed). A write failure (a full
+    disk) is an :class:`OutputError` (exit 1). Returns the directory written."""
+    out = output_dir_path(out_dir)
+    check_empty_dir(out)
+    parent = out.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise OutputError(f"cannot create output directory {out}: {_reason(e)}") from None
+    with termination_raises(), _locked(parent / f".{out.name}.tongasm-lock", out):
+        _remove_stale_trees(out)
+        out = output_dir_path(out)  # again, under the lock
+        check_empty_dir(out)
+        tmp = _tmp_dir(parent, out.name)
+        done = False
+        try:
+            (tmp / TREE_MARK).touch()
+            made = {tmp}
+            for name, data in files:
+                p = _tree_file(tmp, name)
+                for d in reversed(p.parents):
+                    if d not in made and tmp in d.parents:
+                        d.mkdir(exist_ok=True)
+                        made.add(d)
+                with open(p, "wb") as fh:
+                    _fill(fh, data)
+            for d in made:
+                os.chmod(d, 0o777 & ~_umask())  # what a plain mkdir gives (mkdtemp makes it private)
+            with signals_held():
+                os.unlink(tmp / TREE_MARK)
+                os.rename(tmp, out)  # replaces an empty directory; fails on one filled meanwhile
+                done = True
+        except OSError as e:
+            raise OutputError(f"cannot write {out}: {_reason(e)}") from None
+        finally:
+            if not done:
+                with signals_held():
+                    shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+def check_empty_dir(out: Path) -> None:
+    """Refuse (UsageError) an existing directory that is not empty."""
+    try:
+        if out.is_dir() and any(os.scandir(out)):
+            raise UsageError(f"output directory {out} exists and is not empty; a new or empty directory is needed")
+    except OSError as e:
+        raise UsageError(f"cannot use {out} as the output directory: {_reason(e)}") from None
 
 
 StaleNames = Iterable[str] | Callable[[Path], Iterable[str]]

@@ -20,14 +20,16 @@ trailer and zero padding to a multiple of 10 240 bytes (libarchive's output bloc
 
 from __future__ import annotations
 
+import bisect
 import struct
 import zlib
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from .errors import NeffError
-from .limits import MAX_MEMBER_BYTES, MAX_MEMBERS, MAX_TAR_BYTES
+from .limits import MAX_MEMBER_BYTES, MAX_MEMBERS, MAX_TAR_BYTES, LimitExceeded
 
 BLOCK = 512
 #: tar end-of-archive: two zero blocks, not padded further inside the gzip (§1.5).
@@ -38,6 +40,9 @@ PAYLOAD_BLOCKING = 10240
 INFLATE_STEP = 1 << 20
 #: feed the inflater this much compressed input at a time (keeps its unconsumed tail small)
 DEFLATE_FEED = 1 << 16
+#: a read NEFF keeps the inflater's state (~40 KB) every this many inflated bytes, so a member is
+#: inflated from at most this far before it (not from the start of the tar)
+CHECKPOINT_EVERY = 1 << 20
 
 GZIP_MAGIC = b"\x1f\x8b"
 GZIP_CM_DEFLATE = 8
@@ -148,9 +153,22 @@ def gzip_header(mtime: int) -> bytes:
 
 def gzip_member(data: bytes, mtime: int) -> bytes:
     """One gzip member of ``data`` as neuronx-cc writes it (reproduces both real payloads with zlib 1.2.13)."""
+    return gzip_stream([data], mtime)
+
+
+def gzip_stream(chunks: Iterable[bytes], mtime: int) -> bytes:
+    """:func:`gzip_member` of the concatenated ``chunks``, compressed as they come (the same deflate
+    bytes: zlib's output does not depend on how its input is split)."""
     c = zlib.compressobj(DEFLATE_LEVEL, zlib.DEFLATED, DEFLATE_WBITS, DEFLATE_MEMLEVEL)
-    body = c.compress(data) + c.flush()
-    return gzip_header(mtime) + body + struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF)
+    parts = [gzip_header(mtime)]
+    crc = size = 0
+    for chunk in chunks:
+        parts.append(c.compress(chunk))
+        crc = zlib.crc32(chunk, crc)
+        size += len(chunk)
+    parts.append(c.flush())
+    parts.append(struct.pack("<II", crc, size & 0xFFFFFFFF))
+    return b"".join(parts)
 
 
 def pad_payload(member: bytes) -> bytes:
@@ -158,12 +176,8 @@ def pad_payload(member: bytes) -> bytes:
     return member + bytes(-len(member) % PAYLOAD_BLOCKING)
 
 
-def read_gzip(payload: bytes | memoryview, *, what: str = "NEFF", base: int = 0) -> tuple[bytes, GzipInfo]:
-    """Inflate the payload's gzip member; returns the tar bytes and the wrapper's facts.
-
-    ``base`` is the payload's offset in the file (for messages).
-    """
-    p = memoryview(payload)
+def _gzip_header_end(p: memoryview, what: str, base: int) -> tuple[int, int, int, int]:
+    """Check the gzip header at the start of ``p``; its length, MTIME, XFL and OS bytes."""
     if len(p) < 18:
         raise NeffError(f"{what}: truncated: the payload at {base:#x} has {len(p)} bytes, too short for a gzip member")
     if bytes(p[:2]) != GZIP_MAGIC:
@@ -181,7 +195,7 @@ def read_gzip(payload: bytes | memoryview, *, what: str = "NEFF", base: int = 0)
             i += 2 + xlen
         for bit in (_FNAME, _FCOMMENT):
             if flg & bit:
-                end = bytes(p[i:]).index(b"\0")
+                end = bytes(p[i:i + MAX_EXTENSION_BYTES]).index(b"\0")
                 i += end + 1
         if flg & _FHCRC:
             i += 2
@@ -189,111 +203,321 @@ def read_gzip(payload: bytes | memoryview, *, what: str = "NEFF", base: int = 0)
         raise NeffError(f"{what}: truncated gzip header at {base:#x}") from None
     if i > len(p):
         raise NeffError(f"{what}: truncated gzip header at {base:#x}")
-    inflated, rest = _inflate(p[i:], what, base + i)
-    tar = bytes(inflated)
-    del inflated
+    return i, mtime, xfl, osb
+
+
+def read_gzip(payload: bytes | memoryview, *, what: str = "NEFF", base: int = 0) -> tuple[bytes, GzipInfo]:
+    """Inflate the payload's gzip member whole; returns the tar bytes and the wrapper's facts.
+
+    The payload is checked first by :func:`scan_payload` (limits, tar headers, CRC) without holding
+    what it inflates; only then is the tar inflated into memory. ``base`` is the payload's offset in
+    the file (for messages)."""
+    index = scan_payload(payload, what=what, base=base)
+    return b"".join(index.chunks()), index.gzip
+
+
+@dataclass(frozen=True)
+class _Checkpoint:
+    """The inflater's state after ``out_pos`` bytes of output, ``in_pos`` bytes of deflate input
+    consumed (None: the start), so a member's bytes can be inflated from near it."""
+
+    out_pos: int
+    in_pos: int
+    state: Any  # a zlib decompress object (copied again on each use)
+
+
+class _Inflater:
+    """A raw deflate stream inflated step by step: at most :data:`INFLATE_STEP` bytes of output per
+    step, so the tar's total is refused (:data:`MAX_TAR_BYTES`) within a step of its limit; with
+    ``verify`` the CRC32 of the output is kept and a :class:`_Checkpoint` is taken every
+    :data:`CHECKPOINT_EVERY` bytes of output. A zlib error or the limit sets ``failed``."""
+
+    def __init__(self, deflate: memoryview, what: str, at: int, *, verify: bool = False,
+                 start: _Checkpoint | None = None) -> None:
+        self.src, self.what, self.at = deflate, what, at
+        self.limit = MAX_TAR_BYTES.value()
+        self.d = start.state.copy() if start is not None and start.state is not None \
+            else zlib.decompressobj(DEFLATE_WBITS)
+        self.in_pos = start.in_pos if start is not None else 0
+        self.out_pos = start.out_pos if start is not None else 0
+        self.verify = verify
+        self.crc = 0
+        self.checkpoints = [_Checkpoint(0, 0, None)]
+        self.eof = False
+        self.failed = False
+
+    def step(self) -> bytes:
+        """The next piece of output (b"" at the end of the stream)."""
+        if self.eof:
+            return b""
+        try:
+            while True:
+                feed = self.src[self.in_pos:self.in_pos + DEFLATE_FEED]
+                out = self.d.decompress(feed, INFLATE_STEP)
+                if self.d.eof:  # (what follows the stream is unused_data; unconsumed_tail is stale)
+                    used = len(feed) - len(self.d.unused_data)
+                    self.eof = True
+                else:
+                    used = len(feed) - len(self.d.unconsumed_tail)
+                self.in_pos += used
+                if out or self.eof:
+                    break
+                if not used:
+                    self.failed = True
+                    raise NeffError(f"{self.what}: truncated gzip stream (the deflate data ends before its last block)")
+        except zlib.error as e:
+            self.failed = True
+            raise NeffError(f"{self.what}: bad gzip stream at {self.at:#x}: {e}") from None
+        self.out_pos += len(out)
+        if self.out_pos > self.limit:
+            self.failed = True
+            raise MAX_TAR_BYTES.error(f"at least {self.out_pos}", f"{self.what}: the gzip payload at {self.at:#x}",
+                                      "bytes")
+        if self.verify:
+            self.crc = zlib.crc32(out, self.crc)
+            if not self.eof and self.out_pos - self.checkpoints[-1].out_pos >= CHECKPOINT_EVERY:
+                self.checkpoints.append(_Checkpoint(self.out_pos, self.in_pos, self.d.copy()))
+        return out
+
+    def drain(self) -> None:
+        while self.step():
+            pass
+
+
+class _Source:
+    """What the tar reader reads from: ``read`` (up to n bytes, fewer only at the end), ``skip``
+    (discard up to n, returns how many) and ``rest`` (the bytes left and the offset among them of
+    the first that is not zero); ``pos`` counts the bytes consumed."""
+
+    pos = 0
+
+    def read(self, n: int) -> bytes:
+        raise NotImplementedError
+
+    def skip(self, n: int) -> int:
+        raise NotImplementedError
+
+    def rest(self) -> tuple[int, int | None]:
+        raise NotImplementedError
+
+
+class _BytesSource(_Source):
+    def __init__(self, data: bytes | memoryview) -> None:
+        self.t = memoryview(data)
+
+    def read(self, n: int) -> bytes:
+        out = bytes(self.t[self.pos:self.pos + n])
+        self.pos += len(out)
+        return out
+
+    def skip(self, n: int) -> int:
+        k = max(0, min(n, len(self.t) - self.pos))
+        self.pos += k
+        return k
+
+    def rest(self) -> tuple[int, int | None]:
+        tail = bytes(self.t[self.pos:])
+        self.pos = len(self.t)
+        left = tail.lstrip(b"\0")
+        return len(tail), (len(tail) - len(left) if left else None)
+
+
+class _InflateSource(_Source):
+    """A :class:`_Source` over an :class:`_Inflater`: holds one step of output at most (plus what
+    ``read`` returns)."""
+
+    def __init__(self, inflater: _Inflater) -> None:
+        self.inf = inflater
+        self.buf = b""
+        self.off = 0
+
+    def read(self, n: int) -> bytes:
+        avail = len(self.buf) - self.off
+        if avail >= n:
+            out = self.buf[self.off:self.off + n]
+            self.off += n
+        else:
+            parts, got = [self.buf[self.off:]], avail
+            self.buf, self.off = b"", 0
+            while got < n:
+                chunk = self.inf.step()
+                if not chunk:
+                    break
+                if len(chunk) > n - got:
+                    self.buf, self.off = chunk, n - got
+                    chunk = chunk[:n - got]
+                parts.append(chunk)
+                got += len(chunk)
+            out = b"".join(parts)
+        self.pos += len(out)
+        return out
+
+    def skip(self, n: int) -> int:
+        left = n
+        while left:
+            avail = len(self.buf) - self.off
+            if not avail:
+                self.buf, self.off = self.inf.step(), 0
+                if not self.buf:
+                    break
+                continue
+            k = min(avail, left)
+            self.off += k
+            left -= k
+        self.pos += n - left
+        return n - left
+
+    def rest(self) -> tuple[int, int | None]:
+        count, first = 0, None
+        chunk = self.buf[self.off:]
+        self.buf, self.off = b"", 0
+        while True:
+            if first is None:
+                left = chunk.lstrip(b"\0")
+                if left:
+                    first = count + len(chunk) - len(left)
+            count += len(chunk)
+            self.pos += len(chunk)
+            if first is not None:
+                return count, first  # (the caller refuses the archive: no need to read on)
+            chunk = self.inf.step()
+            if not chunk:
+                return count, first
+
+
+@dataclass(frozen=True)
+class TarEntry:
+    """One member of a NEFF's tar as listed by :func:`scan_payload`: where its bytes are, not the bytes."""
+
+    name: str
+    start: int  # tar offset of its first header block (its extension header's, when it has one)
+    offset: int  # tar offset of its data
+    size: int
+    header: MemberHeader
+    blocks: bytes  # the archive's bytes from ``start`` to ``offset`` (extension header, records, header)
+    pad_at: int | None  # tar offset of the first non-zero byte of the padding after the data (None: all zero)
+    extension: TarExtension | None
+
+
+@dataclass
+class TarIndex:
+    """A NEFF payload checked and listed without holding its inflated tar: the members (names,
+    sizes, headers, where each is), the gzip facts and inflater checkpoints from which one member's
+    bytes are inflated on demand (at most :data:`CHECKPOINT_EVERY` bytes inflated before it)."""
+
+    payload: memoryview  # the gzip member and its padding, as read
+    deflate_at: int  # offset of the deflate stream in ``payload``
+    what: str
+    base: int
+    entries: list[TarEntry]
+    tail: int  # zero bytes after the last member (the end-of-archive blocks and any more)
+    size: int  # bytes of the inflated tar
+    gzip: GzipInfo
+    checkpoints: list[_Checkpoint] = field(repr=False)
+
+    def _inflater(self, start: _Checkpoint | None = None) -> _Inflater:
+        return _Inflater(self.payload[self.deflate_at:], self.what, self.base + self.deflate_at, start=start)
+
+    def data(self, e: TarEntry) -> bytes:
+        """One member's bytes, inflated from the checkpoint nearest before it."""
+        k = bisect.bisect_right([c.out_pos for c in self.checkpoints], e.offset) - 1
+        cp = self.checkpoints[max(k, 0)]
+        src = _InflateSource(self._inflater(cp))
+        src.skip(e.offset - cp.out_pos)
+        return src.read(e.size)
+
+    def iter_data(self) -> Iterator[tuple[TarEntry, bytes]]:
+        """Every member with its bytes, in archive order, in one pass (one member held at a time)."""
+        src = _InflateSource(self._inflater())
+        for e in self.entries:
+            src.skip(e.offset - src.pos)
+            yield e, src.read(e.size)
+
+    def chunks(self) -> Iterator[bytes]:
+        """The inflated tar, piece by piece."""
+        inf = self._inflater()
+        while chunk := inf.step():
+            yield chunk
+
+    def first_difference(self, style: TarStyle, headers: Mapping[str, MemberHeader] | None = None) -> int | None:
+        """The tar offset where :func:`build_tar` of the members (archive order, ``headers`` or
+        their own) in ``style`` would first differ from the tar as read; None when it would be
+        identical. Compares headers, padding and the end only: the member bytes are the same."""
+        for e in self.entries:
+            built = member_blocks(e.name, e.size, headers[e.name] if headers is not None else e.header, style)
+            if built != e.blocks:
+                return e.start + next((k for k, (a, b) in enumerate(zip(built, e.blocks)) if a != b),
+                                      min(len(built), len(e.blocks)))
+            if e.pad_at is not None:
+                return e.pad_at
+        if self.tail != TAR_END:
+            return self.size - self.tail + min(self.tail, TAR_END)
+        return None
+
+    def detect_style(self) -> tuple[TarStyle | None, str]:
+        """As :func:`detect_style`, from the headers alone."""
+        why = ""
+        pax = any(e.header.pax for e in self.entries)
+        for style in TAR_STYLES:
+            if pax and not style.pax_name:
+                continue
+            try:
+                at = self.first_difference(style)
+            except NeffError as e:
+                why = str(e)
+                continue
+            if at is None:
+                return style, ""
+            why = f"style {style.name!r} differs from the file at tar offset {at:#x}"
+        return None, why or "no style matched"
+
+
+def scan_payload(payload: bytes | memoryview, *, what: str = "NEFF", base: int = 0) -> TarIndex:
+    """Check a NEFF payload (gzip header, deflate stream, every tar header, CRC32, ISIZE, padding)
+    and list its members, inflating it once and holding one step of it at a time: a member count
+    or a member size past its limit is refused when its header arrives, before its bytes are
+    inflated; the tar's total within a step of its limit."""
+    p = memoryview(payload)
+    i, mtime, xfl, osb = _gzip_header_end(p, what, base)
+    inf = _Inflater(p[i:], what, base + i, verify=True)
+    entries: list[TarEntry] = []
+    try:
+        _, tail = _parse_tar(_InflateSource(inf), what, entries=entries)
+    except LimitExceeded:
+        raise
+    except NeffError:
+        if inf.failed:
+            raise
+        try:  # a damaged gzip stream is named as such, not by the tar garbage it inflates to
+            inf.drain()
+            _gzip_trailer(p, i + inf.in_pos, inf, what, base)
+        except LimitExceeded:
+            pass
+        raise
+    member_size, padding = _gzip_trailer(p, i + inf.in_pos, inf, what, base)
+    gz = GzipInfo(bytes(p[:i]), mtime, xfl, osb, member_size, padding)
+    return TarIndex(p, i, what, base, entries, tail, inf.out_pos, gz, inf.checkpoints)
+
+
+def _gzip_trailer(p: memoryview, end: int, inf: _Inflater, what: str, base: int) -> tuple[int, int]:
+    """Check the CRC32/ISIZE trailer after the deflate stream (ending at ``end``) and the zero
+    padding after it; the gzip member's size and the padding's."""
+    rest = p[end:]
     if len(rest) < 8:
         raise NeffError(f"{what}: truncated gzip member: its 8-byte CRC32/ISIZE trailer is missing")
     crc, isize = struct.unpack_from("<II", rest)
-    if crc != zlib.crc32(tar):
-        raise NeffError(f"{what}: bad gzip stream: CRC32 {crc:#010x} in the trailer, {zlib.crc32(tar):#010x} computed")
-    if isize != len(tar) & 0xFFFFFFFF:
-        raise NeffError(f"{what}: bad gzip stream: ISIZE {isize} in the trailer, {len(tar)} bytes inflated")
-    pad = rest[8:]
+    if crc != inf.crc:
+        raise NeffError(f"{what}: bad gzip stream: CRC32 {crc:#010x} in the trailer, {inf.crc:#010x} computed")
+    if isize != inf.out_pos & 0xFFFFFFFF:
+        raise NeffError(f"{what}: bad gzip stream: ISIZE {isize} in the trailer, {inf.out_pos} bytes inflated")
+    pad = bytes(rest[8:])
     member_size = len(p) - len(pad)
-    if any(pad):
-        at = base + member_size + next(k for k, b in enumerate(pad) if b)
+    left = pad.lstrip(b"\0")
+    if left:
+        at = base + member_size + len(pad) - len(left)
         raise NeffError(f"{what}: data after the gzip member at {at:#x} is not zero padding "
                          "(a second gzip member or trailing garbage)")
-    return tar, GzipInfo(bytes(p[:i]), mtime, xfl, osb, member_size, len(pad))
-
-
-def _inflate(deflate: memoryview, what: str, at: int) -> tuple[bytearray, bytes]:
-    """Inflate a raw deflate stream step by step (:data:`INFLATE_STEP` bytes of output at most per
-    step) and return the output and the bytes after the stream. Between steps a :class:`_TarWatch`
-    reads the tar headers as they arrive, so a member count, a member size or the tar's total past
-    its limit (:mod:`tongasm.neff.limits`) is refused before the bytes it announces are inflated."""
-    limit = MAX_TAR_BYTES.value()
-    d = zlib.decompressobj(DEFLATE_WBITS)
-    out = bytearray()
-    watch = _TarWatch(what)
-
-    def take(chunk: bytes) -> None:
-        out.extend(chunk)
-        if len(out) > limit:
-            raise MAX_TAR_BYTES.error(f"at least {len(out)}", f"{what}: the gzip payload at {at:#x}", "bytes")
-        watch.feed(out)
-
-    start = 0
-    try:
-        while start < len(deflate) and not d.eof:
-            tail: bytes | memoryview = deflate[start:start + DEFLATE_FEED]
-            start += DEFLATE_FEED
-            while True:
-                take(d.decompress(tail, INFLATE_STEP))
-                tail = d.unconsumed_tail
-                if d.eof or not tail:
-                    break
-        while not d.eof:  # output still held after the last input
-            chunk = d.decompress(b"", INFLATE_STEP)
-            if not chunk:
-                break
-            take(chunk)
-    except zlib.error as e:
-        raise NeffError(f"{what}: bad gzip stream at {at:#x}: {e}") from None
-    if not d.eof:
-        raise NeffError(f"{what}: truncated gzip stream (the deflate data ends before its last block)")
-    return out, d.unused_data + bytes(deflate[start:])
-
-
-class _TarWatch:
-    """Reads tar headers from a growing buffer, only far enough to enforce the member count and
-    member size limits early; it checks nothing else (:func:`read_tar` does, on the whole tar) and
-    stops at anything it cannot follow."""
-
-    def __init__(self, what: str) -> None:
-        self.what = what
-        self.pos = 0
-        self.count = 0
-        self.pax_size: int | None = None
-        self.done = False
-
-    def feed(self, buf: bytearray) -> None:
-        while not self.done and self.pos + BLOCK <= len(buf):
-            h = bytes(buf[self.pos:self.pos + BLOCK])
-            if not any(h):
-                self.done = True
-                return
-            label = _cstr(_field(h, "name")).decode("utf-8", "backslashreplace") or f"at tar offset {self.pos:#x}"
-            where = f"{self.what}: tar member {label!r}"
-            try:
-                size = _parse_octal(_field(h, "size"), where)
-            except NeffError:
-                self.done = True
-                return
-            tf = _field(h, "typeflag").decode("latin-1")
-            if tf in ("x", "L"):
-                if size > MAX_EXTENSION_BYTES:
-                    self.done = True  # read_tar refuses it
-                    return
-                if self.pos + BLOCK + size > len(buf):
-                    return  # wait for the extension's records
-                if tf == "x":
-                    body = bytes(buf[self.pos + BLOCK:self.pos + BLOCK + size])
-                    try:
-                        sizes = [v for k, v in parse_pax_records(body, where) if k == "size"]
-                    except NeffError:
-                        self.done = True
-                        return
-                    self.pax_size = int(sizes[-1]) if sizes and sizes[-1].isdigit() else None
-            else:
-                self.count += 1
-                MAX_MEMBERS.check(self.count, f"{self.what}: at tar member {label!r}", "members")
-                if self.pax_size is not None:
-                    size = self.pax_size
-                MAX_MEMBER_BYTES.check(size, where, "bytes")
-                self.pax_size = None
-            self.pos += BLOCK + size + (-size % BLOCK)
+    return member_size, len(pad)
 
 
 # --- tar ----------------------------------------------------------------------------------------
@@ -441,29 +665,39 @@ def tar_header(name: str, size: int, hdr: MemberHeader = MemberHeader(), typefla
     return bytes(h)
 
 
+def member_blocks(name: str, size: int, hdr: MemberHeader, style: TarStyle) -> bytes:
+    """What precedes one member's data in a tar of ``style``: its PAX header and records when
+    ``hdr`` has records (named the style's way), then its ustar header."""
+    parts: list[bytes] = []
+    if hdr.pax:
+        if not style.pax_name:
+            raise NeffError(f"tar member {name!r} has PAX records but tar style {style.name!r} writes no PAX "
+                             "header")
+        body = pax_records(hdr.pax)
+        parts.append(tar_header(style.pax_header_name(name), len(body), hdr, "x"))
+        parts.append(body)
+        parts.append(bytes(-len(body) % BLOCK))
+    parts.append(tar_header(name, size, hdr))
+    return b"".join(parts)
+
+
+def tar_chunks(members: Iterable[tuple[str, bytes]], headers: Mapping[str, MemberHeader] | None = None,
+               style: TarStyle = USTAR) -> Iterator[bytes]:
+    """:func:`build_tar`'s bytes piece by piece (one member's at a time)."""
+    for name, data in members:
+        hdr = headers.get(name) if headers is not None else None
+        yield member_blocks(name, len(data), hdr if hdr is not None else style.template, style)
+        yield bytes(data)
+        yield bytes(-len(data) % BLOCK)
+    yield bytes(TAR_END)
+
+
 def build_tar(members: Iterable[tuple[str, bytes]], headers: Mapping[str, MemberHeader] | None = None,
               style: TarStyle = USTAR) -> bytes:
     """A tar archive of ``members`` in the given order: for each, its PAX header when its
     :class:`MemberHeader` has records (named the ``style``'s way), its header, its data padded to 512;
     then two zero blocks. A member ``headers`` does not name gets the style's template."""
-    parts: list[bytes] = []
-    for name, data in members:
-        hdr = headers.get(name) if headers is not None else None
-        if hdr is None:
-            hdr = style.template
-        if hdr.pax:
-            if not style.pax_name:
-                raise NeffError(f"tar member {name!r} has PAX records but tar style {style.name!r} writes no PAX "
-                                 "header")
-            body = pax_records(hdr.pax)
-            parts.append(tar_header(style.pax_header_name(name), len(body), hdr, "x"))
-            parts.append(body)
-            parts.append(bytes(-len(body) % BLOCK))
-        parts.append(tar_header(name, len(data), hdr))
-        parts.append(bytes(data))
-        parts.append(bytes(-len(data) % BLOCK))
-    parts.append(bytes(TAR_END))
-    return b"".join(parts)
+    return b"".join(tar_chunks(members, headers, style))
 
 
 def detect_style(tar: bytes, members: list[tuple[str, bytes]], headers: Mapping[str, MemberHeader]) \
@@ -560,24 +794,44 @@ def read_tar(tar: bytes | memoryview, *, what: str = "NEFF",
     ``size``) and, when ``extensions`` is given, recorded there under the member's name; ``headers``
     receives each member's :class:`MemberHeader` (mode, owner, mtime, PAX records) for a writer.
     """
-    t = memoryview(tar)
+    entries: list[TarEntry] = []
+    members, tail = _parse_tar(_BytesSource(tar), what, entries=entries, keep=True)
+    for e in entries:
+        if extensions is not None and e.extension is not None:
+            extensions[e.name] = e.extension
+        if headers is not None:
+            headers[e.name] = e.header
+    return members, tail
+
+
+def _parse_tar(src: _Source, what: str, *, entries: list[TarEntry],
+               keep: bool = False) -> tuple[list[tuple[str, bytes]], int]:
+    """Read a ustar archive from ``src`` strictly, appending a :class:`TarEntry` per member to
+    ``entries`` (and, with ``keep``, returning the members' bytes; without, skipping them); the
+    members kept and the zero bytes after the last member. The member count and size limits are
+    applied as each header is read, before its bytes."""
     members: list[tuple[str, bytes]] = []
     seen: set[str] = set()
-    pos = 0
-    n = len(t)
     pending: TarExtension | None = None
-    while pos < n:
-        if n - pos < BLOCK:
-            raise NeffError(f"{what}: truncated tar: {n - pos} bytes left at tar offset {pos:#x}, less than a header")
-        h = bytes(t[pos:pos + BLOCK])
-        if not any(h):
+    first = 0  # tar offset of the current member's first header block
+    ext_raw = b""  # the pending extension's header, records and padding, as read
+    while True:
+        pos = src.pos
+        if pending is None:
+            first = pos
+        h = src.read(BLOCK)
+        if not h:
+            raise NeffError(f"{what}: truncated tar: no end-of-archive blocks after {len(entries)} members")
+        if len(h) < BLOCK:
+            raise NeffError(f"{what}: truncated tar: {len(h)} bytes left at tar offset {pos:#x}, less than a header")
+        if not h.strip(b"\0"):
             if pending is not None:
                 raise NeffError(f"{what}: tar ends after an extension header with no member to apply it to")
-            rest = t[pos:]
-            if any(rest):
-                at = pos + next(k for k, b in enumerate(bytes(rest)) if b)
-                raise NeffError(f"{what}: data after the tar end-of-archive blocks (tar offset {at:#x})")
-            return members, n - pos
+            n, nonzero = src.rest()
+            if nonzero is not None:
+                raise NeffError(f"{what}: data after the tar end-of-archive blocks (tar offset "
+                                 f"{pos + BLOCK + nonzero:#x})")
+            return members, BLOCK + n
         raw_name = _field(h, "name")
         label = raw_name.split(b"\0", 1)[0].decode("utf-8", "backslashreplace") or f"at tar offset {pos:#x}"
         where = f"{what}: tar member {label!r}"
@@ -592,15 +846,15 @@ def read_tar(tar: bytes | memoryview, *, what: str = "NEFF",
             raise NeffError(f"{where}: not a ustar header (magic {_field(h, 'magic')!r})")
         tf = _field(h, "typeflag").decode("latin-1")
         size = _parse_octal(_field(h, "size"), f"{where}: size")
-        start = pos + BLOCK
         if tf in ("x", "L"):
             kind = "PAX extended header" if tf == "x" else "GNU long-name header"
             if pending is not None:
                 raise NeffError(f"{where}: a second extension header before one member; refused")
-            if size > MAX_EXTENSION_BYTES or start + size > n:
-                raise NeffError(f"{where}: {kind} of {size} bytes (at most {MAX_EXTENSION_BYTES}, "
-                                 f"{max(0, n - start)} remain); refused")
-            body = bytes(t[start:start + size])
+            if size > MAX_EXTENSION_BYTES:
+                raise NeffError(f"{where}: {kind} of {size} bytes (at most {MAX_EXTENSION_BYTES}); refused")
+            body = src.read(size)
+            if len(body) < size:
+                raise NeffError(f"{where}: {kind} of {size} bytes, only {len(body)} remain; refused")
             if tf == "x":
                 records = parse_pax_records(body, f"{where} ({kind})")
             else:
@@ -609,7 +863,7 @@ def read_tar(tar: bytes | memoryview, *, what: str = "NEFF",
                 except UnicodeDecodeError:
                     raise NeffError(f"{where}: GNU long name is not UTF-8; refused") from None
             pending = TarExtension("pax" if tf == "x" else "gnu-longname", h, records)
-            pos = start + size + (-size % BLOCK)
+            ext_raw = h + body + src.read(-size % BLOCK)
             continue
         if tf not in ("0", "\0"):
             kind = _TYPE_NAMES.get(tf, f"of type {tf!r}")
@@ -626,31 +880,36 @@ def read_tar(tar: bytes | memoryview, *, what: str = "NEFF",
             applied = dict(r for r in pending.records if r[0] in _PAX_APPLIED)
             text = applied.get("path", text)
             if "size" in applied:
-                if not applied["size"].isdigit():
-                    raise NeffError(f"{where}: PAX size {applied['size']!r} is not a number; refused")
+                if not applied["size"].isdigit() or len(applied["size"]) > 20:
+                    raise NeffError(f"{where}: PAX size {applied['size'][:40]!r} is not a number; refused")
                 size = int(applied["size"])
         check_member_name(text)
         if text in seen:
             raise NeffError(f"{what}: tar member {text!r} occurs twice; refused")
         seen.add(text)
-        if pending is not None and extensions is not None:
-            extensions[text] = pending
-        if headers is not None:
-            headers[text] = MemberHeader(
-                _parse_octal(_field(h, "mode"), f"{where}: mode"), _parse_octal(_field(h, "uid"), f"{where}: uid"),
-                _parse_octal(_field(h, "gid"), f"{where}: gid"), _parse_octal(_field(h, "mtime"), f"{where}: mtime"),
-                _cstr(_field(h, "uname")).decode("utf-8", "backslashreplace"),
-                _cstr(_field(h, "gname")).decode("utf-8", "backslashreplace"),
-                pending.records if pending is not None and pending.kind == "pax" else ())
-        pending = None
-        MAX_MEMBERS.check(len(members) + 1, f"{what}: at tar member {text!r}", "members")
+        header = MemberHeader(
+            _parse_octal(_field(h, "mode"), f"{where}: mode"), _parse_octal(_field(h, "uid"), f"{where}: uid"),
+            _parse_octal(_field(h, "gid"), f"{where}: gid"), _parse_octal(_field(h, "mtime"), f"{where}: mtime"),
+            _cstr(_field(h, "uname")).decode("utf-8", "backslashreplace"),
+            _cstr(_field(h, "gname")).decode("utf-8", "backslashreplace"),
+            pending.records if pending is not None and pending.kind == "pax" else ())
+        MAX_MEMBERS.check(len(entries) + 1, f"{what}: at tar member {text!r}", "members")
         MAX_MEMBER_BYTES.check(size, f"{what}: tar member {text!r}", "bytes")
-        if start + size > n:
-            raise NeffError(f"{what}: truncated tar: member {text!r} declares {size} bytes, only "
-                             f"{max(0, n - start)} remain")
-        members.append((text, bytes(t[start:start + size])))
-        pos = start + size + (-size % BLOCK)
-    raise NeffError(f"{what}: truncated tar: no end-of-archive blocks after {len(members)} members")
+        start = src.pos
+        if keep:
+            data = src.read(size)
+            got = len(data)
+        else:
+            got = src.skip(size)
+        if got < size:
+            raise NeffError(f"{what}: truncated tar: member {text!r} declares {size} bytes, only {got} remain")
+        pad = src.read(-size % BLOCK)
+        left = pad.lstrip(b"\0")
+        entries.append(TarEntry(text, first, start, size, header, (ext_raw if pending is not None else b"") + h,
+                                None if not left else start + size + len(pad) - len(left), pending))
+        if keep:
+            members.append((text, data))
+        pending = None
 
 
 def read_payload(payload: bytes | memoryview, *, what: str = "NEFF", base: int = 0,

@@ -19,6 +19,11 @@ from ..errors import UsageError
 from .errors import NeffError
 
 
+class LimitExceeded(NeffError):
+    """A NEFF past one of the limits here (exit 2, like any unusable NEFF): refused as soon as the
+    figure is known, whatever else may be wrong with the file."""
+
+
 @dataclass(frozen=True)
 class Limit:
     """One bound on what reading a NEFF may cost: ``default`` unless ``$env`` is set (a positive
@@ -43,9 +48,9 @@ class Limit:
         if figure > limit:
             raise self.error(figure, where, unit)
 
-    def error(self, figure: int | str, where: str, unit: str = "") -> NeffError:
+    def error(self, figure: int | str, where: str, unit: str = "") -> LimitExceeded:
         u = f" {unit}" if unit else ""
-        return NeffError(f"{where}: {self.name} is {figure}{u}, more than the limit of {self.value()}{u}; "
+        return LimitExceeded(f"{where}: {self.name} is {figure}{u}, more than the limit of {self.value()}{u}; "
                          f"refused ({self.env} raises the limit)")
 
 

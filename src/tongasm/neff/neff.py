@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -27,13 +27,13 @@ from .container import (
     USTAR,
     GzipInfo,
     MemberHeader,
+    TarIndex,
     TarStyle,
-    build_tar,
-    detect_style,
-    gzip_member,
     pad_payload,
-    read_payload,
+    scan_payload,
+    tar_chunks,
 )
+from .container import gzip_stream as _gzip_stream
 from .errors import NeffError
 from .header import HEADER_SIZE, NeffHeader, check_header, parse_header
 from .members import (
@@ -83,17 +83,76 @@ class Graph:
     streams: Mapping[str, EngineStream]  # tongasm stream name → stream
 
 
+class Members(MutableMapping[str, bytes]):
+    """A read NEFF's members, in archive order, listed from its tar headers: a member's bytes are
+    inflated when first asked for (then kept), so a command holds the members it uses, not the
+    tar. Assigning a member keeps the new bytes; :meth:`size` and ``in`` inflate nothing."""
+
+    def __init__(self, index: TarIndex) -> None:
+        self.index = index
+        self.entries = {e.name: e for e in index.entries}
+        self._names: dict[str, None] = dict.fromkeys(self.entries)
+        self._data: dict[str, bytes] = {}
+
+    def __getitem__(self, name: str) -> bytes:
+        data = self._data.get(name)
+        if data is None:
+            if name not in self._names:
+                raise KeyError(name)
+            data = self._data[name] = self.index.data(self.entries[name])
+        return data
+
+    def __setitem__(self, name: str, data: bytes) -> None:
+        self._names[name] = None
+        self._data[name] = data
+
+    def __delitem__(self, name: str) -> None:
+        del self._names[name]
+        self._data.pop(name, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names
+
+    def size(self, name: str) -> int:
+        """A member's size in bytes (from its tar header while it has not been inflated)."""
+        data = self._data.get(name)
+        if data is not None:
+            return len(data)
+        if name not in self._names:
+            raise KeyError(name)
+        return self.entries[name].size
+
+    def stream(self, order: Iterable[str]) -> Iterator[tuple[str, bytes]]:
+        """Each member of ``order`` with its bytes, holding one at a time (the ones not yet inflated
+        are not kept): in archive order, one pass over the tar."""
+        order = list(order)
+        if order == list(self.entries):
+            for e, data in self.index.iter_data():
+                yield e.name, self._data.get(e.name, data)
+            return
+        for n in order:
+            kept = self._data.get(n)
+            yield n, kept if kept is not None else self.index.data(self.entries[n])
+
+
 @dataclass
 class Neff:
-    """A NEFF's header, payload facts and members (in archive order)."""
+    """A NEFF's header, payload facts and members (in archive order; a read NEFF's are
+    :class:`Members`, inflated when used)."""
 
     header: NeffHeader
     gzip: GzipInfo
-    members: dict[str, bytes]
+    members: MutableMapping[str, bytes]
     path: str | None = None
-    #: what was read, for writing an unchanged payload back as it was (None when built, e.g. by pack)
-    source_tar: bytes | None = field(default=None, repr=False)
-    source_payload: bytes | None = field(default=None, repr=False)
+    #: the payload as read, listed (None when built, e.g. by pack): an unchanged payload is written
+    #: back as it was
+    source: TarIndex | None = field(default=None, repr=False)
     input_order: dict[str, int] = field(default_factory=dict, repr=False)
     #: each member's tar header as read (mode, owner, mtime, PAX records) and the file's tar style
     #: (None: read, but no known style rebuilds its tar; ``tar_style_why`` says where it differs)
@@ -105,7 +164,7 @@ class Neff:
 
     def __repr__(self) -> str:
         """A one-line summary: a NEFF's members are megabytes, not something to print."""
-        size = sum(len(d) for d in self.members.values())
+        size = sum(self.member_size(n) for n in self.members)
         return (f"Neff(path={self.path!r}, members={len(self.members)}, member_bytes={size}, "
                 f"data_size={self.header.number('data_size')})")
 
@@ -120,12 +179,10 @@ class Neff:
                              f"with its {HEADER_SIZE}-byte header; the gzip payload follows at {HEADER_SIZE:#x})")
         header = parse_header(data, what=what)
         check_header(header, len(data), what=what)
-        payload = bytes(data[HEADER_SIZE:])
-        headers: dict[str, MemberHeader] = {}
-        members, gz, tar = read_payload(payload, what=what, base=HEADER_SIZE, headers=headers)
-        style, why = detect_style(tar, members, headers)
-        neff = cls(header, gz, dict(members), path, tar, payload, {n: i for i, (n, _) in enumerate(members)},
-                   headers, style, why)
+        index = scan_payload(memoryview(data)[HEADER_SIZE:], what=what, base=HEADER_SIZE)
+        style, why = index.detect_style()
+        neff = cls(header, index.gzip, Members(index), path, index, {e.name: i for i, e in enumerate(index.entries)},
+                   {e.name: e.header for e in index.entries}, style, why)
         if KELF not in neff.members:
             raise NeffError(f"{what}: no {KELF} member: not a NEFF (members: "
                              f"{', '.join(list(neff.members)[:8])}{'...' if len(neff.members) > 8 else ''})")
@@ -138,6 +195,29 @@ class Neff:
         from ..io.inputs import read_input
 
         return cls.from_bytes(read_input(path), path=str(path))
+
+    @property
+    def source_payload(self) -> bytes | None:
+        """The payload (gzip member and padding) as read; None when the NEFF was built."""
+        return bytes(self.source.payload) if self.source is not None else None
+
+    @property
+    def source_tar(self) -> bytes | None:
+        """The tar as read, inflated whole (for tests and tools; the reader itself never holds it)."""
+        return b"".join(self.source.chunks()) if self.source is not None else None
+
+    def member_size(self, path: str) -> int:
+        """A member's size in bytes, without inflating it."""
+        m = self.members
+        return m.size(path) if isinstance(m, Members) else len(m[path])
+
+    def iter_members(self) -> Iterator[tuple[str, bytes]]:
+        """Every member with its bytes, in order, one at a time (a read NEFF: one pass over its tar)."""
+        m = self.members
+        if isinstance(m, Members):
+            yield from m.stream(list(m))
+        else:
+            yield from m.items()
 
     # --- typed views -----------------------------------------------------------------------------
 
@@ -269,18 +349,29 @@ class Neff:
         Python has; without it the member is compressed afresh (identical with zlib 1.2.13).
         """
         order = decisions.get(MemberOrder).order(self.members, self.input_order)
-        unchanged = not self.replaced and order == sorted(self.input_order, key=self.input_order.__getitem__)
-        tar: bytes
-        if self.source_tar is not None and unchanged and self.tar_style is None and \
-                decisions.get(ArchiveStyle).as_read:
-            tar = self.source_tar  # a style no writer here reproduces, nothing changed: the tar as read
+        src = self.source
+        unchanged = src is not None and order == [e.name for e in src.entries] and self._same_members()
+        chunks: Iterable[bytes]
+        if src is not None and unchanged and self.tar_style is None and decisions.get(ArchiveStyle).as_read:
+            chunks, same = src.chunks(), True  # a style no writer here reproduces, nothing changed: as read
         else:
             style, headers = self.write_headers(order, decisions)
-            tar = build_tar(((n, self.members[n]) for n in order), headers, style)
+            same = src is not None and unchanged and src.first_difference(style, headers) is None
+            m = self.members
+            chunks = tar_chunks(m.stream(order) if isinstance(m, Members) else ((n, m[n]) for n in order),
+                                headers, style)
         mtime = decisions.get(GzipMtime).mtime(self.gzip.mtime)
-        if reuse and self.source_payload is not None and tar == self.source_tar and mtime == self.gzip.mtime:
-            return self.source_payload
-        return pad_payload(gzip_member(tar, mtime))
+        if reuse and src is not None and same and mtime == self.gzip.mtime:
+            return bytes(src.payload)
+        return pad_payload(_gzip_stream(chunks, mtime))
+
+    def _same_members(self) -> bool:
+        """Whether every member is the one read: the same names, and a replaced member's new bytes
+        equal to its old (compared only when the sizes agree)."""
+        m = self.members
+        if not isinstance(m, Members) or list(m) != list(m.entries):
+            return False
+        return all(m.size(n) == m.entries[n].size and m[n] == m.index.data(m.entries[n]) for n in self.replaced)
 
     def write_headers(self, order: list[str], decisions: DecisionSet = DEFAULT_DECISIONS,
                       now: float | None = None) -> tuple[TarStyle, dict[str, MemberHeader]]:

@@ -81,7 +81,7 @@ def neff_report(neff: Neff, decisions: DecisionSet = DEFAULT_DECISIONS, *, size:
         "gzip": {"mtime": mtime, "mtime_utc": _dt.datetime.fromtimestamp(mtime, _dt.UTC).isoformat(),
                  "xfl": neff.gzip.xfl, "os": neff.gzip.os, "member_size": neff.gzip.member_size,
                  "padding": neff.gzip.padding},
-        "members": [{"path": n, "size": len(b)} for n, b in neff.members.items()],
+        "members": [{"path": n, "size": neff.member_size(n)} for n in neff.members],
         "tar_style": neff.tar_style.name if neff.tar_style is not None else None,
         "tar_style_why": neff.tar_style_why,
         "header": h.rows(),

@@ -16,9 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
-import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +35,9 @@ METADATA_VERSION = 2
 METADATA_VERSIONS = (1, 2)
 
 
-def metadata(neff: Neff) -> dict[str, Any]:
-    """The metadata file's content for ``neff``."""
+def metadata(neff: Neff, sums: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The metadata file's content for ``neff`` (``sums``: each member's SHA-256 when already known)."""
+    digest = sums if sums is not None else {n: hashlib.sha256(d).hexdigest() for n, d in neff.iter_members()}
     return {
         "format": METADATA_FORMAT, "version": METADATA_VERSION, "source": neff.path,
         "header": neff.header.to_bytes().hex(),
@@ -46,52 +45,46 @@ def metadata(neff: Neff) -> dict[str, Any]:
         "gzip": {"header": neff.gzip.header.hex(), "mtime": neff.gzip.mtime, "xfl": neff.gzip.xfl,
                  "os": neff.gzip.os, "member_size": neff.gzip.member_size, "padding": neff.gzip.padding},
         "tar_style": neff.tar_style.name if neff.tar_style is not None else None,
-        "members": [{"path": n, "size": len(d), "sha256": hashlib.sha256(d).hexdigest(),
+        "members": [{"path": n, "size": neff.member_size(n), "sha256": digest[n],
                      **({"tar": neff.tar_headers[n].to_json()} if n in neff.tar_headers else {})}
-                    for n, d in neff.members.items()],
+                    for n in neff.members],
     }
+
+
+def unpack_target(out_dir: str | os.PathLike[str]) -> Path:
+    """Check ``-o`` of ``neff unpack`` before any work: a directory that can be created, or an
+    empty one (a link to one is followed), as :func:`tongasm.io.outputs.write_new_tree` needs."""
+    from ..io.outputs import check_empty_dir, output_dir_path
+
+    out = output_dir_path(out_dir)
+    check_empty_dir(out)
+    return out
 
 
 def unpack_neff(neff: Neff, out_dir: str | os.PathLike[str]) -> list[Path]:
     """Write every member and :data:`METADATA_FILE` under ``out_dir``, a new or empty directory.
 
-    Everything is written into a temporary directory beside ``out_dir`` and renamed into place at the
-    end: on any error nothing is left behind.
+    The members are written one at a time as the tar is inflated (a read NEFF's are not held), into
+    a temporary directory beside ``out_dir`` renamed into place at the end
+    (:func:`tongasm.io.outputs.write_new_tree`): on any error or termination signal nothing is left.
     """
+    from ..io.outputs import write_new_tree
+
     if METADATA_FILE in neff.members:
         raise NeffError(f"{neff.path or 'NEFF'} has a member named {METADATA_FILE}; cannot unpack beside it")
-    out = Path(out_dir)
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise NeffError(f"output directory {out} exists and is not empty; unpack needs a new or empty directory")
-    files = dict(neff.members)
-    files[METADATA_FILE] = (json.dumps(metadata(neff), indent=1) + "\n").encode()
-    parent = out.parent if str(out.parent) else Path(".")
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=parent))
-    except OSError as e:
-        raise NeffError(f"cannot create output directory {out}: {e.strerror or e}") from None
-    try:
-        for name, data in files.items():
-            p = safe_member_path(tmp, name)  # refuses names that would leave the directory
-            p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_bytes(data)
-        for d in [tmp, *(p for p in tmp.rglob("*") if p.is_dir())]:
-            os.chmod(d, 0o777 & ~_umask())
-        if out.exists():
-            out.rmdir()  # empty (checked above)
-        os.rename(tmp, out)
-    except OSError as e:
-        raise NeffError(f"cannot write {out}: {e.strerror or e}") from None
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return [out / n for n in files]
+    for name in neff.members:
+        check_member_name(name)  # refuses names that would leave the directory
+    unpack_target(out_dir)
+    sums: dict[str, str] = {}
 
+    def files() -> Iterator[tuple[str, bytes]]:
+        for name, data in neff.iter_members():
+            sums[name] = hashlib.sha256(data).hexdigest()
+            yield name, data
+        yield METADATA_FILE, (json.dumps(metadata(neff, sums), indent=1) + "\n").encode()
 
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
+    out = write_new_tree(out_dir, files())
+    return [out / n for n in [*neff.members, METADATA_FILE]]
 
 
 def _load_metadata(d: Path) -> dict[str, Any]:
@@ -157,7 +150,7 @@ def load_dir(in_dir: str | os.PathLike[str]) -> Neff:
         raise NeffError(f"{d} has files that are not members of the NEFF: {', '.join(extra[:10])}"
                          f"{' ...' if len(extra) > 10 else ''}; remove them (pack adds no new members)")
     style = TAR_STYLE_BY_NAME[style_name] if style_name is not None else None
-    neff = Neff(parse_header(header_bytes), gzip, members, str(d), None, None, {n: i for i, n in enumerate(names)},
+    neff = Neff(parse_header(header_bytes), gzip, members, str(d), None, {n: i for i, n in enumerate(names)},
                 tar_headers, style, "" if style is not None else f"{where} names no tar style")
     # a member edited in the directory is a replaced member (R-41), like one given with --replace
     neff.replaced.update(n for n, data in members.items() if sums.get(n) != hashlib.sha256(data).hexdigest())
