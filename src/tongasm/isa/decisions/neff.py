@@ -579,7 +579,7 @@ class NeffFreshHeader(Decision):
 
     WORD_0x220 = 0x209C00
 
-    def fields(self, payload: bytes, graphs: int) -> dict[str, object]:
+    def fields(self, payload: bytes, graphs: int) -> dict[str, int | bytes]:
         """Header values for a fresh NEFF of ``payload`` (its MD5 is the digest and, v4-formatted, the UUID)."""
         if self.reading is self.ZERO:
             return {"hash": bytes(16), "hash_rest": bytes(16), "uuid": bytes(16), "unknown_0x220": 0,
