@@ -8,8 +8,8 @@ kernel) into a :class:`~tongasm.neff.neff.Neff` that ``tongasm neff info``, ``ch
   inputs and outputs outside DRAM are staged through DRAM variables of the same name (R-81: Pool
   DMAs before and after the kernel, a DVE copy for a PSUM output), numbered after the kernel's;
   ``SB`` is var 0, the DGE table (R-17) the last id;
-* ``def.json`` (keys as the target's files: engine tokens, ``var``, ``dma_queue`` and the fields
-  of unknown derivation copied, R-84), the five engine streams ``<E>.bin`` with their sidecars
+* ``def.json`` (keys as the target's files: engine tokens, ``var``, ``dma_queue`` per engine that
+  issues DMAs (R-86) and the fields of unknown derivation copied, R-84), the five engine streams ``<E>.bin`` with their sidecars
   (DMAs are in-stream 0xD4 bundles: every sidecar's ``dma`` is empty, as in the real files),
   the ``.dbg`` members (one asm entry per bundle naming its BIR instruction, one backend entry per
   instruction), ``kelf-0.json``, ``info.json`` (R-82), ``neff.json`` (inputs and outputs with
@@ -30,7 +30,7 @@ from typing import Any
 from .._meta import __version__
 from ..errors import InputError
 from ..isa.decisions import DecisionSet
-from ..isa.decisions.neff import NeffCopiedFields, NeffFreshHeader, NeffInterface, NeffStaging, NeffToolVersion
+from ..isa.decisions.neff import NeffCopiedFields, NeffDmaQueues, NeffFreshHeader, NeffInterface, NeffStaging, NeffToolVersion
 from ..isa.decisions.scalar import ActTableIndex
 from ..isa.enums import ENGINE_STREAM
 from ..isa.fields import BUNDLE_SIZE
@@ -62,21 +62,13 @@ DMA_DBG_TEXT = ("Debug info for DMA blocks. In this level (BIR) of debug info, D
                 "instructions, and have pointers to their Penguin ancestorThe instructions in this debug info "
                 "should be fully filled out, and are the main source of metadata in the current implementation of "
                 "Protobuf debug info.")
-#: R-84: the queues of the target's 2.23 files
-DMA_QUEUES: Mapping[str, dict[str, Any]] = {
-    "gen3": {
-        "qPoolDynamic": {"dynamic_dma": {"SB_scratch_partition_offset": 0, "SB_scratch_partition_size": 16384},
-                         "fabric_path": "main", "num_queues": 16, "owner": "pool",
-                         "semaphore_set": list(range(24, 40)), "type": "dynamic"},
-        "qSPDynamicHW": {"fabric_path": "main", "num_queues": 16, "owner": "sp", "semaphore_set": list(range(8, 24)),
-                         "type": "dynamic"},
-    },
-    "gen2": {
-        "qPoolDynamic": {"dynamic_dma": {"SB_scratch_partition_offset": 0, "SB_scratch_partition_size": 16384},
-                         "fabric_path": "main", "num_queues": 16, "owner": "pool",
-                         "semaphore_set": list(range(8, 24)), "type": "dynamic"},
-    },
-}
+#: R-86: a DMA queue's name per owner engine (pool, sp, act as the 2.23 files name them; dve, pe guessed)
+QUEUE_NAMES = {"pool": "qPoolDynamic", "sp": "qSPDynamicHW", "act": "qActDynamicHW", "dve": "qDVEDynamicHW",
+               "pe": "qPEDynamicHW"}
+#: R-86: queue semaphores come in blocks of 16 from 8 (8..23, 24..39, 40..55 in every 2.23 file)
+QUEUE_BASE, QUEUE_BLOCK = 8, 16
+#: the Pool queue's DMA scratch (every qPoolDynamic of the 2.23 files)
+POOL_SCRATCH = {"SB_scratch_partition_offset": 0, "SB_scratch_partition_size": 16384}
 FP8_CONFIG = {"emax_fp8_e4m3": 8, "emax_fp8_e5m2": 15, "fp8_range_extension": True, "fp8_sis": False,
               "fp8_sns": False, "ocp_sat": True}
 #: cayman's reserved SBUF bytes (evtaccel), which a staging buffer must not touch
@@ -107,6 +99,7 @@ class NeffPlan:
 
     variables: list[NeffVariable] = field(default_factory=list)
     dge_table: list[int] = field(default_factory=list)
+    queues: dict[str, dict[str, Any]] = field(default_factory=dict)  # def.json dma_queue (R-86)
     prologue: dict[str, bytes] = field(default_factory=dict)  # stream -> bundles before the kernel's
     epilogue: dict[str, bytes] = field(default_factory=dict)  # stream -> bundles after
     #: per stream, the BIR instruction name of each staging bundle (prologue, epilogue)
@@ -159,19 +152,53 @@ def _scan(streams: Mapping[str, bytes], decisions: DecisionSet) -> tuple[set[int
     return used, dmas
 
 
-def check_dma_queues(streams: Mapping[str, bytes], target: Target, decisions: DecisionSet) -> set[int]:
-    """R-84/S-64: each DMA of the kernel signals a semaphore of a queue its engine owns in the target's
-    queue table (refused, naming the bundle, otherwise). Returns every semaphore the streams use."""
+def _block(sem: int) -> int | None:
+    return (sem - QUEUE_BASE) // QUEUE_BLOCK if sem >= QUEUE_BASE else None
+
+
+def dma_queues(streams: Mapping[str, bytes], decisions: DecisionSet,
+               extra: Mapping[str, int] | None = None) -> tuple[dict[str, dict[str, Any]], set[int]]:
+    """R-86: the ``dma_queue`` table of the streams' DMAs, and every semaphore the streams use.
+
+    One queue per engine that issues DMAs, owning the block of 16 semaphores its DMAs signal (one
+    block per engine; two engines in one block, or one engine's DMAs in two, are refused naming the
+    bundle, S-64); ``extra``: engine -> block for an engine the staging adds DMAs to."""
     used, dmas = _scan(streams, decisions)
-    queues = DMA_QUEUES[target.name]
+    blocks: dict[str, int] = {}
+    first: dict[str, tuple[int, int]] = {}
     for engine, pc, sem in dmas:
-        owned = {x for q in queues.values() if q["owner"] == engine for x in q["semaphore_set"]}
-        if sem not in owned:
-            table = "; ".join(f"{n}: {q['owner']} {q['semaphore_set'][0]}..{q['semaphore_set'][-1]}"
-                              for n, q in queues.items())
-            raise NeffError(f"{engine} bundle {pc}: the DMA signals semaphore {sem}, which no DMA queue of "
-                            f"{engine!r} owns in a {KELF_TARGET[target.name]} NEFF ({table}; R-84, S-64)")
-    return used
+        b = _block(sem)
+        if b is None:
+            raise NeffError(f"{engine} bundle {pc}: the DMA signals semaphore {sem}; a NEFF's DMA queues own "
+                            f"semaphores from {QUEUE_BASE} up, in blocks of {QUEUE_BLOCK} (R-86)")
+        if blocks.setdefault(engine, b) != b:
+            p0, s0 = first[engine]
+            raise NeffError(f"{engine} bundle {pc}: the DMA signals semaphore {sem}, but {engine} bundle {p0} signals "
+                            f"{s0}: one engine's DMAs use one queue, a block of {QUEUE_BLOCK} semaphores "
+                            f"({QUEUE_BASE + QUEUE_BLOCK * blocks[engine]}..{QUEUE_BASE + QUEUE_BLOCK * blocks[engine] + QUEUE_BLOCK - 1}; "
+                            "R-86, S-64)")
+        first.setdefault(engine, (pc, sem))
+    for engine, b in (extra or {}).items():
+        blocks.setdefault(engine, b)
+    owners: dict[int, str] = {}
+    for engine, b in blocks.items():
+        if b in owners:
+            raise NeffError(f"the DMAs of {owners[b]} and {engine} signal semaphores of one block "
+                            f"({QUEUE_BASE + QUEUE_BLOCK * b}..{QUEUE_BASE + QUEUE_BLOCK * b + QUEUE_BLOCK - 1}); a NEFF "
+                            "gives each engine's DMA queue its own block (R-86)")
+        if engine not in QUEUE_NAMES:
+            raise NeffError(f"stream {engine!r} issues DMAs; a NEFF's DMA queues are owned by "
+                            f"{', '.join(QUEUE_NAMES)} (R-86)")
+        owners[b] = engine
+    table: dict[str, dict[str, Any]] = {}
+    for engine in sorted(blocks, key=lambda e: QUEUE_NAMES[e]):
+        b = blocks[engine]
+        q: dict[str, Any] = {"dynamic_dma": dict(POOL_SCRATCH)} if engine == "pool" else {}
+        q.update({"fabric_path": "main", "num_queues": QUEUE_BLOCK, "owner": engine,
+                  "semaphore_set": list(range(QUEUE_BASE + QUEUE_BLOCK * b, QUEUE_BASE + QUEUE_BLOCK * (b + 1))),
+                  "type": "dynamic"})
+        table[QUEUE_NAMES[engine]] = q
+    return table, used
 
 
 def _loc_json(v: Any) -> dict[str, Any]:
@@ -208,11 +235,16 @@ class _Staging:
         self.target = target
         self.decisions = decisions
         self.engines = [s for s in ENGINE_FILES if kernel_streams.get(s)]
-        used = check_dma_queues(kernel_streams, target, decisions)
-        queue = DMA_QUEUES[target.name]["qPoolDynamic"]["semaphore_set"]
-        others = {s for q in DMA_QUEUES[target.name].values() for s in q["semaphore_set"]}
-        free_dma = [s for s in queue if s not in used]
-        free = [s for s in range(1, 256) if s not in used and s not in others]
+        table, used = dma_queues(kernel_streams, decisions)
+        pool = table.get(QUEUE_NAMES["pool"])
+        taken = {_block(x) for q in table.values() for x in q["semaphore_set"]} | {_block(x) for x in used}
+        block = _block(pool["semaphore_set"][0]) if pool else next(b for b in range(16) if b not in taken)
+        assert block is not None
+        self.pool_block = block
+        queue = range(QUEUE_BASE + QUEUE_BLOCK * block, QUEUE_BASE + QUEUE_BLOCK * (block + 1))
+        free_dma = [x for x in queue if x not in used]
+        others = {x for q in table.values() for x in q["semaphore_set"]} | set(queue)
+        free = [x for x in range(1, 256) if x not in used and x not in others]
         if len(free_dma) < 2 or len(free) < 2:
             raise NeffError("the kernel uses every semaphore the staging of its inputs and outputs needs "
                             f"(two of Pool's DMA queue {queue[0]}..{queue[-1]}, two others): R-81")
@@ -383,9 +415,12 @@ def plan_neff(asm: Any, decisions: DecisionSet) -> NeffPlan:
             raise InputError(f"the kernel's DGE table has no variable at entr{'ies' if len(gaps) > 1 else 'y'} "
                              f"{', '.join(map(str, gaps))}; a NEFF's dge-table lists a var_id per entry (R-17)")
         plan.dge_table = [int(e) for e in mem.dge_table if e is not None]
+    kernel_streams = {k: bytes(b) for k, b in asm.streams.items()}
+    plan.queues, _used = dma_queues(kernel_streams, decisions)
     if staged_in or staged_out:
-        st = _Staging(target, decisions, {k: bytes(b) for k, b in asm.streams.items()}, sb_end)
+        st = _Staging(target, decisions, kernel_streams, sb_end)
         plan.prologue, plan.epilogue, plan.labels = st.build(staged_in, staged_out)
+        plan.queues, _used = dma_queues(kernel_streams, decisions, {"pool": st.pool_block})
     return plan
 
 
@@ -474,7 +509,6 @@ def build_neff(asm: Any, *, decisions: DecisionSet | None = None, name: str = "f
     if extra:
         raise InputError(f"the kernel has bundles on stream{'s' * (len(extra) > 1)} {', '.join(extra)}, which a "
                          "NEFF has no engine file for (its engines: " + ", ".join(ENGINE_FILES.values()) + ")")
-    check_dma_queues({k: bytes(b) for k, b in asm.streams.items()}, tgt, ds)
     plan = plan_neff(asm, ds)
     g = "sg00/"
     members: dict[str, bytes] = {}
@@ -502,8 +536,8 @@ def build_neff(asm: Any, *, decisions: DecisionSet | None = None, name: str = "f
         for n in labels[s]:
             if n != "R-18-prologue":
                 ids.setdefault(f"{s}\0{n}", len(ids) + 1)
-    copied = ds.get(NeffCopiedFields)
-    assert copied.reading is copied.COPY
+    copied, queues = ds.get(NeffCopiedFields), ds.get(NeffDmaQueues)
+    assert copied.reading is copied.COPY and queues.reading is queues.PER_ENGINE
     definition: dict[str, Any] = {"#rank_world_size": 0}
     for s, e in ENGINE_FILES.items():
         definition[s] = f"{e}.json"
@@ -513,12 +547,14 @@ def build_neff(asm: Any, *, decisions: DecisionSet | None = None, name: str = "f
     variables: dict[str, Any] = {"SB": {"type": "state-buffer", "var_id": 0}}
     for v in plan.variables:
         variables[v.name] = {"ops": [], "size": v.size, "type": v.type, "var_id": v.var_id}
+        if v.type == "virtual":  # R-84: every 2.23 virtual variable (cayman, 50+) has backing_variable_off 0
+            variables[v.name] = {"backing_variable_off": 0, **variables[v.name]}
     if plan.dge_table:
         variables["DGETable0"] = {"list": plan.dge_table, "type": "dge-table",
                                   "var_id": max((v.var_id for v in plan.variables), default=0) + 1}
     definition.update({
         "cc_streams": {"num_streams": 0}, "debug_info": {}, "dma_dbg": ["debug_info_backend_DMA.dbg"],
-        "dma_queue": DMA_QUEUES[tgt.name], "fp8_conversion_config": FP8_CONFIG, "name": "definition",
+        "dma_queue": plan.queues, "fp8_conversion_config": FP8_CONFIG, "name": "definition",
         "neff_features": ["neff_feature_vnc"] if tgt.name == "gen3" else [],
         "runtime_event_count": 12, "runtime_semaphore_count": 3,
     })
@@ -568,5 +604,5 @@ def build_neff(asm: Any, *, decisions: DecisionSet | None = None, name: str = "f
     return neff
 
 
-__all__ = ["COMPILER", "KELF_TARGET", "NeffPlan", "NeffVariable", "build_neff", "check_dma_queues", "neff_json",
+__all__ = ["COMPILER", "KELF_TARGET", "NeffPlan", "NeffVariable", "build_neff", "dma_queues", "neff_json",
            "plan_neff"]

@@ -595,16 +595,28 @@ class NeffFreshHeader(Decision):
 
 class NeffCopiedFields(Decision):
     id = "R-84"
-    subject = ("def.json and sidecar fields of a NEFF written from a kernel whose derivation is unknown (dma_queue, "
-               "runtime_event_count, runtime_semaphore_count, runtime_statebuffer_reservation, neff_features, "
-               "fp8_conversion_config, act_semaphore, cc_streams)")
-    reason = ("the same in every graph of both 2.23 layouts read (cayman: matmul_small's two graphs and the 10 trn2 "
-              "corpus files; sunda: the 6 trn1 2.23 files): cayman queues qPoolDynamic (pool, semaphores 24..39, "
-              "dynamic_dma scratch 0/16384) and qSPDynamicHW (sp, 8..23), sunda qPoolDynamic only (pool, 8..23); "
-              "12 events, 3 runtime semaphores, act_semaphore 12; cayman reserves SBUF 229368..229375 (evtaccel) "
-              "and lists neff_feature_vnc")
-    COPY = Reading("copy", "the values of the target's 2.23 files, as they are (a kernel DMA must signal a "
-                           "semaphore of a queue its engine owns: refused otherwise, S-64)")
+    subject = ("def.json and sidecar fields of a NEFF written from a kernel whose derivation is unknown "
+               "(runtime_event_count, runtime_semaphore_count, runtime_statebuffer_reservation, neff_features, "
+               "fp8_conversion_config, act_semaphore, cc_streams, a virtual variable's backing_variable_off)")
+    reason = ("the same in every graph of the 2.23 files (cayman: the 22 graphs of the 10 trn2 corpus files and "
+              "the two matmul NEFFs; sunda: the 6 trn1 files): 12 events, 3 runtime semaphores, act_semaphore 12, "
+              "no cc streams; cayman reserves SBUF 229368..229375 (evtaccel) and lists neff_feature_vnc, sunda "
+              "neither; every 2.23 'virtual' variable has backing_variable_off 0")
+    COPY = Reading("copy", "the values of the target's 2.23 files, as they are")
+
+
+class NeffDmaQueues(Decision):
+    id = "R-86"
+    subject = "the def.json dma_queue table of a NEFF written from a kernel"
+    reason = ("the 2.23 files declare one queue per engine that issues DMAs, 16 queues owning a block of 16 "
+              "semaphores from 8 (8..23, 24..39, 40..55; which engine gets which block varies: cayman pool 24..39 "
+              "and sp 8..23 in 7 graphs, pool 8..23 with sp/act/dve at 24.. or 40.. in 9, none in 10 graphs "
+              "without queues; sunda pool 8..23 in all 6), named qPoolDynamic (with dynamic_dma scratch 0/16384), "
+              "qSPDynamicHW, qActDynamicHW; no PE or DVE DynamicHW queue was seen")
+    PER_ENGINE = Reading("per-engine", "one queue per engine whose bundles hold a DMA, owning the block of the "
+                                       "semaphores they signal (one block per engine, refused otherwise, S-64); the "
+                                       "staging's Pool DMAs (R-81) take Pool's block, else the lowest free one; a "
+                                       "pe or dve queue is named qPEDynamicHW / qDVEDynamicHW by analogy")
 
 
 class NeffTables(Decision):
