@@ -69,7 +69,11 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Encode a BIR JSON kernel into DIR/<engine>.bin streams and DIR/manifest.json. "
                                    "On any error nothing is written and the exit code is 1.")
     a.add_argument("kernel", metavar="KERNEL.json")
-    a.add_argument("-o", "--output", metavar="DIR", required=True, help="output directory")
+    a.add_argument("-o", "--output", metavar="DIR", help="output directory (required unless --neff is given)")
+    a.add_argument("--neff", metavar="OUT.neff",
+                   help="also (or only) write a NEFF: one graph, the members the target's real files hold, the "
+                        "kernel's inputs and outputs as its variables (checked against real files and the "
+                        "simulator, not loaded on hardware)")
     a.add_argument("--target", choices=sorted(TARGETS), help="target (overrides the kernel's arch; default gen2)")
     a.add_argument("--census", action="store_true",
                    help="also write census.bin: a second copy of every bundle, in program order")
@@ -363,17 +367,33 @@ def cmd_assemble(args: argparse.Namespace) -> int:
     from ..io.outputs import output_dir_path
 
     decisions = _decisions(args)
-    output_dir_path(args.output)  # an unusable -o is refused before any work
+    if args.output is None and args.neff is None:
+        raise UsageError("assemble needs -o DIR (the streams) or --neff OUT.neff (a NEFF), or both")
+    if args.output is not None:
+        output_dir_path(args.output)  # an unusable -o is refused before any work
+    written: set[str] = set()
     with _bar(args, "assemble", unit="instructions") as bar:
         kernel = stream_bir(Path(args.kernel), one_pass=True)  # instruction by instruction: bounded memory
         try:
-            asm = assemble(kernel, target=args.target, decisions=decisions, census=args.census,
+            source: Any = kernel
+            if args.neff is not None:  # the NEFF's variables need the whole program (which it reads first)
+                from ..ir.bir_json import read_bir
+
+                source = read_bir(Path(args.kernel))
+            asm = assemble(source, target=args.target, decisions=decisions, census=args.census,
                            check="warn" if args.warn else "refuse", progress=_assemble_progress(kernel, bar))
         except TongasmError:
             _print_notes(kernel.notes)  # a misspelt key is often why
             raise
-        bar.phase(f"assemble: writing {args.output}", done=len(asm.log))
-        written = {p.name for p in asm.write(args.output)}
+        if args.output is not None:
+            bar.phase(f"assemble: writing {args.output}", done=len(asm.log))
+            written = {p.name for p in asm.write(args.output)}
+        if args.neff is not None:
+            from ..neff import write_neff
+
+            bar.phase(f"assemble: writing {args.neff}", done=len(asm.log))
+            neff = asm.to_neff(name=Path(args.neff).name)
+            write_neff(neff, args.neff, decisions)
     warnings = Repeats(lambda line: sys.stderr.write(f"tongasm: warning: {line}\n"))
     for f in asm.findings:
         warnings.add(f)
@@ -383,8 +403,17 @@ def cmd_assemble(args: argparse.Namespace) -> int:
         _print_json(asm.manifest())
     elif not args.quiet:
         n = len(asm.log)
+        where = " and ".join(x for x in (f"{args.output}/" if args.output else "", args.neff or "") if x)
         print(f"assembled {args.kernel} for {asm.target.name}: {_plural(n, 'instruction')}, "
-              f"{_plural(asm.bundle_count, 'bundle')} -> {args.output}/")
+              f"{_plural(asm.bundle_count, 'bundle')} -> {where}")
+        if args.neff is not None:
+            g = neff.graph("sg00")
+            print(f"  {args.neff}: NEFF target {neff.kelf.target_name}, {len(neff.members)} members, "
+                  f"{sum(len(neff.stream_data(s)) for s in g.streams.values()) // BUNDLE_SIZE} bundles with the "
+                  f"staging of its inputs and outputs; variables " +
+                  ", ".join(f"{k} ({v.type})" for k, v in g.definition.variables.items() if v.type in ("input", "output")))
+        if args.output is None:
+            return 0
         for name, data in asm.streams.items():
             print(f"  {name + '.bin':<13} {_plural(len(data) // BUNDLE_SIZE, 'bundle'):>16} {len(data):>12} bytes")
         if asm.census is not None:

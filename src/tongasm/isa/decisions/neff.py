@@ -97,3 +97,124 @@ class MemberOrder(Decision):
             return [n for n in by_bytes if n != "neff.json"] + (["neff.json"] if "neff.json" in names else [])
         pos = input_order or {}
         return sorted(names, key=lambda s: (0, pos[s], b"") if s in pos else (1, 0, s.encode()))
+
+
+# --- writing a NEFF from a kernel (tongasm.neff.build): what the real files cannot settle ---------------
+
+class NeffInterface(Decision):
+    id = "R-80"
+    subject = "which variables of a kernel a NEFF written from it takes as inputs and outputs"
+    reason = ("a real NEFF's inputs and outputs are its def.json 'input'/'output' variables, named in neff.json "
+              "(matmul_small: x, y -> output0; the 2.23 sunda attention files: input0..input3 -> output0); a BIR "
+              "kernel says Input/Output by its allocations' kind, but the example kernels keep their operands as "
+              "'Internal' SBUF tensors that a run gives with -i (vector_add's a, b, mask): what the kernel reads "
+              "before anything writes it can only come from outside")
+    LIVE_IN = Reading("live-in", "inputs: kind Input, and every other variable whose first access in program order "
+                                 "is a read; outputs: kind Output (and ExternalOutput...); any other DRAM variable "
+                                 "is a 'virtual' (private) variable")
+    KINDS = Reading("kinds", "only the allocation kinds: Input -> input, Output -> output; the rest private")
+
+    def is_input(self, kind: str | None, read_first: bool) -> bool:
+        """Whether a variable of allocation ``kind`` (None: not given) whose first access is a read
+        (``read_first``) is an input of the NEFF."""
+        if kind == "Input":
+            return True
+        if self.reading is self.KINDS or kind in ("Output", "ExternalOutput", "ExternalOutputParameter"):
+            return False
+        return read_first
+
+
+class NeffStaging(Decision):
+    id = "R-81"
+    subject = "a kernel's inputs and outputs that are not in DRAM (SBUF, PSUM) in a NEFF written from it"
+    reason = ("the runtime hands a NEFF its inputs and takes its outputs as DRAM buffers (def.json 'input'/'output' "
+              "variables, reached by the DMAs through their var_id); every real kernel moves its data between "
+              "DRAM and SBUF with 0xD4 DMAs on a queue's engine and waits on their completion semaphore (R-15); "
+              "a DMA side is DRAM or SBUF, never PSUM (dma.operands)")
+    DMA = Reading("dma", "each becomes a DRAM variable of its name and bytes: Pool DMAs load the inputs before "
+                         "anything else (every engine's first bundle waits on their semaphore) and store the "
+                         "outputs once every engine has signalled it is done; a PSUM output is first copied to "
+                         "free SBUF by a DVE copy")
+    REFUSE = Reading("refuse", "refuse a kernel whose inputs or outputs are not DRAM variables")
+
+    @property
+    def staged(self) -> bool:
+        return self.reading is self.DMA
+
+
+class NeffToolVersion(Decision):
+    id = "R-82"
+    subject = "info.json tool_version (and what the files call the compiler) of a NEFF written from a kernel"
+    reason = ("every 2.23 corpus file (16) says '2.23.6484.0+3b612583'; whether the runtime compares it with its "
+              "own version is unknown, so the string of the files whose layout is followed is the one known to load")
+    COMPILER = Reading("compiler", "'2.23.6484.0+3b612583': the compiler whose files' layout the writer follows")
+    TONGASM = Reading("tongasm", "'tongasm <version>': says who wrote the file (never seen by a runtime)")
+
+    def tool_version(self, compiler: str, tongasm: str) -> str:
+        return compiler if self.reading is self.COMPILER else f"tongasm {tongasm}"
+
+
+class NeffFreshHeader(Decision):
+    id = "R-83"
+    subject = "the header fields of a NEFF written from a kernel that R-1..R-5 copy on a repack (no input to copy)"
+    reason = ("R-1's digest input is unknown (§1.3); packaging_version 2 is 'tgz + md5' in KLR's NEFF writer; the "
+              "UUID is an RFC 4122 v4 in both matmul files; 0x220 is 0x209C00 in matmul_small (one graph of "
+              "five small streams), meaning unknown; the 2.23 gzip MTIME is what R-5 copies")
+    DERIVED = Reading("derived", "hash = MD5 of the payload (first 16 bytes, rest zero); UUID = a v4 UUID made from "
+                                 "the MD5 of the payload (the same kernel gives the same file); 0x220 = 0x209C00 (as "
+                                 "matmul_small), 0x228 = the number of graphs; gzip MTIME 0")
+    RANDOM = Reading("random", "as derived, but a fresh random v4 UUID and the gzip MTIME of now")
+    ZERO = Reading("zero", "hash, UUID, 0x220 and gzip MTIME zero; 0x228 = the number of graphs")
+
+    WORD_0x220 = 0x209C00
+
+    def fields(self, payload: bytes, graphs: int) -> dict[str, int | bytes]:
+        """Header values for a fresh NEFF of ``payload`` (its MD5 is the digest and, v4-formatted, the UUID)."""
+        if self.reading is self.ZERO:
+            return {"hash": bytes(16), "hash_rest": bytes(16), "uuid": bytes(16), "unknown_0x220": 0,
+                    "unknown_0x228": graphs}
+        digest = hashlib.md5(payload).digest()
+        u = _uuid.uuid4().bytes if self.reading is self.RANDOM else _uuid.UUID(bytes=digest, version=4).bytes
+        return {"hash": digest, "hash_rest": bytes(16), "uuid": u, "unknown_0x220": self.WORD_0x220,
+                "unknown_0x228": graphs}
+
+    def gzip_mtime(self) -> int:
+        return int(time.time()) & 0xFFFFFFFF if self.reading is self.RANDOM else 0
+
+
+class NeffCopiedFields(Decision):
+    id = "R-84"
+    subject = ("def.json and sidecar fields of a NEFF written from a kernel whose derivation is unknown "
+               "(runtime_event_count, runtime_semaphore_count, runtime_statebuffer_reservation, neff_features, "
+               "fp8_conversion_config, act_semaphore, cc_streams, a virtual variable's backing_variable_off)")
+    reason = ("the same in every graph of the 2.23 files (cayman: the 22 graphs of the 10 trn2 corpus files and "
+              "the two matmul NEFFs; sunda: the 6 trn1 files): 12 events, 3 runtime semaphores, act_semaphore 12, "
+              "no cc streams; cayman reserves SBUF 229368..229375 (evtaccel) and lists neff_feature_vnc, sunda "
+              "neither; every 2.23 'virtual' variable has backing_variable_off 0")
+    COPY = Reading("copy", "the values of the target's 2.23 files, as they are")
+
+
+class NeffDmaQueues(Decision):
+    id = "R-86"
+    subject = "the def.json dma_queue table of a NEFF written from a kernel"
+    reason = ("the 2.23 files declare one queue per engine that issues DMAs, 16 queues owning a block of 16 "
+              "semaphores from 8 (8..23, 24..39, 40..55; which engine gets which block varies: cayman pool 24..39 "
+              "and sp 8..23 in 7 graphs, pool 8..23 with sp/act/dve at 24.. or 40.. in 9, none in 10 graphs "
+              "without queues; sunda pool 8..23 in all 6), named qPoolDynamic (with dynamic_dma scratch 0/16384), "
+              "qSPDynamicHW, qActDynamicHW; no PE or DVE DynamicHW queue was seen")
+    PER_ENGINE = Reading("per-engine", "one queue per engine whose bundles hold a DMA, owning the block of the "
+                                       "semaphores they signal (one block per engine, refused otherwise, S-64); the "
+                                       "staging's Pool DMAs (R-81) take Pool's block, else the lowest free one; a "
+                                       "pe or dve queue is named qPEDynamicHW / qDVEDynamicHW by analogy")
+
+
+class NeffTables(Decision):
+    id = "R-85"
+    subject = "the activation-function and DVE table members of a NEFF written from a kernel"
+    reason = ("the tables (act_info.json, <set>.json, <set>_bkt.bin, <set>_ctrl.bin, default_*_table.bin) are the "
+              "compiler's data, which tongasm does not have; the simulator reads none of them (it computes each "
+              "function). The sets a graph loads are named in Activation.json activation_function_sets, which "
+              "R-21 makes the index of every ActivationTableLoad")
+    NAMES = Reading("names", "Activation.json lists the sets the Activation stream loads (in first-load order, "
+                             "each ActivationTableLoad's +0x23 rewritten to its position under R-21=graph-table); no "
+                             "table member is written, and no sidecar key names one (act_info, dve_tables)")
