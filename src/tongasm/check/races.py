@@ -511,10 +511,12 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
 
     done: dict[tuple[tuple[str, int], int, int], int] = {}  # (key, source stream, waiter) -> covered prefix
 
-    def prove(key: tuple[str, int], need: int, ws: int, wi: int, vc: list[int]
+    def prove(key: tuple[str, int], need: int, ws: int, wi: int, vc: list[int], patient: bool
               ) -> list[tuple[int, int, int]] | tuple[int, int]:
         """The sources (stream, bundle, transfer) the wait of bundle (ws, wi) needs in every schedule
-        and that ``vc`` does not already cover; or the (stream, bundle) of a needed source not yet visited."""
+        and that ``vc`` does not already cover; or the (stream, bundle) of a source not yet visited that
+        the answer waits for: a needed one, or (``patient``) one counted as possible without a candidate
+        only because it is not visited yet (once visited its clock may show it comes after)."""
         c = counters.get(key)
         if c is None or c.written:
             return []
@@ -534,6 +536,7 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
         if total < need:
             return []  # never satisfied: a deadlock, not a race
         found: list[tuple[int, int, int]] = []
+        pending: tuple[int, int] | None = None
         for s, g in c.groups.items():
             p = prefix[s]
             top = min(bisect_left(g.cum, need), p)  # candidates: fewer than need before them in their stream
@@ -554,6 +557,7 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                 bound = tr_slack[et] if et >= 0 else 0
                 ok = True
                 examined = 0
+                unseen: tuple[int, int] | None = None
                 for h, gh in c.groups.items():
                     ph = prefix[h]
                     before = min(bisect_left(gh.index, ce[h]), ph)  # raised before E's bundle: not after E
@@ -571,6 +575,8 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                             ok = False
                             break
                         if not after_source(s, ei, et, clock_of(h, gh.index[m])):
+                            if unseen is None and clocks[h][gh.index[m]] is None:
+                                unseen = (h, gh.index[m])
                             bound += gh.amount[m]
                             if bound >= need:
                                 ok = False
@@ -583,7 +589,11 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                     found.append((s, ei, et))
                     if et < 0:
                         break  # every earlier update of the stream comes before this one
+                elif pending is None:
+                    pending = unseen
                 j -= 1
+        if patient and pending is not None:
+            return pending
         return found
 
     last_sem: list[int | None] = [None] * k
@@ -626,14 +636,17 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
 
     visits = 0
     progressed = True
-    while progressed:
+    stuck = False  # every stream waits: resolve the first waiting one with what is known
+    while progressed or (not stuck and any(w is not None for w in waiting)):
+        if not progressed:
+            stuck = True
         progressed = False
         for s in range(k):
             if pc[s] >= lens[s]:
                 continue
             i = pc[s]
             wt = waiting[s]
-            if wt is not None and pc[wt[0]] <= wt[1]:
+            if wt is not None and pc[wt[0]] <= wt[1] and not stuck:
                 continue
             waiting[s] = None
             d = bs[s][i]
@@ -649,7 +662,7 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                 key, need = w
                 if key[0] == "sem":
                     last_sem[s] = key[1]
-                got = prove(key, need, s, i, vc)
+                got = prove(key, need, s, i, vc, not stuck)
                 if isinstance(got, tuple):
                     waiting[s] = got  # retried once that bundle is visited
                     blocked = True
@@ -680,6 +693,7 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                 touching[s].append(i)
             pc[s] += 1
             progressed = True
+            stuck = False
             visits += 1
             if visits % 64 == 0 and open_tr:
                 open_tr = [t for t in open_tr if not all(
