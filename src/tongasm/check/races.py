@@ -276,6 +276,8 @@ class RaceReport:
     more: int = 0
     #: bundles never reached (their waits can never hold: a deadlock)
     unreached: int = 0
+    #: passes over the streams (each proves what the one before made provable)
+    passes: int = 0
 
     @property
     def count(self) -> int:
@@ -335,7 +337,7 @@ def _updates(d: DecodedBundle, by_wire: Mapping[int, UpdateMode], zero_is_none: 
 def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet = DEFAULT_DECISIONS, *,
           blocks: Mapping[tuple[str, int], DmaBlock] | None = None, dge_table: Sequence[int] | None = None,
           labels: Mapping[str, Sequence[str | None] | None] | None = None, limit: int = 100,
-          cap: int = 512) -> RaceReport:
+          cap: int = 512, max_passes: int = 8) -> RaceReport:
     """The unordered conflicting pairs of ``streams`` (name -> decoded bundles); see the module doc.
 
     ``blocks``: the 0xC1 descriptor blocks by (queue name, block id); ``dge_table``: the var_ids of
@@ -493,13 +495,17 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
     visit_static()
 
     # --- pass 3: the happens-before clocks, visiting one bundle per stream in turn ------------------------
+    # Each pass starts from what the one before proved (``prior``: at first the static clocks), so a
+    # wait whose other sources only a later wait shows to come after it is proven in a later pass;
+    # the passes stop when nothing changes, and the last one (the same clocks again) finds the races.
+    prior = static
     clocks: list[list[tuple[int, ...] | None]] = [[None] * n for n in lens]
     aft: list[list[int]] = [[WHOLE] * k for _ in tr_point]  # per transfer: first bundle per stream after it
     pc = [0] * k
 
     def clock_of(s: int, i: int) -> tuple[int, ...]:
         c = clocks[s][i]
-        return c if c is not None else static[s][i]
+        return c if c is not None else prior[s][i]
 
     def after_transfer(t: int, vc: Sequence[int]) -> bool:
         a = aft[t]
@@ -527,7 +533,7 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
             lo, hi = 0, len(g.index)
             while lo < hi:
                 mid = (lo + hi) // 2
-                if static[s][g.index[mid]][ws] > wi:
+                if prior[s][g.index[mid]][ws] > wi:
                     hi = mid
                 else:
                     lo = mid + 1
@@ -596,111 +602,140 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
             return pending
         return found
 
-    last_sem: list[int | None] = [None] * k
-    # the visited bundles of each stream that touch memory, for the windows
-    touching: list[list[int]] = [[] for _ in range(k)]
-    open_tr: list[int] = []
-    found = report.races
-    seen: set[tuple[int, int, int, int]] = set()
-    waiting: list[tuple[int, int] | None] = [None] * k  # what a blocked stream waits to be visited
+    def run(scanning: bool) -> None:
+        """One pass over every stream (``scanning``: and compare each access with what it is not ordered with)."""
+        nonlocal clocks, pc
+        clocks = [[None] * n for n in lens]
+        pc = [0] * k
+        done.clear()
+        last_sem: list[int | None] = [None] * k
+        # the visited bundles of each stream that touch memory, for the windows
+        touching: list[list[int]] = [[] for _ in range(k)]
+        open_tr: list[int] = []
+        found = report.races
+        seen: set[tuple[int, int, int, int]] = set()
+        waiting: list[tuple[int, int] | None] = [None] * k  # what a blocked stream waits to be visited
 
-    def record(a: Access, b: Access, region: Region, sem: int | None) -> None:
-        if len(found) < limit:
-            found.append(Race(a, b, region, sem))
-        else:
-            report.more += 1
+        def record(a: Access, b: Access, region: Region, sem: int | None) -> None:
+            if len(found) < limit:
+                found.append(Race(a, b, region, sem))
+            else:
+                report.more += 1
 
-    def scan(s: int, i: int, fp: Footprint, vc: Sequence[int], tr: int) -> None:
-        """Compare one access (bundle (s, i), or the transfer ``tr`` it issued) with what it is not ordered with."""
-        me = access(s, i, tr >= 0)
-        for sj in range(k):
-            if sj == s:
-                continue
-            lst = touching[sj]
-            start = bisect_left(lst, vc[sj])
-            for j in lst[start:]:
-                other = fps[sj][j]
-                report.pairs_examined += 1
-                r = _conflict(fp, other)
-                if r is not None and (sj, j, s, i * 2 + (tr >= 0)) not in seen:
-                    seen.add((sj, j, s, i * 2 + (tr >= 0)))
-                    record(access(sj, j), me, r, last_sem[s])
-        for t in open_tr:
-            if t == tr or after_transfer(t, vc):
-                continue
-            report.pairs_examined += 1
-            r = _conflict(fp, tr_fp[t])
-            if r is not None:
-                ts, ti = tr_point[t]
-                record(access(ts, ti, True), me, r, last_sem[s])
-
-    visits = 0
-    progressed = True
-    stuck = False  # every stream waits: resolve the first waiting one with what is known
-    while progressed or (not stuck and any(w is not None for w in waiting)):
-        if not progressed:
-            stuck = True
-        progressed = False
-        for s in range(k):
-            if pc[s] >= lens[s]:
-                continue
-            i = pc[s]
-            wt = waiting[s]
-            if wt is not None and pc[wt[0]] <= wt[1] and not stuck:
-                continue
-            waiting[s] = None
-            d = bs[s][i]
-            prev = clocks[s][i - 1] if i else None
-            vc = list(prev) if prev is not None else [0] * k
-            vc[s] = i + 1
-            blocked = False
-            proven: list[tuple[int, int, int]] = []
-            for w in waits(d):
-                if w is None:
-                    report.unproven_waits += 1
+        def scan(s: int, i: int, fp: Footprint, vc: Sequence[int], tr: int) -> None:
+            """Compare one access (bundle (s, i), or the transfer ``tr`` it issued) with what it is not ordered with."""
+            me = access(s, i, tr >= 0)
+            for sj in range(k):
+                if sj == s:
                     continue
-                key, need = w
-                if key[0] == "sem":
-                    last_sem[s] = key[1]
-                got = prove(key, need, s, i, vc, not stuck)
-                if isinstance(got, tuple):
-                    waiting[s] = got  # retried once that bundle is visited
-                    blocked = True
-                    break
-                for ps, pi, pt in got:
-                    cp = clocks[ps][pi]
-                    assert cp is not None
-                    vc = [max(a, b) for a, b in zip(vc, cp)]
-                    proven.append((ps, pi, pt))
-                c = counters.get(key)
-                if c is not None and c.written:
-                    report.unproven_waits += 1
-            if blocked:
-                continue
-            for _ps, _pi, pt in proven:
-                if pt >= 0 and aft[pt][s] > i:
-                    aft[pt][s] = i
-            clocks[s][i] = tuple(vc)
-            fp = fps[s][i]
-            if not fp.empty:
-                scan(s, i, fp, vc, -1)
-            t = tr_of[s].get(i)
-            if t is not None:
-                if not tr_fp[t].empty:
-                    scan(s, i, tr_fp[t], vc, t)
-                open_tr.append(t)
-            if not fp.empty:
-                touching[s].append(i)
-            pc[s] += 1
-            progressed = True
-            stuck = False
-            visits += 1
-            if visits % 64 == 0 and open_tr:
-                open_tr = [t for t in open_tr if not all(
-                    pc[u] >= lens[u] or (pc[u] > 0 and after_transfer(t, clocks[u][pc[u] - 1] or zero))
-                    for u in range(k))]
+                lst = touching[sj]
+                start = bisect_left(lst, vc[sj])
+                for j in lst[start:]:
+                    cj = clocks[sj][j]
+                    # visited earlier in this pass, but after this access by what earlier passes proved
+                    if cj is not None and (after_transfer(tr, cj) if tr >= 0 else cj[s] > i):
+                        continue
+                    other = fps[sj][j]
+                    report.pairs_examined += 1
+                    r = _conflict(fp, other)
+                    if r is not None and (sj, j, s, i * 2 + (tr >= 0)) not in seen:
+                        seen.add((sj, j, s, i * 2 + (tr >= 0)))
+                        record(access(sj, j), me, r, last_sem[s])
+            for t in open_tr:
+                if t == tr or after_transfer(t, vc):
+                    continue
+                ts, ti = tr_point[t]
+                if (after_transfer(tr, clock_of(ts, ti)) if tr >= 0 else clock_of(ts, ti)[s] > i):
+                    continue  # issued after this access
+                report.pairs_examined += 1
+                r = _conflict(fp, tr_fp[t])
+                if r is not None:
+                    record(access(ts, ti, True), me, r, last_sem[s])
+
+        visits = 0
+        progressed = True
+        stuck = False  # every stream waits: resolve the first waiting one with what is known
+        while progressed or (not stuck and any(w is not None for w in waiting)):
+            if not progressed:
+                stuck = True
+            progressed = False
+            for s in range(k):
+                if pc[s] >= lens[s]:
+                    continue
+                i = pc[s]
+                wt = waiting[s]
+                if wt is not None and pc[wt[0]] <= wt[1] and not stuck:
+                    continue
+                waiting[s] = None
+                d = bs[s][i]
+                prev = clocks[s][i - 1] if i else None
+                # what earlier passes proved holds in every schedule: start from it
+                vc = list(prior[s][i]) if prev is None else [max(a, b) for a, b in zip(prev, prior[s][i])]
+                blocked = False
+                proven: list[tuple[int, int, int]] = []
+                for w in waits(d):
+                    if w is None:
+                        report.unproven_waits += scanning
+                        continue
+                    key, need = w
+                    if key[0] == "sem":
+                        last_sem[s] = key[1]
+                    got = prove(key, need, s, i, vc, not stuck)
+                    if isinstance(got, tuple):
+                        waiting[s] = got  # retried once that bundle is visited
+                        blocked = True
+                        break
+                    for ps, pi, pt in got:
+                        cp = clocks[ps][pi]
+                        assert cp is not None
+                        vc = [max(a, b) for a, b in zip(vc, cp)]
+                        proven.append((ps, pi, pt))
+                    c = counters.get(key)
+                    if c is not None and c.written:
+                        report.unproven_waits += scanning
+                if blocked:
+                    continue
+                for _ps, _pi, pt in proven:
+                    if pt >= 0 and aft[pt][s] > i:
+                        aft[pt][s] = i
+                clocks[s][i] = tuple(vc)
+                fp = fps[s][i]
+                if scanning and not fp.empty:
+                    scan(s, i, fp, vc, -1)
+                t = tr_of[s].get(i)
+                if t is not None and scanning:
+                    if not tr_fp[t].empty:
+                        scan(s, i, tr_fp[t], vc, t)
+                    open_tr.append(t)
+                if not fp.empty:
+                    touching[s].append(i)
+                pc[s] += 1
+                progressed = True
+                stuck = False
+                visits += 1
+                if scanning and visits % 64 == 0 and open_tr:
+                    open_tr = [t for t in open_tr if not all(
+                        pc[u] >= lens[u] or (pc[u] > 0 and after_transfer(t, clocks[u][pc[u] - 1] or zero))
+                        for u in range(k))]
+
+    passes = 0
+    while True:
+        passes += 1
+        run(False)
+        filled = _filled(clocks, prior, lens, k)
+        if filled == prior or passes >= max_passes:
+            break
+        prior = filled
+    run(True)
+    report.passes = passes + 1
     report.unreached = sum(lens[s] - pc[s] for s in range(k))
     return report
+
+
+def _filled(clocks: list[list[tuple[int, ...] | None]], prior: list[list[tuple[int, ...]]], lens: list[int], k: int
+            ) -> list[list[tuple[int, ...]]]:
+    """The clocks of a pass, a bundle it did not reach keeping its prior clock."""
+    return [[c if c is not None else prior[s][i] for i, c in enumerate(clocks[s])] for s in range(k)]
 
 
 def decode_streams(streams: Mapping[str, bytes], decisions: DecisionSet = DEFAULT_DECISIONS
