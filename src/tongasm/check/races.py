@@ -555,6 +555,8 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
             while j >= low:
                 ei, et = g.index[j], g.transfer[j]
                 if after_source(s, ei, et, vc):
+                    if clocks[s][ei] is not None:
+                        found.append((s, ei, et))  # needed and covered: its clock is joined all the same
                     if et < 0:
                         break  # this one and every earlier update of the stream are covered
                     j -= 1
@@ -669,7 +671,9 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                 waiting[s] = None
                 d = bs[s][i]
                 prev = clocks[s][i - 1] if i else None
-                # what earlier passes proved holds in every schedule: start from it
+                # what earlier passes proved holds in every schedule: start from it (the needed updates
+                # are joined even when it covers them, so at the fixed point a clock that covers a
+                # bundle holds that bundle's whole clock)
                 vc = list(prior[s][i]) if prev is None else [max(a, b) for a, b in zip(prev, prior[s][i])]
                 blocked = False
                 proven: list[tuple[int, int, int]] = []
