@@ -548,7 +548,7 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
             top = min(bisect_left(g.cum, need), p)  # candidates: fewer than need before them in their stream
             dk = (key, s, ws)
             low = done.get(dk, 0)
-            while low < top and after_source(s, g.index[low], g.transfer[low], vc):
+            while low < top - 1 and after_source(s, g.index[low], g.transfer[low], vc):
                 low += 1
             done[dk] = low
             j = top - 1
