@@ -46,7 +46,7 @@ known to be finished everywhere.
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -473,7 +473,7 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                     blocked = False
                     for w in waits(bs[s][i]):
                         c = counters.get(w[0]) if w is not None else None
-                        if c is None or not c.static:
+                        if w is None or c is None or not c.static:
                             continue
                         hit = nth(c, w[1])
                         if hit is None:
