@@ -555,8 +555,9 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
             while j >= low:
                 ei, et = g.index[j], g.transfer[j]
                 if after_source(s, ei, et, vc):
-                    if clocks[s][ei] is not None:
-                        found.append((s, ei, et))  # needed and covered: its clock is joined all the same
+                    if clocks[s][ei] is None:
+                        return (s, ei)  # covered by an earlier pass, not yet visited in this one
+                    found.append((s, ei, et))  # needed and covered: its clock is joined all the same
                     if et < 0:
                         break  # this one and every earlier update of the stream are covered
                     j -= 1
