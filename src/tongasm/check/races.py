@@ -4,68 +4,120 @@ What it holds:
 
 * :func:`footprints` -- the memory regions one decoded bundle reads and writes, derived from its
   layout's descriptor slots (one rule for every slot: the slot's ``write`` flag is its role, the
-  ADDR4 word its space/partition/byte, the steps and counts its extent). A region is a bounding box
+  ADDR4 word its space/partition/byte, the steps and counts its extent, the dtype field -- or the
+  slot's ``elem_bytes`` -- its element size, the count field -- or the slot's fixed count -- its
+  partitions; a slot with neither covers every partition from its first). A region is a bounding box
   ``(space, first partition, partition count, first byte, end byte)``: an over-approximation, so a
   conflict may be reported that the exact element sets would not show, never the other way round.
-* :func:`races` -- program order per engine, plus ``sem >= n`` waits ordered after the update that
-  makes the n-th increment, built as one vector clock per bundle (linear in the bundles). It is
-  conservative: a wait is taken to order anything only when every update of its semaphore is an
-  increment (``sem_inc``/``sem_add_imm``) from a single stream, so the n-th count is reached at one
-  known bundle in every schedule; a semaphore also decremented, written or raised from several
-  streams orders nothing (its pairs are reported as unordered). DMA completions are not modelled
-  yet: a DMA bundle's footprint is its issue's.
+  A DRAM region is ``("dram", var_id, 1, first byte, end byte)``; an address tongasm cannot resolve
+  (a DGE register offset, no DGE table) is every variable (:data:`ANY_DRAM`).
+* :func:`dma_footprint` -- what a 0xD4 DMA moves (its two ADDR8 sides, R-17); a 0xC1 trigger moves
+  what its descriptor block says (:class:`DmaBlock`, given by the caller: a NEFF's sidecars, R-90).
+* :func:`races` -- the happens-before relation every legal schedule respects, and the conflicting
+  pairs it does not order.
 
-A race is a pair of bundles on different engines whose regions overlap, at least one writing, that
-no happens-before path orders. Each pair is found once, when the later of the two (in the
-analysis' order) is visited, by scanning only the other engines' bundles its clock does not cover.
+Happens-before (``A -> B``: in every schedule A has finished before B starts):
 
-Status on the real corpus (96 NEFFs, 1,232,082 bundles, one process on a shared machine): 98.0 M
-region pairs examined, 227 s in all, 45.5 s on the largest (109,042 bundles). It reports 2,619 pairs
-in 41 NEFFs. Those are gaps of this analysis, not races of the compiler: the orderings it does not yet
-model (DMA-completion increments, EventSemaphore's second lane, ``sem_ge_reg`` waits, semaphores raised
-from several streams) are what orders them, so the check is not registered with ``check`` yet.
+* program order within each engine stream;
+* a DMA's transfer happens after its issuing bundle and before its completion increment; it is
+  ordered with nothing else by itself (S-40: the engine goes on at once);
+* a wait ``sem >= n`` (``sem_ge_imm``; EventSemaphore's two lanes both) comes after an update E of
+  that semaphore when every way of reaching n needs E: the increments that can happen without E
+  before the wait -- every other update not known to come after E or after the wait -- sum to less
+  than n (counting semantics; semaphores start at 0 and only the known sources raise them, S-90;
+  decrements only lower the count, so leaving them out keeps the bound sound; a semaphore that is
+  ever written (``sem_wr_imm``) proves nothing). Under R-15=parts a DMA's completion is observed
+  whole only when its last part is needed. An event wait is the same rule with n = 1 over the
+  event's setters. A ``sem_ge_reg`` wait proves nothing (the register's value is not tracked).
+
+"Known to come after" is the relation found so far: before a wait is resolved only program order,
+the waits of semaphores raised from one stream by bundles alone (whose n-th increment is fixed: the
+static clocks) and the waits already resolved are used, so every proof holds in every schedule --
+a pair is ordered only when every schedule orders it. Vector clocks (one per bundle, one component
+per stream) carry the relation; a DMA transfer is after bundle B iff B's clock covers one of the
+waits proven after its completion (``after`` below).
+
+A race is a pair of accesses -- bundles on different engines, or a DMA transfer and anything it is
+not ordered with -- whose regions overlap, at least one writing. Bundles are visited in an order
+that respects happens-before, one per stream in turn (as the simulator's turns), so each bundle is
+compared only with the other streams' visited bundles its clock does not cover and the DMAs not yet
+known to be finished everywhere.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from ..decode.bundle import DecodedBundle, DecodeFailure, iter_stream
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
-from ..isa.descriptors import decode_addr4
+from ..isa.descriptors import SBUF_PARTITION_SHIFT, decode_addr4
 from ..isa.enums import WAIT_WIRE, WIRE_DTYPE_ALIGN, UpdateMode, WaitMode
+from ..isa.fields import Slot
 from ..isa.formats import build_formats
+from ..isa.layout import Sem
 from ..numeric import signed
 
 #: A region: (space, first partition, partition count, first byte, end byte (exclusive)).
 Region = tuple[str, int, int, int, int]
+#: A byte end past every variable: a region of unknown extent.
+WHOLE = 1 << 62
+#: Every byte of every DRAM variable (an address tongasm cannot resolve statically).
+ANY_DRAM: Region = ("dram", 0, 1 << 31, 0, WHOLE)
+#: The partitions of SBUF and PSUM (every target tongasm knows).
+PARTITIONS = 128
 
 
 @dataclass(frozen=True)
 class Footprint:
-    """What one bundle reads and writes."""
+    """What one bundle (or one DMA transfer) reads and writes."""
 
     reads: tuple[Region, ...]
     writes: tuple[Region, ...]
 
     def to_json(self) -> dict[str, object]:
         def js(r: Region) -> dict[str, object]:
+            if r[0] == "dram":
+                var: object = "any" if r == ANY_DRAM else r[1]
+                return {"space": "dram", "var": var, "bytes": [r[3], r[4]]}
             return {"space": r[0], "partitions": [r[1], r[1] + r[2]], "bytes": [r[3], r[4]]}
         return {"reads": [js(r) for r in self.reads], "writes": [js(r) for r in self.writes]}
 
+    @property
+    def empty(self) -> bool:
+        return not self.reads and not self.writes
 
-def _element_size(fields: Mapping[str, int], dtype_field: str | None) -> int:
+
+EMPTY = Footprint((), ())
+
+
+def _element_size(s: Slot, fields: Mapping[str, int]) -> int:
     """The slot's element size in bytes: its wire dtype's (SPEC §2.1 aligns each element to its
-    size, so the alignment table is the size table); 8, the widest, when no dtype field says or the
-    tag is unknown, so the box still covers every element."""
-    if dtype_field is None or dtype_field not in fields:
-        return 8
-    return WIRE_DTYPE_ALIGN.get(fields[dtype_field], 8)
+    size, so the alignment table is the size table); the slot's ``elem_bytes`` when no field gives the
+    dtype; else 8, the widest, so the box still covers every element."""
+    if s.dtype_field is not None and s.dtype_field in fields:
+        return WIRE_DTYPE_ALIGN.get(fields[s.dtype_field], 8)
+    return s.elem_bytes or 8
+
+
+def _partitions(d: DecodedBundle, s: Slot, first: int) -> int:
+    """The slot's partition count: the layout's fixed count, else its count field's; a slot whose
+    layout declares neither covers every partition from its first."""
+    if s.partitions is not None:
+        return s.partitions
+    if s.parts_field is None:
+        return max(PARTITIONS - first, 1)
+    try:
+        return max(d.fields[s.parts_field], 1)
+    except KeyError:
+        raise ValueError(f"layout {d.fmt.name}: slot {s.name} names count field {s.parts_field!r}, which the "
+                         "layout does not have") from None
 
 
 def footprints(d: DecodedBundle) -> Footprint:
-    """The regions ``d`` reads and writes, from its layout's slots (registers: ``space="register"``)."""
+    """The regions ``d``'s descriptor slots read and write (registers: ``space="register"``); a DMA's
+    transfer is :func:`dma_footprint`'s."""
     reads: list[Region] = []
     writes: list[Region] = []
     f = d.fields
@@ -76,152 +128,619 @@ def footprints(d: DecodedBundle) -> Footprint:
         if a.space == "register":
             region: Region = ("register", a.register or 0, 1, 0, 1)
         elif a.space in ("sbuf", "psum"):
-            lo, hi = s.extent(f, _element_size(f, s.dtype_field))
-            try:
-                parts = s.partition_count(f)
-            except KeyError:
-                parts = 1
+            lo, hi = s.extent(f, _element_size(s, f))
+            first = a.partition or 0
             base = a.byte or 0
-            region = (a.space, a.partition or 0, max(parts, 1), base + lo, base + hi + 1)
+            region = (a.space, first, _partitions(d, s, first), base + lo, base + hi + 1)
         else:
             continue
         (writes if s.write else reads).append(region)
     return Footprint(tuple(reads), tuple(writes))
 
 
+def _span(start: int, dims: Sequence[tuple[int, int]], run: int) -> tuple[int, int]:
+    """[first, end) bytes of runs of ``run`` bytes at start + sum(i_k * step_k), i_k < num_k."""
+    lo = hi = start
+    for step, num in dims:
+        if num > 1:
+            if step < 0:
+                lo += step * (num - 1)
+            else:
+                hi += step * (num - 1)
+    return lo, hi + run
+
+
+def sbuf_box(start: int, dims: Sequence[tuple[int, int]], run: int) -> Region:
+    """The SBUF box of runs at byte addresses ``partition << 18 | byte`` (DMA sides, R-17): a dim whose
+    step is a multiple of one partition moves partitions, any other dim bytes."""
+    unit = 1 << SBUF_PARTITION_SHIFT
+    p0, b0 = start >> SBUF_PARTITION_SHIFT, start & (unit - 1)
+    pdims = [(st // unit, n) for st, n in dims if st % unit == 0]
+    bdims = [(st, n) for st, n in dims if st % unit != 0]
+    plo, phi = _span(p0, pdims, 1)
+    blo, bhi = _span(b0, bdims, run)
+    if blo < 0 or bhi > unit:  # the bytes cross a partition: take the whole partitions
+        plo, phi = min(plo, (start + blo - b0) >> SBUF_PARTITION_SHIFT), max(phi, ((start + bhi - b0) >> SBUF_PARTITION_SHIFT) + 1)
+        blo, bhi = 0, unit
+    plo = max(plo, 0)
+    return ("sbuf", plo, max(phi - plo, 1), blo, bhi)
+
+
+def dma_footprint(d: DecodedBundle, dge_table: Sequence[int] | None, decisions: DecisionSet = DEFAULT_DECISIONS
+                  ) -> Footprint:
+    """What a 0xD4 DMA reads (its src side) and writes (its dst side), R-16/R-17: SBUF as a box,
+    DRAM as a byte range of a variable (a DGE-table entry resolved through ``dge_table``)."""
+    from ..isa.decisions.neff import Addr8Modes
+
+    modes = decisions.get(Addr8Modes)
+    f = d.fields
+    out: list[Region] = []
+    for side in ("src", "dst"):
+        mode, var = f[f"{side}.addr_mode"], f[f"{side}.var"] | f[f"{side}.var_hi"] << 16
+        word, run = f[f"{side}.addr"], max(f[f"{side}.elem_size"], 1)
+        dims = [(f[f"{side}.step0"], f[f"{side}.num0"]), (f[f"{side}.step1"], f[f"{side}.num1"])]
+        if mode == Addr8Modes.PHYSICAL and var == Addr8Modes.SBUF_VAR:
+            out.append(sbuf_box(word, dims, run))
+            continue
+        vid: int | None = None
+        if mode == Addr8Modes.PHYSICAL:
+            vid = var
+        elif mode == Addr8Modes.DGE_IMMEDIATE and dge_table is not None:
+            try:
+                vid = modes.var_id(mode, var, list(dge_table))
+            except ValueError:
+                vid = None
+        if vid is None:  # a register offset, an unknown mode or no DGE table: any variable, any byte
+            out.append(ANY_DRAM)
+        else:
+            lo, hi = _span(word, dims, run)
+            out.append(("dram", vid, 1, max(lo, 0), hi))
+    return Footprint((out[0],), (out[1],))
+
+
 def _overlap(a: Region, b: Region) -> bool:
     return (a[0] == b[0] and a[1] < b[1] + b[2] and b[1] < a[1] + a[2] and a[3] < b[4] and b[3] < a[4])
 
 
+def _conflict(x: Footprint, y: Footprint) -> Region | None:
+    """The first region of ``x`` that overlaps one of ``y`` with at least one of the two writing."""
+    for mine, theirs in ((x.writes, y.writes + y.reads), (x.reads, y.writes)):
+        for a in mine:
+            if a[0] == "register":  # an engine's registers are its own
+                continue
+            for b in theirs:
+                if _overlap(a, b):
+                    return a
+    return None
+
+
+@dataclass(frozen=True)
+class DmaBlock:
+    """A pre-built descriptor block a 0xC1 PseudoDMATrigger fires (a NEFF sidecar's ``dma`` entry):
+    what it moves and the semaphore its completion raises by ``increment`` (R-90)."""
+
+    semaphore: int
+    footprint: Footprint
+    increment: int = 16
+
+
+@dataclass(frozen=True)
+class Access:
+    """One side of a race: a bundle, or the transfer of the DMA a bundle issued."""
+
+    stream: str
+    index: int
+    offset: int
+    mnemonic: str
+    label: str | None = None
+    dma: bool = False
+
+    def text(self) -> str:
+        what = f"{self.label}, {self.mnemonic}" if self.label else self.mnemonic
+        return f"{self.stream} {'DMA issued by bundle' if self.dma else 'bundle'} {self.index} ({what}) at +{self.offset:#x}"
+
+
 @dataclass(frozen=True)
 class Race:
-    """Two unordered bundles whose footprints conflict."""
+    """Two unordered accesses whose footprints conflict."""
 
-    first: tuple[str, int, int, str]  # (stream, index, byte offset, mnemonic)
-    second: tuple[str, int, int, str]
+    first: Access
+    second: Access
     region: Region
-    semaphore: int | None  # the nearest semaphore the second bundle's stream waits on, if any
+    semaphore: int | None  # the semaphore the second's stream last waited on (or its DMA signals)
 
     def line(self) -> str:
-        def b(x: tuple[str, int, int, str]) -> str:
-            return f"{x[0]} bundle {x[1]} ({x[3]}) at +{x[2]:#x}"
         r = self.region
+        if r[0] == "dram":
+            where = "DRAM (any variable)" if r == ANY_DRAM else f"DRAM var {r[1]}"
+        else:
+            where = f"{r[0]} partitions {r[1]}..{r[1] + r[2] - 1}"
         sem = f"; nearest semaphore sem{self.semaphore}" if self.semaphore is not None else ""
-        return (f"race: {b(self.first)} and {b(self.second)} both touch {r[0]} partitions "
-                f"{r[1]}..{r[1] + r[2] - 1} bytes {r[3]:#x}..{r[4]:#x} with no ordering{sem}")
+        return (f"race: {self.first.text()} and {self.second.text()} both touch {where} bytes "
+                f"{r[3]:#x}..{r[4]:#x} (at least one writing) with no ordering{sem}")
 
 
 @dataclass
 class RaceReport:
+    """The races of a set of streams and what the analysis did."""
+
     races: list[Race]
     pairs_examined: int
     bundles: int
-    unordered_semaphores: set[int]
+    dmas: int = 0
+    #: DMA bundles whose transfer or completion tongasm does not know (0xC4, a 0xC1 of no known block)
+    unanalysed: list[Access] = field(default_factory=list)
+    #: waits that prove nothing by their form (sem_ge_reg; a written semaphore), by (stream, index)
+    unproven_waits: int = 0
+    #: the races found beyond ``limit`` (counted, not kept)
+    more: int = 0
+    #: bundles never reached (their waits can never hold: a deadlock)
+    unreached: int = 0
+    #: passes over the streams (each proves what the one before made provable)
+    passes: int = 0
+
+    @property
+    def count(self) -> int:
+        return len(self.races) + self.more
 
 
-_INCREMENTS = {UpdateMode.sem_inc, UpdateMode.sem_add_imm}
+# --- semaphore sources --------------------------------------------------------------------------------
 
 
-def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet = DEFAULT_DECISIONS,
-          *, limit: int = 100) -> RaceReport:
-    """The unordered conflicting pairs of ``streams`` (name -> decoded bundles); see the module doc."""
+@dataclass
+class _Group:
+    """The sources of one semaphore that one stream's bundles raise or issue, in program order."""
+
+    index: list[int] = field(default_factory=list)  # the bundle of each source
+    amount: list[int] = field(default_factory=list)
+    transfer: list[int] = field(default_factory=list)  # the DMA transfer (-1: the bundle's own update)
+    cum: list[int] = field(default_factory=lambda: [0])  # cum[k] = sum of amount[:k]
+
+
+@dataclass
+class _Counter:
+    groups: dict[int, _Group] = field(default_factory=dict)
+    written: bool = False
+    static: bool = False  # raised only by one stream's own updates: the n-th increment is fixed
+
+
+_WAIT_GE = WAIT_WIRE[WaitMode.sem_ge_imm]
+_WAIT_REG = WAIT_WIRE[WaitMode.sem_ge_reg]
+_WAIT_EVT = WAIT_WIRE[WaitMode.evt_set_clear]
+
+
+def _updates(d: DecodedBundle, by_wire: Mapping[int, UpdateMode], zero_is_none: bool
+             ) -> list[tuple[UpdateMode, int, int]]:
+    """(mode, semaphore or event, value) of each update lane of ``d`` that updates (D-2, as the
+    scheduler reads it)."""
+    lanes = d.fmt.sync
+    out: list[tuple[UpdateMode, int, int]] = []
+    if lanes is None:
+        return out
+    f = d.fields
+    for u in lanes.updates:
+        mode = f.get(u.mode, 0)
+        if mode == 0:
+            if zero_is_none:
+                continue
+            if f.get(u.index, 0) == 0:
+                owns = any(f.get(w.mode, 0) in (_WAIT_GE, _WAIT_REG) for w in lanes.waits if w.value == u.value)
+                if not f.get(u.value, 0) or owns:
+                    continue
+        um = by_wire.get(mode)
+        if um is None:
+            continue
+        out.append((um, f[u.index], signed(f[u.value], 32)))
+    return out
+
+
+def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet = DEFAULT_DECISIONS, *,
+          blocks: Mapping[tuple[str, int], DmaBlock] | None = None, dge_table: Sequence[int] | None = None,
+          labels: Mapping[str, Sequence[str | None] | None] | None = None, limit: int = 100,
+          cap: int = 512, max_passes: int = 8) -> RaceReport:
+    """The unordered conflicting pairs of ``streams`` (name -> decoded bundles); see the module doc.
+
+    ``blocks``: the 0xC1 descriptor blocks by (queue name, block id); ``dge_table``: the var_ids of
+    the DGE table (R-17); ``labels``: each stream's BIR instruction names, for the reports. At most
+    ``limit`` races are kept (the rest counted). ``cap`` bounds the updates examined one by one for
+    one candidate of one wait (beyond it the candidate is not proven: sound, and said by a race)."""
+    from ..isa.decisions.dma import DmaBlockCompletion, RaceSources
+    from ..isa.decisions.neff import DmaCompletion
     from ..isa.decisions.spec import UpdateModeWire
 
-    by_wire = decisions.get(UpdateModeWire).by_wire()
+    d2 = decisions.get(UpdateModeWire)
+    by_wire, zero_is_none = d2.by_wire(), d2.zero_is_none
+    parts = decisions.get(DmaCompletion).reading is DmaCompletion.PARTS
+    completion = decisions.get(DmaCompletion)
+    strict = decisions.get(RaceSources).strict
+    block_inc = DmaBlockCompletion.INCREMENT
     names = list(streams)
     k = len(names)
-    wait_ge = WAIT_WIRE[WaitMode.sem_ge_imm]
-    # pass 1: the updates of every semaphore; which are single-stream increment-only
-    writers: dict[int, set[int]] = {}
-    bad: set[int] = set()
-    for si, n in enumerate(names):
-        for d in streams[n]:
-            lanes = d.fmt.sync
-            for u in lanes.updates if lanes is not None else ():
-                mode = d.fields.get(u.mode, 0)
-                if mode == 0:
-                    continue
-                um = by_wire.get(mode)
-                if um is None or um == UpdateMode.evt_set:
-                    continue
-                idx = d.fields[u.index]
-                writers.setdefault(idx, set()).add(si)
-                if um not in _INCREMENTS or (um == UpdateMode.sem_add_imm and signed(d.fields[u.value], 32) < 0):
-                    bad.add(idx)
-    for idx, ws in writers.items():
-        if len(ws) > 1:
-            bad.add(idx)
-    # the semaphore count reached after each increment: sem -> list of (count, stream, index)
-    reach: dict[int, list[tuple[int, int, int]]] = {}
-    for si, n in enumerate(names):
-        for i, d in enumerate(streams[n]):
-            lanes = d.fmt.sync
-            for u in lanes.updates if lanes is not None else ():
-                um = by_wire.get(d.fields.get(u.mode, 0))
-                idx = d.fields.get(u.index, 0)
-                if um in _INCREMENTS and idx not in bad:
-                    step = 1 if um == UpdateMode.sem_inc else signed(d.fields[u.value], 32)
-                    lst = reach.setdefault(idx, [])
-                    lst.append(((lst[-1][0] if lst else 0) + step, si, i))
-    # pass 2: vector clocks, visiting bundles in an order that respects happens-before
-    clocks: list[list[tuple[int, ...] | None]] = [[None] * len(streams[n]) for n in names]
+    bs = [list(streams[n]) for n in names]
+    lens = [len(b) for b in bs]
+    blocks = blocks or {}
+    report = RaceReport([], 0, sum(lens))
+
+    def access(s: int, i: int, dma: bool = False) -> Access:
+        d = bs[s][i]
+        lab = (labels or {}).get(names[s])
+        return Access(names[s], i, d.offset, d.mnemonic, lab[i] if lab is not None and i < len(lab) else None, dma)
+
+    # --- pass 1: footprints, DMA transfers, the sources of every semaphore and event ---------------------
+    fps: list[list[Footprint]] = []
+    tr_of: list[dict[int, int]] = []  # stream -> bundle -> transfer
+    tr_point: list[tuple[int, int]] = []
+    tr_fp: list[Footprint] = []
+    tr_slack: list[int] = []
+    counters: dict[tuple[str, int], _Counter] = {}
+
+    def source(key: tuple[str, int], s: int, i: int, amount: int, t: int) -> None:
+        c = counters.setdefault(key, _Counter())
+        g = c.groups.setdefault(s, _Group())
+        g.index.append(i)
+        g.amount.append(amount)
+        g.transfer.append(t)
+        g.cum.append(g.cum[-1] + amount)
+
+    for s in range(k):
+        row: list[Footprint] = []
+        mine: dict[int, int] = {}
+        for i, d in enumerate(bs[s]):
+            fp = footprints(d)
+            row.append(fp if not fp.empty else EMPTY)
+            for um, idx, value in _updates(d, by_wire, zero_is_none):
+                if um == UpdateMode.evt_set:
+                    source(("evt", idx), s, i, 1, -1)
+                elif um == UpdateMode.sem_wr_imm:
+                    counters.setdefault(("sem", idx), _Counter()).written = True
+                elif um == UpdateMode.sem_inc:
+                    source(("sem", idx), s, i, 1, -1)
+                elif um == UpdateMode.sem_add_imm and value > 0:
+                    source(("sem", idx), s, i, value, -1)
+                elif um == UpdateMode.sem_sub_imm and value < 0:
+                    source(("sem", idx), s, i, -value, -1)
+                # decrements only lower the count: leaving them out keeps every bound sound
+            sem = d.fmt.layout.sem
+            tsem: int | None = None
+            tfp: Footprint | None = None
+            amount = 0
+            if sem == Sem.DMA_2D:
+                tfp = dma_footprint(d, dge_table, decisions)
+                tsem = d.fields["dma_semaphore"]
+                amount = sum(completion.increments(d.fields["dma_sem_increment"]))
+            elif d.mnemonic == "PseudoDMATrigger":
+                q = bytes(d.raw[0x0C:0x2B]).split(b"\0")[0].decode("ascii", "replace")
+                blk = blocks.get((q, d.fields.get("dma_block_id", -1)))
+                if blk is None:
+                    report.unanalysed.append(access(s, i, True))
+                else:
+                    tfp, tsem, amount = blk.footprint, blk.semaphore, block_inc
+            elif d.mnemonic == "PseudoDMAMemcpyFullInd":
+                report.unanalysed.append(access(s, i, True))
+            if tfp is not None:
+                t = len(tr_point)
+                mine[i] = t
+                tr_point.append((s, i))
+                tr_fp.append(tfp)
+                tr_slack.append(amount - 1 if parts else 0)
+                if tsem is not None and amount > 0:
+                    source(("sem", tsem), s, i, amount, t)
+        fps.append(row)
+        tr_of.append(mine)
+    report.dmas = len(tr_point)
+    if strict and report.unanalysed:
+        for c in counters.values():
+            c.written = True  # an unknown DMA might raise any semaphore: no wait proves anything
+    for c in counters.values():
+        c.static = not c.written and len(c.groups) == 1 and all(t < 0 for g in c.groups.values() for t in g.transfer)
+
+    def waits(d: DecodedBundle) -> list[tuple[tuple[str, int], int] | None]:
+        """Each wait of ``d``: (semaphore or event, count needed), None for one that proves nothing."""
+        lanes = d.fmt.sync
+        out: list[tuple[tuple[str, int], int] | None] = []
+        for w in lanes.waits if lanes is not None else ():
+            mode = d.fields.get(w.mode, 0)
+            if mode == _WAIT_GE:
+                need = signed(d.fields[w.value], 32)
+                if need > 0:
+                    out.append((("sem", d.fields[w.index]), need))
+            elif mode == _WAIT_EVT:
+                out.append((("evt", d.fields[w.index]), 1))
+            elif mode == _WAIT_REG:
+                out.append(None)
+        return out
+
+    # --- pass 2: static clocks (program order and the waits of one-stream update-only semaphores) --------
+    zero = (0,) * k
+
+    def nth(c: _Counter, need: int) -> tuple[int, int] | None:
+        (s, g), = c.groups.items()
+        j = bisect_left(g.cum, need)  # cum[j] >= need: the j-th source (1-based) reaches it
+        return (s, g.index[j - 1]) if j < len(g.cum) else None
+
+    static: list[list[tuple[int, ...]]] = [[zero] * n for n in lens]
+
+    def visit_static() -> None:
+        pc = [0] * k
+        progressed = True
+        while progressed:
+            progressed = False
+            for s in range(k):
+                while pc[s] < lens[s]:
+                    i = pc[s]
+                    vc = list(static[s][i - 1]) if i else [0] * k
+                    vc[s] = i + 1
+                    blocked = False
+                    for w in waits(bs[s][i]):
+                        c = counters.get(w[0]) if w is not None else None
+                        if w is None or c is None or not c.static:
+                            continue
+                        hit = nth(c, w[1])
+                        if hit is None:
+                            continue
+                        if hit[1] >= pc[hit[0]]:
+                            blocked = True
+                            break
+                        vc = [max(a, b) for a, b in zip(vc, static[hit[0]][hit[1]])]
+                    if blocked:
+                        break
+                    static[s][i] = tuple(vc)
+                    pc[s] += 1
+                    progressed = True
+        for s in range(k):  # never reached statically (a deadlock): program order only
+            for i in range(pc[s], lens[s]):
+                prev = static[s][i - 1] if i else zero
+                static[s][i] = prev[:s] + (i + 1,) + prev[s + 1:]
+
+    visit_static()
+
+    # --- pass 3: the happens-before clocks, visiting one bundle per stream in turn ------------------------
+    # Each pass starts from what the one before proved (``prior``: at first the static clocks), so a
+    # wait whose other sources only a later wait shows to come after it is proven in a later pass;
+    # the passes stop when nothing changes, and the last one (the same clocks again) finds the races.
+    prior = static
+    clocks: list[list[tuple[int, ...] | None]] = [[None] * n for n in lens]
+    aft: list[list[int]] = [[WHOLE] * k for _ in tr_point]  # per transfer: first bundle per stream after it
     pc = [0] * k
-    fps: list[list[Footprint]] = [[footprints(d) for d in streams[n]] for n in names]
-    last_sem: list[int | None] = [None] * k
-    found: list[Race] = []
-    pairs = 0
-    seen: set[tuple[int, int, int, int]] = set()
-    progressed = True
-    while progressed:
-        progressed = False
-        for si, n in enumerate(names):
-            bs = streams[n]
-            while pc[si] < len(bs):
-                i = pc[si]
-                d = bs[i]
-                prev = clocks[si][i - 1] if i else None
-                vc = list(prev) if prev is not None else [0] * k
-                vc[si] = i + 1
-                lanes = d.fmt.sync
+
+    def clock_of(s: int, i: int) -> tuple[int, ...]:
+        c = clocks[s][i]
+        return c if c is not None else prior[s][i]
+
+    def after_transfer(t: int, vc: Sequence[int]) -> bool:
+        a = aft[t]
+        return any(vc[u] > a[u] for u in range(k))
+
+    def after_source(s: int, i: int, t: int, vc: Sequence[int]) -> bool:
+        """Is the point with clock ``vc`` after source (s, i) (its completion when ``t`` >= 0)?"""
+        return after_transfer(t, vc) if t >= 0 else vc[s] > i
+
+    done: dict[tuple[tuple[str, int], int, int], int] = {}  # (key, source stream, waiter) -> covered prefix
+
+    def prove(key: tuple[str, int], need: int, ws: int, wi: int, vc: list[int], patient: bool
+              ) -> list[tuple[int, int, int]] | tuple[int, int]:
+        """The sources (stream, bundle, transfer) the wait of bundle (ws, wi) needs in every schedule
+        and that ``vc`` does not already cover; or the (stream, bundle) of a source not yet visited that
+        the answer waits for: a needed one, or (``patient``) one counted as possible without a candidate
+        only because it is not visited yet (once visited its clock may show it comes after)."""
+        c = counters.get(key)
+        if c is None or c.written:
+            return []
+        # the sources not known to come after the wait: a prefix of each stream's
+        prefix: dict[int, int] = {}
+        total = 0
+        for s, g in c.groups.items():
+            lo, hi = 0, len(g.index)
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if prior[s][g.index[mid]][ws] > wi:
+                    hi = mid
+                else:
+                    lo = mid + 1
+            prefix[s] = lo
+            total += g.cum[lo]
+        if total < need:
+            return []  # never satisfied: a deadlock, not a race
+        found: list[tuple[int, int, int]] = []
+        pending: tuple[int, int] | None = None
+        for s, g in c.groups.items():
+            p = prefix[s]
+            top = min(bisect_left(g.cum, need), p)  # candidates: fewer than need before them in their stream
+            dk = (key, s, ws)
+            low = done.get(dk, 0)
+            while low < top - 1 and after_source(s, g.index[low], g.transfer[low], vc):
+                low += 1
+            done[dk] = low
+            j = top - 1
+            while j >= low:
+                ei, et = g.index[j], g.transfer[j]
+                if after_source(s, ei, et, vc):
+                    if clocks[s][ei] is None:
+                        return (s, ei)  # covered by an earlier pass, not yet visited in this one
+                    found.append((s, ei, et))  # needed and covered: its clock is joined all the same
+                    if et < 0:
+                        break  # this one and every earlier update of the stream are covered
+                    j -= 1
+                    continue
+                ce = clock_of(s, ei)
+                bound = tr_slack[et] if et >= 0 else 0
+                ok = True
+                examined = 0
+                unseen: tuple[int, int] | None = None
+                for h, gh in c.groups.items():
+                    ph = prefix[h]
+                    before = min(bisect_left(gh.index, ce[h]), ph)  # raised before E's bundle: not after E
+                    bound += gh.cum[before]
+                    if h == s and j < before:
+                        bound -= g.amount[j]
+                    if bound >= need:
+                        ok = False
+                        break
+                    for m in range(before, ph):
+                        if h == s and m == j:
+                            continue
+                        examined += 1
+                        if examined > cap:
+                            ok = False
+                            break
+                        if not after_source(s, ei, et, clock_of(h, gh.index[m])):
+                            if unseen is None and clocks[h][gh.index[m]] is None:
+                                unseen = (h, gh.index[m])
+                            bound += gh.amount[m]
+                            if bound >= need:
+                                ok = False
+                                break
+                    if not ok:
+                        break
+                if ok:
+                    if clocks[s][ei] is None:
+                        return (s, ei)
+                    found.append((s, ei, et))
+                    if et < 0:
+                        break  # every earlier update of the stream comes before this one
+                elif pending is None:
+                    pending = unseen
+                j -= 1
+        if patient and pending is not None:
+            return pending
+        return found
+
+    def run(scanning: bool) -> None:
+        """One pass over every stream (``scanning``: and compare each access with what it is not ordered with)."""
+        nonlocal clocks, pc
+        clocks = [[None] * n for n in lens]
+        pc = [0] * k
+        done.clear()
+        last_sem: list[int | None] = [None] * k
+        # the visited bundles of each stream that touch memory, for the windows
+        touching: list[list[int]] = [[] for _ in range(k)]
+        open_tr: list[int] = []
+        found = report.races
+        seen: set[tuple[int, int, int, int]] = set()
+        waiting: list[tuple[int, int] | None] = [None] * k  # what a blocked stream waits to be visited
+
+        def record(a: Access, b: Access, region: Region, sem: int | None) -> None:
+            if len(found) < limit:
+                found.append(Race(a, b, region, sem))
+            else:
+                report.more += 1
+
+        def scan(s: int, i: int, fp: Footprint, vc: Sequence[int], tr: int) -> None:
+            """Compare one access (bundle (s, i), or the transfer ``tr`` it issued) with what it is not ordered with."""
+            me = access(s, i, tr >= 0)
+            for sj in range(k):
+                if sj == s:
+                    continue
+                lst = touching[sj]
+                start = bisect_left(lst, vc[sj])
+                for j in lst[start:]:
+                    cj = clocks[sj][j]
+                    # visited earlier in this pass, but after this access by what earlier passes proved
+                    if cj is not None and (after_transfer(tr, cj) if tr >= 0 else cj[s] > i):
+                        continue
+                    other = fps[sj][j]
+                    report.pairs_examined += 1
+                    r = _conflict(fp, other)
+                    if r is not None and (sj, j, s, i * 2 + (tr >= 0)) not in seen:
+                        seen.add((sj, j, s, i * 2 + (tr >= 0)))
+                        record(access(sj, j), me, r, last_sem[s])
+            for t in open_tr:
+                if t == tr or after_transfer(t, vc):
+                    continue
+                ts, ti = tr_point[t]
+                if (after_transfer(tr, clock_of(ts, ti)) if tr >= 0 else clock_of(ts, ti)[s] > i):
+                    continue  # issued after this access
+                report.pairs_examined += 1
+                r = _conflict(fp, tr_fp[t])
+                if r is not None:
+                    record(access(ts, ti, True), me, r, last_sem[s])
+
+        visits = 0
+        progressed = True
+        stuck = False  # every stream waits: resolve the first waiting one with what is known
+        while progressed or (not stuck and any(w is not None for w in waiting)):
+            if not progressed:
+                stuck = True
+            progressed = False
+            for s in range(k):
+                if pc[s] >= lens[s]:
+                    continue
+                i = pc[s]
+                wt = waiting[s]
+                if wt is not None and pc[wt[0]] <= wt[1] and not stuck:
+                    continue
+                waiting[s] = None
+                d = bs[s][i]
+                prev = clocks[s][i - 1] if i else None
+                # what earlier passes proved holds in every schedule: start from it (the needed updates
+                # are joined even when it covers them, so at the fixed point a clock that covers a
+                # bundle holds that bundle's whole clock)
+                vc = list(prior[s][i]) if prev is None else [max(a, b) for a, b in zip(prev, prior[s][i])]
                 blocked = False
-                for w in lanes.waits if lanes is not None else ():
-                    if d.fields.get(w.mode, 0) != wait_ge:
+                proven: list[tuple[int, int, int]] = []
+                for w in waits(d):
+                    if w is None:
+                        report.unproven_waits += scanning
                         continue
-                    idx, need = d.fields[w.index], signed(d.fields[w.value], 32)
-                    last_sem[si] = idx
-                    if need <= 0 or idx in bad:
-                        continue
-                    hit = next((r for r in reach.get(idx, ()) if r[0] >= need), None)
-                    if hit is None:
-                        continue  # never satisfied by an increment: a deadlock, not ours to report
-                    rs, ri = hit[1], hit[2]
-                    rc = clocks[rs][ri]
-                    if rc is None:
+                    key, need = w
+                    if key[0] == "sem":
+                        last_sem[s] = key[1]
+                    got = prove(key, need, s, i, vc, not stuck)
+                    if isinstance(got, tuple):
+                        waiting[s] = got  # retried once that bundle is visited
                         blocked = True
                         break
-                    vc = [max(a, b) for a, b in zip(vc, rc)]
+                    for ps, pi, pt in got:
+                        cp = clocks[ps][pi]
+                        assert cp is not None
+                        vc = [max(a, b) for a, b in zip(vc, cp)]
+                        proven.append((ps, pi, pt))
+                    c = counters.get(key)
+                    if c is not None and c.written:
+                        report.unproven_waits += scanning
                 if blocked:
-                    break
-                clocks[si][i] = tuple(vc)
-                fp = fps[si][i]
-                if fp.writes or fp.reads:
-                    for sj in range(k):
-                        if sj == si:
-                            continue
-                        for j in range(vc[sj], pc[sj]):  # visited bundles of sj this one is not after
-                            other = fps[sj][j]
-                            for mine, theirs in ((fp.writes, other.writes + other.reads), (fp.reads, other.writes)):
-                                for a in mine:
-                                    for b in theirs:
-                                        pairs += 1
-                                        if _overlap(a, b) and (sj, j, si, i) not in seen and len(found) < limit:
-                                            seen.add((sj, j, si, i))
-                                            od = streams[names[sj]][j]
-                                            found.append(Race((names[sj], j, od.offset, od.mnemonic),
-                                                              (n, i, d.offset, d.mnemonic), a, last_sem[si]))
-                pc[si] += 1
+                    continue
+                for _ps, _pi, pt in proven:
+                    if pt >= 0 and aft[pt][s] > i:
+                        aft[pt][s] = i
+                clocks[s][i] = tuple(vc)
+                fp = fps[s][i]
+                if scanning and not fp.empty:
+                    scan(s, i, fp, vc, -1)
+                t = tr_of[s].get(i)
+                if t is not None and scanning:
+                    if not tr_fp[t].empty:
+                        scan(s, i, tr_fp[t], vc, t)
+                    open_tr.append(t)
+                if not fp.empty:
+                    touching[s].append(i)
+                pc[s] += 1
                 progressed = True
-    return RaceReport(found, pairs, sum(len(v) for v in streams.values()), bad)
+                stuck = False
+                visits += 1
+                if scanning and visits % 64 == 0 and open_tr:
+                    open_tr = [t for t in open_tr if not all(
+                        pc[u] >= lens[u] or (pc[u] > 0 and after_transfer(t, clocks[u][pc[u] - 1] or zero))
+                        for u in range(k))]
+
+    passes = 0
+    while True:
+        passes += 1
+        run(False)
+        filled = _filled(clocks, prior, lens, k)
+        if filled == prior or passes >= max_passes:
+            break
+        prior = filled
+    run(True)
+    report.passes = passes + 1
+    report.unreached = sum(lens[s] - pc[s] for s in range(k))
+    return report
+
+
+def _filled(clocks: list[list[tuple[int, ...] | None]], prior: list[list[tuple[int, ...]]], lens: list[int], k: int
+            ) -> list[list[tuple[int, ...]]]:
+    """The clocks of a pass, a bundle it did not reach keeping its prior clock."""
+    return [[c if c is not None else prior[s][i] for i, c in enumerate(clocks[s])] for s in range(k)]
 
 
 def decode_streams(streams: Mapping[str, bytes], decisions: DecisionSet = DEFAULT_DECISIONS

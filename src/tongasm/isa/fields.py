@@ -165,6 +165,9 @@ class Slot:
     #: a partition count the layout fixes for an operand with no count field (the cross-lane reduce's
     #: dst has 1): the simulator's view of the slot
     partitions: int | None = None
+    #: the widest element, in bytes, of an operand no field gives the dtype of (the Matmul's PSUM
+    #: result: fp32, or a transpose's input dtype, R-12): the race check's footprint of the slot
+    elem_bytes: int | None = None
 
     def partition_count(self, fields: Mapping[str, int]) -> int:
         """This operand's partition count in a decoded bundle: the fixed count, else its count field's."""

@@ -4,15 +4,21 @@ The vendor profiler prints a semaphore with its role (``S[40] (qScalarDynamicHW)
 The bytes hold only the number; the role is in the graph's own tables: the ``def.json`` DMA queue
 whose ``semaphore_set`` holds it, else the one engine whose stream increments it
 (:func:`tongasm.text.profile.semaphore_roles`).
+
+The race check's view of a graph is here too (:func:`graph_races`): which DMA descriptor blocks
+signal which semaphores (the engine sidecars' ``dma`` blocks, R-90) and the DGE table (R-17).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ..check.races import ANY_DRAM, DmaBlock, Footprint, RaceReport, Region, decode_streams, races, sbuf_box
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
+from ..isa.descriptors import SBUF_PARTITION_SHIFT
 from ..isa.formats import build_formats
 from ..text.profile import ProfileContext, semaphore_roles
+from .errors import NeffError
 from .neff import Neff
 
 
@@ -25,3 +31,68 @@ def profile_context(neff: Neff, graph: str, decisions: DecisionSet = DEFAULT_DEC
     streams = {s.stream: neff.stream_data(s) for s in g.streams.values()}
     roles = semaphore_roles(queues, streams, build_formats(decisions))
     return ProfileContext(decisions, neff.target.name, roles, dict(dram_bases or {}))
+
+
+def _desc_region(name: str, off: int, sizes: list[int], steps: list[int], dtype: str,
+                 var_ids: Mapping[str, int]) -> Region:
+    """One side of a descriptor of a 0xC1 block (R-90): ``SB`` (offset partition << 18 | byte) or a
+    DRAM variable by name; steps in elements, an SB step of k x 0x40000 is k partitions."""
+    from ..isa.enums import Dtype
+    from ..numeric import numpy_dtype
+
+    size = numpy_dtype(Dtype[dtype]).itemsize if dtype in Dtype.__members__ else 8
+    if name == "SB":
+        unit = 1 << SBUF_PARTITION_SHIFT
+        return sbuf_box(off, [(st if st % unit == 0 else st * size, n) for st, n in zip(steps, sizes)], size)
+    vid = var_ids.get(name)
+    if vid is None:
+        return ANY_DRAM
+    lo = hi = off
+    for st, n in zip(steps, sizes):
+        if n > 1:
+            if st < 0:
+                lo += st * size * (n - 1)
+            else:
+                hi += st * size * (n - 1)
+    return ("dram", vid, 1, max(lo, 0), hi + size)
+
+
+def dma_blocks(neff: Neff, graph: str) -> dict[tuple[str, int], DmaBlock]:
+    """The descriptor blocks of a graph's engine sidecars by (queue, block id): what each moves and the
+    semaphore it signals (R-90), for the race check's 0xC1 triggers."""
+    g = neff.graph(graph)
+    var_ids = {name: v.var_id for name, v in g.definition.variables.items()}
+    out: dict[tuple[str, int], DmaBlock] = {}
+    for s in g.streams.values():
+        side = neff.sidecar(s)
+        for b in side.dma if side is not None else ():
+            where = f"{s.sidecar} dma block {b.get('id') if isinstance(b, dict) else b!r}"
+            try:
+                reads = tuple(_desc_region(d["from"], d["from_off"], d["from_sizes"], d["from_steps"], d["from_dtype"],
+                                           var_ids) for d in b["desc"])
+                writes = tuple(_desc_region(d["to"], d["to_off"], d["to_sizes"], d["to_steps"], d["to_dtype"], var_ids)
+                               for d in b["desc"])
+                out[(b["queue"], b["id"])] = DmaBlock(int(b["semaphore"]), Footprint(reads, writes))
+            except (KeyError, TypeError, ValueError) as e:
+                raise NeffError(f"{where}: not a descriptor block tongasm can read ({type(e).__name__}: {e})") from None
+    return out
+
+
+def dge_table(neff: Neff, graph: str) -> list[int] | None:
+    """The var_ids of the graph's DGE table (its ``dge-table`` variable's list, R-17), None without one."""
+    for v in neff.graph(graph).definition.variables.values():
+        if v.type == "dge-table" and isinstance(v.raw.get("list"), list):
+            return [int(e) for e in v.raw["list"]]
+    return None
+
+
+def graph_races(neff: Neff, graph: str, decisions: DecisionSet = DEFAULT_DECISIONS, *, limit: int = 100
+                ) -> RaceReport:
+    """The race check (:func:`tongasm.check.races.races`) of one graph: its engine streams with their
+    0xC1 blocks, DGE table and BIR names."""
+    g = neff.graph(graph)
+    streams = decode_streams({s.stream: neff.stream_data(s) for s in g.streams.values()}, decisions)
+    labels = {s.stream: neff.bir_names(s) for s in g.streams.values()}
+    return races({f"{graph}.{n}": b for n, b in streams.items()}, decisions, blocks=dma_blocks(neff, graph),
+                 dge_table=dge_table(neff, graph), labels={f"{graph}.{n}": v for n, v in labels.items()},
+                 limit=limit)

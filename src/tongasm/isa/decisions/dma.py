@@ -166,3 +166,39 @@ class BookOnlyLayouts(Decision):
     @property
     def guess(self) -> bool:
         return self.reading is self.GUESS
+class DmaBlockCompletion(Decision):
+    id = "R-90"
+    subject = ("PseudoDMATrigger 0xC1: what a fired descriptor block moves and which semaphore its completion "
+               "signals (the engine sidecar's dma blocks)")
+    reason = ("an engine's sidecar (<E>.json) lists its blocks by queue and id with a 'semaphore' and descriptors "
+              "(from/to variable, offset, sizes, steps, dtypes); in the first 12 yolox NEFFs, on 97 of the 115 "
+              "semaphores the blocks signal the largest wait is 16 x the triggers of those blocks (the other 18: "
+              "16 x (triggers - 1), the last DMA awaited by none), as R-15's 0x10 on 0xD4. Descriptor offsets are "
+              "bytes (SB: partition << 18 | byte, the engines' operands at the same place); DRAM steps are "
+              "elements (input0 [20, 120] steps [1, 20] of a 120 x 20 array); an SB step that is a multiple of "
+              "0x40000 moves partitions")
+    ADD_16 = Reading("add-16", "each trigger of a block adds 16 to the block's semaphore when the whole block has "
+                               "moved; descriptor steps are elements, an SB step of k x 0x40000 is k partitions")
+
+    INCREMENT = 16
+
+
+class RaceSources(Decision):
+    id = "S-90"
+    subject = "the race check: which updates can raise a semaphore, and its value before the first"
+    reason = ("a wait orders a bundle after an update only when every way of reaching its count needs that "
+              "update, so every source must be known: the engines' sync updates, 0xD4 completions (R-15) and "
+              "0xC1 block completions (R-90). The indirect DMA 0xC4 names its semaphore in no field tongasm "
+              "reads; the simulator starts every semaphore at 0")
+    KNOWN = Reading("known", "semaphores start at 0 and are raised only by the known sources; a DMA whose "
+                             "completion semaphore is unknown (0xC4) is listed as unanalysed, not assumed to "
+                             "raise any semaphore")
+    STRICT = Reading("strict", "as known, but a graph holding a DMA with an unknown completion semaphore proves "
+                               "no wait at all (it might raise any semaphore)")
+
+    @property
+    def strict(self) -> bool:
+        return self.reading is self.STRICT
+
+
+__all__ = ["DmaBlockCompletion", "ExtensionForm", "RaceSources", "RangeCheckOperands"]

@@ -195,7 +195,7 @@ def matmul(ds: DecisionSet) -> list[Layout]:
     slots = (slot("moving", 0x10, 3, dtype="in_dtype", conf=V, decision="R-9", parts="num_rows", fill=fill,
                   doc="moving (ifmap) [K, N]"),
              slot("psum", 0x30, 3, dtype=None, write=True, conf=V, decision="R-9", parts="num_active_cols", fill=fill,
-                  doc="PSUM result [M, N]: fp32, or the input dtype for a transpose (R-12)"))
+                  elem_bytes=4, doc="PSUM result [M, N]: fp32, or the input dtype for a transpose (R-12)"))
     body = (
         *zero_run(0x0C, 4, V, f"observed zero in {REAL_02}"),
         dtype("in_dtype", 0x20, V, "PE input dtype (moving and stationary)"),
@@ -262,7 +262,7 @@ def matmul_sparse(ds: DecisionSet) -> list[Layout]:
     bytes +0x20/+0x21; by default those bytes are left undeclared."""
     fill = ds.get(PeUnusedDims).fill
     psum = slot("psum", 0x30, 3, dtype=None, write=True, conf=H, decision="R-9", parts=None, fill=fill,
-                doc="PSUM destination")
+                elem_bytes=4, doc="PSUM destination")
     guess = ds.get(BookOnlyLayouts).guess
     slots: tuple[Slot, ...] = (psum,)
     body: list[Field] = [
