@@ -10,6 +10,7 @@ missing; codegen reports missing operands by role.
 from __future__ import annotations
 
 import enum
+import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 from collections.abc import Callable
@@ -322,6 +323,8 @@ class Memset(Instruction):
         if not isinstance(d, Dtype):
             raise EncodeError(f"Memset constant {v!r}: the dst has no dtype to hold it (give "
                               "'constant_bits' instead)", field="fill", value=v, check="memset.fill_value")
+        if d in PACKED_DTYPES and v == 0 and math.copysign(1.0, v) > 0:
+            return 0  # zero is all-zero bits in every dtype, a packed one included
         try:
             return bit_pattern(v, d)
         except NumericError as e:
