@@ -45,7 +45,7 @@ def builder_kernels() -> list[str]:
     kb.tensor_tensor(out=c.tile("float32", 128, 512), in0=a.tile("float32", 128, 512),
                      in1=b.tile("float32", 128, 512), op="add", sync=sync(("sem_ge_imm", 3, 5), ("sem_inc", 4)))
     kb.tensor_copy(c.tile("bfloat16", 64, 16, 4), a.tile("bfloat16", 64, 16, 4), engine="Pool")
-    kb.memset(c.tile("float32", 128, 8), 7, engine="Activation")
+    kb.memset(c.tile("float32", 128, 8), constant_bits=7, engine="Activation")
     kb.copy_predicated(c.tile("float32", 128, 16), a.tile("uint8", 128, 16), b.tile("float32", 128, 16))
     out.append(kb.to_json_text())
 

@@ -114,8 +114,9 @@ def copy(s: Any = None, d: Any = None) -> dict[str, Any]:
     return inst("TensorCopy", [s or src()], [d or dst()], engine="DVE")
 
 
-def ms(d: Any = None, mode: Any = "Const", constant: int = 0) -> dict[str, Any]:
-    return inst("Memset", [], [d or dst()], engine="DVE", mode=mode, constant=constant)
+def ms(d: Any = None, mode: Any = "Const", constant: int | float = 0, bits: int | None = None) -> dict[str, Any]:
+    fill: dict[str, int | float] = {"constant": constant} if bits is None else {"constant_bits": bits}
+    return inst("Memset", [], [d or dst()], engine="DVE", mode=mode, **fill)
 
 
 def shape(pairs: list[list[int]] | None = None, **extra: Any) -> dict[str, Any]:
@@ -386,9 +387,11 @@ enc("cps.imm_dtype", lambda: K(cp([mask(), imm("bfloat16", 1.0)])), lambda: K(cp
     "src.dtype", "bfloat16")
 enc("sr.fill_byte", lambda: K(sr(imm("float32", 1.0))), lambda: K(sr(imm("float32", 0.0))), "fill", 1.0)
 enc("sr.fill_kind", lambda: K(sr(a(memref="m"))), lambda: K(sr()), "fill", "physical_ap")
-enc("memset.fill_width", lambda: K(ms(a("bfloat16", offset=8192), constant=0x10000)),
-    lambda: K(ms(a("bfloat16", offset=8192), constant=0xFFFF)), "fill", 0x10000)
-enc("memset.random_zero", lambda: K(ms(mode="Random", constant=5)), lambda: K(ms(mode="Random", constant=0)), "fill", 5)
+enc("memset.fill_width", lambda: K(ms(a("bfloat16", offset=8192), bits=0x10000)),
+    lambda: K(ms(a("bfloat16", offset=8192), bits=0xFFFF)), "fill", 0x10000)
+enc("memset.fill_value", lambda: K(ms(a("bfloat16", offset=8192), constant=1e39)),
+    lambda: K(ms(a("bfloat16", offset=8192), constant=-3.0e38)), "fill", 1e39)
+enc("memset.random_zero", lambda: K(ms(mode="Random", bits=5)), lambda: K(ms(mode="Random", constant=0)), "fill", 5)
 enc("moveshape.operands", lambda: K(inst("MoveShape", [ap("d", "float32", [[0, 1], [1, 2]])],
                                          [ap("d", "float32", [[0, 1], [1, 2]])])),
     lambda: K(inst("MoveShape", [], [ap("d", "float32", [[0, 1], [1, 2]])])), None, None)
@@ -1344,7 +1347,7 @@ def test_every_decision_reading_yields_clean_bundles(reading: str) -> None:
 # --- regressions: bugs found by these tests, fixed -------------------------------
 
 def test_fixed_memset_fill_width_packed_fp8x4() -> None:
-    k = K(ms(a("float8_e4m3fn_x4"), constant=0x01010101))
+    k = K(ms(a("float8_e4m3fn_x4"), bits=0x01010101))
     assert check_kernel(read_bir(k)).findings == []
 
 

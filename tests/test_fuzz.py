@@ -333,7 +333,7 @@ def test_leading_zero_numbers_are_syntax_errors(text: str) -> None:
 BIR_KEYS = ["arch", "functions", "name", "allocations", "memorylocations", "registers", "blocks", "instructions",
             "opcode", "engine", "ins", "outs", "sync", "kind", "dtype", "ap", "memref", "memsetref", "regref",
             "offset", "value", "type", "addr", "base", "bank", "dims", "LoopAxis", "lb", "ub", "stride", "op", "acc",
-            "wait", "update", "mode", "index", "is_64bit", "reverse_pred", "constant", "reg_ap_offset"]
+            "wait", "update", "mode", "index", "is_64bit", "reverse_pred", "constant", "constant_bits", "reg_ap_offset"]
 BIR_WORDS = ["gen2", "gen3", "Loop", "TensorTensor", "TensorCopy", "Memset", "Select", "RegisterMove", "RegisterAlu",
              "TensorLoad", "TensorSave", "MoveShape", "CopyPredicated", "GenericCopy", "physical_ap", "register_ap",
              "symbolic_ap", "register_access", "imm_value", "float32", "int32", "uint8", "bfloat16", "int64", "SB",

@@ -392,7 +392,7 @@ class Gen:
             size = DTYPE_INFO[dd].size
             const = self.draw(st.one_of(st.integers(0, (1 << (8 * size)) - 1), st.just(bit_pattern(1.0, dd)
                                                                                          if dd in FLOATS else 1)))
-            self.kb.memset(dst, const, engine=engine)
+            self.kb.memset(dst, constant_bits=const, engine=engine)
             self.ops.append("Memset.Const")
 
     def move_shape(self) -> None:

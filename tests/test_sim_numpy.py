@@ -315,7 +315,7 @@ def test_memset_const(shape: tuple[int, int], dt: str, data: Any) -> None:
     bits = data.draw(st.integers(0, (1 << (8 * ndt.itemsize)) - 1))
     kb = KernelBuilder()
     o = kb.sbuf("o", bytes_per_partition=n * ndt.itemsize, partitions=P)
-    kb.memset(o.tile(dt, P, n), bits, engine=data.draw(st.sampled_from(["DVE", "Pool", "Activation"])))
+    kb.memset(o.tile(dt, P, n), constant_bits=bits, engine=data.draw(st.sampled_from(["DVE", "Pool", "Activation"])))
     u = {1: np.uint8, 2: np.uint16, 4: np.uint32}[ndt.itemsize]
     assert_bits(run_both(kb, {}, "o"), np.full(shape, bits, dtype=u).view(ndt))
 

@@ -124,3 +124,41 @@ def test_a_misspelt_bir_key_is_named_with_the_key_it_resembles(tmp_path, capsys)
     assert "compiler_private_note" not in err
     assert main(["check", str(src)]) == 1
     assert "did you mean 'outs'?" in capsys.readouterr().err
+
+
+def _memset_kernel(tmp_path: Path, dtype: str, **fill: object) -> Path:
+    """A kernel whose only instruction fills the Output tensor t (128 x 16 of ``dtype``) with ``fill``."""
+    k = {"arch": "gen2", "functions": [{"name": "f", "allocations": [
+        {"name": "t", "memorylocations": [{"name": "t", "type": "SB", "addr": 0, "base": 0, "bank": 0,
+                                           "dims": [128, 64], "kind": "Output", "dtype": dtype, "shape": [128, 16]}]}],
+        "blocks": [{"name": "b", "instructions": [
+            {"opcode": "Memset", "name": "fill", "engine": "DVE", "mode": "Const", **fill, "ins": [],
+             "outs": [{"kind": "physical_ap", "dtype": dtype, "ap": [[64, 128], [1, 16]], "offset": 0,
+                       "memref": "t"}]}]}]}]}
+    src = tmp_path / "k.json"
+    src.write_text(json.dumps(k))
+    return src
+
+
+def test_memset_constant_is_a_value_in_the_dst_dtype_and_constant_bits_the_raw_pattern(tmp_path, capsys):
+    import numpy as np
+
+    src = _memset_kernel(tmp_path, "float32", constant=1)
+    assert main(["run", str(src), "-o", str(tmp_path / "v"), "--reference", "-q"]) == 0
+    assert (np.load(tmp_path / "v" / "t.npy") == np.float32(1.0)).all()  # 1 on float32 is 1.0, not 1.4e-45
+    src = _memset_kernel(tmp_path, "float32", constant_bits=1)
+    assert main(["run", str(src), "-o", str(tmp_path / "b"), "--reference", "-q"]) == 0
+    assert (np.load(tmp_path / "b" / "t.npy").view(np.uint32) == 1).all()  # the smallest denormal
+    src = _memset_kernel(tmp_path, "int16", constant=-2)
+    assert main(["assemble", str(src), "-o", str(tmp_path / "o"), "-q"]) == 0
+    assert (tmp_path / "o" / "dve.bin").read_bytes()[0x28:0x2C] == bytes([0xFE, 0xFF, 0, 0])
+
+
+def test_a_memset_constant_its_dtype_cannot_hold_is_refused_in_one_line(tmp_path, capsys):
+    src = _memset_kernel(tmp_path, "uint8", constant=256)
+    assert main(["assemble", str(src), "-o", str(tmp_path / "o")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "constant 256 is not a uint8 value" in err[0] and "256 does not fit uint8" in err[0]
+    src = _memset_kernel(tmp_path, "float32", constant=1, constant_bits=0x3F800000)
+    assert main(["assemble", str(src), "-o", str(tmp_path / "o")]) == 2
+    assert "needs exactly one of the keys 'constant' or 'constant_bits'" in capsys.readouterr().err

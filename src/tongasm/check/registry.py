@@ -197,6 +197,7 @@ _ENCODE = [
     ("sr.fill_byte", "a SelectReduce immediate fill fits the one surviving byte", "D-16"),
     ("sr.fill_kind", "a SelectReduce fill is an immediate or a register", "D-16"),
     ("memset.fill_width", "the Memset constant fits the dtype's width", "SPEC §4.8"),
+    ("memset.fill_value", "the Memset constant is a value its dst dtype holds (or constant_bits is given)", "D-29"),
     ("memset.random_zero", "Memset Random has constant 0", "SPEC §4.8"),
     ("moveshape.operands", "MoveShape has exactly one access pattern", "SPEC §4.9"),
     ("moveshape.rank", "MoveShape rank <= 5 (ImmPattern.size() <= SHAPE_REGISTER_SIZE + 1)", "SPEC §4.9"),

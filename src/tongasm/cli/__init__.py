@@ -1558,7 +1558,8 @@ def cmd_bir_reference(args: argparse.Namespace) -> int:
         print(f"{e['opcode']}: " + ", ".join(f"{b['opcode']} {b['mnemonic']}" for b in e["bundles"]))
         for k in e["keys"]:
             vals = f" [{', '.join(k['values'])}]" if k["values"] else ""
-            how = "required" if k["required"] else f"default {json.dumps(k['default'])}"
+            how = ("required" if k["required"] else f"one of {', '.join(k['one_of'])}" if k.get("one_of")
+                   else f"default {json.dumps(k['default'])}")
             print(f"  key  {k['key']:<24} {k['type']}{vals}, {how}")
         for r in e["operands"]:
             opt = " (optional)" if r["optional"] else ""

@@ -266,14 +266,14 @@ def memset_select(inst: Memset, ctx: Context) -> Selection:
     require(is_tensor(dst), f"Memset dst must be an access pattern, got {getattr(dst, 'kind', dst)}", field="dst",
             check="operands.shape")
     d = dtype_of(dst, "dst")
-    constant = inst.attrs.get("constant", 0)
+    constant = inst.fill_bits(ctx.decisions)  # D-29: a value in the dst dtype, or constant_bits as given
     size = DTYPE_INFO[d].size
     limit = 0xFFFFFFFF if size >= 4 else (1 << (8 * size)) - 1
     if not 0 <= constant <= limit:
-        raise EncodeError(f"Memset constant {constant} does not fit the {d.name} fill value (raw bits 0..{limit:#x})",
+        raise EncodeError(f"Memset constant bits {constant:#x} do not fit the {d.name} fill value (raw bits 0..{limit:#x})",
                           field="fill", value=constant, limit=f"0..{limit:#x}", check="memset.fill_width")
     if opcode == RNG.byte and constant != 0:
-        raise EncodeError(f"Memset Random requires constant 0, got {constant}", field="fill", value=constant, limit="0", check="memset.random_zero")
+        raise EncodeError(f"Memset Random requires constant 0, got bits {constant:#x}", field="fill", value=constant, limit="0", check="memset.random_zero")
     return ctx.formats.by_name["Memset"], {"opcode": opcode, "fill": constant}  # D-19: TENSOR4D at +0x2C
 
 

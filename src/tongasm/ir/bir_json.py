@@ -26,7 +26,7 @@ from ..isa.enums import (
 )
 from ..isa.vector_enums import ENUM_ALIASES, ENUM_REFUSED
 from .instructions import (
-    Attr, Block, Function, Instruction, Kernel, Loop, LoopAxis, UnknownInstruction, instruction_class,
+    Attr, Block, Function, Instruction, Kernel, Loop, LoopAxis, Number, UnknownInstruction, instruction_class,
     enum_text,
 )
 from .operands import (
@@ -428,6 +428,12 @@ def _instruction(d: Any, path: str, ctx: _Ctx) -> Instruction | Loop:
                 raise BirError(f"{opcode} needs the key {a.key!r}", where)
             continue
         attrs[a.key] = _attr(a, d[a.key], f"{where}.{a.key}")
+    for group in (cls.ONE_OF if cls else ()):
+        given = [k for k in group if k in attrs]
+        if len(given) != 1:
+            keys = " or ".join(repr(k) for k in group)
+            raise BirError(f"{opcode} needs exactly one of the keys {keys}, got "
+                           f"{' and '.join(repr(k) for k in given) or 'neither'}", where)
     attrs = ctx.shared_attrs(attrs)
     consumed = {"opcode", "name", "engine", "ins", "outs", "sync", *(a.key for a in attrs_spec)}
     extra = {k: v for k, v in d.items() if k not in consumed} or NO_EXTRA
@@ -452,6 +458,10 @@ def _attr(a: Attr, v: Any, path: str) -> Any:
         if not isinstance(v, str):
             raise BirError(f"{a.key!r} must be a string, got {v!r}", path)
         return v
+    if a.type is Number:  # an int or a float, kept as given (its meaning depends on a dtype)
+        if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+            raise BirError(f"{a.key!r} must be a number (or \"nan\", \"inf\", \"-inf\"), got {v!r}", path)
+        return _number(v, path)
     if a.type is float:  # (next families: Activation scale/alpha, TensorScalar const0/const1)
         return float(_number(v, path))
     if a.type is list:  # (next families: Iota pattern) kept as given; codegen reads it
@@ -686,7 +696,7 @@ def instruction_to_json(i: Instruction) -> dict[str, Any]:
     out: dict[str, Any] = {"opcode": i.opcode, "name": i.name, "engine": enum_text(i.engine)}
     for a in type(i).ATTRS:
         if a.key in i.attrs:
-            out[a.key] = enum_text(i.attrs[a.key])
+            out[a.key] = _num(i.attrs[a.key]) if a.type is Number else enum_text(i.attrs[a.key])
     for k, v in i.attrs.items():  # attrs of unknown opcodes
         out.setdefault(k, enum_text(v))
     out["ins"] = [operand_to_json(o) for o in i.ins]

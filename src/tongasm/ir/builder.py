@@ -211,9 +211,16 @@ class KernelBuilder:
         cls = GenericCopy if generic else TensorCopy
         return self._add(cls(ins=[src], outs=[dst]), name, engine, sync)
 
-    def memset(self, dst: Operand, constant: int = 0, *, mode: EnumArg = "Const", engine: EnumArg = "DVE",
-               name: str | None = None, sync: SyncInfo | None = None) -> Instruction:
-        attrs = {"mode": _enum(MemsetMode, mode), "constant": constant}
+    def memset(self, dst: Operand, constant: int | float | None = None, *, constant_bits: int | None = None,
+               mode: EnumArg = "Const", engine: EnumArg = "DVE", name: str | None = None,
+               sync: SyncInfo | None = None) -> Instruction:
+        """Fill ``dst`` with ``constant`` (a value in its dtype: 1 on float32 fills 1.0) or with the raw
+        bit pattern ``constant_bits``; neither given fills 0."""
+        if constant is not None and constant_bits is not None:
+            raise UsageError("memset takes constant (a value in the dst dtype) or constant_bits (raw bits), not both")
+        fill: dict[str, int | float] = ({"constant_bits": constant_bits} if constant_bits is not None
+                                        else {"constant": 0 if constant is None else constant})
+        attrs = {"mode": _enum(MemsetMode, mode), **fill}
         return self._add(Memset(ins=[], outs=[dst], attrs=attrs), name, engine, sync)
 
     def move_shape(self, ap: Operand, *, output: bool = False, engine: EnumArg = "Unassigned",

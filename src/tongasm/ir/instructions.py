@@ -10,16 +10,25 @@ missing; codegen reports missing operands by role.
 from __future__ import annotations
 
 import enum
+import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 from collections.abc import Callable
 from collections.abc import Iterator, Mapping, Sequence
 
-from ..isa.decisions import DEFAULT_DECISIONS
-from ..isa.enums import AccType, AluOp, Engine, MemsetMode
+from ..errors import EncodeError
+from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
+from ..isa.decisions.spec import MemsetConstant
+from ..isa.enums import PACKED_DTYPES, AccType, AluOp, Dtype, Engine, MemsetMode
+from ..numeric import NumericError, bit_pattern
 from ..isa.layout import BirForm
 from ..isa.layouts import layouts, on_change
 from .operands import Allocation, MemoryLocation, Operand, Register, SyncInfo
+
+
+class Number:
+    """The type of an attribute whose JSON value is a number (int or float), kept as given: a value
+    whose meaning depends on an operand's dtype (the Memset ``constant``)."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +52,8 @@ class Instruction:
 
     OPCODE: ClassVar[str] = ""
     ATTRS: ClassVar[tuple[Attr, ...]] = ()
+    #: groups of ``ATTRS`` keys of which exactly one must be given (the reader refuses none or two)
+    ONE_OF: ClassVar[tuple[tuple[str, ...], ...]] = ()
     FAMILY: ClassVar[str] = "tensor"  # "sp" register-lane ops go to the sp stream when Unassigned
     #: operand role → (is an output, index in outs/ins); the role names of the layout bindings
     ROLES: ClassVar[Mapping[str, tuple[bool, int]]] = {}
@@ -274,17 +285,52 @@ class GenericCopy(TensorCopy):
 
 
 class Memset(Instruction):
-    """SPEC §4.8: ``mode``, ``constant``; ins = [], outs = [dst]."""
+    """SPEC §4.8: ``mode``, and the fill as exactly one of ``constant`` (a value in the dst dtype: 1 on
+    float32 fills 1.0, -1 on int32 fills 0xffffffff; a value the dtype cannot hold is refused; D-29) or
+    ``constant_bits`` (the raw bit pattern, 0 .. the dtype's width, up to 32 bits; a packed dtype takes
+    only this one); Random mode takes 0; ins = [], outs = [dst]."""
 
     __slots__ = ()
 
     OPCODE = "Memset"
     ROLES = {"dst": (True, 0)}
-    ATTRS = (Attr("mode", MemsetMode, required=True), Attr("constant", int, required=True))
+    ATTRS = (Attr("mode", MemsetMode, required=True), Attr("constant", Number), Attr("constant_bits", int))
+    #: the fill is given by exactly one of these keys
+    ONE_OF = (("constant", "constant_bits"),)
 
     @property
     def dst(self) -> Operand | None:
         return self._out(0)
+
+    def fill_bits(self, decisions: DecisionSet = DEFAULT_DECISIONS) -> int:
+        """The raw fill pattern: ``constant_bits`` as given, or the bit pattern of ``constant`` in the
+        dst dtype (D-29; under its ``bits`` reading ``constant`` is the raw pattern too). The width
+        check of a raw pattern is the caller's (it knows the dtype's size). Raises
+        :class:`~tongasm.errors.EncodeError` (field ``fill``, check ``memset.fill_value``) when the
+        keys are missing or both given, or the value does not fit the dtype."""
+        given = [k for k in ("constant", "constant_bits") if k in self.attrs]
+        if len(given) != 1:
+            raise EncodeError(f"Memset needs exactly one of 'constant' (a value in the dst dtype) "
+                              f"and 'constant_bits' (the raw bit pattern), got {' and '.join(given) or 'neither'}",
+                              field="fill", check="memset.fill_value")
+        v = self.attrs[given[0]]
+        if given[0] == "constant_bits" or not decisions.get(MemsetConstant).is_value:
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise EncodeError(f"Memset {given[0]} is a raw bit pattern and must be an integer, "
+                                  f"got {v!r}", field="fill", value=v, check="memset.fill_value")
+            return v
+        d = getattr(self.dst, "dtype", None)
+        if not isinstance(d, Dtype):
+            raise EncodeError(f"Memset constant {v!r}: the dst has no dtype to hold it (give "
+                              "'constant_bits' instead)", field="fill", value=v, check="memset.fill_value")
+        if d in PACKED_DTYPES and v == 0 and math.copysign(1.0, v) > 0:
+            return 0  # zero is all-zero bits in every dtype, a packed one included
+        try:
+            return bit_pattern(v, d)
+        except NumericError as e:
+            hint = " (a packed dtype has no scalar value: give 'constant_bits')" if d in PACKED_DTYPES else ""
+            raise EncodeError(f"Memset constant {v!r} is not a {d.name} value: {e}{hint}",
+                              field="fill", value=v, limit=f"a {d.name} value", check="memset.fill_value") from None
 
 
 class MoveShape(Instruction):

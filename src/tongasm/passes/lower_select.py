@@ -49,7 +49,7 @@ def _memset_attrs(constant: int) -> FrozenMap:
     if hit is None:
         if len(_MEMSET_ATTRS) >= _SPLIT_LIMIT:
             _MEMSET_ATTRS.clear()
-        hit = _MEMSET_ATTRS[constant] = FrozenMap({"mode": MemsetMode.Const, "constant": constant})
+        hit = _MEMSET_ATTRS[constant] = FrozenMap({"mode": MemsetMode.Const, "constant_bits": constant})
     return hit
 
 

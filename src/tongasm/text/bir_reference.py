@@ -30,7 +30,7 @@ from ..isa.layouts import layouts
 from ..isa.opcodes import ISA_OPCODE_NAMES
 from ..ir import scalar  # noqa: F401  (registers the next families' classes)
 from ..ir.instructions import (
-    INSTRUCTION_CLASSES, DeclaredInstruction, Instruction, RefusedInstruction, instruction_class,
+    INSTRUCTION_CLASSES, DeclaredInstruction, Instruction, Number, RefusedInstruction, instruction_class,
 )
 
 #: The engines an instruction may name (ALL and Unassigned are not engines: D-25, SPEC §5; DMA
@@ -94,7 +94,7 @@ def _type_text(t: type) -> tuple[str, list[str]]:
     """A key's type as the reference writes it, and its enum member names (the JSON spelling)."""
     if isinstance(t, type) and issubclass(t, enum.Enum):
         return f"enum {t.__name__}", [m.name for m in t]
-    names = {bool: "bool", int: "int", float: "float", str: "string", list: "list"}
+    names = {bool: "bool", int: "int", float: "float", str: "string", list: "list", Number: "number"}
     return names.get(t, t.__name__), []
 
 
@@ -195,8 +195,9 @@ def opcode_reference(opcode: str, decisions: DecisionSet = DEFAULT_DECISIONS) ->
     keys = []
     for a in cls.ATTRS:
         tname, values = _type_text(a.type)
+        group = next((list(g) for g in cls.ONE_OF if a.key in g), [])
         keys.append({"key": a.key, "type": tname, "values": values, "required": a.required,
-                     "default": None if a.required else _default_text(a.default)})
+                     "default": None if a.required else _default_text(a.default), "one_of": group})
     roles = _roles(cls)
     for r in roles:
         r["slots"] = slots.get(r["role"], [])
@@ -272,8 +273,10 @@ def bir_reference_markdown(decisions: DecisionSet = DEFAULT_DECISIONS) -> str:
             out += ["| key | type | values | required | default |", "|---|---|---|---|---|"]
             for k in e["keys"]:
                 vals = ", ".join(f"`{v}`" for v in k["values"])
-                dflt = "" if k["required"] else f"`{json.dumps(k['default'])}`"
-                out.append(f"| `{k['key']}` | {k['type']} | {vals} | {'yes' if k['required'] else 'no'} | {dflt} |")
+                dflt = "" if k["required"] or k["one_of"] else f"`{json.dumps(k['default'])}`"
+                req = ("one of " + ", ".join(f"`{g}`" for g in k["one_of"]) if k["one_of"]
+                       else "yes" if k["required"] else "no")
+                out.append(f"| `{k['key']}` | {k['type']} | {vals} | {req} | {dflt} |")
         else:
             out.append("No keys of its own.")
         out.append("")

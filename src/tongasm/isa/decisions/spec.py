@@ -350,3 +350,20 @@ class LoadSaveRegApOffset(Decision):
     reason = ("the SP page (D-10) has no field for it and SPEC §3.3 refuses it in descriptors; encoding the load "
               "without it would silently address another place (an earlier encoder dropped it)")
     REFUSE = Reading("refuse", "refused with a message: the m2d bundle has no field for it")
+
+
+class MemsetConstant(Decision):
+    id = "D-29"
+    subject = "what a BIR JSON Memset `constant` means"
+    reason = ("SPEC §4.8 reads `constant` as the raw u32 fill, so `1` on a float32 dst filled 1.4e-45 and nothing "
+              "said so; a kernel engineer writes the value (NKI's memset takes a value in the tile's dtype). The "
+              "bundle is the same either way: +0x28 holds the bit pattern of the value in the dst dtype. The raw "
+              "bits stay expressible with the `constant_bits` key under both readings")
+    VALUE = Reading("value", "`constant` is a value in the dst dtype (1 on float32 fills 1.0, -1 on int32 fills "
+                             "0xffffffff); a value the dtype cannot hold is refused; `constant_bits` is the raw pattern")
+    BITS = Reading("bits", "SPEC §4.8 as written: `constant` is the raw u32 bit pattern, like `constant_bits`")
+
+    @property
+    def is_value(self) -> bool:
+        """Whether ``constant`` is a value in the dst dtype (else the raw bits)."""
+        return self.reading is self.VALUE

@@ -709,11 +709,14 @@ class _Interpreter:
         if not isinstance(mode, MemsetMode):
             raise InterpretError(f"Memset mode {mode} has no meaning")
         dst = self.s.tile(inst.dst, engine, "dst")
-        constant = inst.attrs.get("constant", 0)
+        try:
+            constant = inst.fill_bits(self.ds)  # D-29: a value in the dst dtype, or constant_bits as given
+        except TongasmError as e:
+            raise InterpretError(str(e)) from None
         size = numeric.size_of(dst.w)
         limit = 0xFFFFFFFF if size >= 4 else (1 << (8 * size)) - 1
-        if not isinstance(constant, int) or not 0 <= constant <= limit:
-            raise InterpretError(f"Memset constant {constant!r} does not fit the dtype's raw bits 0..{limit:#x}")
+        if not 0 <= constant <= limit:
+            raise InterpretError(f"Memset constant bits {constant:#x} do not fit the dtype's raw bits 0..{limit:#x}")
         if mode == MemsetMode.Const:
             values = np.empty((dst.count, dst.n), dtype=numeric.element_type(dst.w))
             values[...] = _scalar(constant, dst.w)[0]  # the raw bit pattern (SPEC §4.8)
