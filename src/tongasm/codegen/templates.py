@@ -290,7 +290,7 @@ class Variant:
         shape = (tuple(grp for grp, _w in placed), tuple(tuple((h, pos) for h, pos, _r in uses)
                                                            for _s, _st, _b, uses, *_r in parts))
         consts = [c for _s, _st, bits, uses, *_r in parts
-                  for c in (bits, *(c for _h, _pos, rule in uses for c in (rule, _word_fn(rule))))]
+                  for c in (bits, *(c for _h, _pos, rule in uses for c in (rule, _word_fn(rule), _memo_of(rule))))]
         self.make: Callable[[tuple[str, ...], int], tuple[bytes, ...] | None] = _maker(shape)(*consts)
 
 
@@ -300,9 +300,11 @@ _MAKERS: dict[Any, Callable[..., Any]] = {}
 def _maker(shape: tuple[tuple[int, ...], tuple[tuple[tuple[int, int], ...], ...]]) -> Callable[..., Any]:
     """A factory of ``make`` functions for variants of one shape (the regex groups of the placed
     offsets; per bundle, per use: offset number and bit position), generated once per shape; a
-    variant gives it its constants (per bundle: its bits, then each use's rule and word function).
-    Each use's words are memoised on the offset's text (the word function on a miss: :func:`_word_of`
-    for an ADDR4 word, :func:`_linear_word_of` for a field holding offset × scale)."""
+    variant gives it its constants (per bundle: its bits, then each use's rule, word function and
+    memo). Each use's words are memoised on the offset's text, in one memo per rule (:func:`_memo_of`:
+    the word depends on the rule and the offset only, so the uses of a tensor's tiles share it); the
+    word function on a miss: :func:`_word_of` for an ADDR4 word, :func:`_linear_word_of` for a field
+    holding offset × scale."""
     fn = _MAKERS.get(shape)
     if fn is None:
         placed, parts = shape
@@ -313,15 +315,14 @@ def _maker(shape: tuple[tuple[int, ...], tuple[tuple[tuple[int, int], ...], ...]
             params.append(f"B{p}")
             terms = [f"B{p}", "sb"]
             for k, (h, pos) in enumerate(uses):
-                params += [f"R{p}_{k}", f"W{p}_{k}"]
+                params += [f"R{p}_{k}", f"W{p}_{k}", f"M{p}_{k}"]
                 body += [f"        w{p}_{k} = M{p}_{k}.get(t{h})",
                          f"        if w{p}_{k} is None:",
                          f"            w{p}_{k} = W{p}_{k}(R{p}_{k}, M{p}_{k}, t{h})",
                          f"            if w{p}_{k} is None: return None"]
                 terms.append(f"(w{p}_{k} << {pos})")
             made.append(f"({' | '.join(terms)}).to_bytes({BUNDLE_SIZE}, 'little')")
-        memos = [f"    M{p}_{k} = {{}}" for p, uses in enumerate(parts) for k in range(len(uses))]
-        lines = [f"def factory({', '.join(params)}):", *memos, "    def make(g, sb):", *body,
+        lines = [f"def factory({', '.join(params)}):", "    def make(g, sb):", *body,
                  f"        return ({', '.join(made)},)", "    return make"]
         ns: dict[str, Any] = {}
         exec(compile("\n".join(lines) + "\n", "<tongasm template variant>", "exec"), ns)
@@ -353,6 +354,20 @@ def _linear_word_of(rule: LinearRule, memo: dict[str, int], token: str) -> int |
 
 def _word_fn(rule: Rule) -> Callable[..., int | None]:
     return _linear_word_of if type(rule) is LinearRule else _word_of
+
+
+#: rule → its words by offset text (shared by every use of the rule; at most this many rules are kept)
+_MEMOS: dict[Rule, dict[str, int]] = {}
+MEMO_RULES = 4096
+
+
+def _memo_of(rule: Rule) -> dict[str, int]:
+    memo = _MEMOS.get(rule)
+    if memo is None:
+        if len(_MEMOS) >= MEMO_RULES:
+            _MEMOS.clear()  # (variants made before keep theirs)
+        memo = _MEMOS[rule] = {}
+    return memo
 
 
 #: at most this many variants (keys) per template
