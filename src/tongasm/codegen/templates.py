@@ -403,7 +403,7 @@ def _placed(t: Template, inst: Instruction, parts: list[Made], bid: int,
     by_id = _own_operands(inst, parts)
     if by_id is None:
         return None
-    uses: list[list[tuple[int, int, int, Addr4Rule]]] = [[] for _ in parts]
+    uses: list[list[tuple[int, int, int, Rule]]] = [[] for _ in parts]
     for h, (_g, (out, k)) in enumerate(t.placed):
         op = (inst.outs if out else inst.ins)[k]
         found = None if type(op) is not PhysicalAP or op.location is None or by_id[id(op)] != 1 else \
