@@ -227,3 +227,70 @@ def test_a_kernel_that_does_not_repeat_stops_making_templates(tmp_path, monkeypa
     p = _write(tmp_path, insts)
     assert _outcome(p, fast=True) == _outcome(p, fast=False)
     assert len(made) <= 25, len(made)
+
+
+def _load_save(k: int, offset: int, *, save: bool, dtype: str = "int32") -> dict[str, Any]:
+    mem = {"kind": "physical_ap", "dtype": dtype, "ap": [[1, 1], [1, 1]], "offset": offset, "memref": "o"}
+    reg = {"kind": "register_access", "dtype": dtype, "regref": f"r{k % 8}"}
+    if save:
+        return {"opcode": "TensorSave", "name": f"s{k}", "engine": "SP", "ins": [reg], "outs": [mem]}
+    return {"opcode": "TensorLoad", "name": f"l{k}", "engine": "SP", "ins": [mem], "outs": [reg]}
+
+
+def _load_save_kernel(tmp_path: Path, insts: list[dict[str, Any]]) -> Path:
+    out = {"name": "o_set", "kind": "Internal", "dtype": "int32",
+           "memorylocations": [{"name": "o", "type": "DRAM", "addr": 0, "dims": [1, 1 << 31], "tensor_id": 7}]}
+    doc = {"arch": "gen2", "functions": [{"name": "f", "allocations": [*KERNELS.ALLOCATIONS, out],
+                                          "registers": KERNELS.REGISTERS,
+                                          "blocks": [{"name": "b", "instructions": insts}]}]}
+    p = tmp_path / "ls.json"
+    p.write_text(json.dumps(doc, separators=(",", ":")))
+    return p
+
+
+def test_load_save_offsets_are_placed_in_var_offset(tmp_path, monkeypatch):
+    """TensorLoad/TensorSave's DRAM offset reaches the bundle only as var_offset = offset × size
+    (D-8): every new offset is placed from the template (not re-encoded), and each bundle's bytes
+    0x14..0x17 hold offset × 4 for int32 (and × 8 for int64)."""
+    from tongasm.codegen import templates
+
+    made = []
+    real = templates.Template.instruction
+
+    def counting(self, *a):
+        made.append(1)
+        return real(self, *a)
+
+    monkeypatch.setattr(templates.Template, "instruction", counting)
+    rnd = random.Random(5)
+    offsets = rnd.sample(range(1, 1 << 29), 300)
+    insts = [_load_save(k, off, save=k % 2 == 1) for k, off in enumerate(offsets)]
+    insts += [_load_save(k, off, save=False, dtype="int64") for k, off in enumerate(offsets[:20])]
+    p = _load_save_kernel(tmp_path, insts)
+    fast = _outcome(p, fast=True)
+    assert len(made) <= 4, len(made)  # the first of each shape's variants only
+    monkeypatch.setattr(templates.Template, "instruction", real)
+    assert fast == _outcome(p, fast=False) and fast[0] == "ok", fast[:3]
+    sp = fast[1]["sp"]
+    assert len(sp) == 64 * len(insts)
+    for k, d in enumerate(insts):
+        b = sp[64 * k: 64 * (k + 1)]
+        size = 8 if k >= 300 else 4
+        assert int.from_bytes(b[0x14:0x18], "little") == d[("outs" if d["opcode"] == "TensorSave" else "ins")][0][
+            "offset"] * size, k
+
+
+def test_a_load_offset_past_var_offset_raises_the_ordinary_error(tmp_path):
+    """An offset whose byte offset does not fit var_offset's 32 bits (2**30 int32 elements = 2**32
+    bytes) after placed ones: the same error as reading every instruction, naming the field."""
+    insts = [_load_save(k, 100 + k, save=False) for k in range(10)]
+    insts.append(_load_save(10, 1 << 30, save=False))
+    insts.append(_load_save(11, (1 << 30) - 1, save=False))  # fits: 2**32 - 4
+    p = _load_save_kernel(tmp_path, insts)
+    fast, slow = _outcome(p, fast=True), _outcome(p, fast=False)
+    assert fast == slow and fast[0] == "error" and "var_offset" in fast[2] and "l10" in fast[2], fast
+    del insts[10]
+    p = _load_save_kernel(tmp_path, insts)
+    fast = _outcome(p, fast=True)
+    assert fast == _outcome(p, fast=False) and fast[0] == "ok", fast
+    assert int.from_bytes(fast[1]["sp"][64 * 10 + 0x14: 64 * 10 + 0x18], "little") == (1 << 32) - 4

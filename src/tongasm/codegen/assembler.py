@@ -541,6 +541,9 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
         def geometry(y: Instruction) -> frozenset[str]:
             return encoder.geometry_roles(codegen_for(y))
 
+        def offset_fields(y: Instruction) -> Any:
+            return codegen_for(y).offset_fields
+
         def checks_read_offsets(x: Instruction) -> tuple[tuple[int, Any], ...]:
             """The IR checks to run again per instruction of a variant: (-1 the instruction, or its
             part, checks whose findings may change with the offsets)."""
@@ -613,7 +616,7 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                         one(x, r.func, ())
                         rec_on[0] = False
                         if v is _NEW and rec_on[1] and rec:
-                            t.add_variant(g, x, list(rec), bir[-1], geometry, checks_read_offsets(x))
+                            t.add_variant(g, x, list(rec), bir[-1], geometry, checks_read_offsets(x), offset_fields)
                         r.skip(m.end())
                         prev = t
                         continue
@@ -640,7 +643,7 @@ def _assemble(walked: Iterator[Walked], kernel: Kernel, target: str | Target | N
                 if m0 is None or m0.end() != r.end:
                     made_t = None
                 else:
-                    made_t.add_variant(m0.groups(), x, list(rec), bir[-1], geometry, checks_read_offsets(x))
+                    made_t.add_variant(m0.groups(), x, list(rec), bir[-1], geometry, checks_read_offsets(x), offset_fields)
                     tpl.add(made_t, r, prev)
             prev = made_t
     log.seal()

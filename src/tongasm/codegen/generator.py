@@ -35,8 +35,10 @@ from .plan import Encoder, Family
 FAMILIES: dict[type[Instruction], Family] = {
     RegisterMove: Family("RegisterMove", sp.register_move_select, sp.register_move_opcodes),
     RegisterAlu: Family("RegisterAlu", sp.register_alu_select, sp.register_alu_opcodes),
-    TensorLoad: Family("TensorLoad", sp.tensor_load_save_select, sp.tensor_load_save_opcodes),
-    TensorSave: Family("TensorSave", sp.tensor_load_save_select, sp.tensor_load_save_opcodes),
+    TensorLoad: Family("TensorLoad", sp.tensor_load_save_select, sp.tensor_load_save_opcodes,
+                       sp.tensor_load_save_offset_fields),
+    TensorSave: Family("TensorSave", sp.tensor_load_save_select, sp.tensor_load_save_opcodes,
+                       sp.tensor_load_save_offset_fields),
     TensorTensor: Family("TensorTensor", tensor.tensor_tensor_select, tensor.tensor_tensor_opcodes),
     CopyPredicated: Family("CopyPredicated", tensor.copy_predicated_select, tensor.copy_predicated_opcodes),
     TensorCopy: Family("TensorCopy", tensor.tensor_copy_select, tensor.tensor_copy_opcodes),

@@ -57,6 +57,10 @@ class Family:
     bir: str
     select: SelectFn
     opcodes: Callable[[Any, Context], list[int]]
+    #: where an operand's offset reaches a bundle of the layout ``select`` chose other than through
+    #: the binding: ``(inst, layout) → {role: (field, scale)}``, the field holding ``offset × scale``
+    #: and the offset read for nothing else (instruction templates place such offsets); None: nowhere
+    offset_fields: Callable[[Any, Format], Mapping[str, tuple[str, int]]] | None = None
 
 
 # --- plan keys -----------------------------------------------------------------------------------

@@ -221,7 +221,7 @@ def tensor_load_save_select(inst: TensorLoad | TensorSave, ctx: Context) -> Sele
         loc = mem.location
         # D-8: var_id = tensor_id, else the location's index; var_offset = offset × size, u32.
         vals["var_id"] = var_id(loc)
-        vals["var_offset"] = mem.offset * DTYPE_INFO[md].size
+        vals[VAR_OFFSET] = mem.offset * DTYPE_INFO[md].size
         return fmts["TensorLoadSave.imm"], vals
     assert isinstance(mem, RegisterAP) and mem.register is not None
     if ctx.decisions.get(LoadSaveOffset).offset_register_in_reg_form:
@@ -230,6 +230,21 @@ def tensor_load_save_select(inst: TensorLoad | TensorSave, ctx: Context) -> Sele
     else:
         vals["addr_reg"], vals["addr_reg_hi"] = reg_pair(ctx, mem, "memory address register")
     return fmts["TensorLoadSave.reg"], vals
+
+
+#: the IMM form's field that holds the memory operand's offset (× its dtype's size, D-8)
+VAR_OFFSET = "var_offset"
+
+
+def tensor_load_save_offset_fields(inst: TensorLoad | TensorSave, fmt: Format) -> dict[str, tuple[str, int]]:
+    """Where the memory operand's offset reaches a bundle of layout ``fmt`` that
+    :func:`tensor_load_save_select` chose: role → (field, scale). In the IMM form the offset is read
+    only for ``var_offset = offset × dtype size`` (D-8; the range check is the field's); nothing
+    else the select does depends on it. The REG form has no offset (the address is a register)."""
+    mem = inst.memory
+    if fmt.name != "TensorLoadSave.imm" or not isinstance(mem, PhysicalAP) or not isinstance(mem.dtype, Dtype):
+        return {}
+    return {"memory": (VAR_OFFSET, DTYPE_INFO[mem.dtype].size)}
 
 
 def _check_save_target(mem: PhysicalAP | RegisterAP, ctx: Context) -> None:

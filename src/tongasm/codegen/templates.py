@@ -49,8 +49,8 @@ import json
 import operator
 import re
 from dataclasses import fields
-from typing import Any
-from collections.abc import Callable
+from typing import Any, NamedTuple
+from collections.abc import Callable, Mapping
 
 from ..errors import TongasmError
 from ..ir.bir_json import sync_from_json, loads
@@ -158,11 +158,24 @@ def find_holes(text: str) -> list[Hole] | None:
 
 # --- templates -------------------------------------------------------------------------------------
 
-#: per bundle of a template: (stream id, stream, bits with the hole slots' ADDR4 words cleared,
-#: ((offset hole number, bit position, ADDR4 rule), ...), part, parts, label (a lowered part's; else 0))
-PartT = tuple[int, bytearray, int, tuple[tuple[int, int, Addr4Rule], ...], int, int, Any]
-#: where an offset reaches a bundle: (bundle, bit position, field mask, ADDR4 rule)
-Use = tuple[int, int, int, Addr4Rule]
+class LinearRule(NamedTuple):
+    """An offset that reaches a bundle as a field holding ``offset × scale`` (a family's
+    :attr:`~tongasm.codegen.plan.Family.offset_fields`): the field's values are ``0..hi`` (its mask)."""
+
+    scale: int
+    hi: int
+
+
+#: how an offset's word is made: the ADDR4 word of a D-6 slot, or a field holding offset × scale
+Rule = Addr4Rule | LinearRule
+#: where an operand's offset reaches the bundle other than through the binding, per family: (instruction,
+#: layout) → {role: (field, scale)} (:attr:`tongasm.codegen.plan.Family.offset_fields`)
+OffsetFields = Callable[[Instruction, Any], Mapping[str, tuple[str, int]]]
+#: per bundle of a template: (stream id, stream, bits with the hole slots' words cleared,
+#: ((offset hole number, bit position, rule), ...), part, parts, label (a lowered part's; else 0))
+PartT = tuple[int, bytearray, int, tuple[tuple[int, int, Rule], ...], int, int, Any]
+#: where an offset reaches a bundle: (bundle, bit position, field mask, rule)
+Use = tuple[int, int, int, Rule]
 #: what the ordinary path made of one bundle: (the part's instruction, its layout, its bits without
 #: the sync band, the sync band's bits, stream id, stream, label (a lowered part's; else 0))
 Made = tuple[Instruction, Any, int, int, int, bytearray, Any]
@@ -214,11 +227,15 @@ class Template:
             inst, name, tuple(ins), tuple(outs), sync if self.sync_at >= 0 else inst.sync)
 
     def add_variant(self, groups: tuple[str, ...], inst: Instruction, parts: list[Made], bid: int,
-                    geometry: Callable[[Instruction], frozenset[str]], offset_checks: tuple[tuple[int, Any], ...]) -> None:
+                    geometry: Callable[[Instruction], frozenset[str]], offset_checks: tuple[tuple[int, Any], ...],
+                    offset_fields: Callable[[Instruction], OffsetFields | None] | None = None) -> None:
         """Record the variant of an instruction of this shape made the ordinary way without findings
-        (its regex groups ``groups``). The first one decides which offsets are placed."""
+        (its regex groups ``groups``). The first one decides which offsets are placed. ``geometry``:
+        an instruction's roles whose geometry reaches the bundle only through the binding;
+        ``offset_fields``: an instruction's family's :attr:`~tongasm.codegen.plan.Family.offset_fields`."""
         if not self.variants:
-            self.placed = tuple((g, w) for g, w in self.offsets if _placeable(inst, w, parts, geometry))
+            self.placed = tuple((g, w) for g, w in self.offsets
+                                if _placeable(inst, w, parts, geometry, offset_fields))
             placed = {g for g, _w in self.placed}
             # a lowered instruction's sync band is in its variant (the lowering says which bundle gets what)
             self.sync_keyed = self.sync_at >= 0 and len(parts) > 1
@@ -227,7 +244,7 @@ class Template:
             self.key_of = _key_of(self.key_at)
         if len(self.variants) >= VARIANTS:
             return
-        self.variants[self.key_of(groups)] = _placed(self, inst, parts, bid, geometry, offset_checks)
+        self.variants[self.key_of(groups)] = _placed(self, inst, parts, bid, geometry, offset_checks, offset_fields)
 
 
 def _key_of(at: tuple[int, ...]) -> Callable[[tuple[str, ...]], Any]:
@@ -272,7 +289,8 @@ class Variant:
         self.checks = checks  # the IR checks to run again per instruction: (-1 the instruction, or its part, checks)
         shape = (tuple(grp for grp, _w in placed), tuple(tuple((h, pos) for h, pos, _r in uses)
                                                            for _s, _st, _b, uses, *_r in parts))
-        consts = [c for _s, _st, bits, uses, *_r in parts for c in (bits, *(rule for _h, _pos, rule in uses))]
+        consts = [c for _s, _st, bits, uses, *_r in parts
+                  for c in (bits, *(c for _h, _pos, rule in uses for c in (rule, _word_fn(rule), _memo_of(rule))))]
         self.make: Callable[[tuple[str, ...], int], tuple[bytes, ...] | None] = _maker(shape)(*consts)
 
 
@@ -282,8 +300,11 @@ _MAKERS: dict[Any, Callable[..., Any]] = {}
 def _maker(shape: tuple[tuple[int, ...], tuple[tuple[tuple[int, int], ...], ...]]) -> Callable[..., Any]:
     """A factory of ``make`` functions for variants of one shape (the regex groups of the placed
     offsets; per bundle, per use: offset number and bit position), generated once per shape; a
-    variant gives it its constants (per bundle: its bits, then each use's ADDR4 rule). Each use's
-    words are memoised on the offset's text (:func:`_word_of` on a miss)."""
+    variant gives it its constants (per bundle: its bits, then each use's rule, word function and
+    memo). Each use's words are memoised on the offset's text, in one memo per rule (:func:`_memo_of`:
+    the word depends on the rule and the offset only, so the uses of a tensor's tiles share it); the
+    word function on a miss: :func:`_word_of` for an ADDR4 word, :func:`_linear_word_of` for a field
+    holding offset × scale."""
     fn = _MAKERS.get(shape)
     if fn is None:
         placed, parts = shape
@@ -294,17 +315,16 @@ def _maker(shape: tuple[tuple[int, ...], tuple[tuple[tuple[int, int], ...], ...]
             params.append(f"B{p}")
             terms = [f"B{p}", "sb"]
             for k, (h, pos) in enumerate(uses):
-                params.append(f"R{p}_{k}")
+                params += [f"R{p}_{k}", f"W{p}_{k}", f"M{p}_{k}"]
                 body += [f"        w{p}_{k} = M{p}_{k}.get(t{h})",
                          f"        if w{p}_{k} is None:",
-                         f"            w{p}_{k} = word_of(R{p}_{k}, M{p}_{k}, t{h})",
+                         f"            w{p}_{k} = W{p}_{k}(R{p}_{k}, M{p}_{k}, t{h})",
                          f"            if w{p}_{k} is None: return None"]
                 terms.append(f"(w{p}_{k} << {pos})")
             made.append(f"({' | '.join(terms)}).to_bytes({BUNDLE_SIZE}, 'little')")
-        memos = [f"    M{p}_{k} = {{}}" for p, uses in enumerate(parts) for k in range(len(uses))]
-        lines = [f"def factory({', '.join(params)}):", *memos, "    def make(g, sb):", *body,
+        lines = [f"def factory({', '.join(params)}):", "    def make(g, sb):", *body,
                  f"        return ({', '.join(made)},)", "    return make"]
-        ns: dict[str, Any] = {"word_of": _word_of}
+        ns: dict[str, Any] = {}
         exec(compile("\n".join(lines) + "\n", "<tongasm template variant>", "exec"), ns)
         fn = _MAKERS[shape] = ns["factory"]
     return fn
@@ -318,6 +338,36 @@ def _word_of(rule: Addr4Rule, memo: dict[str, int], token: str) -> int | None:
             memo.clear()
         memo[token] = w
     return w
+
+
+def _linear_word_of(rule: LinearRule, memo: dict[str, int], token: str) -> int | None:
+    """The value of a field holding offset × scale for an offset's text (None off the field's range:
+    the ordinary path raises the field's error), remembered in ``memo``."""
+    w = int(token) * rule.scale
+    if w > rule.hi:
+        return None
+    if len(memo) >= 1 << 14:
+        memo.clear()
+    memo[token] = w
+    return w
+
+
+def _word_fn(rule: Rule) -> Callable[..., int | None]:
+    return _linear_word_of if type(rule) is LinearRule else _word_of
+
+
+#: rule → its words by offset text (shared by every use of the rule; at most this many rules are kept)
+_MEMOS: dict[Rule, dict[str, int]] = {}
+MEMO_RULES = 4096
+
+
+def _memo_of(rule: Rule) -> dict[str, int]:
+    memo = _MEMOS.get(rule)
+    if memo is None:
+        if len(_MEMOS) >= MEMO_RULES:
+            _MEMOS.clear()  # (variants made before keep theirs)
+        memo = _MEMOS[rule] = {}
+    return memo
 
 
 #: at most this many variants (keys) per template
@@ -337,25 +387,27 @@ def _own_operands(inst: Instruction, parts: list[Made]) -> dict[int, int] | None
 
 
 def _placeable(inst: Instruction, where: tuple[bool, int], parts: list[Made],
-               geometry: Callable[[Instruction], frozenset[str]]) -> bool:
+               geometry: Callable[[Instruction], frozenset[str]],
+               offset_fields: Callable[[Instruction], OffsetFields | None] | None = None) -> bool:
     by_id = _own_operands(inst, parts)
     op = (inst.outs if where[0] else inst.ins)[where[1]]
     return by_id is not None and type(op) is PhysicalAP and op.location is not None and by_id[id(op)] == 1 and \
-        _slots_of(op, parts, geometry) is not None
+        _slots_of(op, parts, geometry, offset_fields) is not None
 
 
 def _placed(t: Template, inst: Instruction, parts: list[Made], bid: int,
-            geometry: Callable[[Instruction], frozenset[str]], offset_checks: tuple[tuple[int, Any], ...]) -> Variant | None:
+            geometry: Callable[[Instruction], frozenset[str]], offset_checks: tuple[tuple[int, Any], ...],
+            offset_fields: Callable[[Instruction], OffsetFields | None] | None = None) -> Variant | None:
     if t.sync_at >= 0 and len(parts) > 1 and not t.sync_keyed:
         return None  # a lowering places the band, and it is not in the key: cloned
     by_id = _own_operands(inst, parts)
     if by_id is None:
         return None
-    uses: list[list[tuple[int, int, int, Addr4Rule]]] = [[] for _ in parts]
+    uses: list[list[tuple[int, int, int, Rule]]] = [[] for _ in parts]
     for h, (_g, (out, k)) in enumerate(t.placed):
         op = (inst.outs if out else inst.ins)[k]
         found = None if type(op) is not PhysicalAP or op.location is None or by_id[id(op)] != 1 else \
-            _slots_of(op, parts, geometry)
+            _slots_of(op, parts, geometry, offset_fields)
         if found is None:
             return None
         for p, pos, mask, rule in found:
@@ -531,9 +583,11 @@ def make_template(raw: RawInstruction, inst: Instruction, bundles: int) -> Templ
 _SYNC_MEMBER = re.compile(r',[ \t\n\r]*"sync"[ \t\n\r]*:[ \t\n\r]*')
 
 
-def _slots_of(op: PhysicalAP, parts: list[Made], geometry: Callable[[Instruction], frozenset[str]]) -> list[Use] | None:
-    """Where ``op``'s offset reaches the bundles: each D-6 slot it fills; None when it reaches them
-    any other way (then it is not placed)."""
+def _slots_of(op: PhysicalAP, parts: list[Made], geometry: Callable[[Instruction], frozenset[str]],
+              offset_fields: Callable[[Instruction], OffsetFields | None] | None = None) -> list[Use] | None:
+    """Where ``op``'s offset reaches the bundles: each D-6 slot it fills, and each field its family
+    says holds offset × scale (and nothing else reads the offset: ``offset_fields``); None when it
+    reaches them any other way (then it is not placed)."""
     found: list[Use] = []
     for p, (x, fmt, *_rest) in enumerate(parts):
         roles = type(x).ROLES
@@ -545,8 +599,19 @@ def _slots_of(op: PhysicalAP, parts: list[Made], geometry: Callable[[Instruction
                 if o is not op:
                     continue
                 role = next((r for r, at in roles.items() if at == (out, k)), None)
-                if role is None or role not in geo:
+                if role is None:
                     return None
+                if role not in geo:
+                    fields_of = offset_fields(x) if offset_fields is not None else None
+                    lin = fields_of(x, fmt).get(role) if fields_of is not None else None
+                    if lin is None:
+                        return None
+                    fname, scale = lin
+                    pos, lo, hi, mask = fmt.placement(fname)
+                    if lo != 0 or hi != mask or type(scale) is not int or scale < 1:
+                        return None  # (a field of another kind: not placed)
+                    found.append((p, pos, mask, LinearRule(scale, hi)))
+                    continue
                 sname = slot_of.get(role)
                 if sname is None or sname not in fmt.slots:
                     continue  # no slot of this layout encodes the role (or a decision dropped it, D-15)
