@@ -170,7 +170,7 @@ def dma_footprint(d: DecodedBundle, dge_table: Sequence[int] | None, decisions: 
                   ) -> Footprint:
     """What a 0xD4 DMA reads (its src side) and writes (its dst side), R-16/R-17: SBUF as a box,
     DRAM as a byte range of a variable (a DGE-table entry resolved through ``dge_table``)."""
-    from ..isa.decisions.neff import Addr8Modes
+    from ..isa.decisions.dma import Addr8Modes
 
     modes = decisions.get(Addr8Modes)
     f = d.fields
@@ -345,7 +345,7 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
     ``limit`` races are kept (the rest counted). ``cap`` bounds the updates examined one by one for
     one candidate of one wait (beyond it the candidate is not proven: sound, and said by a race)."""
     from ..isa.decisions.dma import DmaBlockCompletion, RaceSources
-    from ..isa.decisions.neff import DmaCompletion
+    from ..isa.decisions.dma import DmaCompletion
     from ..isa.decisions.spec import UpdateModeWire
 
     d2 = decisions.get(UpdateModeWire)

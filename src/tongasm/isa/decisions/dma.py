@@ -166,6 +166,8 @@ class BookOnlyLayouts(Decision):
     @property
     def guess(self) -> bool:
         return self.reading is self.GUESS
+
+
 class DmaBlockCompletion(Decision):
     id = "R-90"
     subject = ("PseudoDMATrigger 0xC1: what a fired descriptor block moves and which semaphore its completion "
