@@ -552,7 +552,7 @@ def test_check_decode_and_disasm_json_work_in_pieces(tmp_path: Path, monkeypatch
     p.write_bytes((assembled / "dve.bin").read_bytes() + data + (assembled / "dve.bin").read_bytes())
     outs = {}
     for chunk in (1 << 15, 4):
-        monkeypatch.setattr(cli, "DISASM_CHUNK", chunk)
+        monkeypatch.setattr(cli.common, "DISASM_CHUNK", chunk)
         got = []
         for argv in (["check", p, "--format", "json"], ["check", p], ["decode", p, "--format", "json"],
                      ["disasm", p, "--format", "json"]):
@@ -567,7 +567,7 @@ def test_check_decode_and_disasm_json_work_in_pieces(tmp_path: Path, monkeypatch
     report = json.loads(outs[4][0][1])
     assert not report["clean"] and [f["offset"] for f in report["inputs"][0]["findings"]] == \
         [64 * k for k in range(3, 8)]
-    monkeypatch.setattr(cli._Failures, "SHOWN", 2)
+    monkeypatch.setattr(cli.common._Failures, "SHOWN", 2)
     assert run("decode", p) == 1
     err = capsys.readouterr().err
     assert err.count("tongasm: error:") == 3 and "... and 3 more undecodable bundles" in err
@@ -577,7 +577,7 @@ def test_checking_a_large_undecodable_stream_keeps_memory_bounded(tmp_path: Path
     """4,000 findings held at once peak at ~1.9 MB; made and printed piece by piece, at ~0.3 MB."""
     p = tmp_path / "dve.bin"
     p.write_bytes(_undecodable(4000))
-    monkeypatch.setattr(cli, "DISASM_CHUNK", 256)
+    monkeypatch.setattr(cli.common, "DISASM_CHUNK", 256)
     with open(os.devnull, "w") as sink:
         monkeypatch.setattr(sys, "stdout", sink)
         assert main(["check", str(tmp_path / "dve.bin"), "-q"]) == 1  # warm-up: imports and tables

@@ -179,7 +179,7 @@ def tty_stderr(monkeypatch):
         def eager(label, total=None, **kw):  # type: ignore[no-untyped-def]
             return progress(label, total, delay=0.0, interval=0.0, width=100, **kw)
 
-        monkeypatch.setattr(cli, "progress", eager)
+        monkeypatch.setattr(cli.common, "progress", eager)
         return tty
 
     return install
@@ -222,7 +222,7 @@ def test_cli_no_progress_when_piped_or_disabled(tmp_path, assembled, monkeypatch
     tty = FakeTTY()
     monkeypatch.setattr("sys.stderr", tty)
     monkeypatch.setenv(prog.ENV_DISABLE, "1")
-    monkeypatch.setattr(cli, "progress", lambda label, total=None, **kw: progress(label, total, delay=0.0, **kw))
+    monkeypatch.setattr(cli.common, "progress", lambda label, total=None, **kw: progress(label, total, delay=0.0, **kw))
     assert main(argv) == 0
     assert tty.getvalue() == ""
 
@@ -315,7 +315,7 @@ def test_chunked_listing_is_the_whole_listing(tmp_path, assembled, capsys, monke
     q = tmp_path / "sp.bin"
     q.write_bytes((assembled / "sp.bin").read_bytes())
     streams = [StreamInput("dve", data), StreamInput("sp", q.read_bytes())]
-    monkeypatch.setattr(cli, "DISASM_CHUNK", 3)  # many pieces, a short last one
+    monkeypatch.setattr(cli.common, "DISASM_CHUNK", 3)  # many pieces, a short last one
     assert main(["disasm", str(p), str(q), "-o", str(tmp_path / "k.s")]) == 0
     assert (tmp_path / "k.s").read_text() == "\n".join(fast_listing(streams)) + "\n"
     assert main(["disasm", str(p), str(q), "--format", "json"]) == 0
