@@ -267,3 +267,11 @@ def test_d28_register_ap_offset_on_load_save_is_refused():
     k = kernel(inst("TensorLoad", [reg_ap("r3", "int32", [[1, 1]], reg_ap_offset="r4")], [reg("r1")], engine="SP"))
     with pytest.raises(TongasmError, match="D-28"):
         one(k)
+
+
+def test_d29_memset_constant_is_a_value_in_the_dst_dtype():
+    # D-29=value (default): 1 on float32 fills 1.0 = 0x3F800000 (little-endian at +0x28: 0000803f);
+    # D-29=bits (SPEC §4.8 as written): the same key is the raw pattern 0x00000001
+    msi = inst("Memset", [], [ap("a", "float32", F32)], engine="DVE", mode="Const", constant=1)
+    assert byte(one(k(msi)), 0x28, 4) == "0000803f"
+    assert byte(one(k(msi), decisions=("D-29=bits",)), 0x28, 4) == "01000000"

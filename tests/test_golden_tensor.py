@@ -312,8 +312,8 @@ def test_tensor_copy_4d():
 
 # --- Memset (SPEC §4.8) ------------------------------------------------------------------------------
 
-def ms(dst, mode="Const", constant=0, engine="DVE"):
-    return kernel(inst("Memset", [], [dst], engine=engine, mode=mode, constant=constant), allocs=ALLOCS)
+def ms(dst, mode="Const", constant=0, engine="DVE"):  # constant: the raw fill bits (constant_bits)
+    return kernel(inst("Memset", [], [dst], engine=engine, mode=mode, constant_bits=constant), allocs=ALLOCS)
 
 
 def test_memset_const_bf16():
@@ -335,8 +335,8 @@ def test_memset_random_and_errors():
     assert one(ms(x, "Random"))[:2] == "4d"
     assert "Random" in str(fails(ms(x, "Random", 5)))
     assert "has unimplemented Memset Mode" in str(fails(ms(x, 2)))
-    assert "does not fit" in str(fails(ms(ap("b", "bfloat16", [[512, 32], [1, 32]]), constant=0x10000)))
-    assert "does not fit" in str(fails(ms(x, constant=2**32)))
+    assert "do not fit" in str(fails(ms(ap("b", "bfloat16", [[512, 32], [1, 32]]), constant=0x10000)))
+    assert "do not fit" in str(fails(ms(x, constant=2**32)))
 
 
 # --- MoveShape (SPEC §4.9, D-20) ----------------------------------------------------------------------
