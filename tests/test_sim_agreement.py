@@ -560,7 +560,7 @@ class Gen:
         if acc != "Zero" and self.chance(0.4):
             reduce_res = self.column(self.one([D.float32, D.bfloat16]), parts, self.draw(st.integers(0, 8 - parts)),
                                      write=True)
-        from tongasm.ir.scalar import Activation
+        from tongasm.ir.act import Activation
 
         inst = Activation(ins=[src, ops["bias"], ops["scale"], ops["alpha"]],
                           outs=[dst] + ([reduce_res] if reduce_res is not None else []),
@@ -749,7 +749,7 @@ class Gen:
         src = self.operand(self.one(DATA), parts, outer + window, engine, no_psum=no_psum, reg_ok=False)
         dst = self.operand(self.one(FLOATS), parts, self.divisors_shape(math.prod(outer), 2), engine, write=True,
                            no_psum=no_psum)
-        from tongasm.ir.scalar import Pool
+        from tongasm.ir.reduce import Pool
         from tongasm.isa.vector_enums import PoolFunc
 
         self.kb._add(Pool(ins=[src], outs=[dst], attrs={"func": PoolFunc.Avg if avg else PoolFunc.Max}), None, engine,
@@ -759,7 +759,7 @@ class Gen:
     def iota(self) -> None:
         if self.ds["N-22"] == "off":
             return self.pool()
-        from tongasm.ir.scalar import Iota
+        from tongasm.ir.reduce import Iota
 
         parts = self.draw(st.integers(1, 8))
         pattern = [(self.draw(st.integers(-4, 4)), self.draw(st.integers(1, 4)))

@@ -30,10 +30,9 @@ from ..isa.opcodes import (
 )
 from ..isa.vector_enums import REDUCE_IDENTITY
 from ..isa.vector_enums import ACT_FUNC_FROM_WIRE, ACT_FUNC_WIRE, ActFunc, AxisList
-from ..ir.scalar import (
-    Activation, BNStats, BNStatsAggregate, Iota, Pool, ScalarTensorTensor, TensorReduce, TensorScalar,
-    TensorScalarCache, TensorScalarPtr, is_scalar_tensor_tensor,
-)
+from ..ir.act import Activation
+from ..ir.scalar import ScalarTensorTensor, TensorScalar, TensorScalarCache, TensorScalarPtr, is_scalar_tensor_tensor
+from ..ir.reduce import BNStats, BNStatsAggregate, Iota, Pool, TensorReduce
 from ..passes.lower_compound import is_lowered_part
 from ..ir.instructions import Instruction
 from ..ir.operands import Operand, PhysicalAP, RegisterAP, SymbolicAP

@@ -40,13 +40,19 @@ from ..isa.vector_enums import (
     PoolFunc, ScalarKind, TSCMode,
 )
 from ..isa.fields import Format
+from ..ir.act import Activation, ActivationReadAccumulator, DveReadAccumulator, ReadActivationAccumulator
 from ..ir.scalar import (
-    Activation, ActivationReadAccumulator, BNBackprop, BNBackpropPart, BNGradients, BNParamLoadPart, BNStats,
-    BNStatsAggregate, CrossLaneReduce, DveReadAccumulator, Iota, LaneMaskLoad, MatchReplace, MatchReplacePart,
-    MatchValueLoadPart, Pool, ReadActivationAccumulator, ScalarTensorTensor, StreamShuffle, StreamShuffleMove,
-    StreamTranspose, StreamTransposeMove, TensorReduce, TensorScalar, TensorScalarAddr, TensorScalarCache,
-    TensorScalarPtr, is_scalar_tensor_tensor,
+    ScalarTensorTensor,
+    TensorScalar,
+    TensorScalarAddr,
+    TensorScalarCache,
+    TensorScalarPtr,
+    is_scalar_tensor_tensor,
 )
+from ..ir.reduce import BNStats, BNStatsAggregate, CrossLaneReduce, Iota, Pool, TensorReduce
+from ..ir.batchnorm import BNBackprop, BNBackpropPart, BNGradients, BNParamLoadPart
+from ..ir.search import MatchReplace, MatchReplacePart, MatchValueLoadPart
+from ..ir.move import LaneMaskLoad, StreamShuffle, StreamShuffleMove, StreamTranspose, StreamTransposeMove
 from ..ir.instructions import Instruction
 from ..ir.operands import Immediate, Operand, PhysicalAP, RegisterAccess, RegisterAP, SymbolicAP
 from ..numeric import NumericError, bit_pattern

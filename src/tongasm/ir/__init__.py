@@ -5,11 +5,23 @@ from .instructions import (
     INSTRUCTION_CLASSES, Block, CopyPredicated, Function, GenericCopy, Instruction, Kernel, Loop, LoopAxis, Memset,
     MoveShape, RegisterAlu, RegisterMove, Select, TensorCopy, TensorLoad, TensorSave, TensorTensor,
 )
-from . import scalar  # noqa: F401  (the next families' IR classes register in INSTRUCTION_CLASSES)
+from .act import Activation, ActivationReadAccumulator, DveReadAccumulator, ReadActivationAccumulator
+from .batchnorm import BNBackprop, BNGradients
+from .move import StreamShuffle, StreamTranspose
+from .reduce import BNStats, BNStatsAggregate, Iota, Pool, TensorReduce
+from .scalar import TensorScalar, TensorScalarCache, TensorScalarPtr
+from .search import MatchReplace
 from .operands import (
     Allocation, Immediate, MemoryLocation, PhysicalAP, Register, RegisterAccess, RegisterAP, SymbolicAP, SyncInfo,
     SyncUpdate, SyncWait,
 )
+
+#: The vector families' BIR classes, registered by opcode name (this order is the BIR reference's).
+FAMILY_CLASSES: tuple[type[Instruction], ...] = (
+    TensorReduce, Pool, Iota, Activation, ActivationReadAccumulator, ReadActivationAccumulator, DveReadAccumulator,
+    TensorScalarPtr, TensorScalarCache, TensorScalar, BNStats, BNStatsAggregate,
+    StreamShuffle, StreamTranspose, MatchReplace, BNGradients, BNBackprop)
+INSTRUCTION_CLASSES.update({c.OPCODE: c for c in FAMILY_CLASSES})
 
 __all__ = [
     "Allocation", "Block", "CopyPredicated", "Function", "GenericCopy", "INSTRUCTION_CLASSES", "Immediate",

@@ -274,7 +274,7 @@ class KernelBuilder:
                    reduce_res: Operand | None = None, engine: EnumArg = "Activation", name: str | None = None,
                    sync: SyncInfo | None = None) -> Instruction:
         """Activation (0x21, + 0x24 with ``reduce_res``): dst = func(src*scale + bias; alpha)."""
-        from .scalar import Activation
+        from .act import Activation
 
         attrs = {"func": _enum(ActFunc, func, dict(ACT_FUNC_ALIASES)), "acc": _enum(AccType, acc),
                  "scale": float(scale) if not isinstance(scale, Operand) else 1.0,
@@ -287,7 +287,7 @@ class KernelBuilder:
                          engine: EnumArg | None = None, name: str | None = None,
                          sync: SyncInfo | None = None) -> Instruction:
         """ActivationReadAccumulator (0x24), or DveReadAccumulator (0x9B) with ``dve``."""
-        from .scalar import ActivationReadAccumulator, DveReadAccumulator
+        from .act import ActivationReadAccumulator, DveReadAccumulator
 
         if dve:
             inst: Instruction = DveReadAccumulator(ins=[], outs=[dst], attrs={"negated": negated})
@@ -299,7 +299,7 @@ class KernelBuilder:
                       apply_transpose: bool = False, engine: EnumArg = "DVE", name: str | None = None,
                       sync: SyncInfo | None = None) -> Instruction:
         """TensorReduce over the innermost free dims named by ``axis`` (X, XY, XYZ, XYZW)."""
-        from .scalar import TensorReduce
+        from .reduce import TensorReduce
 
         attrs = {"op": _enum(AluOp, op), "axis": _enum(AxisList, axis), "negate": negate,
                  "apply_transpose": apply_transpose}
@@ -327,14 +327,14 @@ class KernelBuilder:
     def bn_stats(self, dst: Operand, src: Operand, *, engine: EnumArg = "DVE", name: str | None = None,
                  sync: SyncInfo | None = None) -> Instruction:
         """BNStats (0x61): [n, mean, M2] of the even and the odd elements of each partition."""
-        from .scalar import BNStats
+        from .reduce import BNStats
 
         return self._add(BNStats(ins=[src], outs=[dst], attrs={"apply_transpose": False}), name, engine, sync)
 
     def bn_aggregate(self, dst: Operand, src: Operand, *, engine: EnumArg = "DVE", name: str | None = None,
                      sync: SyncInfo | None = None) -> Instruction:
         """BNStatsAggregate (0x62): [mean, variance] of each partition."""
-        from .scalar import BNStatsAggregate
+        from .reduce import BNStatsAggregate
 
         return self._add(BNStatsAggregate(ins=[src], outs=[dst]), name, engine, sync)
 

@@ -90,15 +90,11 @@ class Instruction:
     def _out(self, i: int) -> Operand | None:
         return self.outs[i] if i < len(self.outs) else None
 
-
-class RegisterMove(Instruction):
-    """SPEC §4.1: ins = [src: register_access or imm_value], outs = [dst: register_access]."""
+class UnaryInstruction(Instruction):
+    """An instruction of one input and one output operand: ``src`` is ``ins[0]``, ``dst`` is ``outs[0]``
+    (the shape of most data-path opcodes; each subclass declares its own ``ROLES`` and ``ATTRS``)."""
 
     __slots__ = ()
-
-    OPCODE = "RegisterMove"
-    FAMILY = "sp"
-    ROLES = {"src": (False, 0), "dst": (True, 0)}
 
     @property
     def src(self) -> Operand | None:
@@ -107,6 +103,17 @@ class RegisterMove(Instruction):
     @property
     def dst(self) -> Operand | None:
         return self._out(0)
+
+
+class RegisterMove(UnaryInstruction):
+    """SPEC §4.1: ins = [src: register_access or imm_value], outs = [dst: register_access]."""
+
+    __slots__ = ()
+
+    OPCODE = "RegisterMove"
+    FAMILY = "sp"
+    ROLES = {"src": (False, 0), "dst": (True, 0)}
+
 
 
 class RegisterAlu(Instruction):
@@ -259,7 +266,7 @@ class Select(Instruction):
         return self._out(0)
 
 
-class TensorCopy(Instruction):
+class TensorCopy(UnaryInstruction):
     """SPEC §4.7: ins = [src], outs = [dst]."""
 
     __slots__ = ()
@@ -267,13 +274,6 @@ class TensorCopy(Instruction):
     OPCODE = "TensorCopy"
     ROLES = {"src": (False, 0), "dst": (True, 0)}
 
-    @property
-    def src(self) -> Operand | None:
-        return self._in(0)
-
-    @property
-    def dst(self) -> Operand | None:
-        return self._out(0)
 
 
 class GenericCopy(TensorCopy):
@@ -428,7 +428,7 @@ class MultiplyMoving(Instruction):
         return self._out(0)
 
 
-class DMACopy(Instruction):
+class DMACopy(UnaryInstruction):
     """BIR ``DMACopy`` (KLR ``DMA``): ins = [src], outs = [dst], each a physical AP on a DRAM location
     (its variable, or a DGE-table entry when the location says ``dge_entry``) or on SBUF; bundle 0xD4.
     ``dma_semaphore`` is the completion semaphore (one of the issuing engine's queue set),
@@ -454,13 +454,6 @@ class DMACopy(Instruction):
         Attr("can_read_uninit", bool, False),
     )
 
-    @property
-    def src(self) -> Operand | None:
-        return self._in(0)
-
-    @property
-    def dst(self) -> Operand | None:
-        return self._out(0)
 
 
 class RefusedInstruction(Instruction):

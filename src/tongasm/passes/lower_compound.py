@@ -32,12 +32,18 @@ from ..errors import EncodeError
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.decisions.scalar import ActivationTwoOutputs, TsTwoOutputsIdle
 from ..isa.enums import AccType
+from ..ir.act import Activation, ActivationReadAccumulator, DveReadAccumulator
 from ..ir.scalar import (
-    Activation, ActivationReadAccumulator, BNBackprop, BNBackpropPart, BNParamLoadPart, CrossLaneReduce,
-    DveReadAccumulator, LaneMaskLoad, MatchReplace, MatchReplacePart, MatchValueLoadPart, ScalarTensorTensor,
-    StreamShuffle, StreamShuffleMove, StreamTranspose, StreamTransposeMove, TensorReduce, TensorScalarAddr,
-    TensorScalarCache, TensorScalarPtr, is_scalar_tensor_tensor,
+    ScalarTensorTensor,
+    TensorScalarAddr,
+    TensorScalarCache,
+    TensorScalarPtr,
+    is_scalar_tensor_tensor,
 )
+from ..ir.reduce import CrossLaneReduce, TensorReduce
+from ..ir.batchnorm import BNBackprop, BNBackpropPart, BNParamLoadPart
+from ..ir.search import MatchReplace, MatchReplacePart, MatchValueLoadPart
+from ..ir.move import LaneMaskLoad, StreamShuffle, StreamShuffleMove, StreamTranspose, StreamTransposeMove
 from ..ir.operands import PhysicalAP, RegisterAP
 from ..ir.instructions import Instruction
 from ..ir.operands import FrozenMap

@@ -28,7 +28,7 @@ from ..isa.formats import build_formats
 from ..isa.layout import Layout
 from ..isa.layouts import layouts
 from ..isa.opcodes import ISA_OPCODE_NAMES
-from ..ir import scalar  # noqa: F401  (registers the next families' classes)
+from .. import ir  # noqa: F401  (the package registers every family's IR classes)
 from ..ir.instructions import (
     INSTRUCTION_CLASSES, DeclaredInstruction, Instruction, Number, RefusedInstruction, instruction_class,
 )

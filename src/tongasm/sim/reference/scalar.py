@@ -24,10 +24,9 @@ from ...isa.decisions.scalar import (
 from ...isa.decisions.semantics import FusedReduceSemantics, ScanCarry
 from ...isa.enums import ALU_WIRE, DTYPE_INFO, AccType, AluClass, AluOp, Dtype
 from ...isa.vector_enums import ActFunc, AxisList, PoolFunc, TSCMode
-from ...ir.scalar import (
-    Activation, ActivationReadAccumulator, BNStats, BNStatsAggregate, DveReadAccumulator, Iota, Pool, ScalarTensorTensor,
-    TensorReduce, TensorScalar, TensorScalarCache, TensorScalarPtr, is_scalar_tensor_tensor,
-)
+from ...ir.act import Activation, ActivationReadAccumulator, DveReadAccumulator
+from ...ir.scalar import ScalarTensorTensor, TensorScalar, TensorScalarCache, TensorScalarPtr, is_scalar_tensor_tensor
+from ...ir.reduce import BNStats, BNStatsAggregate, Iota, Pool, TensorReduce
 from ...ir.instructions import Instruction
 from ...ir.operands import Immediate, Operand, PhysicalAP, RegisterAccess, RegisterAP
 from ...numeric import NumericError, bit_pattern
