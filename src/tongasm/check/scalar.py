@@ -48,7 +48,7 @@ def _f(check: str, message: str, field: str | None = None, value: object = None,
     return Finding(check, message, field, value, allowed)
 
 
-# --- encoder refusals (codegen.scalar raises these ids) ------------------------------------------------
+# --- encoder refusals (the vector families' codegen raises these ids) ------------------------------------------------
 
 _ENCODE = [
     ("family.gpsimd_psum", "on the Pool (GpSimd) engine no operand of these families is in PSUM", "N-17"),

@@ -2,14 +2,17 @@
 
 Everything that turns an IR operand into wire values lives here once: dtype and ALU wire bytes,
 register ids, the sync band, the ADDR4 start address and the TENSOR descriptor packer. The
-per-family modules (:mod:`.sp`, :mod:`.tensor`) only decide *which* fields an opcode
-gets. Each error message that SPEC quotes is produced verbatim here.
+per-family modules (:mod:`.sp`, :mod:`.tensor`, :mod:`.act`, :mod:`.scalar`, :mod:`.reduce`, ...) only
+decide *which* fields an opcode gets. Each error message that SPEC quotes is produced verbatim here. The
+vector families share the rest of this module: operand counts, the scalar operand words (chapter §1.3),
+the engine rules and the helpers of the two-bundle forms.
 """
 
 from __future__ import annotations
 
-from typing import Any
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from ..errors import EncodeError
 from ..isa.decisions import DecisionSet
@@ -27,6 +30,14 @@ from ..isa.layout import HEADER_SYNC, SyncLanes
 from ..isa.formats import FormatSet, build_formats
 from ..isa.targets import Target
 from ..ir.operands import Operand, PhysicalAP, Register, RegisterAccess, RegisterAP, SymbolicAP, SyncInfo
+from ..isa.decisions.scalar import PointerWord
+from ..isa.vector_enums import ScalarKind
+from ..ir.instructions import Instruction
+from ..ir.operands import Immediate
+from ..numeric import NumericError, bit_pattern
+
+if TYPE_CHECKING:
+    from .plan import Family
 
 SYMBOLIC_AP_MSG = "codegen stage can only have PhysicalAP or RegisterAP, no SymbolicAP is allowed"
 REGLOC_OFFSET_MSG = "offset register cannot be applied to 32bit Addressing in ISA"
@@ -509,3 +520,164 @@ def engine_of(v: Any) -> Engine:
     if isinstance(v, Engine):
         return v
     raise EncodeError(f"unknown engine ordinal {v} (0..7)", field="engine", value=v, limit="0..7", check="enum.engine")
+
+
+# --- shared by the vector families (act, scalar, reduce, move, search, batchnorm, gpsimd) ---------------
+
+#: What a family's ``*_select`` returns: the layout and its static field values.
+Selection = tuple[Format, dict[str, int]]
+
+
+GPSIMD_PSUM_MSG = "GPSIMD engine cannot access PSUM"
+
+
+POINTER_SPACE_MSG = "ISA immediate pointer should only be SB/PSUM accesses"
+
+
+REG_OFFSET_MSG = "offset register cannot be applied to register immediate in ISA"
+
+
+WRONG_ARG_MSG = "contains wrong argument type"
+
+
+TS_NUMARGS_MSG = "NumArgs == 2 || NumArgs == 3"
+
+
+def enum_name(v: Any) -> Any:
+    return getattr(v, "name", v)
+
+
+def counts(what: str, inst: Instruction, n_in: tuple[int, ...], n_out: tuple[int, ...], shape: str) -> None:
+    if len(inst.ins) not in n_in or len(inst.outs) not in n_out:
+        raise EncodeError(f"{what} needs {shape}; got {len(inst.ins)} input(s) and {len(inst.outs)} output(s)",
+                          check="operands.shape")
+
+
+def in_psum(op: Operand | None) -> bool:
+    if isinstance(op, PhysicalAP) and op.location is not None:
+        return op.location.type == MemoryType.PSUM
+    if isinstance(op, RegisterAP) and op.allocation is not None:
+        return MemoryType.PSUM in op.allocation.memory_types
+    return False
+
+
+def no_pool_psum(inst: Instruction, roles: dict[str, Operand | None]) -> None:
+    """N-17: on the Pool (GpSimd) engine no operand may be in PSUM."""
+    if engine_of(inst.engine) != Engine.Pool:
+        return
+    for role, op in roles.items():
+        if in_psum(op):
+            raise EncodeError(GPSIMD_PSUM_MSG, field=role, value="PSUM", check="family.gpsimd_psum")
+
+
+def no_indirect(roles: dict[str, Operand | None]) -> None:
+    """§1.2: indirect (gather) descriptors are out of scope in every opcode of the chapter."""
+    for role, op in roles.items():
+        if isinstance(op, (PhysicalAP, RegisterAP, SymbolicAP)) and "indirect_dim" in op.extra:
+            raise EncodeError(f"{role}: an indirect access pattern (indirect_dim) has no descriptor in these "
+                              "opcodes (chapter §1.2)", field=role, value="indirect_dim", check="family.indirect")
+
+
+def f32_bits(v: float) -> int:
+    return bit_pattern(float(v), Dtype.float32)
+
+
+@dataclass(frozen=True)
+class Scalar:
+    """A scalar operand as the wire sees it: its kind, value word and dtype (wire tag)."""
+
+    kind: ScalarKind
+    word: int
+    wire: int
+    dtype: Dtype
+    value: float | int | None = None  # an immediate's value
+
+
+def same_space_pointer(sc: Scalar, op: Operand | None, data: Operand | None, role: str, ctx: Context) -> None:
+    """N-6=byte-offset: the word has no SBUF/PSUM bits, so a pointer lives where its data lives."""
+    if sc.kind is ScalarKind.POINTER and not ctx.decisions.get(PointerWord).has_address and in_psum(op) != in_psum(data):
+        raise EncodeError(f"{role}: under N-6=byte-offset a pointer's word carries no memory space; it must be in the "
+                          "data's (SBUF or PSUM)", field=role, value="PSUM" if in_psum(op) else "SB",
+                          check="family.scalar_kind")
+
+
+def scalar_words(op: Operand | None, role: str, ctx: Context) -> Scalar:
+    """Chapter §1.3: an immediate (N-33: its bit pattern, 32 bits at most), a register (N-7: its id)
+    or a pointer to one element per partition in SBUF/PSUM (N-6: ADDR4 or byte offset). The shape of
+    a pointer against the data it scales is an IR check (family.pointer_shape)."""
+    if isinstance(op, Immediate):
+        d = dtype_of(op, role)
+        try:
+            bits = bit_pattern(op.value, d)
+        except NumericError as e:
+            raise EncodeError(f"{role}: {e}", field=role, value=op.value, check="imm.value") from None
+        if DTYPE_INFO[d].size > 4:
+            raise EncodeError(f"{role}: a 64-bit immediate ({d.name}) has no 32-bit value word (N-33)", field=role,
+                              value=d.name, limit="a dtype of at most 32 bits", check="family.scalar_kind")
+        return Scalar(ScalarKind.IMMEDIATE, bits, DTYPE_INFO[d].wire, d, op.value)
+    if isinstance(op, (RegisterAccess, RegisterAP)):
+        if isinstance(op, RegisterAP) and (op.is_regloc_offset or op.reg_ap_offset):
+            raise EncodeError(REG_OFFSET_MSG, field=role, value="offset register", check="family.scalar_kind")
+        assert op.register is not None
+        rid = op.register.lo
+        if not 0 <= rid <= 0xFF:
+            raise EncodeError(f"{role}: register id {rid} does not fit", field=role, value=rid, limit="0..255",
+                              check="field.range")
+        d = dtype_of(op, role)
+        return Scalar(ScalarKind.REGISTER, rid, DTYPE_INFO[d].wire, d)
+    if isinstance(op, PhysicalAP):
+        loc = op.location
+        assert loc is not None
+        if loc.type not in (MemoryType.SB, MemoryType.PSUM):
+            raise EncodeError(POINTER_SPACE_MSG, field=role, value=loc.type.value, limit="SB, PSUM",
+                              check="family.scalar_kind")
+        if "indirect_dim" in op.extra:
+            raise EncodeError(f"{role}: an indirect pointer has no encoding", field=role, value="indirect_dim",
+                              check="family.indirect")
+        check_pairs(op, role)
+        word = start_address(op, role, ctx)
+        addr = word & 0x1FFFFFFF
+        byte = (addr - 0x2000000) & 0x7FFF if in_psum(op) else addr & 0x3FFFF
+        d = dtype_of(op, role)
+        return Scalar(ScalarKind.POINTER, ctx.decisions.get(PointerWord).word(word, byte), DTYPE_INFO[d].wire, d)
+    got = "nothing" if op is None else op.kind
+    raise EncodeError(f"{role} {WRONG_ARG_MSG} ({got}: an immediate, a register or an SB/PSUM [P,1] pointer)",
+                      field=role, value=got, check="family.scalar_kind")
+
+
+DVE_ONLY = (Engine.DVE, Engine.Unassigned)
+
+
+DVE_OR_POOL = (Engine.DVE, Engine.Pool, Engine.Unassigned)
+
+
+def require_engine(inst: Instruction, what: str, allowed: tuple[Engine, ...], why: str) -> None:
+    if engine_of(inst.engine) not in allowed:
+        names = "/".join(e.name for e in allowed if e is not Engine.Unassigned)
+        raise EncodeError(f"{what} runs on the {names} engine ({why})", field="engine", value=enum_name(inst.engine),
+                          limit=names, check="family.engine")
+
+
+DVE_STREAM_WHY = "DMOV, SRCH and every real bundle: a DVE stream"
+
+
+def lowered_only(what: str) -> Any:
+    def select(inst: Instruction, ctx: Context) -> Selection:
+        raise EncodeError(f"{what} is two bundles: it must be lowered before codegen (tongasm.passes.lower)",
+                          check="opcode.supported")
+    return select
+
+
+def pair_opcodes(parts: Mapping[type[Instruction], Family]) -> Any:
+    """COLLECT_OPCODES of a two-bundle form: its parts' opcodes (their families in ``parts``), in wire order."""
+    def opcodes(inst: Instruction, ctx: Context) -> list[int]:
+        from ..passes.lower_compound import lower_family
+
+        return [x for part in lower_family(inst, ctx.decisions) for x in parts[type(part)].opcodes(part, ctx)]
+    return opcodes
+
+
+def one_opcode(name: str) -> Any:
+    def opcodes(inst: Instruction, ctx: Context) -> list[int]:
+        return [next(iter(ctx.formats.by_name[name].opcodes))]
+    return opcodes

@@ -24,7 +24,7 @@ from ..ir.instructions import (
     TensorCopy, TensorLoad, TensorSave, TensorTensor, UnknownInstruction,
 )
 from ..passes.program import ProgramItem
-from . import dma, pe, scalar, sp, tensor
+from . import act, batchnorm, dma, gpsimd, move, pe, reduce, scalar, search, sp, tensor
 from ..isa.fields import BUNDLE_SIZE, Format
 from .common import Context, engine_of, sync_part
 from .declared import declared_family
@@ -51,8 +51,9 @@ FAMILIES: dict[type[Instruction], Family] = {
     DMACopy: Family("DMACopy", dma.dma_copy_select, dma.dma_copy_opcodes),
 }
 
-# --- the next families (next-families.md; codegen in .scalar) ---
-FAMILIES.update(scalar.FAMILIES)
+# --- the vector families, each with its own FAMILIES ---
+for _family in (reduce, act, scalar, move, search, batchnorm, gpsimd):
+    FAMILIES.update(_family.FAMILIES)
 
 SUPPORTED = ", ".join(["Select", "Matmult", *(c.OPCODE for c in FAMILIES)])
 
