@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from neff_support import large, small
 
 from tongasm.check.bundle_checks import BUNDLE_CHECKS
-from tongasm.check.scalar import residency_rule
+from tongasm.check.act import residency_rule
 from tongasm.check.registry import CheckSet, Finding
 from tongasm.check.runner import check_bundle, check_stream
 from tongasm.check.vectorized import VECTOR

@@ -595,7 +595,7 @@ ss("bundle.unmodelled", lambda: bytes([0xA5, 0x10]) + bytes(62), lambda: legal("
 
 
 
-# ---- the next families (next-families.md; checks in tongasm.check.scalar) -------------------------
+# ---- the vector families (checks in tongasm.check.act, .scalar, .reduce, .operands) -------------------------
 # Activation kernels and bundles run with N-35=off where the case is not about residency: a lone 0x21
 # has no LoadActFuncSet before it (the residency rule is pinned by its own case, act.resident).
 

@@ -4,8 +4,8 @@ mode: :func:`tongasm.codegen.check_kernel`."""
 
 from .registry import CHECKS, UNCHECKED, Check, CheckSet, Finding
 from .runner import all_checks, check_bundle, check_instruction, check_stream
-from . import pe  # noqa: F401  (the PE, DMA and sync/control checks: registration side effect)
-from . import scalar  # noqa: F401  (the next families' checks: registration side effect)
+from . import control, dma, pe  # noqa: F401  (the PE, DMA and sync/control checks: registration side effect)
+from . import operands, reduce, act, scalar  # noqa: F401  (the vector families' checks: registration side effect)
 from . import gpsimd  # noqa: F401  (the Pool-engine opcodes' checks: registration side effect)
 from . import move  # noqa: F401  (the DVE data-movement checks: registration side effect)
 from . import batchnorm, search  # noqa: F401  (the search and batch-norm backward checks: registration)

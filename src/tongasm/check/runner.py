@@ -24,7 +24,7 @@ from ..isa.formats import FormatSet, build_formats
 from ..isa.targets import DEFAULT_TARGET, Target, get_target
 from ..ir.instructions import Function, Instruction
 from .bundle_checks import BUNDLE_CHECKS, BundleCheck, BundleView
-from .scalar import ResidencyState, residency_rule
+from .act import ResidencyState, residency_rule
 from .ir_checks import IR_CHECKS, IrCheck
 from .registry import CHECKS, Check, CheckSet, Finding, register
 from .vectorized import VECTOR, Columns

@@ -5,26 +5,46 @@
 from __future__ import annotations
 
 import math
+
 from ..errors import EncodeError
-from ..isa.decisions.scalar import (
-    ActivationArg2Word, ActivationArg3Kind, ActivationLoadAccumulate, ActivationRoles, ActivationUnsupportedKeys,
-    Gen2Bias, NonPreluAlpha, KindByte, ScalarKindCodes, ShortActivationArgs,
-)
-from ..isa.enums import AccType, AluOp, Dtype
-from ..isa.opcodes import (
-    ACT_READ_ACC, ACTIVATE, DVE_READ_ACC,
-)
-from ..isa.vector_enums import (
-    ACT_FUNC_INVALID_MSG, ACT_FUNC_WIRE, ActFunc, ScalarKind,
-)
 from ..ir.act import Activation, ActivationReadAccumulator, DveReadAccumulator, ReadActivationAccumulator
 from ..ir.instructions import Instruction
 from ..ir.operands import Immediate, Operand, PhysicalAP, RegisterAP, SymbolicAP
-from .plan import Family
-from .common import (
-    Context, Selection, acc_wire, counts, enum_name, no_indirect, no_pool_psum, same_space_pointer, scalar_words,
+from ..isa.decisions.act import (
+    ActivationArg2Word,
+    ActivationArg3Kind,
+    ActivationLoadAccumulate,
+    ActivationRoles,
+    ActivationUnsupportedKeys,
+    Gen2Bias,
+    NonPreluAlpha,
+    ShortActivationArgs,
 )
-
+from ..isa.decisions.scalar import KindByte, ScalarKindCodes
+from ..isa.enums import AccType, AluOp, Dtype
+from ..isa.opcodes import (
+    ACT_READ_ACC,
+    ACTIVATE,
+    DVE_READ_ACC,
+)
+from ..isa.vector_enums import (
+    ACT_FUNC_INVALID_MSG,
+    ACT_FUNC_WIRE,
+    ActFunc,
+    ScalarKind,
+)
+from .common import (
+    Context,
+    Selection,
+    acc_wire,
+    counts,
+    enum_name,
+    no_indirect,
+    no_pool_psum,
+    same_space_pointer,
+    scalar_words,
+)
+from .plan import Family
 
 ARGS4_MSG = "Activation instruction can only have 4 arguments"
 

@@ -5,19 +5,28 @@
 from __future__ import annotations
 
 from ..errors import EncodeError
+from ..ir.batchnorm import BNBackprop, BNBackpropPart, BNGradients, BNParamLoadPart
+from ..ir.instructions import Instruction
+from ..ir.operands import Operand
 from ..isa.decisions.batchnorm import BnParamLoadKinds
 from ..isa.vector_enums import (
     ScalarKind,
 )
-from ..ir.batchnorm import BNBackprop, BNBackpropPart, BNGradients, BNParamLoadPart
-from ..ir.instructions import Instruction
-from ..ir.operands import Operand
-from .plan import Family
 from .common import (
-    DVE_OR_POOL, Context, Scalar, Selection, counts, f32_bits, lowered_only, no_indirect, one_opcode, pair_opcodes,
-    require_engine, scalar_words,
+    DVE_OR_POOL,
+    Context,
+    Scalar,
+    Selection,
+    counts,
+    f32_bits,
+    lowered_only,
+    no_indirect,
+    one_opcode,
+    pair_opcodes,
+    require_engine,
+    scalar_words,
 )
-
+from .plan import Family
 
 BN_AP_MSG = "in2 and in3 must be AP argument type"
 

@@ -170,7 +170,7 @@ def generate(item: ProgramItem, ctx: Context, mode: CodeGenMode | int = CodeGenM
 
 
 def _run_checks(result: CodegenResult, ctx: Context, checks: Any) -> list[Any]:
-    from ..check.scalar import stream_rule_findings
+    from ..check.act import stream_rule_findings
     from ..check.runner import check_bundle, check_instruction
 
     item = result.item

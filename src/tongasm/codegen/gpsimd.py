@@ -5,22 +5,31 @@ The other Pool opcodes encode from their records' BIR forms (:mod:`.declared`).
 from __future__ import annotations
 
 from ..errors import EncodeError
+from ..ir.instructions import Instruction
+from ..ir.operands import Immediate
+from ..ir.scalar import (
+    TensorScalarAddr,
+)
 from ..isa.decisions.gpsimd import TensorScalarAddrKinds, TensorScalarAddrSlots
 from ..isa.enums import AluOp, Dtype, Engine
 from ..isa.vector_enums import (
     ScalarKind,
 )
-from ..ir.scalar import (
-    TensorScalarAddr,
-)
-from ..ir.instructions import Instruction
-from ..ir.operands import Immediate
-from .plan import Family
 from .common import (
-    TS_NUMARGS_MSG, Context, Selection, alu_wire, counts, dtype_of, engine_of, enum_name, no_indirect, no_pool_psum,
-    one_opcode, scalar_words,
+    TS_NUMARGS_MSG,
+    Context,
+    Selection,
+    alu_wire,
+    counts,
+    dtype_of,
+    engine_of,
+    enum_name,
+    no_indirect,
+    no_pool_psum,
+    one_opcode,
+    scalar_words,
 )
-
+from .plan import Family
 
 TS_ADDR_MSG = "TensorScalarAddr (0x74) runs on the Pool engine (the gen3 DVE opcode table disables 0x74)"
 

@@ -6,15 +6,22 @@ StreamTranspose, then the 0x6A/0x6B move (R-50..R-55). The two-bundle forms are 
 from __future__ import annotations
 
 from ..errors import EncodeError
-from ..ir.move import LaneMaskLoad, StreamShuffle, StreamShuffleMove, StreamTranspose, StreamTransposeMove
 from ..ir.instructions import Instruction
+from ..ir.move import LaneMaskLoad, StreamShuffle, StreamShuffleMove, StreamTranspose, StreamTransposeMove
 from ..ir.operands import PhysicalAP, RegisterAP, SymbolicAP
-from .plan import Family
 from .common import (
-    DVE_ONLY, DVE_STREAM_WHY, Context, Selection, counts, lowered_only, no_indirect, one_opcode, pair_opcodes,
+    DVE_ONLY,
+    DVE_STREAM_WHY,
+    Context,
+    Selection,
+    counts,
+    lowered_only,
+    no_indirect,
+    one_opcode,
+    pair_opcodes,
     require_engine,
 )
-
+from .plan import Family
 
 MASK_SIZE_MSG = "Mask.size() == 32"
 

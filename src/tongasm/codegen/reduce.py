@@ -6,29 +6,52 @@ partitions (the Pool engine's cross-lane 0x7C/0x7D), Pool, Iota and the batch-no
 from __future__ import annotations
 
 import math
+
 import numpy as np
+
 from ..errors import EncodeError
-from ..isa.decisions.scalar import (
-    BnStatsPartitionByte, CrossLaneMean, IotaBand, ReduceAxisByte, ReduceOpcodePairing, ReduceOpGate,
+from ..ir.instructions import Instruction
+from ..ir.operands import PhysicalAP, RegisterAP, SymbolicAP
+from ..ir.reduce import BNStats, BNStatsAggregate, CrossLaneReduce, Iota, Pool, TensorReduce
+from ..isa.decisions.reduce import (
+    BnStatsPartitionByte,
+    CrossLaneMean,
+    IotaBand,
+    ReduceAxisByte,
+    ReduceOpcodePairing,
+    ReduceOpGate,
 )
 from ..isa.decisions.spec import FreeDimOrder
 from ..isa.enums import ALU_WIRE, AluClass, AluOp
 from ..isa.opcodes import (
-    BN_AGGREGATE, BN_STATS, BN_STATS_T, IOTA, POOL,
+    BN_AGGREGATE,
+    BN_STATS,
+    BN_STATS_T,
+    IOTA,
+    POOL,
 )
 from ..isa.vector_enums import (
-    POOL_FUNC_INVALID_MSG, POOL_FUNC_WIRE, AxisList,
+    POOL_FUNC_INVALID_MSG,
+    POOL_FUNC_WIRE,
+    AxisList,
     PoolFunc,
 )
-from ..ir.reduce import BNStats, BNStatsAggregate, CrossLaneReduce, Iota, Pool, TensorReduce
-from ..ir.instructions import Instruction
-from ..ir.operands import PhysicalAP, RegisterAP, SymbolicAP
-from .plan import Family
 from .common import (
-    Context, Selection, alu_class, alu_op, alu_wire, counts, enum_name, f32_bits, in_psum, no_indirect,
-    no_pool_psum, pack_descriptor, partitions,
+    Context,
+    Selection,
+    alu_class,
+    alu_op,
+    alu_wire,
+    counts,
+    enum_name,
+    f32_bits,
+    in_psum,
+    no_indirect,
+    no_pool_psum,
+    pack_descriptor,
+    partitions,
 )
-
+from .plan import Family
 
 AXIS_INVALID_MSG = "Invalid enum variant for enum AxisListType"
 

@@ -4,25 +4,15 @@ As in :mod:`.tensor`, each form has an ``*_opcodes`` function (COLLECT_OPCODES) 
 function (the layout and its static fields). The refusals quote the book's strings where the chapter gives
 one (C) and name the decision otherwise. Scalar operands (chapter §1.3) are encoded by
 :func:`~.common.scalar_words` (N-2 kind codes, N-6 pointer words, N-7 register ids, N-33 immediates).
-Rules between operands' geometries are IR checks in :mod:`tongasm.check.scalar`.
+Rules between operands' geometries are IR checks in :mod:`tongasm.check.scalar` (and :mod:`tongasm.check.operands`).
 """
 
 from __future__ import annotations
 
 from ..errors import EncodeError
-from ..isa.decisions.scalar import (
-    BitvecSelection, KindByte, ScalarKindCodes, SttLayout,
-    TensorScalarLowering, TsPointerOpcodes, TsScalarWords,
-)
-from ..isa.enums import DTYPE_INFO, PACKED_DTYPES, AccType, AluClass, AluOp, Dtype, Engine
-from ..isa.opcodes import (
-    DVE_READ_ACC, STT_ARITH, STT_BITVEC,
-    TS_BITVEC, TS_CACHE_CUMULATIVE, TS_CACHE_REDUCE, TS_PTR_BITVEC, TS_TRANSPOSE, TT_SCAN,
-)
-from ..isa.vector_enums import (
-    TSC_MODE_INVALID_MSG, ScalarKind, TSCMode,
-)
 from ..ir.act import DveReadAccumulator
+from ..ir.instructions import Instruction
+from ..ir.operands import Immediate, Operand, PhysicalAP, RegisterAP, SymbolicAP
 from ..ir.scalar import (
     ScalarTensorTensor,
     TensorScalar,
@@ -31,14 +21,51 @@ from ..ir.scalar import (
     TensorScalarPtr,
     is_scalar_tensor_tensor,
 )
-from ..ir.instructions import Instruction
-from ..ir.operands import Immediate, Operand, PhysicalAP, RegisterAP, SymbolicAP
-from .plan import Family
-from .common import (
-    TS_NUMARGS_MSG, Context, Selection, acc_wire, alu_class, alu_op, alu_wire, counts, dtype_of, engine_of,
-    enum_name, in_psum, no_indirect, no_pool_psum, same_space_pointer, scalar_words,
+from ..isa.decisions.scalar import (
+    BitvecSelection,
+    KindByte,
+    ScalarKindCodes,
+    SttLayout,
+    TensorScalarLowering,
+    TsPointerOpcodes,
+    TsScalarWords,
 )
-
+from ..isa.enums import DTYPE_INFO, PACKED_DTYPES, AccType, AluClass, AluOp, Dtype, Engine
+from ..isa.opcodes import (
+    DVE_READ_ACC,
+    STT_ARITH,
+    STT_BITVEC,
+    TS_BITVEC,
+    TS_CACHE_CUMULATIVE,
+    TS_CACHE_REDUCE,
+    TS_PTR_BITVEC,
+    TS_TRANSPOSE,
+    TT_SCAN,
+)
+from ..isa.vector_enums import (
+    TSC_MODE_INVALID_MSG,
+    ScalarKind,
+    TSCMode,
+)
+from .common import (
+    TS_NUMARGS_MSG,
+    Context,
+    Selection,
+    acc_wire,
+    alu_class,
+    alu_op,
+    alu_wire,
+    counts,
+    dtype_of,
+    engine_of,
+    enum_name,
+    in_psum,
+    no_indirect,
+    no_pool_psum,
+    same_space_pointer,
+    scalar_words,
+)
+from .plan import Family
 
 TS_ARITH_FP32_MSG = "TensorScalarPtr arith immediate dtype must be fp32"
 

@@ -5,13 +5,22 @@ MatchReplace8 0x6F of the data (lowered first by :mod:`tongasm.passes.lower_comp
 from __future__ import annotations
 
 from ..errors import EncodeError
-from ..ir.search import MatchReplace, MatchReplacePart, MatchValueLoadPart
 from ..ir.instructions import Instruction
-from .plan import Family
+from ..ir.search import MatchReplace, MatchReplacePart, MatchValueLoadPart
 from .common import (
-    DVE_ONLY, DVE_STREAM_WHY, Context, Selection, counts, f32_bits, lowered_only, no_indirect, one_opcode,
-    pair_opcodes, require_engine,
+    DVE_ONLY,
+    DVE_STREAM_WHY,
+    Context,
+    Selection,
+    counts,
+    f32_bits,
+    lowered_only,
+    no_indirect,
+    one_opcode,
+    pair_opcodes,
+    require_engine,
 )
+from .plan import Family
 
 
 def match_value_load_select(inst: MatchValueLoadPart, ctx: Context) -> Selection:

@@ -19,22 +19,6 @@ from .instructions import Attr, Instruction
 from .operands import Operand
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 class TensorScalarPtr(Instruction):
     """§4.1 (IT29): ``out = op1(op0(data, s0), s1)``; ins = [data, s0, s1?] (each scalar an
     immediate, a register or a [P,1] pointer), outs = [dst, reduce_res?] (the fused reduce, N-19)."""

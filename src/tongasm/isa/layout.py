@@ -42,7 +42,7 @@ class Sem(enum.Enum):
     REGISTER_MOVE = "move a register or an immediate into a register (pair)"
     REGISTER_ALU = "register ALU op"
     TENSOR_LOAD_SAVE = "load registers from memory or store them"
-    # --- the next families (next-families.md; handlers in tongasm.sim.semantics.scalar) ---
+    # --- the next families (next-families.md; handlers in tongasm.sim.semantics.act, .scalar, .reduce) ---
     TENSOR_REDUCE = "fold the innermost free dims of a tensor with an ALU op"
     RECIPROCAL = "elementwise reciprocal in fp32"
     ACTIVATE = "activation function of in*scale + bias, with the accumulator"

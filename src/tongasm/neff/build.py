@@ -31,7 +31,7 @@ from .._meta import __version__
 from ..errors import InputError
 from ..isa.decisions import DecisionSet
 from ..isa.decisions.neff import NeffCopiedFields, NeffDmaQueues, NeffFreshHeader, NeffInterface, NeffStaging, NeffToolVersion
-from ..isa.decisions.scalar import ActTableIndex
+from ..isa.decisions.act import ActTableIndex
 from ..isa.enums import ENGINE_STREAM
 from ..isa.fields import BUNDLE_SIZE
 from ..isa.opcodes import ISA_OPCODE_NAMES

@@ -30,7 +30,8 @@ from typing import Any
 
 from ..errors import EncodeError
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
-from ..isa.decisions.scalar import ActivationTwoOutputs, TsTwoOutputsIdle
+from ..isa.decisions.act import ActivationTwoOutputs
+from ..isa.decisions.scalar import TsTwoOutputsIdle
 from ..isa.enums import AccType
 from ..ir.act import Activation, ActivationReadAccumulator, DveReadAccumulator
 from ..ir.scalar import (

@@ -58,7 +58,7 @@ def _ap_keys(fmt: Format, name: str) -> tuple[str, tuple[tuple[str, str], ...], 
     return (f"{name}.addr", tuple((f"{name}.step{i}", f"{name}.num{i}") for i in range(s.ndims)), s.dtype_field)
 
 
-# --- helpers every family's handlers share (.execute, .semantics.scalar) -------------------------------
+# --- helpers every family's handlers share (.execute, .semantics.*) -------------------------------
 
 def _flat(v: np.ndarray) -> np.ndarray:
     return v.reshape(v.shape[0], -1)

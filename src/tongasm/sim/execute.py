@@ -269,10 +269,14 @@ HANDLERS: dict[Sem, Callable[[Ctx], None]] = {
 # the PE, DMA and sync/control families
 HANDLERS.update(HANDLERS_PE)
 
-# --- the next families (next-families.md): their handlers live in .semantics.scalar ---
-from .semantics.scalar import FAMILY_HANDLERS  # noqa: E402
+# --- the vector families: .semantics.reduce, .act, .scalar ---
+from .semantics.act import ACT_HANDLERS  # noqa: E402
+from .semantics.reduce import REDUCE_HANDLERS  # noqa: E402
+from .semantics.scalar import SCALAR_HANDLERS  # noqa: E402
 
-HANDLERS.update(FAMILY_HANDLERS)
+HANDLERS.update(REDUCE_HANDLERS)
+HANDLERS.update(SCALAR_HANDLERS)
+HANDLERS.update(ACT_HANDLERS)
 
 # --- the Pool-engine (GPSIMD) opcodes of real output ---
 from .semantics.gpsimd import GPSIMD_HANDLERS  # noqa: E402

@@ -9,13 +9,13 @@ the bound decisions (``ds.get(FreeDimOrder)``). Nothing outside this package com
 
 from __future__ import annotations
 
-from . import archive, control, dma, neff, pe, scalar, semantics, sp, spec, tensor
+from . import act, archive, control, dma, neff, pe, scalar, semantics, sp, spec, tensor
 from . import gpsimd  # the Pool-engine (GPSIMD) opcodes of real output
 from . import move  # noqa: F401  (the DVE data-movement family: registration side effect)
-from . import batchnorm, reduce, search  # noqa: F401  (the search and batch-norm backward families, 0x8C)
+from . import batchnorm, reduce, search  # noqa: F401  (the reduce, search and batch-norm backward families)
 from .base import DECISIONS, KINDS, Decision, DecisionInfo, DecisionSet, Reading, each_reading
 
 DEFAULT_DECISIONS = DecisionSet()
 
 __all__ = ["DECISIONS", "DEFAULT_DECISIONS", "KINDS", "Decision", "DecisionInfo", "DecisionSet", "Reading",
-           "archive", "control", "dma", "each_reading", "gpsimd", "neff", "pe", "scalar", "semantics", "sp", "spec", "tensor"]
+           "act", "archive", "control", "dma", "each_reading", "gpsimd", "neff", "pe", "scalar", "semantics", "sp", "spec", "tensor"]

@@ -12,9 +12,8 @@ Prelu (C), forced to (1, 0) for Copy and Reciprocal (C), and left to N-38 otherw
 from __future__ import annotations
 
 from ..decisions import DecisionSet
-from ..decisions.scalar import (
-    ActivationArg2Word, ActivationRoles, KindByte, ReadAccumulatorSlot, ScalarKindCodes,
-)
+from ..decisions.act import ActivationArg2Word, ActivationRoles, ReadAccumulatorSlot
+from ..decisions.scalar import KindByte, ScalarKindCodes
 from ..descriptors import slot
 from ..enums import WireDtype
 from ..opcodes import ACT_READ_ACC, ACT_TABLE_LOAD, ACTIVATE, DVE_READ_ACC

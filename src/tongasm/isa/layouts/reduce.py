@@ -1,15 +1,22 @@
 """Family C layouts of ``next-families.md`` §5 and §6: TensorReduce over free axes (0x42 / 0x52, with
 apply_transpose 0x83 / 0x84; N-12), the cross-lane reduce (0x7C / 0x7D), Reciprocal (0x48), Pool (0x45)
 and Iota (0x7E, only when N-22 enables it). All have a TENSOR4D dst at +0x2C and the control band at
-+0x20..+0x2B; all but Iota a TENSOR4D src at +0x0C, like TensorCopy."""
++0x20..+0x2B; all but Iota a TENSOR4D src at +0x0C, like TensorCopy. And §7: the batch-norm statistics
+BNStats 0x61 (0x82 transposed) and BNStatsAggregate 0x62 (S4D2_BN)."""
 
 from __future__ import annotations
 
+import struct
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
 from ..decisions import DecisionSet
-from ..decisions.scalar import IotaBand, ReduceAxisByte, ReduceOpcodePairing
+from ..decisions.reduce import BnStatsPartitionByte, IotaBand, ReduceAxisByte, ReduceOpcodePairing
 from ..descriptors import slot
 from ..enums import WireDtype
-from ..opcodes import IOTA, POOL, RECIPROCAL
+from ..opcodes import BN_AGGREGATE, BN_STATS, BN_STATS_T, IOTA, POOL, RECIPROCAL, Op
 from ..vector_enums import POOL_FUNC_TABLE
 from ..fields import Conf, EnumTable, Field, Kind
 from ..layout import Binding, BirForm, EnumText, ImmText, IntText, Layout, Sem, TextOp, aps
@@ -168,4 +175,56 @@ def iota(ds: DecisionSet) -> list[Layout]:
     )]
 
 
-BUILDERS = (tensor_reduce, cross_lane, reciprocal, pool, iota)
+def _bn(name: str, codes: tuple[Op, ...], ds: DecisionSet, *, counts: bool) -> Layout:
+    lane = ds.get(BnStatsPartitionByte).is_count
+    slots = (slot("src", 0x0C, 4, dtype="src_dtype"),
+             slot("dst", 0x30, 2, dtype="dst_dtype", write=True))
+    body: list[Field] = [
+        dtype("src_dtype", 0x20, C, "wire(in dtype)"),
+        dtype("dst_dtype", 0x21, C, "wire(out dtype)"),
+        (u8("num_partitions", 0x22, C, "partitions of the input (BN: 'BASE partition'; N-39)", decision="N-39") if lane
+         else u8("start_partition", 0x22, C, "start partition of the input (N-39=start-partition)", decision="N-39")),
+    ]
+    if counts:
+        body += [Field("n_even", 0x28, 4, conf=C, doc="float32 (N + 1) >> 1: the count of the even elements"),
+                 Field("n_odd", 0x2C, 4, conf=C, doc="float32 N >> 1: the count of the odd elements")]
+    return Layout(
+        name, codes, tuple(body), Sem.BN_STATS if counts else Sem.BN_AGGREGATE,
+        (*aps(slots, "src" if lane else None),) + ((IntText(name="start", field="start_partition"),) if not lane else ()),
+        slots,
+        binding=Binding({"dst": "dst"}, None, dtypes={"src_dtype": "src", "dst_dtype": "dst"}),
+        implied={"n_even": _count_bits(1), "n_odd": _count_bits(0)} if counts else {},
+        checks=("bn.shape",) + (("bn.counts",) if counts else ()),
+        doc=("[n, mean, M2] of the even and of the odd elements of each partition" if counts else
+             "[mean, variance] of each partition from its (n, mean, M2) triples"),
+    )
+
+
+def _count_bits(plus: int) -> Callable[[Mapping[str, int]], int]:
+    """The implied float32 bits of (N + plus) >> 1, N = the src descriptor's element count (BN)."""
+
+    def implied(v: Mapping[str, int]) -> int:
+        n = 1
+        for i in range(4):
+            n *= v.get(f"src.num{i}", 1)
+        if isinstance(n, int):
+            return int(struct.unpack("<I", struct.pack("<f", float((n + plus) >> 1)))[0])
+        # a column of values (the fast listing's derived defaults): the same, element by element
+        column: Any = np.array([struct.unpack("<I", struct.pack("<f", float((int(k) + plus) >> 1)))[0]
+                                for k in np.asarray(n).reshape(-1)], dtype=object)
+        return column
+
+    return implied
+
+
+def bn_stats(ds: DecisionSet) -> list[Layout]:
+    """§7.1 BNStats 0x61 (0x82 with apply_transpose)."""
+    return [_bn("BNStats", (BN_STATS, BN_STATS_T), ds, counts=True)]
+
+
+def bn_aggregate(ds: DecisionSet) -> list[Layout]:
+    """§7.2 BNStatsAggregate 0x62: BNStats' fields minus the two count words."""
+    return [_bn("BNStatsAggregate", (BN_AGGREGATE,), ds, counts=False)]
+
+
+BUILDERS = (tensor_reduce, cross_lane, reciprocal, pool, iota, bn_stats, bn_aggregate)

@@ -1,22 +1,17 @@
-"""DVE layouts of ``next-families.md`` §4 and §7: TensorScalar (S3D3_TS: 0x43 / 0x53, the
-transposed 0x93, the fused reduce 0x9A, the never-emitted 0x44 / 0x54 of N-37), ScalarTensorTensor
-(S2S2D2_STT: 0x9D / 0x9E and the scan 0xE5, N-21) and the batch-norm statistics BNStats 0x61 (0x82
-transposed) and BNStatsAggregate 0x62 (S4D2_BN)."""
+"""DVE layouts of ``next-families.md`` §4: TensorScalar (S3D3_TS: 0x43 / 0x53, the transposed 0x93, the
+fused reduce 0x9A, the never-emitted 0x44 / 0x54 of N-37) and ScalarTensorTensor (S2S2D2_STT: 0x9D / 0x9E
+and the scan 0xE5, N-21)."""
 
 from __future__ import annotations
 
-import struct
-from typing import Any
 
-import numpy as np
-from collections.abc import Callable, Mapping
 
 from ..decisions import DecisionSet
-from ..decisions.scalar import BnStatsPartitionByte, SttLayout, TsScalarWords
+from ..decisions.scalar import SttLayout, TsScalarWords
 from ..descriptors import slot
 from ..enums import WireDtype
 from ..opcodes import (
-    BN_AGGREGATE, BN_STATS, BN_STATS_T, STT_ARITH, STT_BITVEC, TS_ARITH, TS_BITVEC, TS_CACHE_CUMULATIVE, TS_CACHE_REDUCE,
+    STT_ARITH, STT_BITVEC, TS_ARITH, TS_BITVEC, TS_CACHE_CUMULATIVE, TS_CACHE_REDUCE,
     TS_PTR_ARITH, TS_PTR_BITVEC, TS_TRANSPOSE, TT_SCAN,
 )
 from ..fields import Field, Kind
@@ -128,56 +123,4 @@ def scalar_tensor_tensor(ds: DecisionSet) -> list[Layout]:
     )]
 
 
-def _bn(name: str, codes: tuple[Op, ...], ds: DecisionSet, *, counts: bool) -> Layout:
-    lane = ds.get(BnStatsPartitionByte).is_count
-    slots = (slot("src", 0x0C, 4, dtype="src_dtype"),
-             slot("dst", 0x30, 2, dtype="dst_dtype", write=True))
-    body: list[Field] = [
-        dtype("src_dtype", 0x20, C, "wire(in dtype)"),
-        dtype("dst_dtype", 0x21, C, "wire(out dtype)"),
-        (u8("num_partitions", 0x22, C, "partitions of the input (BN: 'BASE partition'; N-39)", decision="N-39") if lane
-         else u8("start_partition", 0x22, C, "start partition of the input (N-39=start-partition)", decision="N-39")),
-    ]
-    if counts:
-        body += [Field("n_even", 0x28, 4, conf=C, doc="float32 (N + 1) >> 1: the count of the even elements"),
-                 Field("n_odd", 0x2C, 4, conf=C, doc="float32 N >> 1: the count of the odd elements")]
-    return Layout(
-        name, codes, tuple(body), Sem.BN_STATS if counts else Sem.BN_AGGREGATE,
-        (*aps(slots, "src" if lane else None),) + ((IntText(name="start", field="start_partition"),) if not lane else ()),
-        slots,
-        binding=Binding({"dst": "dst"}, None, dtypes={"src_dtype": "src", "dst_dtype": "dst"}),
-        implied={"n_even": _count_bits(1), "n_odd": _count_bits(0)} if counts else {},
-        checks=("bn.shape",) + (("bn.counts",) if counts else ()),
-        doc=("[n, mean, M2] of the even and of the odd elements of each partition" if counts else
-             "[mean, variance] of each partition from its (n, mean, M2) triples"),
-    )
-
-
-def _count_bits(plus: int) -> Callable[[Mapping[str, int]], int]:
-    """The implied float32 bits of (N + plus) >> 1, N = the src descriptor's element count (BN)."""
-
-    def implied(v: Mapping[str, int]) -> int:
-        n = 1
-        for i in range(4):
-            n *= v.get(f"src.num{i}", 1)
-        if isinstance(n, int):
-            return int(struct.unpack("<I", struct.pack("<f", float((n + plus) >> 1)))[0])
-        # a column of values (the fast listing's derived defaults): the same, element by element
-        column: Any = np.array([struct.unpack("<I", struct.pack("<f", float((int(k) + plus) >> 1)))[0]
-                                for k in np.asarray(n).reshape(-1)], dtype=object)
-        return column
-
-    return implied
-
-
-def bn_stats(ds: DecisionSet) -> list[Layout]:
-    """§7.1 BNStats 0x61 (0x82 with apply_transpose)."""
-    return [_bn("BNStats", (BN_STATS, BN_STATS_T), ds, counts=True)]
-
-
-def bn_aggregate(ds: DecisionSet) -> list[Layout]:
-    """§7.2 BNStatsAggregate 0x62: BNStats' fields minus the two count words."""
-    return [_bn("BNStatsAggregate", (BN_AGGREGATE,), ds, counts=False)]
-
-
-BUILDERS = (tensor_scalar, scalar_tensor_tensor, bn_stats, bn_aggregate)
+BUILDERS = (tensor_scalar, scalar_tensor_tensor)

@@ -58,10 +58,14 @@ from ...numeric import bit_pattern, signed
 from ...passes import flatten
 from .. import numeric
 from ...ir.memory import MemoryDescription, Variable, conform_input, describe_kernel
-from .scalar import BY_OPCODE as FAMILY_BY_OPCODE
-from .scalar import HANDLERS as FAMILY_HANDLERS
-from .scalar import FamilyInterpretError
+from . import act, reduce, scalar
+from .operands import FamilyInterpretError
 from .pe import HANDLERS as PE_HANDLERS
+
+#: The vector families' handlers: IR class → handler, and BIR opcode → handler for the instructions whose
+#: class a layout record declares (the interpreter dispatches on the class, then on the opcode).
+FAMILY_HANDLERS: dict[type[Instruction], Callable[..., None]] = {**reduce.HANDLERS, **act.HANDLERS, **scalar.HANDLERS}
+FAMILY_BY_OPCODE: dict[str, Callable[..., None]] = {**reduce.BY_OPCODE, **act.BY_OPCODE}
 
 #: Engine names, in the order the results list them (the streams of SPEC §5).
 ENGINES: tuple[str, ...] = tuple(ENGINE_STREAM.values())
@@ -422,7 +426,7 @@ class _Interpreter:
             TensorLoad: self.tensor_load_save,  # type: ignore[dict-item]
             TensorSave: self.tensor_load_save,  # type: ignore[dict-item]
         }
-        # the next families (their semantics: .reference.scalar) and the PE (.reference.pe)
+        # the vector families (.reference.act, .reduce, .scalar) and the PE (.reference.pe)
         for cls, fam in {**FAMILY_HANDLERS, **PE_HANDLERS}.items():
             self.handlers[cls] = (lambda f: lambda inst, engine: f(self, inst, engine))(fam)
 

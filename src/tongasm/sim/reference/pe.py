@@ -26,7 +26,7 @@ from ...isa.decisions.semantics import PeArithmetic
 from ...isa.enums import DTYPE_INFO, Dtype
 from ...ir.instructions import Instruction, LoadStationary, Matmult, MultiplyMoving
 from .. import numeric
-from .scalar import FamilyInterpretError
+from .operands import FamilyInterpretError
 
 if TYPE_CHECKING:
     from . import _Interpreter

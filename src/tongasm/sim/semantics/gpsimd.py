@@ -1,7 +1,7 @@
 """What the Pool-engine (GPSIMD) bundles of real output do (:mod:`tongasm.isa.layouts.gpsimd`), read
 from their decoded fields: TensorScalarAddr 0x74 (S-75), TensorScalarAffineSelect 0x92 (S-76); the
 custom ops 0x85/0x86 stop the simulator with a message that names the function (S-77); the gather pair
-0x67/0x68 runs through a per-lane pool buffer (S-78). Iota 0x7E is :func:`tongasm.sim.semantics.scalar.iota` (S-34).
+0x67/0x68 runs through a per-lane pool buffer (S-78). Iota 0x7E is :func:`tongasm.sim.semantics.reduce.iota` (S-34).
 """
 
 from __future__ import annotations
