@@ -19,6 +19,8 @@ from ..isa.layouts.tensor import INT32_FORMS_GEN2, MOVESHAPE_DIMS
 from ..isa.opcodes import CAST_PREDICATED, MEMSET, PSEUDO_TENSOR_STORE, TENSOR_STORE, TT_BITVEC
 from . import numeric
 from .context import Ctx, _alu, _flat, _one_write_each, _store
+from .semantics.control import HANDLERS_CONTROL
+from .semantics.dma import HANDLERS_DMA
 from .semantics.pe import HANDLERS_PE
 from .machine import Machine, SimError
 
@@ -268,6 +270,8 @@ HANDLERS: dict[Sem, Callable[[Ctx], None]] = {
 
 # the PE, DMA and sync/control families
 HANDLERS.update(HANDLERS_PE)
+HANDLERS.update(HANDLERS_DMA)
+HANDLERS.update(HANDLERS_CONTROL)
 
 # --- the next families (next-families.md): their handlers live in .semantics.scalar ---
 from .semantics.scalar import FAMILY_HANDLERS  # noqa: E402
