@@ -61,6 +61,7 @@ class Sem(enum.Enum):
     SEMAPHORE_CLEAR = "set a range (or mask) of semaphores to zero"
     HALT = "stop this engine's stream"
     DRAIN = "wait until this engine's outstanding DMAs have completed"
+    DMA_TRIGGER = "DMA: fire a descriptor block of the engine's sidecar, then signal the block's semaphore"
     # --- the DVE search family and the batch-norm backward family ---
     MAX8 = "the 8 largest values of each partition"
     MATCH_VALUE_LOAD = "latch 8 values per partition for the next MatchReplace8"

@@ -164,7 +164,7 @@ def trigger(ds: DecisionSet) -> list[Layout]:
     body = (*name, *zero_run(0x2B, 5, H, BOOK_ZERO),
             u32("dma_block_id", 0x30, H, "book: InstDMABlock::getBlockId(getDmaBlock(0))"),
             *zero_run(0x34, 12, H, BOOK_ZERO))
-    return [Layout("DmaTrigger", (DMA_TRIGGER,), body, Sem.UNMODELLED,
+    return [Layout("DmaTrigger", (DMA_TRIGGER,), body, Sem.DMA_TRIGGER,
                    (AsciiText(name="queue", fields=tuple(f.name for f in name)),
                     IntText(name="block", field="dma_block_id")),
                    doc="book: fire descriptor block dma_block_id on the named queue; not encoded")]

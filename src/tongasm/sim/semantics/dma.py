@@ -2,7 +2,11 @@
 
 * 0xD4 moves ``num1 x num0`` runs from its src side to its dst side with element conversion (R-16,
   R-17, S-44, S-45) and then adds its increment to its completion semaphore (R-15); when, is S-40
-  (the transfer is queued on the machine and the scheduler completes it).
+  (the transfer is queued on the machine and the scheduler completes it);
+* 0xC1 PseudoDMATrigger fires a descriptor block of its engine's sidecar (R-90): each descriptor
+  moves its src pattern to its dst pattern (R-100: bytes, dims innermost first) with element
+  conversion (S-44), one queued transfer per descriptor, and the block's semaphore gains 16 when the
+  last of them completes.
 """
 
 from __future__ import annotations
@@ -11,12 +15,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...isa.decisions.dma import Addr8Modes, DmaCompletion, DmaElementOrder
+from ...isa.decisions.dma import Addr8Modes, DescriptorUnits, DmaBlockCompletion, DmaCompletion, DmaElementOrder
 from ...isa.decisions.semantics import DmaTiming
 from ...isa.descriptors import SBUF_PARTITION_SHIFT
 from ...isa.layout import Sem
 from ..context import Ctx
-from ..machine import DmaTransfer, SimError
+from .. import numeric
+from ..machine import DmaDescriptor, DmaTransfer, SimError
 
 # --- DMA ---------------------------------------------------------------------------------------------------
 
@@ -72,6 +77,69 @@ def dma_2d(c: Ctx) -> None:
         t.complete(c.m)
 
 
+# --- 0xC1: descriptor blocks (R-90, R-100) ------------------------------------------------------------------
+
+_PART = 1 << SBUF_PARTITION_SHIFT
+
+
+def _desc_side(c: Ctx, what: str, var: int | None, off: int, dims: tuple[tuple[int, int], ...],
+               dtype: int) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    """One side of a descriptor as the runs it moves (S-45's two forms): the first dim is the run, the
+    others give the run starts, innermost first (R-100)."""
+    m = c.m
+    if c.ds.get(DescriptorUnits).bytes:
+        units = list(dims)
+    else:  # R-100=elements: sizes and steps count elements, an SBUF step of k << 18 is k partitions
+        size = numeric.size_of(dtype)
+        units = [(n * size, st) if k == 0 else (n, st if var is None and st % _PART == 0 else st * size)
+                 for k, (n, st) in enumerate(dims)]  # dim 0 of step 1: a run of n elements
+    (run, step0), outer = units[0], units[1:]
+    if step0 != 1:
+        raise SimError(f"{c.where()} {what}: the innermost step is {step0}, not 1 (R-100: every corpus descriptor's is)")
+    starts = np.array([off], dtype=np.int64)
+    for n, st in outer:  # innermost first: the first outer dim varies fastest
+        starts = (starts[None, :] + np.arange(n, dtype=np.int64)[:, None] * st).reshape(-1)
+    if var is None:
+        parts, byte = starts >> SBUF_PARTITION_SHIFT, starts & (_PART - 1)
+        if (starts < 0).any() or (parts >= m.target.sbuf_partitions).any() or (byte + run > m.sbuf_stride).any():
+            raise SimError(f"{c.where()} {what}: a run leaves the SBUF partitions ({m.sbuf_stride:#x} bytes each)")
+        return _strided(m.sbuf, parts * m.sbuf_stride + byte, run)
+    buf = m.dram.get(var)
+    if buf is None:
+        raise SimError(f"{c.where()} {what}: no DRAM variable with var_id {var} in the memory description")
+    if (starts < 0).any() or (starts + run > buf.size).any():
+        raise SimError(f"{c.where()} {what}: a run leaves variable {var} ({buf.size} bytes)")
+    return _strided(buf, starts, run)
+
+
+def _descriptor(c: Ctx, block: str, k: int, d: DmaDescriptor, increments: list[int], semaphore: int) -> DmaTransfer:
+    where = f"{c.where()} {block} descriptor {k}"
+    reads = _desc_side(c, f"{block} descriptor {k} from", d.src, d.src_off, d.src_dims, d.src_dtype)
+    writes = _desc_side(c, f"{block} descriptor {k} to", d.dst, d.dst_off, d.dst_dims, d.dst_dtype)
+    return DmaTransfer(c.engine, where, reads, writes, d.src_dtype, d.dst_dtype, semaphore, increments)
+
+
+def dma_trigger(c: Ctx) -> None:
+    queue = bytes(c.d.raw[0x0C:0x2B]).split(b"\0")[0].decode("ascii", "replace")
+    bid = c.f["dma_block_id"]
+    block = c.m.dma_blocks.get((c.engine, queue, bid))
+    if block is None:
+        raise SimError(f"{c.where()}: the trigger fires block {bid} of queue {queue!r}, which the {c.engine} "
+                       "engine's sidecar does not hold (R-90)")
+    last = len(block.descriptors) - 1
+    inc = [DmaBlockCompletion.INCREMENT]
+    transfers = [_descriptor(c, block.name, k, d, inc if k == last else [], block.semaphore)
+                 for k, d in enumerate(block.descriptors)]
+    if not transfers:
+        raise SimError(f"{c.where()}: block {block.name} holds no descriptor")
+    if c.ds.get(DmaTiming).deferred:  # S-40
+        c.m.dma_pending.extend(transfers)
+    else:
+        for t in transfers:
+            t.complete(c.m)
+
+
 HANDLERS_DMA: dict[Sem, Callable[[Ctx], None]] = {
     Sem.DMA_2D: dma_2d,
+    Sem.DMA_TRIGGER: dma_trigger,
 }
