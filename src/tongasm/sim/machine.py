@@ -171,6 +171,12 @@ class Machine:
         self.dma_pending: deque[DmaTransfer] = deque()
         #: the descriptor blocks 0xC1 triggers fire, by (engine, queue name, block id) (R-90)
         self.dma_blocks: dict[tuple[str, str, int], DmaBlockSpec] = {}
+        #: the DRAM address of each variable (S-100), by var_id: what a 0xC4's index rows point into
+        self.dram_bases: dict[int, int] = {}
+        #: the semaphore of each engine's indirect_memcpy queue (R-101)
+        self.indirect_semaphores: dict[str, int] = {}
+        #: the last 0xD6 range check of each engine (S-101): its slot_a word and which rows are in range
+        self.range_checks: dict[str, tuple[int, np.ndarray]] = {}
         #: the DGE table (R-17): entry → var_id
         self.dge_table: list[int | None] = list(self.memory.dge_table)
         #: custom-op functions by sub_opcode (a NEFF's ucode_lib.json, opcode 133), for the simulator's stop message

@@ -208,6 +208,73 @@ class DescriptorUnits(Decision):
         return self.reading is self.BYTES
 
 
+class IndirectTransfer(Decision):
+    id = "R-101"
+    subject = ("PseudoDMAMemcpyFullInd 0xC4: what it moves and what its completion signals (IndirectLoad / "
+               "IndirectSave on a def.json indirect_memcpy queue)")
+    reason = ("234 bundles in 26 yolox-trn1 files (sunda 2.14, Pool): each is preceded by a 0xD6 whose slot_a is "
+              "the 0xC4's indirect_start_offset and whose idx_meta is its indirect_num_elems1; indirect_num_elems0 "
+              "= direct_num_elems0 = 1 and engine_config = engine_config2 = 0x40000 (one partition) in all. The "
+              "index rows are the uint64 addresses 0x74 TensorScalarAddr builds from a pointer variable's value "
+              "(the DMA'd '<var>-ADDR' word plus index x row bytes). The engine's indirect_memcpy queue has one "
+              "semaphore; in all 26 files the largest wait on it is 8 x the 0xC4 bundles (1 .. 90 of them), and "
+              "the k-th 0xC4's semaphore_wait_value is 8k + 4")
+    ADD_8 = Reading("add-8", "row r (r < indirect_num_elems1) moves direct_elem_size bytes between DRAM at the "
+                             "uint64 address at indirect_start_offset + r x engine_config and SBUF at "
+                             "direct_start_offset + r x engine_config2 (direction 0: DRAM to SBUF, 1: SBUF to "
+                             "DRAM); the queue's semaphore gains 8 when all rows have moved (every corpus file)")
+    ADD_16 = Reading("add-16", "as add-8, but the semaphore gains 16, as a 0xC1 block's (contradicted: the waits "
+                               "are 8 per 0xC4)")
+
+    @property
+    def increment(self) -> int:
+        return 8 if self.reading is self.ADD_8 else 16
+
+
+class DramAddresses(Decision):
+    id = "S-100"
+    subject = "the DRAM address of a variable: the value a 'pointer' variable holds, and how an indirect row's " \
+              "address resolves to a variable and an offset"
+    reason = ("def.json 'pointer' variables (8 bytes, referenced_var_id) hold an address the runtime assigns; the "
+              "graph only adds byte offsets to it and bound-checks the sum against the referenced variable "
+              "(0xD6), so any placement that keeps variables apart computes the same. Placing each variable in "
+              "its own 4 GiB window makes an address outside a variable land in no variable at all")
+    WINDOWS = Reading("windows", "variable v lives at v << 32 (an address resolves to var addr >> 32, offset "
+                                 "addr & 0xFFFFFFFF)")
+    PACKED = Reading("packed", "variables laid end to end by var_id from 0x1000, each 4 KiB aligned (an address "
+                               "past a variable may land in the next one, as on a device)")
+
+    def bases(self, sizes: dict[int, int]) -> dict[int, int]:
+        """The address of each variable (by var_id, sizes in bytes)."""
+        if self.reading is self.WINDOWS:
+            return {v: v << 32 for v in sizes}
+        out, at = {}, 0x1000
+        for v in sorted(sizes):
+            out[v] = at
+            at += (sizes[v] + 0xFFF) // 0x1000 * 0x1000 or 0x1000
+        return out
+
+
+class IndirectBounds(Decision):
+    id = "S-101"
+    subject = ("PseudoRangeCheck 0xD6 before an indirect DMA: what happens to a row whose address is outside "
+               "[base, base + bound_size_bytes)")
+    reason = ("each of the 234 corpus 0xD6 bundles precedes a 0xC4 on the same index rows (slot_a = its "
+              "indirect_start_offset, idx_meta = its row count) with bound_addr the SBUF copy of the pointer "
+              "variable's value (one per row partition) and bound_size_bytes the referenced variable's size; "
+              "the graphs carry neff_feature_indirect_memcpy_bound_check. What the device does with a row out "
+              "of range is not in the bytes; XLA's scatter drops out-of-bounds updates. Its branch label (R-27) is "
+              "the PseudoBranchLabel right after the 0xC4, and the waits after it need the 0xC4's +8 (R-101), so "
+              "skipping the whole 0xC4 on a failed check would deadlock the graph. The 0xD6's slot_b operand is "
+              "not written by the simulator (what it receives is unknown)")
+    SKIP_ROWS = Reading("skip-rows", "the rows out of range are not moved; the others are")
+    STOP = Reading("stop", "a row out of range stops the run, naming the bundle and the row")
+
+    @property
+    def skips(self) -> bool:
+        return self.reading is self.SKIP_ROWS
+
+
 class RaceSources(Decision):
     id = "S-90"
     subject = "the race check: which updates can raise a semaphore, and its value before the first"
@@ -226,4 +293,5 @@ class RaceSources(Decision):
         return self.reading is self.STRICT
 
 
-__all__ = ["DescriptorUnits", "DmaBlockCompletion", "ExtensionForm", "RaceSources", "RangeCheckOperands"]
+__all__ = ["DescriptorUnits", "DmaBlockCompletion", "DramAddresses", "ExtensionForm", "IndirectBounds", "IndirectTransfer",
+           "RaceSources", "RangeCheckOperands"]

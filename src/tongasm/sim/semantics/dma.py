@@ -6,7 +6,11 @@
 * 0xC1 PseudoDMATrigger fires a descriptor block of its engine's sidecar (R-90): each descriptor
   moves its src pattern to its dst pattern (R-100: bytes, dims innermost first) with element
   conversion (S-44), one queued transfer per descriptor, and the block's semaphore gains 16 when the
-  last of them completes.
+  last of them completes;
+* 0xD6 PseudoRangeCheck checks the uint64 addresses of the next indirect DMA's rows against a
+  variable's bounds (S-101), and 0xC4 PseudoDMAMemcpyFullInd moves one run per row between SBUF and
+  the DRAM address the row holds (R-101; addresses are S-100's), then adds 8 to its engine's
+  indirect_memcpy queue semaphore.
 """
 
 from __future__ import annotations
@@ -15,9 +19,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...isa.decisions.dma import Addr8Modes, DescriptorUnits, DmaBlockCompletion, DmaCompletion, DmaElementOrder
+from ...isa.decisions.dma import (Addr8Modes, DescriptorUnits, DmaBlockCompletion, DmaCompletion, DmaElementOrder,
+                                  IndirectBounds, IndirectTransfer)
 from ...isa.decisions.semantics import DmaTiming
-from ...isa.descriptors import SBUF_PARTITION_SHIFT
+from ...isa.descriptors import SBUF_PARTITION_SHIFT, decode_addr4
+from ...isa.enums import WireDtype
 from ...isa.layout import Sem
 from ..context import Ctx
 from .. import numeric
@@ -139,7 +145,100 @@ def dma_trigger(c: Ctx) -> None:
             t.complete(c.m)
 
 
+# --- 0xD6 / 0xC4: indirect DMA (R-101, S-100, S-101) -------------------------------------------------------
+
+def _sbuf_rows(c: Ctx, what: str, word: int, rows: int, stride: int, run: int) -> np.ndarray:
+    """The flat SBUF byte index of the first byte of each row: ADDR4 ``word``, rows ``stride`` bytes apart
+    (a multiple of one partition)."""
+    a = decode_addr4(word)
+    if a.space != "sbuf" or a.partition is None or a.byte is None:
+        raise SimError(f"{c.where()} {what}: {a.describe()} is not an SBUF address")
+    if stride % _PART:
+        raise SimError(f"{c.where()} {what}: a row stride of {stride:#x} bytes is not whole partitions (R-101)")
+    parts = a.partition + np.arange(rows, dtype=np.int64) * (stride >> SBUF_PARTITION_SHIFT)
+    if rows and (int(parts[-1]) >= c.m.target.sbuf_partitions or a.byte + run > c.m.sbuf_stride):
+        raise SimError(f"{c.where()} {what}: {rows} rows from partition {a.partition} byte {a.byte:#x} leave the SBUF")
+    return parts * c.m.sbuf_stride + a.byte
+
+
+def _addresses(c: Ctx, what: str, word: int, rows: int, stride: int) -> np.ndarray:
+    """The uint64 address each row holds (8 bytes per row, little-endian)."""
+    at = _sbuf_rows(c, what, word, rows, stride, 8)
+    return c.m.sbuf[at[:, None] + np.arange(8)].copy().view("<u8").reshape(-1)
+
+
+def range_check(c: Ctx) -> None:
+    f = c.f
+    rows, size = f["idx_meta"], f["bound_size_bytes"]
+    addrs = _addresses(c, "slot_a", f["slot_a.addr"], rows, _PART)
+    base = _addresses(c, "bound", f["bound_addr"], rows, _PART)
+    ok = (addrs >= base) & (addrs - base < np.uint64(size))
+    if not ok.all() and not c.ds.get(IndirectBounds).skips:
+        r = int(np.flatnonzero(~ok)[0])
+        raise SimError(f"{c.where()}: row {r} holds address {int(addrs[r]):#x}, outside [{int(base[r]):#x}, "
+                       f"+{size:#x}) ({int((~ok).sum())} of {rows} rows out of range; S-101=stop)")
+    c.m.range_checks[c.engine] = (f["slot_a.addr"], ok)
+
+
+def _resolve(c: Ctx, addrs: np.ndarray, run: int, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """S-100: the variable and byte offset of each address (refused when a run is in no variable)."""
+    m = c.m
+    items = sorted((b, v) for v, b in m.dram_bases.items() if v in m.dram)
+    starts = np.array([b for b, _ in items] or [0], dtype=np.uint64)
+    vids = np.array([v for _, v in items] or [-1], dtype=np.int64)
+    sizes = np.array([m.dram[v].size for _, v in items] or [0], dtype=np.uint64)
+    k = np.searchsorted(starts, addrs, side="right").astype(np.int64) - 1
+    kk = np.maximum(k, 0)
+    off = addrs - starts[kk]  # wraps where k < 0; those rows are refused
+    bad = (k < 0) | (off + np.uint64(run) > sizes[kk]) | (vids[kk] < 0)
+    if np.any(bad):
+        i = int(np.flatnonzero(bad)[0])
+        raise SimError(f"{c.where()}: row {int(rows[i])} addresses {int(addrs[i]):#x}, where no DRAM variable holds "
+                       f"{run} bytes (S-100)")
+    return vids[kk], off.astype(np.int64)
+
+
+def dma_indirect(c: Ctx) -> None:
+    f, m = c.f, c.m
+    if f["indirect_num_elems0"] != 1 or f["direct_num_elems0"] != 1:
+        raise SimError(f"{c.where()}: {f['indirect_num_elems0']} indices and {f['direct_num_elems0']} runs per row "
+                       "are not simulated (R-101 knows 1 and 1, as in every corpus bundle)")
+    direction = f["direction"]
+    if direction not in (0, 1):
+        raise SimError(f"{c.where()}: direction {direction} is not known (R-101: 0 load, 1 save)")
+    sem = m.indirect_semaphores.get(c.engine)
+    if sem is None:
+        raise SimError(f"{c.where()}: the {c.engine} engine owns no indirect_memcpy DMA queue (R-101)")
+    rows, run = f["indirect_num_elems1"], f["direct_elem_size"]
+    addrs = _addresses(c, "indirect_start_offset", f["indirect_start_offset"], rows, f["engine_config"])
+    sb = _sbuf_rows(c, "direct_start_offset", f["direct_start_offset"], rows, f["engine_config2"], run)
+    keep = np.ones(rows, dtype=bool)
+    check = m.range_checks.pop(c.engine, None)
+    if check is not None and check[0] == f["indirect_start_offset"] and check[1].size == rows:
+        keep = check[1]  # S-101: the rows the range check found out of range are not moved
+    idx = np.flatnonzero(keep)
+    vids, offs = _resolve(c, addrs[idx], run, idx) if idx.size else (np.zeros(0, np.int64), np.zeros(0, np.int64))
+    lane = np.arange(run, dtype=np.int64)[None, :]
+    u8 = int(WireDtype.UINT8)
+    groups = sorted(set(vids.tolist())) or [None]
+    transfers = []
+    for g in groups:
+        sel = vids == g if g is not None else np.zeros(0, dtype=bool)
+        dram = (m.dram[g], offs[sel][:, None] + lane) if g is not None else (m.sbuf, np.zeros((0, run), np.int64))
+        sbuf = (m.sbuf, sb[idx[sel] if g is not None else idx][:, None] + lane)
+        reads, writes = (dram, sbuf) if direction == 0 else (sbuf, dram)
+        transfers.append(DmaTransfer(c.engine, c.where(), reads, writes, u8, u8, sem, []))
+    transfers[-1].increments = [c.ds.get(IndirectTransfer).increment]
+    if c.ds.get(DmaTiming).deferred:  # S-40
+        m.dma_pending.extend(transfers)
+    else:
+        for t in transfers:
+            t.complete(m)
+
+
 HANDLERS_DMA: dict[Sem, Callable[[Ctx], None]] = {
     Sem.DMA_2D: dma_2d,
     Sem.DMA_TRIGGER: dma_trigger,
+    Sem.RANGE_CHECK: range_check,
+    Sem.DMA_INDIRECT: dma_indirect,
 }
