@@ -89,3 +89,25 @@ def test_race_footprints_read_the_descriptors_as_bytes() -> None:
     # SBUF: 120 partitions from 0, bytes 196584 .. 196604
     assert _desc_region("SB", 196584, [20, 120], [1, 262144], "float32", var_ids) == ("sbuf", 0, 120, 196584, 196604)
     assert _desc_region("output0", 0, [4, 120], [1, 4], "float32", var_ids) == ("dram", 2, 1, 0, 480)
+
+
+def test_r102_a_tensor_load_of_var_0_reads_the_sbuf_address() -> None:
+    """moe-trn2/v6b sg00 Pool bundle 6: PseudoTensorLoad var_id 0, var_offset 94976 (partition 0, byte 94976,
+    where SP's block inst.50-block-1 puts input1), uint32 into r60."""
+    from tongasm.check.races import decode_streams
+    from tongasm.isa.decisions import DEFAULT_DECISIONS
+    from tongasm.neff import read_neff
+    from tongasm.sim.execute import execute
+    from tongasm.sim.machine import Machine
+
+    n = read_neff(corpus_dir() / "moe-trn2/v6b.neff")
+    g = n.graph("sg00")
+    d = decode_streams({"pool": n.stream_data(g.streams["pool"])}, DEFAULT_DECISIONS)["pool"][6]
+    assert (d.mnemonic, d.fields["var_id"], d.fields["var_offset"], d.fields["data_reg"]) == (
+        "PseudoTensorLoad", 0, 94976, 60)
+    m = Machine(n.target)
+    m.sbuf[94976:94980] = np.frombuffer(np.uint32(0x01020304).tobytes(), np.uint8)
+    execute(m, "pool", d, DEFAULT_DECISIONS)
+    assert m.reg("pool", 60) == 0x01020304
+    with pytest.raises(SimError, match="no variable with id 0"):
+        execute(Machine(n.target), "pool", d, DecisionSet.parse(["R-102=variable"]))

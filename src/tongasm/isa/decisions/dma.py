@@ -275,6 +275,21 @@ class IndirectBounds(Decision):
         return self.reading is self.SKIP_ROWS
 
 
+class StateBufferVariable(Decision):
+    id = "R-102"
+    subject = "PseudoTensorLoad / PseudoTensorSave of var_id 0 in a NEFF (def.json: var 0 is the state buffer)"
+    reason = ("moe-trn2/v6b sg00: all 144 Pool PseudoTensorLoads name var_id 0; the first (bundle 6, var_offset "
+              "94976) waits sem24 >= 16, which SP's block inst.50-block-1 raises after copying input1 (32 bytes) "
+              "to SB offset 94976, an R-17/R-100 SBUF address (partition << 18 | byte: partition 0, byte 94976)")
+    SBUF_ADDRESS = Reading("sbuf-address", "var_id 0, when no variable of the memory description has it, is SBUF "
+                                           "and var_offset + the element's offset is partition << 18 | byte")
+    VARIABLE = Reading("variable", "var_id 0 must be a variable of the memory description (the kernel form)")
+
+    @property
+    def sbuf(self) -> bool:
+        return self.reading is self.SBUF_ADDRESS
+
+
 class RaceSources(Decision):
     id = "S-90"
     subject = "the race check: which updates can raise a semaphore, and its value before the first"
@@ -294,4 +309,4 @@ class RaceSources(Decision):
 
 
 __all__ = ["DescriptorUnits", "DmaBlockCompletion", "DramAddresses", "ExtensionForm", "IndirectBounds", "IndirectTransfer",
-           "RaceSources", "RangeCheckOperands"]
+           "RaceSources", "RangeCheckOperands", "StateBufferVariable"]
