@@ -3,6 +3,7 @@
     python benchmarks/corpus_run.py                       # every NEFF, 60 s each
     python benchmarks/corpus_run.py --timeout 20 --only yolox
     python benchmarks/corpus_run.py --json out.json
+    python benchmarks/corpus_run.py --timeout 30 --markdown benchmarks/corpus_run_after.md
 
 Each NEFF runs in its own child process (a wall-clock limit per NEFF; a crash or a memory blow-up of
 one does not end the table) on seeded random inputs of the dtypes and shapes its ``neff.json``
@@ -106,22 +107,33 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", default="", help="only NEFFs whose path contains this")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--markdown", type=Path, help="also write the table and summary to this file")
     a = ap.parse_args(argv)
     files = sorted(p for p in a.corpus.rglob("*.neff") if a.only in str(p))
     rows = []
+    lines: list[str] = []
+
+    def out(line: str) -> None:
+        print(line, flush=True)
+        lines.append(line)
+
     for p in files:
         r = run_one(p, a.seed, a.timeout)
         r["file"] = str(p.relative_to(a.corpus))
         rows.append(r)
-        print(f"{r['file']:50} {'ran' if r['ran'] else 'no ':4} {'-':8} {'-':10} {r['time']:7.1f}s  {r.get('executed', ''):>8}  {r['why']}",
-              flush=True)
+        out(f"{r['file']:50} {'ran' if r['ran'] else 'no ':4} {'-':8} {'-':10} {r['time']:7.1f}s  "
+            f"{r.get('executed', ''):>8}  {r['why']}")
     ran = sum(r["ran"] for r in rows)
-    print(f"summary: {len(rows)} NEFFs, {ran} ran to completion, 0 matched a reference (no oracle yet), "
-          f"{len(rows) - ran} stopped; total {sum(r['time'] for r in rows):.0f} s")
+    out(f"summary: {len(rows)} NEFFs, {ran} ran to completion, 0 matched a reference (no oracle yet), "
+        f"{len(rows) - ran} stopped; total {sum(r['time'] for r in rows):.0f} s")
     for k, n in Counter(category(r["why"]) for r in rows).most_common():
-        print(f"  {n:3}  {k}")
+        out(f"  {n:3}  {k}")
     if a.json:
         a.json.write_text(json.dumps(rows, indent=1))
+    if a.markdown:
+        a.markdown.write_text(f"# The corpus on the simulator (seed {a.seed}, {a.timeout:.0f} s per NEFF)\n\n"
+                              "Columns: file, ran, matched, max err, time, bundles executed, why it stopped.\n\n"
+                              "```\n" + "\n".join(lines) + "\n```\n")
     return 0
 
 

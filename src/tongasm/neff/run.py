@@ -39,7 +39,8 @@ from ..isa.layouts.control import NOP
 from ..isa.opcodes import ISA_OPCODE_NAMES
 from ..isa.targets import Target
 from ..numeric import numpy_dtype
-from ..sim.machine import Machine
+from ..isa.enums import WireDtype
+from ..sim.machine import DmaBlockSpec, DmaDescriptor, Machine
 from ..isa.fields import BUNDLE_SIZE
 from ..sim.scheduler import RunStats, Scheduler, Stream, load_streams
 from ..sim.trace import Timeline
@@ -50,7 +51,7 @@ from .neff import Graph, Neff
 #: def.json variable types that are DRAM variables the DMAs name by var_id
 _SHARED_TYPES = ("input", "output")
 _DRAM_TYPES = ("input", "output", "file", "virtual")
-_KNOWN_TYPES = (*_DRAM_TYPES, "state-buffer", "dge-table")
+_KNOWN_TYPES = (*_DRAM_TYPES, "pointer", "state-buffer", "dge-table")
 #: the ActivationTableLoad opcode, by its name in the ISA's opcode table (S-62)
 _ACT_TABLE_LOAD = {name: byte for byte, name in ISA_OPCODE_NAMES.items()}["ActivationTableLoad"]
 
@@ -90,6 +91,11 @@ class CoreProgram:
     labels: dict[str, list[str | None] | None]
     queues: dict[str, str]  # engine -> its DMA queue's name (the trace's track)
     queue_sems: dict[str, frozenset[int]]  # engine -> the semaphores its queues signal
+    #: the descriptor blocks of the engines' sidecars, by (engine, queue, block id) (R-90)
+    blocks: dict[tuple[str, str, int], DmaBlockSpec] = field(default_factory=dict)
+    #: the DRAM address of each variable (S-100) and each engine's indirect_memcpy semaphore (R-101)
+    dram_bases: dict[int, int] = field(default_factory=dict)
+    indirect_sems: dict[str, int] = field(default_factory=dict)
 
 
 def _npy_payload(data: bytes, where: str) -> tuple[np.ndarray, np.dtype, tuple[int, ...]]:
@@ -131,6 +137,7 @@ def core_program(neff: Neff, graph: str, declared: Mapping[str, Declared] = {},
     files: dict[int, np.ndarray] = {}
     seen: dict[int, str] = {}
     tables = []
+    pointers: dict[int, tuple[int, str]] = {}  # var_id -> (referenced var_id, what)
     for name, v in d.variables.items():
         what = f"{where}: variable {name!r} ({v.type}, var_id {v.var_id})"
         if v.type not in _KNOWN_TYPES:
@@ -154,7 +161,13 @@ def core_program(neff: Neff, graph: str, declared: Mapping[str, Declared] = {},
         dtype: str | None = None
         shape: list[int] | None = None
         kind = {"input": "Input", "output": "Output"}.get(v.type, "Internal")
-        if v.type == "file":
+        if v.type == "pointer":  # S-100: 8 bytes holding the address of the variable it references
+            ref = v.raw.get("referenced_var_id")
+            if v.size != 8 or not isinstance(ref, int) or isinstance(ref, bool):
+                raise NeffError(f"{what}: a pointer should be 8 bytes with a referenced_var_id")
+            pointers[v.var_id] = (ref, what)
+            dtype, shape = "uint64", [1]
+        elif v.type == "file":
             member = g.directory + (v.file_name or "")
             if not v.file_name or member not in neff.members:
                 raise NeffError(f"{what}: its file {v.file_name!r} is not a member of the NEFF")
@@ -175,6 +188,13 @@ def core_program(neff: Neff, graph: str, declared: Mapping[str, Declared] = {},
         mem.variables.append(Variable(name, v.var_id, "DRAM", dims=(1, v.size), dtype=dtype, shape=shape, kind=kind))
     if len(tables) > 1:
         raise NeffError(f"{where}: {len(tables)} dge-table variables; the simulator models one DGE table (R-17)")
+    from ..isa.decisions.dma import DramAddresses
+
+    bases = decisions.get(DramAddresses).bases({x.var_id: x.nbytes for x in mem.variables})
+    for vid, (ref, what) in pointers.items():
+        if ref not in bases or ref in pointers:
+            raise NeffError(f"{what}: it references var_id {ref}, which is not a DRAM variable of the graph")
+        files[vid] = np.array([bases[ref]], dtype="<u8").view(np.uint8).copy()
     if tables:
         mem.dge_table = list(tables[0])
     streams, labels = {}, {}
@@ -186,7 +206,63 @@ def core_program(neff: Neff, graph: str, declared: Mapping[str, Declared] = {},
     for q in d.dma_queues.values():
         queues.setdefault(q.owner, q.name)
         sems.setdefault(q.owner, set()).update(q.semaphore_set)
-    return CoreProgram(g, mem, files, streams, labels, queues, {k: frozenset(v) for k, v in sems.items()})
+    indirect: dict[str, int] = {}
+    for q in d.dma_queues.values():
+        if q.raw.get("indirect_memcpy") is True:
+            if len(q.semaphore_set) != 1 or q.owner in indirect:
+                raise NeffError(f"{where}: indirect_memcpy queue {q.name!r}: the simulator models one queue of one "
+                                f"semaphore per engine (R-101); {q.owner} has {len(q.semaphore_set)} here")
+            indirect[q.owner] = q.semaphore_set[0]
+    var_ids = {v.name: v.var_id for v in mem.variables}
+    return CoreProgram(g, mem, files, streams, labels, queues, {k: frozenset(v) for k, v in sems.items()},
+                       descriptor_blocks(neff, g, var_ids), bases, indirect)
+
+
+def _wire(name: Any, where: str) -> int:
+    if not isinstance(name, str) or name.upper() not in WireDtype.__members__:
+        raise NeffError(f"{where}: dtype {name!r} is not one the simulator knows")
+    return int(WireDtype[name.upper()])
+
+
+def _dims(sizes: Any, steps: Any, where: str) -> tuple[tuple[int, int], ...]:
+    if not (isinstance(sizes, list) and isinstance(steps, list) and sizes and len(sizes) == len(steps)
+            and all(isinstance(x, int) and not isinstance(x, bool) for x in sizes + steps)
+            and all(n >= 0 for n in sizes)):
+        raise NeffError(f"{where}: sizes {sizes!r} and steps {steps!r} are not one whole number of each per dim")
+    return tuple(zip(sizes, steps))
+
+
+def descriptor_blocks(neff: Neff, g: Graph, var_ids: Mapping[str, int]) -> dict[tuple[str, str, int], DmaBlockSpec]:
+    """The ``dma`` blocks of each engine's sidecar (R-90), their sides resolved: ``SB`` is SBUF, any other
+    name a DRAM variable of ``def.json``."""
+    out: dict[tuple[str, str, int], DmaBlockSpec] = {}
+    for s in g.streams.values():
+        side = neff.sidecar(s)
+        for b in side.dma if side is not None else ():
+            if not isinstance(b, dict):
+                raise NeffError(f"{s.sidecar}: a dma entry that is not an object ({b!r})")
+            where = f"{s.sidecar} dma block {b.get('#comment', b.get('id'))!s}"
+            descs = []
+            try:
+                for k, e in enumerate(b["desc"]):
+                    at = f"{where} descriptor {k}"
+                    sides = []
+                    for end in ("from", "to"):
+                        name = e[end]
+                        if name == "SB":
+                            vid = None
+                        elif name in var_ids:
+                            vid = var_ids[name]
+                        else:
+                            raise NeffError(f"{at}: {end} {name!r} is neither SB nor a DRAM variable of def.json")
+                        sides.append((vid, int(e[f"{end}_off"]), _dims(e[f"{end}_sizes"], e[f"{end}_steps"], at),
+                                      _wire(e[f"{end}_dtype"], at)))
+                    descs.append(DmaDescriptor(*sides[0], *sides[1]))
+                key = (s.stream, str(b["queue"]), int(b["id"]))
+                out[key] = DmaBlockSpec(str(b.get("#comment", f"block {b['id']}")), int(b["semaphore"]), tuple(descs))
+            except (KeyError, TypeError, ValueError) as e:
+                raise NeffError(f"{where}: not a descriptor block tongasm can read ({type(e).__name__}: {e})") from None
+    return out
 
 
 def custom_functions(neff: Neff, graph: Graph) -> dict[int, str]:
@@ -373,6 +449,9 @@ def run_neff(neff: Neff, inputs: Mapping[str, np.ndarray], *, graphs: list[str] 
                 dram[v.var_id] = buffers[v.name]
         m = Machine(target, core.memory, seed=seed, dram=dram)
         m.custom_functions = custom_functions(neff, core.graph)
+        m.dma_blocks = dict(core.blocks)
+        m.dram_bases = dict(core.dram_bases)
+        m.indirect_semaphores = dict(core.indirect_sems)
         if timeline is not None:
             timeline.core(core.graph.name)
         hook = None if progress is None else (lambda n, _t, base=done: progress(base + n, total))

@@ -34,32 +34,44 @@ def profile_context(neff: Neff, graph: str, decisions: DecisionSet = DEFAULT_DEC
 
 
 def _desc_region(name: str, off: int, sizes: list[int], steps: list[int], dtype: str,
-                 var_ids: Mapping[str, int]) -> Region:
+                 var_ids: Mapping[str, int], in_bytes: bool = True) -> Region:
     """One side of a descriptor of a 0xC1 block (R-90): ``SB`` (offset partition << 18 | byte) or a
-    DRAM variable by name; steps in elements, an SB step of k x 0x40000 is k partitions."""
+    DRAM variable by name. R-100: sizes and steps are bytes, dims innermost first (``in_bytes``), or
+    elements of ``dtype`` with an SB step of k x 0x40000 being k partitions."""
     from ..isa.enums import Dtype
     from ..numeric import numpy_dtype
 
     size = numpy_dtype(Dtype[dtype]).itemsize if dtype in Dtype.__members__ else 8
+    unit = 1 << SBUF_PARTITION_SHIFT
+    if in_bytes:
+        dims = [(st, n) for n, st in zip(sizes, steps)]
+        run = 1
+        if dims and dims[0][0] == 1:  # the innermost dim a contiguous run of bytes
+            run, dims = dims[0][1], dims[1:]
+    else:
+        dims = [(st if name == "SB" and st % unit == 0 else st * size, n) for n, st in zip(sizes, steps)]
+        run = size
     if name == "SB":
-        unit = 1 << SBUF_PARTITION_SHIFT
-        return sbuf_box(off, [(st if st % unit == 0 else st * size, n) for st, n in zip(steps, sizes)], size)
+        return sbuf_box(off, dims, run)
     vid = var_ids.get(name)
     if vid is None:
         return ANY_DRAM
     lo = hi = off
-    for st, n in zip(steps, sizes):
+    for st, n in dims:
         if n > 1:
             if st < 0:
-                lo += st * size * (n - 1)
+                lo += st * (n - 1)
             else:
-                hi += st * size * (n - 1)
-    return ("dram", vid, 1, max(lo, 0), hi + size)
+                hi += st * (n - 1)
+    return ("dram", vid, 1, max(lo, 0), hi + run)
 
 
-def dma_blocks(neff: Neff, graph: str) -> dict[tuple[str, int], DmaBlock]:
+def dma_blocks(neff: Neff, graph: str, decisions: DecisionSet = DEFAULT_DECISIONS) -> dict[tuple[str, int], DmaBlock]:
     """The descriptor blocks of a graph's engine sidecars by (queue, block id): what each moves and the
     semaphore it signals (R-90), for the race check's 0xC1 triggers."""
+    from ..isa.decisions.dma import DescriptorUnits
+
+    in_bytes = decisions.get(DescriptorUnits).bytes
     g = neff.graph(graph)
     var_ids = {name: v.var_id for name, v in g.definition.variables.items()}
     out: dict[tuple[str, int], DmaBlock] = {}
@@ -69,9 +81,9 @@ def dma_blocks(neff: Neff, graph: str) -> dict[tuple[str, int], DmaBlock]:
             where = f"{s.sidecar} dma block {b.get('id') if isinstance(b, dict) else b!r}"
             try:
                 reads = tuple(_desc_region(d["from"], d["from_off"], d["from_sizes"], d["from_steps"], d["from_dtype"],
-                                           var_ids) for d in b["desc"])
-                writes = tuple(_desc_region(d["to"], d["to_off"], d["to_sizes"], d["to_steps"], d["to_dtype"], var_ids)
-                               for d in b["desc"])
+                                           var_ids, in_bytes) for d in b["desc"])
+                writes = tuple(_desc_region(d["to"], d["to_off"], d["to_sizes"], d["to_steps"], d["to_dtype"], var_ids,
+                                            in_bytes) for d in b["desc"])
                 out[(b["queue"], b["id"])] = DmaBlock(int(b["semaphore"]), Footprint(reads, writes))
             except (KeyError, TypeError, ValueError) as e:
                 raise NeffError(f"{where}: not a descriptor block tongasm can read ({type(e).__name__}: {e})") from None
@@ -93,6 +105,6 @@ def graph_races(neff: Neff, graph: str, decisions: DecisionSet = DEFAULT_DECISIO
     g = neff.graph(graph)
     streams = decode_streams({s.stream: neff.stream_data(s) for s in g.streams.values()}, decisions)
     labels = {s.stream: neff.bir_names(s) for s in g.streams.values()}
-    return races({f"{graph}.{n}": b for n, b in streams.items()}, decisions, blocks=dma_blocks(neff, graph),
+    return races({f"{graph}.{n}": b for n, b in streams.items()}, decisions, blocks=dma_blocks(neff, graph, decisions),
                  dge_table=dge_table(neff, graph), labels={f"{graph}.{n}": v for n, v in labels.items()},
                  limit=limit)

@@ -1,7 +1,8 @@
 """What a handler sees: the bundle being executed, its engine, the machine and the decisions.
 
-Every family's handlers (:mod:`.execute`, :mod:`.semantics.pe`) take one :class:`Ctx`; its ``ap``
-reads a descriptor slot as a view of the machine's memory, free dims outermost first (D-6).
+Every family's handlers (:mod:`.execute`, :mod:`.semantics.pe`, :mod:`.semantics.dma`, ...) take one
+:class:`Ctx`; its ``ap`` reads a descriptor slot as a view of the machine's memory, free dims outermost
+first (D-6).
 """
 
 from __future__ import annotations

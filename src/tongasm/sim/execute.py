@@ -12,13 +12,16 @@ import numpy as np
 
 from ..decode.bundle import DecodedBundle
 from ..isa.decisions import DecisionSet
-from ..isa.descriptors import decode_addr4
+from ..isa.decisions.dma import StateBufferVariable
+from ..isa.descriptors import SBUF_PARTITION_SHIFT, decode_addr4
 from ..isa.enums import ACC_WIRE, ALU_INT_BAND, AccType, AluClass, AluOp
 from ..isa.layout import Sem
 from ..isa.layouts.tensor import INT32_FORMS_GEN2, MOVESHAPE_DIMS
 from ..isa.opcodes import CAST_PREDICATED, MEMSET, PSEUDO_TENSOR_STORE, TENSOR_STORE, TT_BITVEC
 from . import numeric
 from .context import Ctx, _alu, _flat, _one_write_each, _store
+from .semantics.control import HANDLERS_CONTROL
+from .semantics.dma import HANDLERS_DMA
 from .semantics.pe import HANDLERS_PE
 from .machine import Machine, SimError
 
@@ -223,7 +226,9 @@ def tensor_load_save(c: Ctx) -> None:
     regs = [f["data_reg"], f["data_hi_or_offset"]] if is64 else [f["data_reg"]]
     for (i1, i0), rid in zip(lanes, regs):
         rel = (i1 * f["step_elem1"] + i0 * f["step_elem0"]) * lane + offset
-        if "var_id" in f:
+        if "var_id" in f and f["var_id"] == 0 and 0 not in c.m.vars_by_id and c.ds.get(StateBufferVariable).sbuf:
+            view = _sbuf_address_bytes(c, f["var_offset"] + rel, lane)  # R-102
+        elif "var_id" in f:
             view = c.m.var_bytes(f["var_id"], f["var_offset"] + rel, lane, c.where())
         else:
             view = _reg_address_bytes(c, rel, lane)
@@ -232,6 +237,15 @@ def tensor_load_save(c: Ctx) -> None:
                                     dtype=np.uint8)
         else:
             c.m.set_reg(c.engine, rid, int.from_bytes(bytes(view[:4]).ljust(4, b"\0"), "little"))
+
+
+def _sbuf_address_bytes(c: Ctx, addr: int, n: int) -> np.ndarray:
+    """R-102: ``n`` bytes at SBUF address ``partition << 18 | byte``."""
+    part, byte = addr >> SBUF_PARTITION_SHIFT, addr & ((1 << SBUF_PARTITION_SHIFT) - 1)
+    if addr < 0 or part >= c.m.target.sbuf_partitions or byte + n > c.m.sbuf_stride:
+        raise SimError(f"{c.where()}: SBUF address {addr:#x} (var 0, R-102) is outside the SBUF partitions")
+    start = part * c.m.sbuf_stride + byte
+    return c.m.sbuf[start:start + n]
 
 
 def _reg_address_bytes(c: Ctx, rel: int, n: int) -> np.ndarray:
@@ -268,6 +282,8 @@ HANDLERS: dict[Sem, Callable[[Ctx], None]] = {
 
 # the PE, DMA and sync/control families
 HANDLERS.update(HANDLERS_PE)
+HANDLERS.update(HANDLERS_DMA)
+HANDLERS.update(HANDLERS_CONTROL)
 
 # --- the vector families: .semantics.reduce, .act, .scalar ---
 from .semantics.act import ACT_HANDLERS  # noqa: E402

@@ -70,6 +70,32 @@ class Stationary:
 DmaSide = np.ndarray | tuple[np.ndarray, np.ndarray]
 
 
+@dataclass(frozen=True)
+class DmaDescriptor:
+    """One descriptor of a pre-built DMA block (a NEFF engine sidecar's ``dma`` entry, R-90): from
+    ``src`` to ``dst`` (a DRAM var_id, or None for SBUF, addressed partition << 18 | byte), each side
+    an offset and (size, step) dims, innermost first, in the units R-100 decides, and its dtype."""
+
+    src: int | None
+    src_off: int
+    src_dims: tuple[tuple[int, int], ...]
+    src_dtype: int
+    dst: int | None
+    dst_off: int
+    dst_dims: tuple[tuple[int, int], ...]
+    dst_dtype: int
+
+
+@dataclass(frozen=True)
+class DmaBlockSpec:
+    """A descriptor block a 0xC1 PseudoDMATrigger fires: its descriptors and the semaphore its
+    completion raises (R-90)."""
+
+    name: str
+    semaphore: int
+    descriptors: tuple[DmaDescriptor, ...]
+
+
 class DmaTransfer:
     """An issued DMA (S-40): what it reads and writes, resolved when it was issued, done by :meth:`complete`."""
 
@@ -143,6 +169,14 @@ class Machine:
         #: issued DMAs not yet completed, oldest first (S-40); the scheduler completes them
         #: queued DMAs, oldest first (a deque: the scheduler completes from the front one at a time)
         self.dma_pending: deque[DmaTransfer] = deque()
+        #: the descriptor blocks 0xC1 triggers fire, by (engine, queue name, block id) (R-90)
+        self.dma_blocks: dict[tuple[str, str, int], DmaBlockSpec] = {}
+        #: the DRAM address of each variable (S-100), by var_id: what a 0xC4's index rows point into
+        self.dram_bases: dict[int, int] = {}
+        #: the semaphore of each engine's indirect_memcpy queue (R-101)
+        self.indirect_semaphores: dict[str, int] = {}
+        #: the last 0xD6 range check of each engine (S-101): its slot_a word and which rows are in range
+        self.range_checks: dict[str, tuple[int, np.ndarray]] = {}
         #: the DGE table (R-17): entry → var_id
         self.dge_table: list[int | None] = list(self.memory.dge_table)
         #: custom-op functions by sub_opcode (a NEFF's ucode_lib.json, opcode 133), for the simulator's stop message

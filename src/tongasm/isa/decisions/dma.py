@@ -173,16 +173,121 @@ class DmaBlockCompletion(Decision):
     subject = ("PseudoDMATrigger 0xC1: what a fired descriptor block moves and which semaphore its completion "
                "signals (the engine sidecar's dma blocks)")
     reason = ("an engine's sidecar (<E>.json) lists its blocks by queue and id with a 'semaphore' and descriptors "
-              "(from/to variable, offset, sizes, steps, dtypes); in the first 12 yolox NEFFs, on 97 of the 115 "
-              "semaphores the blocks signal the largest wait is 16 x the triggers of those blocks (the other 18: "
-              "16 x (triggers - 1), the last DMA awaited by none), as R-15's 0x10 on 0xD4. Descriptor offsets are "
-              "bytes (SB: partition << 18 | byte, the engines' operands at the same place); DRAM steps are "
-              "elements (input0 [20, 120] steps [1, 20] of a 120 x 20 array); an SB step that is a multiple of "
-              "0x40000 moves partitions")
-    ADD_16 = Reading("add-16", "each trigger of a block adds 16 to the block's semaphore when the whole block has "
-                               "moved; descriptor steps are elements, an SB step of k x 0x40000 is k partitions")
+              "(from/to variable, offset, sizes, steps, dtypes). All 42,679 0xC1 bundles of the corpus (42,609 in "
+              "the 83 yolox-trn1 files, 70 in moe-trn2) name a (queue, block id) of the sidecar of the engine whose "
+              "stream holds them, on a def.json queue that engine owns, and every block's semaphore is in that "
+              "queue's semaphore_set. In the first 12 yolox NEFFs, on 97 of the 115 semaphores the blocks signal "
+              "the largest wait is 16 x the triggers of those blocks (the other 18: 16 x (triggers - 1), the last "
+              "DMA awaited by none), as R-15's 0x10 on 0xD4. The units of the descriptors' sizes and steps are "
+              "R-100's")
+    ADD_16 = Reading("add-16", "a trigger fires the block of its own engine's sidecar; the block adds 16 to its "
+                               "semaphore when all its descriptors have moved")
 
     INCREMENT = 16
+
+
+class DescriptorUnits(Decision):
+    id = "R-100"
+    subject = "the units of a 0xC1 descriptor's offsets, sizes and steps (an engine sidecar's dma entries)"
+    reason = ("all 77,423 descriptors of the corpus's sidecars have from_steps[0] = to_steps[0] = 1, and on every "
+              "one the byte count prod(sizes) / itemsize is the same on both sides, casts included (1,970 "
+              "float32 -> bfloat16 and others), only when the sizes are bytes. yolox MODULE_7566293729687800478: "
+              "input0 is float32 (1, 120, 5), 2,400 bytes; its block I-22-0-block-1 reads from_sizes [20, 120] "
+              "from_steps [1, 20] (120 rows of 20 bytes = 5 floats, 20 bytes apart, exactly the 2,400 bytes) and "
+              "writes to_sizes [20, 120] steps [1, 262144] into SBUF (one row per partition, 1 << 18 = one "
+              "partition); as elements the same read would cover 9,600 bytes of a 2,400-byte variable. Dims are "
+              "listed innermost first")
+    BYTES = Reading("bytes", "offsets, sizes and steps are bytes, dims innermost first (sizes[0] the bytes of a "
+                             "contiguous run); an SBUF address is partition << 18 | byte (every corpus descriptor)")
+    ELEMENTS = Reading("elements", "sizes and steps count elements of the side's dtype, except an SBUF step that "
+                                   "is a multiple of 1 << 18 (k partitions); offsets are bytes (contradicted: the "
+                                   "yolox input reads above leave their variables)")
+
+    @property
+    def bytes(self) -> bool:
+        return self.reading is self.BYTES
+
+
+class IndirectTransfer(Decision):
+    id = "R-101"
+    subject = ("PseudoDMAMemcpyFullInd 0xC4: what it moves and what its completion signals (IndirectLoad / "
+               "IndirectSave on a def.json indirect_memcpy queue)")
+    reason = ("234 bundles in 26 yolox-trn1 files (sunda 2.14, Pool): each is preceded by a 0xD6 whose slot_a is "
+              "the 0xC4's indirect_start_offset and whose idx_meta is its indirect_num_elems1; indirect_num_elems0 "
+              "= direct_num_elems0 = 1 and engine_config = engine_config2 = 0x40000 (one partition) in all. The "
+              "index rows are the uint64 addresses 0x74 TensorScalarAddr builds from a pointer variable's value "
+              "(the DMA'd '<var>-ADDR' word plus index x row bytes). The engine's indirect_memcpy queue has one "
+              "semaphore; in all 26 files the largest wait on it is 8 x the 0xC4 bundles (1 .. 90 of them), and "
+              "the k-th 0xC4's semaphore_wait_value is 8k + 4")
+    ADD_8 = Reading("add-8", "row r (r < indirect_num_elems1) moves direct_elem_size bytes between DRAM at the "
+                             "uint64 address at indirect_start_offset + r x engine_config and SBUF at "
+                             "direct_start_offset + r x engine_config2 (direction 0: DRAM to SBUF, 1: SBUF to "
+                             "DRAM); the queue's semaphore gains 8 when all rows have moved (every corpus file)")
+    ADD_16 = Reading("add-16", "as add-8, but the semaphore gains 16, as a 0xC1 block's (contradicted: the waits "
+                               "are 8 per 0xC4)")
+
+    @property
+    def increment(self) -> int:
+        return 8 if self.reading is self.ADD_8 else 16
+
+
+class DramAddresses(Decision):
+    id = "S-100"
+    subject = "the DRAM address of a variable: the value a 'pointer' variable holds, and how an indirect row's " \
+              "address resolves to a variable and an offset"
+    reason = ("def.json 'pointer' variables (8 bytes, referenced_var_id) hold an address the runtime assigns; the "
+              "graph only adds byte offsets to it and bound-checks the sum against the referenced variable "
+              "(0xD6), so any placement that keeps variables apart computes the same. Placing each variable in "
+              "its own 4 GiB window makes an address outside a variable land in no variable at all")
+    WINDOWS = Reading("windows", "variable v lives at v << 32 (an address resolves to var addr >> 32, offset "
+                                 "addr & 0xFFFFFFFF)")
+    PACKED = Reading("packed", "variables laid end to end by var_id from 0x1000, each 4 KiB aligned (an address "
+                               "past a variable may land in the next one, as on a device)")
+
+    def bases(self, sizes: dict[int, int]) -> dict[int, int]:
+        """The address of each variable (by var_id, sizes in bytes)."""
+        if self.reading is self.WINDOWS:
+            return {v: v << 32 for v in sizes}
+        out, at = {}, 0x1000
+        for v in sorted(sizes):
+            out[v] = at
+            at += (sizes[v] + 0xFFF) // 0x1000 * 0x1000 or 0x1000
+        return out
+
+
+class IndirectBounds(Decision):
+    id = "S-101"
+    subject = ("PseudoRangeCheck 0xD6 before an indirect DMA: what happens to a row whose address is outside "
+               "[base, base + bound_size_bytes)")
+    reason = ("each of the 234 corpus 0xD6 bundles precedes a 0xC4 on the same index rows (slot_a = its "
+              "indirect_start_offset, idx_meta = its row count) with bound_addr the SBUF copy of the pointer "
+              "variable's value (one per row partition) and bound_size_bytes the referenced variable's size; "
+              "the graphs carry neff_feature_indirect_memcpy_bound_check. What the device does with a row out "
+              "of range is not in the bytes; XLA's scatter drops out-of-bounds updates. Its branch label (R-27) is "
+              "the PseudoBranchLabel right after the 0xC4, and the waits after it need the 0xC4's +8 (R-101), so "
+              "skipping the whole 0xC4 on a failed check would deadlock the graph. The 0xD6's slot_b operand is "
+              "not written by the simulator (what it receives is unknown)")
+    SKIP_ROWS = Reading("skip-rows", "the rows out of range are not moved; the others are")
+    STOP = Reading("stop", "a row out of range stops the run, naming the bundle and the row")
+
+    @property
+    def skips(self) -> bool:
+        return self.reading is self.SKIP_ROWS
+
+
+class StateBufferVariable(Decision):
+    id = "R-102"
+    subject = "PseudoTensorLoad / PseudoTensorSave of var_id 0 in a NEFF (def.json: var 0 is the state buffer)"
+    reason = ("moe-trn2/v6b sg00: all 144 Pool PseudoTensorLoads name var_id 0; the first (bundle 6, var_offset "
+              "94976) waits sem24 >= 16, which SP's block inst.50-block-1 raises after copying input1 (32 bytes) "
+              "to SB offset 94976, an R-17/R-100 SBUF address (partition << 18 | byte: partition 0, byte 94976)")
+    SBUF_ADDRESS = Reading("sbuf-address", "var_id 0, when no variable of the memory description has it, is SBUF "
+                                           "and var_offset + the element's offset is partition << 18 | byte")
+    VARIABLE = Reading("variable", "var_id 0 must be a variable of the memory description (the kernel form)")
+
+    @property
+    def sbuf(self) -> bool:
+        return self.reading is self.SBUF_ADDRESS
 
 
 class RaceSources(Decision):
@@ -203,4 +308,5 @@ class RaceSources(Decision):
         return self.reading is self.STRICT
 
 
-__all__ = ["DmaBlockCompletion", "ExtensionForm", "RaceSources", "RangeCheckOperands"]
+__all__ = ["DescriptorUnits", "DmaBlockCompletion", "DramAddresses", "ExtensionForm", "IndirectBounds", "IndirectTransfer",
+           "RaceSources", "RangeCheckOperands", "StateBufferVariable"]

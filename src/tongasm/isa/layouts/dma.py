@@ -164,7 +164,7 @@ def trigger(ds: DecisionSet) -> list[Layout]:
     body = (*name, *zero_run(0x2B, 5, H, BOOK_ZERO),
             u32("dma_block_id", 0x30, H, "book: InstDMABlock::getBlockId(getDmaBlock(0))"),
             *zero_run(0x34, 12, H, BOOK_ZERO))
-    return [Layout("DmaTrigger", (DMA_TRIGGER,), body, Sem.UNMODELLED,
+    return [Layout("DmaTrigger", (DMA_TRIGGER,), body, Sem.DMA_TRIGGER,
                    (AsciiText(name="queue", fields=tuple(f.name for f in name)),
                     IntText(name="block", field="dma_block_id")),
                    doc="book: fire descriptor block dma_block_id on the named queue; not encoded")]
@@ -190,7 +190,7 @@ def indirect(ds: DecisionSet) -> list[Layout]:
         *zero_run(0x3D, 1, H, BOOK_ZERO),
         u16("semaphore_wait_value_hi", 0x3E, H, "book: high word (non-zero: the 64-bit semaphore-wait feature)"),
     )
-    return [Layout("DmaIndirect", (DMA_INDIRECT,), body, Sem.UNMODELLED,
+    return [Layout("DmaIndirect", (DMA_INDIRECT,), body, Sem.DMA_INDIRECT,
                    doc="book: per-partition gather (load) or scatter (save) by an index list; not encoded")]
 
 
@@ -231,7 +231,8 @@ def range_check(ds: DecisionSet) -> list[Layout]:
         text += [IntText(name="bound", field="bound_addr", hexa=True),
                  IntText(name="size", field="bound_size_bytes", hexa=True),
                  IntText(name="label", field="branch_label_id")]
-    return [Layout("DmaRangeCheck", (DMA_RANGE_CHECK,), tuple(body), Sem.UNMODELLED, tuple(text), slots,
+    return [Layout("DmaRangeCheck", (DMA_RANGE_CHECK,), tuple(body), Sem.RANGE_CHECK if real else Sem.UNMODELLED,
+                   tuple(text), slots,
                    doc="an indirect DMA that checks each index against bound_size_bytes and branches to "
                        "branch_label_id on failure (Pool only; R-29); not encoded")]
 
