@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..check.races import ANY_DRAM, DmaBlock, Footprint, RaceReport, Region, decode_streams, races, sbuf_box
+from ..check.races import ANY_DRAM, DmaBlock, Footprint, RaceReport, Region, decode_streams, dram_range, races, sbuf_box
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
-from ..isa.descriptors import SBUF_PARTITION_SHIFT
 from ..isa.formats import build_formats
 from ..text.profile import ProfileContext, semaphore_roles
 from .errors import NeffError
@@ -33,28 +32,17 @@ def profile_context(neff: Neff, graph: str, decisions: DecisionSet = DEFAULT_DEC
     return ProfileContext(decisions, neff.target.name, roles, dict(dram_bases or {}))
 
 
-def _desc_region(name: str, off: int, sizes: list[int], steps: list[int], dtype: str,
-                 var_ids: Mapping[str, int]) -> Region:
+def _desc_region(name: str, off: int, sizes: list[int], steps: list[int], var_ids: Mapping[str, int]) -> Region:
     """One side of a descriptor of a 0xC1 block (R-90): ``SB`` (offset partition << 18 | byte) or a
-    DRAM variable by name; steps in elements, an SB step of k x 0x40000 is k partitions."""
-    from ..isa.enums import Dtype
-    from ..numeric import numpy_dtype
-
-    size = numpy_dtype(Dtype[dtype]).itemsize if dtype in Dtype.__members__ else 8
+    DRAM variable by name; offsets, sizes and steps are all bytes (the dtype is not a factor), an SB
+    step of k x 0x40000 is k partitions."""
+    dims = list(zip(steps, sizes))
     if name == "SB":
-        unit = 1 << SBUF_PARTITION_SHIFT
-        return sbuf_box(off, [(st if st % unit == 0 else st * size, n) for st, n in zip(steps, sizes)], size)
+        return sbuf_box(off, dims, 1)
     vid = var_ids.get(name)
     if vid is None:
         return ANY_DRAM
-    lo = hi = off
-    for st, n in zip(steps, sizes):
-        if n > 1:
-            if st < 0:
-                lo += st * size * (n - 1)
-            else:
-                hi += st * size * (n - 1)
-    return ("dram", vid, 1, max(lo, 0), hi + size)
+    return dram_range(vid, off, dims, 1)
 
 
 def dma_blocks(neff: Neff, graph: str) -> dict[tuple[str, int], DmaBlock]:
@@ -68,9 +56,9 @@ def dma_blocks(neff: Neff, graph: str) -> dict[tuple[str, int], DmaBlock]:
         for b in side.dma if side is not None else ():
             where = f"{s.sidecar} dma block {b.get('id') if isinstance(b, dict) else b!r}"
             try:
-                reads = tuple(_desc_region(d["from"], d["from_off"], d["from_sizes"], d["from_steps"], d["from_dtype"],
-                                           var_ids) for d in b["desc"])
-                writes = tuple(_desc_region(d["to"], d["to_off"], d["to_sizes"], d["to_steps"], d["to_dtype"], var_ids)
+                reads = tuple(_desc_region(d["from"], d["from_off"], d["from_sizes"], d["from_steps"], var_ids)
+                              for d in b["desc"])
+                writes = tuple(_desc_region(d["to"], d["to_off"], d["to_sizes"], d["to_steps"], var_ids)
                                for d in b["desc"])
                 out[(b["queue"], b["id"])] = DmaBlock(int(b["semaphore"]), Footprint(reads, writes))
             except (KeyError, TypeError, ValueError) as e:
