@@ -133,3 +133,20 @@ def test_r90_s90_matmul_small_is_race_free_and_a_removed_wait_is_found() -> None
         {("sg00.sp", 2, True, 4), ("sg00.sp", 2, True, 6)}
     assert all(x.region[0] == "sbuf" and x.region[3] == 0x37B00 for x in r.races)
 
+
+
+def test_s91_a_wait_on_a_queues_last_block_orders_the_blocks_before_it() -> None:
+    """yolox MODULE_10437825443067299145 (13 bundles): DVE spills two int32 pairs through
+    qDVESpillReload0 (block 0: DRAM var 3 bytes 0..4 and 8..12, sem 24; block 1: 4..8 and 12..16,
+    sem 25); SP reloads bytes 0..16 waiting only sem25 >= 16. Completions in trigger order (S-91
+    fifo) make that wait cover block 0 too; without the rule the reload races block 0's write."""
+    from tongasm.neff.semaphores import graph_races
+
+    n = _neff("yolox-trn1/MODULE_10437825443067299145.neff")
+    assert graph_races(n, "sg00").count == 0
+    r = graph_races(n, "sg00", _decisions("S-91=none"))
+    assert r.count == 1
+    x = r.races[0]
+    assert (x.first.stream, x.first.index, x.first.dma) == ("sg00.dve", 3, True)
+    assert (x.second.stream, x.second.index, x.second.dma) == ("sg00.sp", 2, True)
+    assert x.region[:5] == ("dram", 3, 1, 0, 16) and x.semaphore == 24  # the reload's bytes; block 0's semaphore

@@ -59,6 +59,11 @@ from ..isa.fields import Slot
 from ..isa.formats import build_formats
 from ..isa.layout import Sem
 from ..numeric import signed
+from .registry import register
+
+register("races.unordered", "every two accesses on different engines or DMA queues whose footprints overlap, one "
+         "writing, are ordered by program order, semaphore waits or DMA completions in every schedule",
+         "S-90", "stream")
 
 #: Byte runs [first, end) of a region, sorted and disjoint.
 Runs = tuple[tuple[int, int], ...]
@@ -87,22 +92,25 @@ class Footprint:
     writes: tuple[Region, ...]
 
     def to_json(self) -> dict[str, object]:
-        def js(r: Region) -> dict[str, object]:
-            out: dict[str, object]
-            if r[0] == "dram":
-                var: object = "any" if r == ANY_DRAM else r[1]
-                out = {"space": "dram", "var": var, "bytes": [r[3], r[4]]}
-            else:
-                out = {"space": r[0], "partitions": [r[1], r[1] + r[2]], "bytes": [r[3], r[4]]}
-            if len(r) == 6:  # the exact bytes: runs of 'run' bytes at first + sum(i_k * step_k)
-                first, dims, run = r[5]
-                out["pattern"] = {"first": first, "dims": [list(x) for x in dims], "run": run}
-            return out
-        return {"reads": [js(r) for r in self.reads], "writes": [js(r) for r in self.writes]}
+        return {"reads": [region_json(r) for r in self.reads], "writes": [region_json(r) for r in self.writes]}
 
     @property
     def empty(self) -> bool:
         return not self.reads and not self.writes
+
+
+def region_json(r: Region) -> dict[str, object]:
+    """A region as JSON: space, variable or partitions, the byte box and the exact pattern when it has one."""
+    out: dict[str, object]
+    if r[0] == "dram":
+        var: object = "any" if r == ANY_DRAM else r[1]
+        out = {"space": "dram", "var": var, "bytes": [r[3], r[4]]}
+    else:
+        out = {"space": r[0], "partitions": [r[1], r[1] + r[2]], "bytes": [r[3], r[4]]}
+    if len(r) == 6:  # the exact bytes: runs of 'run' bytes at first + sum(i_k * step_k)
+        first, dims, run = r[5]
+        out["pattern"] = {"first": first, "dims": [list(x) for x in dims], "run": run}
+    return out
 
 
 EMPTY = Footprint((), ())
@@ -317,10 +325,17 @@ class Access:
     mnemonic: str
     label: str | None = None
     dma: bool = False
+    source: str | None = None  # the kernel's file:line (.dbg)
 
     def text(self) -> str:
         what = f"{self.label}, {self.mnemonic}" if self.label else self.mnemonic
-        return f"{self.stream} {'DMA issued by bundle' if self.dma else 'bundle'} {self.index} ({what}) at +{self.offset:#x}"
+        src = f", {self.source}" if self.source else ""
+        return (f"{self.stream} {'DMA issued by bundle' if self.dma else 'bundle'} {self.index} ({what}{src}) "
+                f"at +{self.offset:#x}")
+
+    def to_json(self) -> dict[str, object]:
+        return {"stream": self.stream, "index": self.index, "offset": self.offset, "mnemonic": self.mnemonic,
+                "bir": self.label, "dma": self.dma, "source": self.source}
 
 
 @dataclass(frozen=True)
@@ -330,7 +345,7 @@ class Race:
     first: Access
     second: Access
     region: Region
-    semaphore: int | None  # the semaphore the second's stream last waited on (or its DMA signals)
+    semaphore: int | None  # the nearest semaphore that could order them (the first's DMA's, or one its stream raises)
 
     def line(self) -> str:
         r = self.region
@@ -341,6 +356,10 @@ class Race:
         sem = f"; nearest semaphore sem{self.semaphore}" if self.semaphore is not None else ""
         return (f"race: {self.first.text()} and {self.second.text()} both touch {where} bytes "
                 f"{r[3]:#x}..{r[4]:#x} (at least one writing) with no ordering{sem}")
+
+    def to_json(self) -> dict[str, object]:
+        return {"first": self.first.to_json(), "second": self.second.to_json(),
+                "region": region_json(self.region), "semaphore": self.semaphore}
 
 
 @dataclass
@@ -419,12 +438,14 @@ def _updates(d: DecodedBundle, by_wire: Mapping[int, UpdateMode], zero_is_none: 
 
 def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet = DEFAULT_DECISIONS, *,
           blocks: Mapping[tuple[str, int], DmaBlock] | None = None, dge_table: Sequence[int] | None = None,
-          labels: Mapping[str, Sequence[str | None] | None] | None = None, limit: int = 100,
+          labels: Mapping[str, Sequence[str | None] | None] | None = None,
+          sources: Mapping[str, Sequence[str | None] | None] | None = None, limit: int = 100,
           cap: int = 512, max_passes: int = 8) -> RaceReport:
     """The unordered conflicting pairs of ``streams`` (name -> decoded bundles); see the module doc.
 
     ``blocks``: the 0xC1 descriptor blocks by (queue name, block id); ``dge_table``: the var_ids of
-    the DGE table (R-17); ``labels``: each stream's BIR instruction names, for the reports. At most
+    the DGE table (R-17); ``labels``: each stream's BIR instruction names, ``sources`` its kernel source
+    lines, for the reports. At most
     ``limit`` races are kept (the rest counted). ``cap`` bounds the updates examined one by one for
     one candidate of one wait (beyond it the candidate is not proven: sound, and said by a race)."""
     from ..isa.decisions.dma import DmaBlockCompletion, QueueOrder, RaceSources
@@ -448,7 +469,9 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
     def access(s: int, i: int, dma: bool = False) -> Access:
         d = bs[s][i]
         lab = (labels or {}).get(names[s])
-        return Access(names[s], i, d.offset, d.mnemonic, lab[i] if lab is not None and i < len(lab) else None, dma)
+        src = (sources or {}).get(names[s])
+        return Access(names[s], i, d.offset, d.mnemonic, lab[i] if lab is not None and i < len(lab) else None, dma,
+                      src[i] if src is not None and i < len(src) else None)
 
     # --- pass 1: footprints, DMA transfers, the sources of every semaphore and event ---------------------
     fps: list[list[Footprint]] = []
@@ -456,7 +479,9 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
     tr_point: list[tuple[int, int]] = []
     tr_fp: list[Footprint] = []
     tr_slack: list[int] = []
-    tr_prev: list[int] = []  # the transfer triggered on the same queue just before (S-91), -1 for none
+    tr_prev: list[int] = []
+    tr_sem: list[int | None] = []  # the semaphore each transfer's completion raises
+    sem_ups: list[list[tuple[int, int]]] = [[] for _ in range(k)]  # per stream: (bundle, semaphore) raised  # the transfer triggered on the same queue just before (S-91), -1 for none
     queue_last: dict[tuple[int, str], int] = {}
     counters: dict[tuple[str, int], _Counter] = {}
 
@@ -481,8 +506,10 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                     counters.setdefault(("sem", idx), _Counter()).written = True
                 elif um == UpdateMode.sem_inc:
                     source(("sem", idx), s, i, 1, -1)
+                    sem_ups[s].append((i, idx))
                 elif um == UpdateMode.sem_add_imm and value > 0:
                     source(("sem", idx), s, i, value, -1)
+                    sem_ups[s].append((i, idx))
                 elif um == UpdateMode.sem_sub_imm and value < 0:
                     source(("sem", idx), s, i, -value, -1)
                 # decrements only lower the count: leaving them out keeps every bound sound
@@ -515,6 +542,7 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                     prev_t = queue_last.get((s, queue), -1)
                     queue_last[(s, queue)] = t
                 tr_prev.append(prev_t)
+                tr_sem.append(tsem if amount > 0 else None)
                 if tsem is not None and amount > 0:
                     source(("sem", tsem), s, i, amount, t)
         fps.append(row)
@@ -711,6 +739,15 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
         seen: set[tuple[int, int, int, int]] = set()
         waiting: list[tuple[int, int] | None] = [None] * k  # what a blocked stream waits to be visited
 
+        def nearest(s1: int, i1: int, t1: int, s2: int) -> int | None:
+            """The semaphore that could order access 1 before access 2: a DMA's completion semaphore,
+            else the first one stream 1 raises at or after bundle 1; else the last stream 2 waited on."""
+            if t1 >= 0 and tr_sem[t1] is not None:
+                return tr_sem[t1]
+            ups = sem_ups[s1]
+            j = bisect_left(ups, (i1, -1))
+            return ups[j][1] if j < len(ups) else last_sem[s2]
+
         def record(a: Access, b: Access, region: Region, sem: int | None) -> None:
             if len(found) < limit:
                 found.append(Race(a, b, region, sem))
@@ -735,7 +772,7 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                     r = _conflict(fp, other)
                     if r is not None and (sj, j, s, i * 2 + (tr >= 0)) not in seen:
                         seen.add((sj, j, s, i * 2 + (tr >= 0)))
-                        record(access(sj, j), me, r, last_sem[s])
+                        record(access(sj, j), me, r, nearest(sj, j, -1, s))
             for t in open_tr:
                 if t == tr or after_transfer(t, vc):
                     continue
@@ -745,7 +782,7 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                 report.pairs_examined += 1
                 r = _conflict(fp, tr_fp[t])
                 if r is not None:
-                    record(access(ts, ti, True), me, r, last_sem[s])
+                    record(access(ts, ti, True), me, r, nearest(ts, ti, t, s))
 
         visits = 0
         progressed = True

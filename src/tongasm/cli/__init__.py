@@ -99,6 +99,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="engine of a raw stream (default: from the file name, e.g. pool.bin)")
     c.add_argument("--pedantic", action="store_true", help="also run the dossier-only checks (see 'tongasm checks')")
     c.add_argument("--disable", action="append", default=[], metavar="CHECK_ID", help="skip a check (repeatable)")
+    c.add_argument("--races", action="store_true",
+                   help="only the static race check (races.unordered, on by default for a whole NEFF graph): "
+                        "every two accesses on different engines or DMA queues that touch the same bytes, one "
+                        "writing, with no semaphore wait or DMA completion ordering them in every schedule; "
+                        "FILE.bin inputs are checked together as one program's streams (named by engine)")
     c.add_argument("-q", "--quiet", action="store_true",
                    help="no progress bar and no per-input summary on stderr (findings still print)")
     _add_decisions(c)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..check.races import ANY_DRAM, DmaBlock, Footprint, RaceReport, Region, decode_streams, dram_range, races, sbuf_box
+from ..check.registry import Finding
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.formats import build_formats
 from ..text.profile import ProfileContext, semaphore_roles
@@ -80,7 +81,16 @@ def graph_races(neff: Neff, graph: str, decisions: DecisionSet = DEFAULT_DECISIO
     0xC1 blocks, DGE table and BIR names."""
     g = neff.graph(graph)
     streams = decode_streams({s.stream: neff.stream_data(s) for s in g.streams.values()}, decisions)
-    labels = {s.stream: neff.bir_names(s) for s in g.streams.values()}
+    labels = {f"{graph}.{s.stream}": neff.bir_names(s) for s in g.streams.values()}
+    sources = {f"{graph}.{s.stream}": neff.source_lines(s) for s in g.streams.values()}
     return races({f"{graph}.{n}": b for n, b in streams.items()}, decisions, blocks=dma_blocks(neff, graph),
-                 dge_table=dge_table(neff, graph), labels={f"{graph}.{n}": v for n, v in labels.items()},
-                 limit=limit)
+                 dge_table=dge_table(neff, graph), labels=labels, sources=sources, limit=limit)
+
+
+def race_findings(report: RaceReport, where: str) -> list[Finding]:
+    """The race check's findings (``races.unordered``): one per race kept, one counting the rest."""
+    out = [Finding("races.unordered", r.line().removeprefix("race: "), stream=f"{where}:{r.second.stream}",
+                   offset=r.second.offset) for r in report.races]
+    if report.more:
+        out.append(Finding("races.unordered", f"and {report.more} more unordered conflicting pairs", stream=where))
+    return out
