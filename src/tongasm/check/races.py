@@ -164,6 +164,13 @@ def footprints(d: DecodedBundle) -> Footprint:
         else:
             continue
         (writes if s.write else reads).append(region)
+    for ptr, dt in d.fmt.layout.pointer_reads:  # [P, 1] columns read through a bare ADDR4 word
+        if ptr in f:
+            a = decode_addr4(f[ptr])
+            if a.space in ("sbuf", "psum"):
+                first, base = a.partition or 0, a.byte or 0
+                parts = max(f.get("num_partitions", PARTITIONS - first), 1)
+                reads.append((a.space, first, parts, base, base + WIRE_DTYPE_ALIGN.get(f.get(dt, -1), 8)))
     return Footprint(tuple(reads), tuple(writes))
 
 
