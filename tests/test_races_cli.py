@@ -119,3 +119,47 @@ def test_races_user_errors_exit_2_in_one_line(tmp_path: Path) -> None:
     assert p.returncode == 2 and "Traceback" not in p.stderr and len(p.stderr.strip().splitlines()) == 1
     q = tongasm("check", "--races", "--disable", "races.unordered", _matmul_small())
     assert q.returncode == 2 and "contradict" in q.stderr and "Traceback" not in q.stderr
+
+
+def _inputs(tmp_path: Path) -> list[str]:
+    import numpy as np
+
+    r = np.random.default_rng(1)
+    np.save(tmp_path / "x.npy", (r.standard_normal((128, 256)) / 8).astype(np.float16))
+    np.save(tmp_path / "y.npy", (r.standard_normal((256, 128)) / 8).astype(np.float16))
+    return ["-i", f"x={tmp_path / 'x.npy'}", "-i", f"y={tmp_path / 'y.npy'}"]
+
+
+def test_run_schedules_agree_on_the_real_neff_and_disagree_on_the_racy_one(tmp_path: Path) -> None:
+    """The dynamic cross-check: the real NEFF's outputs are the same under 3 random schedules; with PE's
+    wait removed (the race check's two races) the Matmuls read x before its DMA lands in some schedule."""
+    ok = tongasm("run", _matmul_small(), *_inputs(tmp_path), "-o", tmp_path / "a", "--schedules", "3")
+    assert ok.returncode == 0, ok.stderr
+    assert "3 random schedules" in ok.stdout and "every output agreed bit for bit" in ok.stdout
+    bad = tongasm("run", _without_pe_wait(tmp_path), *_inputs(tmp_path), "-o", tmp_path / "b", "--schedules", "4",
+                  "--format", "json")
+    assert bad.returncode == 1, bad.stderr
+    doc = json.loads(bad.stdout)
+    assert doc["schedules"]["runs"] == 4 and doc["schedules"]["seeds"] == [1, 2, 3, 4]
+    assert doc["schedules"]["disagreed"] and all(d["output"] == "output0" for d in doc["schedules"]["disagreed"])
+
+
+def test_run_schedules_user_errors(tmp_path: Path) -> None:
+    p = tongasm("run", _matmul_small(), "-o", tmp_path / "c", "--schedules", "0")
+    assert p.returncode == 2 and "1..10000" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_explain_shows_the_footprint_and_a_blocks_dma(tmp_path: Path) -> None:
+    """explain of a real bundle: its footprint (text and JSON, the exact pattern of a strided operand);
+    a NEFF's 0xC1 trigger: the DMA block it fires (R-90, bytes)."""
+    f = corpus_dir() / "yolox-trn1/MODULE_7566293729687800478.neff"
+    j = tongasm("explain", "--format", "json", f"{f}:sg00/sp:1")
+    assert j.returncode == 0, j.stderr
+    doc = json.loads(j.stdout)
+    assert doc["mnemonic"] == "PseudoDMATrigger" and doc["footprint"] == {"reads": [], "writes": []}
+    assert doc["dma"]["reads"] == [{"space": "dram", "var": 1, "bytes": [0, 2400]}]
+    assert doc["dma"]["writes"] == [{"space": "sbuf", "partitions": [0, 120], "bytes": [0x2FFE8, 0x2FFE8 + 20]}]
+    t = tongasm("explain", f"{_matmul_small()}:sg00/pe:4")
+    assert t.returncode == 0, t.stderr
+    assert "footprint:" in t.stdout and "reads: sbuf partitions 0..127 bytes 0x37b00" in t.stdout
+    assert "writes: psum partitions" in t.stdout

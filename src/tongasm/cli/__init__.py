@@ -28,7 +28,7 @@ from typing import Any
 from .._meta import __version__
 from ..errors import OutputError, TongasmError
 from ..isa.targets import TARGETS
-from .common import _seed
+from .common import _count, _seed
 from .kernel import cmd_asm, cmd_assemble
 from .listing import cmd_decode, cmd_diff, cmd_disasm, cmd_explain, cmd_opcodes
 from .check import cmd_check, cmd_checks
@@ -196,6 +196,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--target", choices=sorted(TARGETS), help="target (overrides the kernel's arch)")
     r.add_argument("--seed", type=_seed, default=0,
                    help="seed for Memset Random (S-12) and the random schedule (S-60=random), 0..2**32-1")
+    r.add_argument("--schedules", type=_count, metavar="N",
+                   help="(a NEFF) also run N random schedules (S-60=random, schedule seeds --seed+1..--seed+N, Memset "
+                        "Random keeping --seed) and report whether every output agreed bit for bit with the default "
+                        "schedule's (exit 1 when one did not): a dynamic cross-check of 'check --races'")
     r.add_argument("--trace", metavar="FILE.json",
                    help="write the schedule as a Chrome/Perfetto trace (one track per engine, a slice per bundle "
                         "and per wait, DMAs on their queues' tracks); written even when the run deadlocks")
