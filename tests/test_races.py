@@ -150,3 +150,22 @@ def test_s91_a_wait_on_a_queues_last_block_orders_the_blocks_before_it() -> None
     assert (x.first.stream, x.first.index, x.first.dma) == ("sg00.dve", 3, True)
     assert (x.second.stream, x.second.index, x.second.dma) == ("sg00.sp", 2, True)
     assert x.region[:5] == ("dram", 3, 1, 0, 16) and x.semaphore == 24  # the reload's bytes; block 0's semaphore
+
+
+def test_a_masked_stream_transpose_reads_only_the_columns_its_mask_picks() -> None:
+    """yolox MODULE_10341811298787591934 DVE 5119: StreamTranspose src=sb[p96:32]+0xe8e0[1x32].float32
+    under the mask [0*20, -*12] loaded by 5118 (R-53 lane-index: every written lane picks column 0):
+    it reads only 0xe8e0..0xe8e4 of each partition, not ACT's 0xe930.. (a false race of the box)."""
+    from tongasm.check.races import _masked_transpose, decode_streams, footprints
+    from tongasm.isa.layouts.move import lane_fields
+
+    n = _neff("yolox-trn1/MODULE_10341811298787591934.neff")
+    dve = decode_streams({"dve": n.stream_data(n.graph("sg00").streams["dve"])})["dve"]
+    ld, tr = dve[5118], dve[5119]
+    assert (ld.mnemonic, tr.mnemonic) == ("LoadMaskSelect", "StreamTranspose") and tr.fields["use_mask"] == 1
+    mask = tuple(ld.fields[f] for f in lane_fields())
+    assert mask == (0,) * 20 + (0xFF,) * 12
+    box = footprints(tr)
+    assert box.reads == (("sbuf", 96, 32, 0xE8E0, 0xE960),)
+    assert _masked_transpose(tr, box, mask, True).reads == (("sbuf", 96, 32, 0xE8E0, 0xE8E4),)
+    assert _masked_transpose(tr, box, mask, False).reads == (("sbuf", 96, 32, 0xE8E0, 0xE8E0 + 80),)  # lanes 0..19

@@ -443,6 +443,25 @@ def _updates(d: DecodedBundle, by_wire: Mapping[int, UpdateMode], zero_is_none: 
     return out
 
 
+def _masked_transpose(d: DecodedBundle, fp: Footprint, mask: tuple[int, ...], lane_index: bool) -> Footprint:
+    """A StreamTranspose under its lane mask (S-66, S-67): it reads only the src columns the mask picks
+    (each lane's byte under R-53=lane-index, else the lanes not left alone), so its src box narrows to
+    those columns when the src is one contiguous run per partition; any other form keeps the box."""
+    from ..isa.layouts.move import KEEP_LANE
+
+    f = d.fields
+    picks = [m for m in mask if m != KEEP_LANE] if lane_index else [i for i, m in enumerate(mask) if m != KEEP_LANE]
+    contiguous = f.get("src.step0") == 1 and all(f.get(f"src.num{j}", 1) == 1 for j in range(1, 4))
+    if not picks or not contiguous or len(fp.reads) != 1 or len(fp.reads[0]) != 5:
+        return fp
+    r = fp.reads[0]
+    size = (r[4] - r[3]) // max(f["src.num0"], 1)
+    lo, hi = r[3] + min(picks) * size, r[3] + (max(picks) + 1) * size
+    if not r[3] <= lo < hi <= r[4]:
+        return fp
+    return Footprint(((r[0], r[1], r[2], lo, hi),), fp.writes)
+
+
 def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet = DEFAULT_DECISIONS, *,
           blocks: Mapping[tuple[str, int], DmaBlock] | None = None, dge_table: Sequence[int] | None = None,
           labels: Mapping[str, Sequence[str | None] | None] | None = None,
@@ -456,6 +475,8 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
     ``limit`` races are kept (the rest counted). ``cap`` bounds the updates examined one by one for
     one candidate of one wait (beyond it the candidate is not proven: sound, and said by a race)."""
     from ..isa.decisions.dma import DmaBlockCompletion, QueueOrder, RaceSources
+    from ..isa.decisions.move import TransposeMask
+    from ..isa.layouts.move import lane_fields
     from ..isa.decisions.dma import DmaCompletion
     from ..isa.decisions.spec import UpdateModeWire
 
@@ -464,6 +485,7 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
     parts = decisions.get(DmaCompletion).reading is DmaCompletion.PARTS
     completion = decisions.get(DmaCompletion)
     strict = decisions.get(RaceSources).strict
+    lane_index = decisions.get(TransposeMask).lane_index
     fifo = decisions.get(QueueOrder).fifo
     block_inc = DmaBlockCompletion.INCREMENT
     names = list(streams)
@@ -503,8 +525,14 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
     for s in range(k):
         row: list[Footprint] = []
         mine: dict[int, int] = {}
+        mask: tuple[int, ...] | None = None  # the engine's lane mask (the last LoadMaskSelect, S-68)
         for i, d in enumerate(bs[s]):
             fp = footprints(d)
+            lsem = d.fmt.layout.sem
+            if lsem == Sem.LOAD_LANE_MASK:
+                mask = tuple(d.fields[n] for n in lane_fields())
+            elif lsem == Sem.STREAM_TRANSPOSE and d.fields.get("use_mask") and mask is not None:
+                fp = _masked_transpose(d, fp, mask, lane_index)
             row.append(fp if not fp.empty else EMPTY)
             for um, idx, value in _updates(d, by_wire, zero_is_none):
                 if um == UpdateMode.evt_set:
