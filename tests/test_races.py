@@ -1,6 +1,26 @@
-"""The race check's region arithmetic (hand-derived boxes)."""
+"""The race check's region arithmetic (hand-derived boxes and patterns) and its decisions on real NEFFs."""
 
-from tongasm.check.races import Footprint, _overlap
+from __future__ import annotations
+
+import pytest
+
+from corpus_support import corpus_dir
+from tongasm.check.races import Footprint, _overlap, _pattern, byte_runs, dram_range, sbuf_box
+
+
+def _neff(rel: str):
+    from tongasm.neff.neff import Neff
+
+    return Neff.read(corpus_dir() / rel)
+
+
+def _matmul_small():
+    from tongasm.neff.neff import Neff
+
+    p = corpus_dir().parent / "matmul_small.neff"
+    if not p.is_file():
+        pytest.skip("the real matmul_small.neff is not beside the corpus")
+    return Neff.read(p)
 
 
 def test_boxes_overlap_only_when_space_partitions_and_bytes_all_meet() -> None:
@@ -11,24 +31,85 @@ def test_boxes_overlap_only_when_space_partitions_and_bytes_all_meet() -> None:
     assert not _overlap(a, ("psum", 0, 64, 0x100, 0x200))  # another space
 
 
+def test_interleaved_rows_are_disjoint_though_their_boxes_overlap() -> None:
+    # rows of 6 bytes every 24 bytes, 128 rows, at 0x721a and at 0x720e (12 bytes apart): disjoint
+    a = dram_range(3, 0x721A, [(2, 3), (24, 128)], 2)
+    b = dram_range(3, 0x720E, [(2, 3), (24, 128)], 2)
+    assert a[3] < b[4] and b[3] < a[4]  # the boxes meet
+    assert not _overlap(a, b)
+    c = dram_range(3, 0x721A + 24 * 127 + 4, [(1, 1)], 2)  # the last two bytes of a's last row
+    assert _overlap(a, c) and _overlap(c, a)
+    assert not _overlap(a, dram_range(3, 0x721A + 6, [(1, 18)], 1))  # the gap between a's first two rows
+    assert byte_runs(_pattern(0, [(1, 4), (16, 3)], 1) or (0, (), 0)) == ((0, 4), (16, 20), (32, 36))
+    # a pattern of one run (the dims only lengthen it) is a plain box
+    assert len(dram_range(1, 0, [(1, 20), (20, 120)], 1)) == 5
+    # partition dims stay partitions, the bytes' pattern is kept per partition
+    s = sbuf_box(5 << 18 | 0x100, [(1, 4), (8, 2), (1 << 18, 3)], 1)
+    assert s[:5] == ("sbuf", 5, 3, 0x100, 0x10C) and byte_runs(s[5]) == ((0x100, 0x104), (0x108, 0x10C))
+
+
 def test_footprint_json_names_partition_and_byte_ranges() -> None:
-    fp = Footprint(reads=(("psum", 2, 3, 16, 32),), writes=())
-    assert fp.to_json() == {"reads": [{"space": "psum", "partitions": [2, 5], "bytes": [16, 32]}], "writes": []}
+    fp = Footprint(reads=(("psum", 2, 3, 16, 32),), writes=(dram_range(3, 0, [(1, 4), (16, 2)], 1),))
+    assert fp.to_json() == {
+        "reads": [{"space": "psum", "partitions": [2, 5], "bytes": [16, 32]}],
+        "writes": [{"space": "dram", "var": 3, "bytes": [0, 20],
+                    "pattern": {"first": 0, "dims": [[16, 2]], "run": 4}}]}
 
 
-def _matmul_small():
-    import os
-    from pathlib import Path
+def test_r90_block_offsets_sizes_and_steps_are_bytes() -> None:
+    """yolox MODULE_7566293729687800478: qSPIO0 block 0 reads input0 (2,400 B) with sizes [20, 120]
+    steps [1, 20] float32 and writes 120 partitions x 20 bytes at SB 196584 (partition 0, byte
+    0x2ffe8): exactly the variable's 2,400 bytes (as elements it would be 9,600)."""
+    from tongasm.neff.semaphores import dma_blocks
 
-    import pytest
+    n = _neff("yolox-trn1/MODULE_7566293729687800478.neff")
+    assert n.graph("sg00").definition.variables["input0"].size == 2400
+    b = dma_blocks(n, "sg00")[("qSPIO0", 0)]
+    assert b.footprint.reads == (("dram", 1, 1, 0, 2400),)
+    assert b.footprint.writes == (("sbuf", 0, 120, 0x2FFE8, 0x2FFE8 + 20),)
+    out = dma_blocks(n, "sg00")[("qPoolIO0", 0)]  # 4 bytes of 120 partitions to output0 (480 B)
+    assert out.footprint.writes == (("dram", 2, 1, 0, 480),)
 
-    from tongasm.neff.neff import Neff
 
-    corpus = os.environ.get("TONGASM_CORPUS")
-    p = Path(corpus).parent / "matmul_small.neff" if corpus else None
-    if p is None or not p.is_file():
-        pytest.skip("the real matmul_small.neff is not here (TONGASM_CORPUS)")
-    return Neff.read(p)
+def test_r12_a_transpose_matmul_writes_two_byte_psum_elements() -> None:
+    """attention-trn2 baseline_bf16_s1024: PE bundle 43 (a bf16 transpose Matmul) writes 128 elements
+    at psum bank 1 + 0x700: 256 bytes 0xf00..0x1000, not 512 (which reached bank 2, read by DVE's
+    Copy 7 before the transpose's consumer waits: a false race)."""
+    from tongasm.check.races import decode_streams, footprints
+    from tongasm.neff.semaphores import graph_races
+
+    n = _neff("attention-trn2/baseline_bf16_s1024.neff")
+    g = n.graph("sg00")
+    pe = decode_streams({"pe": n.stream_data(g.streams["pe"])})["pe"]
+    d = pe[43]
+    assert d.mnemonic == "Matmul" and d.fields["is_transpose"] == 1
+    assert footprints(d).writes == (("psum", 0, 128, 0xF00, 0x1000),)
+    assert graph_races(n, "sg00").count == 0
+
+
+def test_r91_a_register_offset_side_is_its_dge_variable_not_any() -> None:
+    """moe-trn2 neff_171450338541704: Pool's 0xD4 at +0x49d00 reads mode 0x28 var 2, the dge-table
+    entry input2 (var_id 3), at a register's offset: any byte of input2, so the output0 writes of
+    the 0xC1 block that follows do not conflict with it."""
+    from tongasm.check.races import WHOLE, decode_streams, dma_footprint
+    from tongasm.neff.semaphores import dge_table, graph_races
+
+    n = _neff("moe-trn2/neff_171450338541704.neff")
+    g = n.graph("sg00")
+    table = dge_table(n, "sg00")
+    assert table == [5, 4, 3]
+    pool = decode_streams({"pool": n.stream_data(g.streams["pool"])})["pool"]
+    d = next(b for b in pool if b.offset == 0x49D00)
+    assert d.fields["src.addr_mode"] == 0x28
+    assert dma_footprint(d, table).reads == (("dram", 3, 1, 0, WHOLE),)
+    assert graph_races(n, "sg00").count == 0
+    assert graph_races(n, "sg00", _decisions("R-91=any")).count == 2
+
+
+def _decisions(*sel: str):
+    from tongasm.isa.decisions import DecisionSet
+
+    return DecisionSet.parse(sel)
 
 
 def test_r90_s90_matmul_small_is_race_free_and_a_removed_wait_is_found() -> None:
@@ -51,3 +132,40 @@ def test_r90_s90_matmul_small_is_race_free_and_a_removed_wait_is_found() -> None
     assert {(x.first.stream, x.first.index, x.first.dma, x.second.index) for x in r.races} == \
         {("sg00.sp", 2, True, 4), ("sg00.sp", 2, True, 6)}
     assert all(x.region[0] == "sbuf" and x.region[3] == 0x37B00 for x in r.races)
+
+
+
+def test_s91_a_wait_on_a_queues_last_block_orders_the_blocks_before_it() -> None:
+    """yolox MODULE_10437825443067299145 (13 bundles): DVE spills two int32 pairs through
+    qDVESpillReload0 (block 0: DRAM var 3 bytes 0..4 and 8..12, sem 24; block 1: 4..8 and 12..16,
+    sem 25); SP reloads bytes 0..16 waiting only sem25 >= 16. Completions in trigger order (S-91
+    fifo) make that wait cover block 0 too; without the rule the reload races block 0's write."""
+    from tongasm.neff.semaphores import graph_races
+
+    n = _neff("yolox-trn1/MODULE_10437825443067299145.neff")
+    assert graph_races(n, "sg00").count == 0
+    r = graph_races(n, "sg00", _decisions("S-91=none"))
+    assert r.count == 1
+    x = r.races[0]
+    assert (x.first.stream, x.first.index, x.first.dma) == ("sg00.dve", 3, True)
+    assert (x.second.stream, x.second.index, x.second.dma) == ("sg00.sp", 2, True)
+    assert x.region[:5] == ("dram", 3, 1, 0, 16) and x.semaphore == 24  # the reload's bytes; block 0's semaphore
+
+
+def test_a_masked_stream_transpose_reads_only_the_columns_its_mask_picks() -> None:
+    """yolox MODULE_10341811298787591934 DVE 5119: StreamTranspose src=sb[p96:32]+0xe8e0[1x32].float32
+    under the mask [0*20, -*12] loaded by 5118 (R-53 lane-index: every written lane picks column 0):
+    it reads only 0xe8e0..0xe8e4 of each partition, not ACT's 0xe930.. (a false race of the box)."""
+    from tongasm.check.races import _masked_transpose, decode_streams, footprints
+    from tongasm.isa.layouts.move import lane_fields
+
+    n = _neff("yolox-trn1/MODULE_10341811298787591934.neff")
+    dve = decode_streams({"dve": n.stream_data(n.graph("sg00").streams["dve"])})["dve"]
+    ld, tr = dve[5118], dve[5119]
+    assert (ld.mnemonic, tr.mnemonic) == ("LoadMaskSelect", "StreamTranspose") and tr.fields["use_mask"] == 1
+    mask = tuple(ld.fields[f] for f in lane_fields())
+    assert mask == (0,) * 20 + (0xFF,) * 12
+    box = footprints(tr)
+    assert box.reads == (("sbuf", 96, 32, 0xE8E0, 0xE960),)
+    assert _masked_transpose(tr, box, mask, True).reads == (("sbuf", 96, 32, 0xE8E0, 0xE8E4),)
+    assert _masked_transpose(tr, box, mask, False).reads == (("sbuf", 96, 32, 0xE8E0, 0xE8E0 + 80),)  # lanes 0..19

@@ -9,6 +9,7 @@ from . import operands, reduce, act, scalar  # noqa: F401  (the vector families'
 from . import gpsimd  # noqa: F401  (the Pool-engine opcodes' checks: registration side effect)
 from . import move  # noqa: F401  (the DVE data-movement checks: registration side effect)
 from . import batchnorm, search  # noqa: F401  (the search and batch-norm backward checks: registration)
+from . import races  # noqa: F401  (the static race check of a NEFF graph: registration side effect)
 
 __all__ = ["CHECKS", "Check", "CheckSet", "Finding", "UNCHECKED", "all_checks", "check_bundle",
            "check_instruction", "check_stream"]

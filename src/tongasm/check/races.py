@@ -49,6 +49,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ..decode.bundle import DecodedBundle, DecodeFailure, iter_stream
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
@@ -58,9 +59,23 @@ from ..isa.fields import Slot
 from ..isa.formats import build_formats
 from ..isa.layout import Sem
 from ..numeric import signed
+from .registry import register
 
-#: A region: (space, first partition, partition count, first byte, end byte (exclusive)).
-Region = tuple[str, int, int, int, int]
+register("races.unordered", "every two accesses on different engines or DMA queues whose footprints overlap, one "
+         "writing, are ordered by program order, semaphore waits or DMA completions in every schedule",
+         "S-90", "stream")
+
+#: Byte runs [first, end) of a region, sorted and disjoint.
+Runs = tuple[tuple[int, int], ...]
+#: The exact bytes of a strided access in each partition it covers: (first byte, ((byte step, count),
+#: ...), run bytes): runs of ``run`` bytes at first + sum(i_k * step_k), i_k < count_k.
+Pattern = tuple[int, tuple[tuple[int, int], ...], int]
+#: A region: (space, first partition, partition count, first byte, end byte (exclusive)), optionally
+#: followed by its :data:`Pattern` when the bytes inside the box are not one run (interleaved rows of
+#: two accesses are disjoint though their boxes overlap; the pattern is expanded only then).
+Region = tuple[str, int, int, int, int] | tuple[str, int, int, int, int, Pattern]
+#: At most this many runs of one pattern are compared; beyond it the box alone (an over-approximation).
+MAX_RUNS = 4096
 #: A byte end past every variable: a region of unknown extent.
 WHOLE = 1 << 62
 #: Every byte of every DRAM variable (an address tongasm cannot resolve statically).
@@ -77,16 +92,25 @@ class Footprint:
     writes: tuple[Region, ...]
 
     def to_json(self) -> dict[str, object]:
-        def js(r: Region) -> dict[str, object]:
-            if r[0] == "dram":
-                var: object = "any" if r == ANY_DRAM else r[1]
-                return {"space": "dram", "var": var, "bytes": [r[3], r[4]]}
-            return {"space": r[0], "partitions": [r[1], r[1] + r[2]], "bytes": [r[3], r[4]]}
-        return {"reads": [js(r) for r in self.reads], "writes": [js(r) for r in self.writes]}
+        return {"reads": [region_json(r) for r in self.reads], "writes": [region_json(r) for r in self.writes]}
 
     @property
     def empty(self) -> bool:
         return not self.reads and not self.writes
+
+
+def region_json(r: Region) -> dict[str, object]:
+    """A region as JSON: space, variable or partitions, the byte box and the exact pattern when it has one."""
+    out: dict[str, object]
+    if r[0] == "dram":
+        var: object = "any" if r == ANY_DRAM else r[1]
+        out = {"space": "dram", "var": var, "bytes": [r[3], r[4]]}
+    else:
+        out = {"space": r[0], "partitions": [r[1], r[1] + r[2]], "bytes": [r[3], r[4]]}
+    if len(r) == 6:  # the exact bytes: runs of 'run' bytes at first + sum(i_k * step_k)
+        first, dims, run = r[5]
+        out["pattern"] = {"first": first, "dims": [list(x) for x in dims], "run": run}
+    return out
 
 
 EMPTY = Footprint((), ())
@@ -98,6 +122,8 @@ def _element_size(s: Slot, fields: Mapping[str, int]) -> int:
     dtype; else 8, the widest, so the box still covers every element."""
     if s.dtype_field is not None and s.dtype_field in fields:
         return WIRE_DTYPE_ALIGN.get(fields[s.dtype_field], 8)
+    if s.elem_wire is not None:
+        return WIRE_DTYPE_ALIGN.get(s.elem_wire(fields), s.elem_bytes or 8)
     return s.elem_bytes or 8
 
 
@@ -128,17 +154,27 @@ def footprints(d: DecodedBundle) -> Footprint:
         if a.space == "register":
             region: Region = ("register", a.register or 0, 1, 0, 1)
         elif a.space in ("sbuf", "psum"):
-            lo, hi = s.extent(f, _element_size(s, f))
+            size = _element_size(s, f)
+            lo, hi = s.extent(f, size)
             first = a.partition or 0
             base = a.byte or 0
-            region = (a.space, first, _partitions(d, s, first), base + lo, base + hi + 1)
+            box = (a.space, first, _partitions(d, s, first), base + lo, base + hi + 1)
+            region = _with_runs(box, _pattern(base, [(f[sk] * size, f[nk]) for sk, nk in zip(s.step_keys, s.num_keys)],
+                                              size))
         else:
             continue
         (writes if s.write else reads).append(region)
+    for ptr, dt in d.fmt.layout.pointer_reads:  # [P, 1] columns read through a bare ADDR4 word
+        if ptr in f:
+            a = decode_addr4(f[ptr])
+            if a.space in ("sbuf", "psum"):
+                first, base = a.partition or 0, a.byte or 0
+                parts = max(f.get("num_partitions", PARTITIONS - first), 1)
+                reads.append((a.space, first, parts, base, base + WIRE_DTYPE_ALIGN.get(f.get(dt, -1), 8)))
     return Footprint(tuple(reads), tuple(writes))
 
 
-def _span(start: int, dims: Sequence[tuple[int, int]], run: int) -> tuple[int, int]:
+def byte_span(start: int, dims: Sequence[tuple[int, int]], run: int) -> tuple[int, int]:
     """[first, end) bytes of runs of ``run`` bytes at start + sum(i_k * step_k), i_k < num_k."""
     lo = hi = start
     for step, num in dims:
@@ -150,29 +186,75 @@ def _span(start: int, dims: Sequence[tuple[int, int]], run: int) -> tuple[int, i
     return lo, hi + run
 
 
+def _pattern(start: int, dims: Sequence[tuple[int, int]], run: int) -> Pattern | None:
+    """The pattern of runs of ``run`` bytes at start + sum(i_k * step_k), its dims that only lengthen
+    the run folded in; None when it is one run (the box says it all) or more than :data:`MAX_RUNS`."""
+    live = sorted(((st, n) for st, n in dims if n > 1 and st != 0), key=lambda d: abs(d[0]))
+    while live and 0 < live[0][0] <= run:  # a dim contiguous with the run (or overlapping it) extends it
+        st, n = live.pop(0)
+        run = st * (n - 1) + run
+    total = 1
+    for _, n in live:
+        total *= n
+    if total == 1 or total > MAX_RUNS:
+        return None
+    return (start, tuple(live), run)
+
+
+@lru_cache(maxsize=1 << 14)
+def byte_runs(p: Pattern) -> Runs:
+    """The runs [first, end) of a pattern, sorted and merged."""
+    start, dims, run = p
+    offs = [start]
+    for st, n in dims:
+        offs = [o + i * st for o in offs for i in range(n)]
+    offs.sort()
+    out: list[list[int]] = []
+    for o in offs:
+        if out and o <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], o + run)
+        else:
+            out.append([o, o + run])
+    return tuple((a, b) for a, b in out)
+
+
+def _with_runs(box: tuple[str, int, int, int, int], p: Pattern | None) -> Region:
+    return box if p is None else (*box, p)
+
+
 def sbuf_box(start: int, dims: Sequence[tuple[int, int]], run: int) -> Region:
     """The SBUF box of runs at byte addresses ``partition << 18 | byte`` (DMA sides, R-17): a dim whose
-    step is a multiple of one partition moves partitions, any other dim bytes."""
+    step is a multiple of one partition moves partitions, any other dim bytes (their exact runs kept)."""
     unit = 1 << SBUF_PARTITION_SHIFT
     p0, b0 = start >> SBUF_PARTITION_SHIFT, start & (unit - 1)
     pdims = [(st // unit, n) for st, n in dims if st % unit == 0]
     bdims = [(st, n) for st, n in dims if st % unit != 0]
-    plo, phi = _span(p0, pdims, 1)
-    blo, bhi = _span(b0, bdims, run)
+    plo, phi = byte_span(p0, pdims, 1)
+    blo, bhi = byte_span(b0, bdims, run)
+    runs = _pattern(b0, bdims, run)
     if blo < 0 or bhi > unit:  # the bytes cross a partition: take the whole partitions
         plo, phi = min(plo, (start + blo - b0) >> SBUF_PARTITION_SHIFT), max(phi, ((start + bhi - b0) >> SBUF_PARTITION_SHIFT) + 1)
-        blo, bhi = 0, unit
+        blo, bhi, runs = 0, unit, None
     plo = max(plo, 0)
-    return ("sbuf", plo, max(phi - plo, 1), blo, bhi)
+    return _with_runs(("sbuf", plo, max(phi - plo, 1), blo, bhi), runs)
+
+
+def dram_range(var: int, start: int, dims: Sequence[tuple[int, int]], run: int) -> Region:
+    """The bytes of DRAM variable ``var`` a DMA side moves: the span, with its exact runs."""
+    lo, hi = byte_span(start, dims, run)
+    runs = _pattern(start, dims, run) if lo >= 0 else None
+    return _with_runs(("dram", var, 1, max(lo, 0), hi), runs)
 
 
 def dma_footprint(d: DecodedBundle, dge_table: Sequence[int] | None, decisions: DecisionSet = DEFAULT_DECISIONS
                   ) -> Footprint:
     """What a 0xD4 DMA reads (its src side) and writes (its dst side), R-16/R-17: SBUF as a box,
-    DRAM as a byte range of a variable (a DGE-table entry resolved through ``dge_table``)."""
-    from ..isa.decisions.dma import Addr8Modes
+    DRAM as a byte range of a variable (a DGE-table entry resolved through ``dge_table``; a register
+    offset, mode 0x28, any byte of its variable, R-91)."""
+    from ..isa.decisions.dma import Addr8Modes, DgeRegisterSide
 
     modes = decisions.get(Addr8Modes)
+    dge_side = decisions.get(DgeRegisterSide)
     f = d.fields
     out: list[Region] = []
     for side in ("src", "dst"):
@@ -183,23 +265,39 @@ def dma_footprint(d: DecodedBundle, dge_table: Sequence[int] | None, decisions: 
             out.append(sbuf_box(word, dims, run))
             continue
         vid: int | None = None
+        register = mode == Addr8Modes.DGE_REGISTER
         if mode == Addr8Modes.PHYSICAL:
             vid = var
-        elif mode == Addr8Modes.DGE_IMMEDIATE and dge_table is not None:
+        elif dge_table is not None and (mode == Addr8Modes.DGE_IMMEDIATE or register and dge_side.indexed):
             try:
-                vid = modes.var_id(mode, var, list(dge_table))
+                vid = modes.var_id(Addr8Modes.DGE_IMMEDIATE, var, list(dge_table))
             except ValueError:
                 vid = None
-        if vid is None:  # a register offset, an unknown mode or no DGE table: any variable, any byte
+        if vid is None:  # an unknown mode or entry, or no DGE table: any variable, any byte
             out.append(ANY_DRAM)
+        elif register:  # R-91: the offset is a register's: any byte of the variable
+            out.append(("dram", vid, 1, 0, WHOLE))
         else:
-            lo, hi = _span(word, dims, run)
-            out.append(("dram", vid, 1, max(lo, 0), hi))
+            out.append(dram_range(vid, word, dims, run))
     return Footprint((out[0],), (out[1],))
 
 
 def _overlap(a: Region, b: Region) -> bool:
-    return (a[0] == b[0] and a[1] < b[1] + b[2] and b[1] < a[1] + a[2] and a[3] < b[4] and b[3] < a[4])
+    if not (a[0] == b[0] and a[1] < b[1] + b[2] and b[1] < a[1] + a[2] and a[3] < b[4] and b[3] < a[4]):
+        return False
+    if len(a) == 5 and len(b) == 5:
+        return True
+    ra: Runs = byte_runs(a[5]) if len(a) == 6 else ((a[3], a[4]),)
+    rb: Runs = byte_runs(b[5]) if len(b) == 6 else ((b[3], b[4]),)
+    i = j = 0
+    while i < len(ra) and j < len(rb):  # two sorted lists of disjoint runs: one sweep
+        if ra[i][0] < rb[j][1] and rb[j][0] < ra[i][1]:
+            return True
+        if ra[i][1] <= rb[j][1]:
+            i += 1
+        else:
+            j += 1
+    return False
 
 
 def _conflict(x: Footprint, y: Footprint) -> Region | None:
@@ -234,10 +332,17 @@ class Access:
     mnemonic: str
     label: str | None = None
     dma: bool = False
+    source: str | None = None  # the kernel's file:line (.dbg)
 
     def text(self) -> str:
         what = f"{self.label}, {self.mnemonic}" if self.label else self.mnemonic
-        return f"{self.stream} {'DMA issued by bundle' if self.dma else 'bundle'} {self.index} ({what}) at +{self.offset:#x}"
+        src = f", {self.source}" if self.source else ""
+        return (f"{self.stream} {'DMA issued by bundle' if self.dma else 'bundle'} {self.index} ({what}{src}) "
+                f"at +{self.offset:#x}")
+
+    def to_json(self) -> dict[str, object]:
+        return {"stream": self.stream, "index": self.index, "offset": self.offset, "mnemonic": self.mnemonic,
+                "bir": self.label, "dma": self.dma, "source": self.source}
 
 
 @dataclass(frozen=True)
@@ -247,7 +352,7 @@ class Race:
     first: Access
     second: Access
     region: Region
-    semaphore: int | None  # the semaphore the second's stream last waited on (or its DMA signals)
+    semaphore: int | None  # the nearest semaphore that could order them (the first's DMA's, or one its stream raises)
 
     def line(self) -> str:
         r = self.region
@@ -258,6 +363,10 @@ class Race:
         sem = f"; nearest semaphore sem{self.semaphore}" if self.semaphore is not None else ""
         return (f"race: {self.first.text()} and {self.second.text()} both touch {where} bytes "
                 f"{r[3]:#x}..{r[4]:#x} (at least one writing) with no ordering{sem}")
+
+    def to_json(self) -> dict[str, object]:
+        return {"first": self.first.to_json(), "second": self.second.to_json(),
+                "region": region_json(self.region), "semaphore": self.semaphore}
 
 
 @dataclass
@@ -334,17 +443,40 @@ def _updates(d: DecodedBundle, by_wire: Mapping[int, UpdateMode], zero_is_none: 
     return out
 
 
+def _masked_transpose(d: DecodedBundle, fp: Footprint, mask: tuple[int, ...], lane_index: bool) -> Footprint:
+    """A StreamTranspose under its lane mask (S-66, S-67): it reads only the src columns the mask picks
+    (each lane's byte under R-53=lane-index, else the lanes not left alone), so its src box narrows to
+    those columns when the src is one contiguous run per partition; any other form keeps the box."""
+    from ..isa.layouts.move import KEEP_LANE
+
+    f = d.fields
+    picks = [m for m in mask if m != KEEP_LANE] if lane_index else [i for i, m in enumerate(mask) if m != KEEP_LANE]
+    contiguous = f.get("src.step0") == 1 and all(f.get(f"src.num{j}", 1) == 1 for j in range(1, 4))
+    if not picks or not contiguous or len(fp.reads) != 1 or len(fp.reads[0]) != 5:
+        return fp
+    r = fp.reads[0]
+    size = (r[4] - r[3]) // max(f["src.num0"], 1)
+    lo, hi = r[3] + min(picks) * size, r[3] + (max(picks) + 1) * size
+    if not r[3] <= lo < hi <= r[4]:
+        return fp
+    return Footprint(((r[0], r[1], r[2], lo, hi),), fp.writes)
+
+
 def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet = DEFAULT_DECISIONS, *,
           blocks: Mapping[tuple[str, int], DmaBlock] | None = None, dge_table: Sequence[int] | None = None,
-          labels: Mapping[str, Sequence[str | None] | None] | None = None, limit: int = 100,
+          labels: Mapping[str, Sequence[str | None] | None] | None = None,
+          sources: Mapping[str, Sequence[str | None] | None] | None = None, limit: int = 100,
           cap: int = 512, max_passes: int = 8) -> RaceReport:
     """The unordered conflicting pairs of ``streams`` (name -> decoded bundles); see the module doc.
 
     ``blocks``: the 0xC1 descriptor blocks by (queue name, block id); ``dge_table``: the var_ids of
-    the DGE table (R-17); ``labels``: each stream's BIR instruction names, for the reports. At most
+    the DGE table (R-17); ``labels``: each stream's BIR instruction names, ``sources`` its kernel source
+    lines, for the reports. At most
     ``limit`` races are kept (the rest counted). ``cap`` bounds the updates examined one by one for
     one candidate of one wait (beyond it the candidate is not proven: sound, and said by a race)."""
-    from ..isa.decisions.dma import DmaBlockCompletion, RaceSources
+    from ..isa.decisions.dma import DmaBlockCompletion, QueueOrder, RaceSources
+    from ..isa.decisions.move import TransposeMask
+    from ..isa.layouts.move import lane_fields
     from ..isa.decisions.dma import DmaCompletion
     from ..isa.decisions.spec import UpdateModeWire
 
@@ -353,6 +485,8 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
     parts = decisions.get(DmaCompletion).reading is DmaCompletion.PARTS
     completion = decisions.get(DmaCompletion)
     strict = decisions.get(RaceSources).strict
+    lane_index = decisions.get(TransposeMask).lane_index
+    fifo = decisions.get(QueueOrder).fifo
     block_inc = DmaBlockCompletion.INCREMENT
     names = list(streams)
     k = len(names)
@@ -364,7 +498,9 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
     def access(s: int, i: int, dma: bool = False) -> Access:
         d = bs[s][i]
         lab = (labels or {}).get(names[s])
-        return Access(names[s], i, d.offset, d.mnemonic, lab[i] if lab is not None and i < len(lab) else None, dma)
+        src = (sources or {}).get(names[s])
+        return Access(names[s], i, d.offset, d.mnemonic, lab[i] if lab is not None and i < len(lab) else None, dma,
+                      src[i] if src is not None and i < len(src) else None)
 
     # --- pass 1: footprints, DMA transfers, the sources of every semaphore and event ---------------------
     fps: list[list[Footprint]] = []
@@ -372,6 +508,10 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
     tr_point: list[tuple[int, int]] = []
     tr_fp: list[Footprint] = []
     tr_slack: list[int] = []
+    tr_prev: list[int] = []
+    tr_sem: list[int | None] = []  # the semaphore each transfer's completion raises
+    sem_ups: list[list[tuple[int, int]]] = [[] for _ in range(k)]  # per stream: (bundle, semaphore) raised  # the transfer triggered on the same queue just before (S-91), -1 for none
+    queue_last: dict[tuple[int, str], int] = {}
     counters: dict[tuple[str, int], _Counter] = {}
 
     def source(key: tuple[str, int], s: int, i: int, amount: int, t: int) -> None:
@@ -385,8 +525,14 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
     for s in range(k):
         row: list[Footprint] = []
         mine: dict[int, int] = {}
+        mask: tuple[int, ...] | None = None  # the engine's lane mask (the last LoadMaskSelect, S-68)
         for i, d in enumerate(bs[s]):
             fp = footprints(d)
+            lsem = d.fmt.layout.sem
+            if lsem == Sem.LOAD_LANE_MASK:
+                mask = tuple(d.fields[n] for n in lane_fields())
+            elif lsem == Sem.STREAM_TRANSPOSE and d.fields.get("use_mask") and mask is not None:
+                fp = _masked_transpose(d, fp, mask, lane_index)
             row.append(fp if not fp.empty else EMPTY)
             for um, idx, value in _updates(d, by_wire, zero_is_none):
                 if um == UpdateMode.evt_set:
@@ -395,8 +541,10 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                     counters.setdefault(("sem", idx), _Counter()).written = True
                 elif um == UpdateMode.sem_inc:
                     source(("sem", idx), s, i, 1, -1)
+                    sem_ups[s].append((i, idx))
                 elif um == UpdateMode.sem_add_imm and value > 0:
                     source(("sem", idx), s, i, value, -1)
+                    sem_ups[s].append((i, idx))
                 elif um == UpdateMode.sem_sub_imm and value < 0:
                     source(("sem", idx), s, i, -value, -1)
                 # decrements only lower the count: leaving them out keeps every bound sound
@@ -404,12 +552,13 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
             tsem: int | None = None
             tfp: Footprint | None = None
             amount = 0
+            queue: str | None = None
             if sem == Sem.DMA_2D:
                 tfp = dma_footprint(d, dge_table, decisions)
                 tsem = d.fields["dma_semaphore"]
                 amount = sum(completion.increments(d.fields["dma_sem_increment"]))
             elif d.mnemonic == "PseudoDMATrigger":
-                q = bytes(d.raw[0x0C:0x2B]).split(b"\0")[0].decode("ascii", "replace")
+                q = queue = bytes(d.raw[0x0C:0x2B]).split(b"\0")[0].decode("ascii", "replace")
                 blk = blocks.get((q, d.fields.get("dma_block_id", -1)))
                 if blk is None:
                     report.unanalysed.append(access(s, i, True))
@@ -423,6 +572,12 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                 tr_point.append((s, i))
                 tr_fp.append(tfp)
                 tr_slack.append(amount - 1 if parts else 0)
+                prev_t = -1
+                if queue is not None and fifo:
+                    prev_t = queue_last.get((s, queue), -1)
+                    queue_last[(s, queue)] = t
+                tr_prev.append(prev_t)
+                tr_sem.append(tsem if amount > 0 else None)
                 if tsem is not None and amount > 0:
                     source(("sem", tsem), s, i, amount, t)
         fps.append(row)
@@ -619,6 +774,15 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
         seen: set[tuple[int, int, int, int]] = set()
         waiting: list[tuple[int, int] | None] = [None] * k  # what a blocked stream waits to be visited
 
+        def nearest(s1: int, i1: int, t1: int, s2: int) -> int | None:
+            """The semaphore that could order access 1 before access 2: a DMA's completion semaphore,
+            else the first one stream 1 raises at or after bundle 1; else the last stream 2 waited on."""
+            if t1 >= 0 and tr_sem[t1] is not None:
+                return tr_sem[t1]
+            ups = sem_ups[s1]
+            j = bisect_left(ups, (i1, -1))
+            return ups[j][1] if j < len(ups) else last_sem[s2]
+
         def record(a: Access, b: Access, region: Region, sem: int | None) -> None:
             if len(found) < limit:
                 found.append(Race(a, b, region, sem))
@@ -643,7 +807,7 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                     r = _conflict(fp, other)
                     if r is not None and (sj, j, s, i * 2 + (tr >= 0)) not in seen:
                         seen.add((sj, j, s, i * 2 + (tr >= 0)))
-                        record(access(sj, j), me, r, last_sem[s])
+                        record(access(sj, j), me, r, nearest(sj, j, -1, s))
             for t in open_tr:
                 if t == tr or after_transfer(t, vc):
                     continue
@@ -653,7 +817,7 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                 report.pairs_examined += 1
                 r = _conflict(fp, tr_fp[t])
                 if r is not None:
-                    record(access(ts, ti, True), me, r, last_sem[s])
+                    record(access(ts, ti, True), me, r, nearest(ts, ti, t, s))
 
         visits = 0
         progressed = True
@@ -701,8 +865,9 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                 if blocked:
                     continue
                 for _ps, _pi, pt in proven:
-                    if pt >= 0 and aft[pt][s] > i:
+                    while pt >= 0 and aft[pt][s] > i:  # S-91: and every earlier block of its queue
                         aft[pt][s] = i
+                        pt = tr_prev[pt]
                 clocks[s][i] = tuple(vc)
                 fp = fps[s][i]
                 if scanning and not fp.empty:

@@ -28,7 +28,7 @@ from typing import Any
 from .._meta import __version__
 from ..errors import OutputError, TongasmError
 from ..isa.targets import TARGETS
-from .common import _seed
+from .common import _count, _seed
 from .kernel import cmd_asm, cmd_assemble
 from .listing import cmd_decode, cmd_diff, cmd_disasm, cmd_explain, cmd_opcodes
 from .check import cmd_check, cmd_checks
@@ -99,6 +99,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="engine of a raw stream (default: from the file name, e.g. pool.bin)")
     c.add_argument("--pedantic", action="store_true", help="also run the dossier-only checks (see 'tongasm checks')")
     c.add_argument("--disable", action="append", default=[], metavar="CHECK_ID", help="skip a check (repeatable)")
+    c.add_argument("--races", action="store_true",
+                   help="only the static race check (races.unordered, on by default for a whole NEFF graph): "
+                        "every two accesses on different engines or DMA queues that touch the same bytes, one "
+                        "writing, with no semaphore wait or DMA completion ordering them in every schedule; "
+                        "FILE.bin inputs are checked together as one program's streams (named by engine)")
     c.add_argument("-q", "--quiet", action="store_true",
                    help="no progress bar and no per-input summary on stderr (findings still print)")
     _add_decisions(c)
@@ -191,6 +196,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--target", choices=sorted(TARGETS), help="target (overrides the kernel's arch)")
     r.add_argument("--seed", type=_seed, default=0,
                    help="seed for Memset Random (S-12) and the random schedule (S-60=random), 0..2**32-1")
+    r.add_argument("--schedules", type=_count, metavar="N",
+                   help="(a NEFF) also run N random schedules (S-60=random, schedule seeds --seed+1..--seed+N, Memset "
+                        "Random keeping --seed) and report whether every output agreed bit for bit with the default "
+                        "schedule's (exit 1 when one did not): a dynamic cross-check of 'check --races'")
     r.add_argument("--trace", metavar="FILE.json",
                    help="write the schedule as a Chrome/Perfetto trace (one track per engine, a slice per bundle "
                         "and per wait, DMAs on their queues' tracks); written even when the run deadlocks")

@@ -34,12 +34,17 @@ def cmd_check(args: argparse.Namespace) -> int:
     inputs: list[dict[str, Any]] = []
     from ..neff.select import is_neff_spec, resolve_selector
 
+    races_on = CHECKS["races.unordered"].id not in checks.disabled
+    only_races = bool(getattr(args, "races", False))
+    if only_races and not races_on:
+        raise UsageError("--races and --disable races.unordered contradict each other")
+    raw_streams: list[str] = []
     with _bar(args, "check") as bar:
         for path in args.inputs:
             if is_neff_spec(path):  # every selected engine stream, with the NEFF's target
                 sel = resolve_selector(path, names=False)
                 target = _neff_target(sel, args)
-                for ns in sel.streams:
+                for ns in sel.streams if not only_races else ():
                     label = f"{sel.selector.path}:{ns.graph}/{ns.stream}"
                     bar.phase(f"check {ns.name}", len(ns.data) // BUNDLE_SIZE, unit="bundles")
                     found = check_stream(ns.data, name=label, target=target, decisions=decisions, checks=checks,
@@ -47,6 +52,14 @@ def cmd_check(args: argparse.Namespace) -> int:
                                          act_sets=sel.neff.activation_function_sets(ns.graph))
                     inputs.append({"input": label, "kind": "neff", "bundles": len(ns.data) // BUNDLE_SIZE,
                                    "findings": found})
+                if races_on:  # the race check of every graph the selection covers whole (or --races)
+                    for graph in dict.fromkeys(ns.graph for ns in sel.streams):
+                        whole = len([ns for ns in sel.streams if ns.graph == graph]) == len(sel.neff.graph(graph).streams)
+                        if whole or only_races:
+                            inputs.append(_graph_races(sel.neff, graph, str(sel.selector.path), decisions, bar))
+                continue
+            if only_races:  # raw streams are checked together: the streams of one program
+                raw_streams.append(path)
                 continue
             # a stream is mapped, not read; a file named neither .json nor .bin is sniffed from its bytes
             stream = None if path.endswith(".json") else _read_stream(path)
@@ -69,6 +82,8 @@ def cmd_check(args: argparse.Namespace) -> int:
                 inputs.append({"input": path, "kind": "stream", "bundles": len(stream) // BUNDLE_SIZE,
                                "findings": stream, "engine": args.engine or (stem if stem in STREAM_NAMES else None),
                                "target": _stream_target(args, [path]).name})
+        if raw_streams:
+            inputs.append(_stream_races(raw_streams, args, decisions, bar))
         errors = 0
         summary: list[str] = []
         out = sys.stdout.write
@@ -95,6 +110,9 @@ def cmd_check(args: argparse.Namespace) -> int:
             errors += counts[0]
             what = (_plural(r["instructions"], "instruction") + ", " if r["kind"] == "kernel" else "") + \
                 _plural(r["bundles"], "bundle")
+            if r["kind"] == "races":
+                what += f", {_plural(r['dmas'], 'DMA')}, {_plural(r['pairs'], 'pair')} examined" + \
+                    (f", {_plural(len(r['unanalysed']), 'DMA')} not analysed" if r["unanalysed"] else "")
             verdict = "clean" if counts[0] == 0 else _plural(counts[0], "finding")
             summary.append(f"{r['input']}: {what}: {verdict}" +
                            (f", {_plural(counts[1], 'warning')}" if counts[1] else "") + "\n")
@@ -104,6 +122,42 @@ def cmd_check(args: argparse.Namespace) -> int:
         sys.stderr.write("".join(summary))
     # warnings (tongasm's lint stage) are reported but do not fail the check
     return 1 if errors else 0
+
+
+def _graph_races(neff: Any, graph: str, path: str, decisions: DecisionSet, bar: NullProgress) -> dict[str, Any]:
+    """The race check of one NEFF graph as one input of the report."""
+    from ..neff.semaphores import graph_races, race_findings
+
+    bar.phase(f"races {graph}", 1, unit="graphs")
+    r = graph_races(neff, graph, decisions)
+    return _races_input(f"{path}:{graph} (races)", r, race_findings(r, path))
+
+
+def _stream_races(paths: list[str], args: argparse.Namespace, decisions: DecisionSet, bar: NullProgress
+                  ) -> dict[str, Any]:
+    """The race check of raw streams given together (``pe.bin act.bin ...``: one program's engines, each
+    named by its file); without a NEFF no 0xC1 block or DGE table is known."""
+    from ..check.races import decode_streams, races
+    from ..neff.semaphores import race_findings
+
+    names: dict[str, bytes] = {}
+    for p in paths:
+        stem = Path(p).stem
+        if stem in names:
+            raise UsageError(f"two streams named {stem!r}: name each engine's stream after its engine (pe.bin ...)")
+        stream = _read_stream(p)
+        if len(stream) % BUNDLE_SIZE:
+            raise UsageError(f"{p}: {len(stream)} bytes is not a whole number of {BUNDLE_SIZE}-byte bundles")
+        names[stem] = bytes(stream)
+    bar.phase("races", 1, unit="stream sets")
+    r = races(decode_streams(names, decisions), decisions)
+    return _races_input(" ".join(paths) + " (races)", r, race_findings(r, "streams"))
+
+
+def _races_input(label: str, r: Any, findings: list[Any]) -> dict[str, Any]:
+    return {"input": label, "kind": "races", "bundles": r.bundles, "dmas": r.dmas, "pairs": r.pairs_examined,
+            "unanalysed": [a.to_json() for a in r.unanalysed], "races": [x.to_json() for x in r.races],
+            "findings": findings}
 
 
 def _stream_findings(stream: memoryview | bytes, path: str, engine: str | None, target_name: str,

@@ -14,6 +14,17 @@ from ..isa.fields import BUNDLE_SIZE
 from ..progress import NullProgress, progress
 
 
+def _count(text: str) -> int:
+    """A count 1..10,000 (``run --schedules``)."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if not 1 <= n <= 10_000:
+        raise argparse.ArgumentTypeError(f"expected a count 1..10000, got {text!r}")
+    return n
+
+
 def _seed(text: str) -> int:
     """``--seed``: a 32-bit unsigned integer (the xorwow state words are 32 bits; a wider seed would
     silently alias a narrower one)."""

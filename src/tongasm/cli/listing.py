@@ -375,6 +375,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
         engine = args.engine or (stem if stem in ("pool", "act", "pe", "dma", "dve", "sp") else None)
         target = _stream_target(args, [] if stem is None else [_bundle_file(args.bundle)], "the bundle")
     ex = explain_bundle(raw, decisions=_decisions(args), target=target, stream=engine)
+    if where is not None and ex.layout is not None:  # the NEFF knows a 0xC1's block and the DGE table
+        ex.dma = _neff_dma(sel.neff, ns.graph, raw, _decisions(args)) or ex.dma
     if args.format == "json":
         _print_json(dict(ex.to_json(), **({"where": where} if where else {})))
     else:
@@ -383,6 +385,26 @@ def cmd_explain(args: argparse.Namespace) -> int:
                   f"{where['offset']:#x}" + (f", BIR instruction {where['bir']}" if where["bir"] else ""))
         print(render_text(ex))
     return 0
+
+
+def _neff_dma(neff: Any, graph: str, raw: bytes, decisions: DecisionSet) -> dict[str, Any] | None:
+    """What the DMA a NEFF bundle issues moves: a 0xC1's sidecar block (R-90), a 0xD4's sides through the
+    graph's DGE table (R-17); None for any other bundle."""
+    from ..check.races import decode_streams, dma_footprint
+    from ..isa.layout import Sem
+    from ..neff.semaphores import dge_table, dma_blocks
+
+    d = decode_streams({"b": bytes(raw)}, decisions)["b"]
+    if not d:
+        return None
+    b = d[0]
+    if b.mnemonic == "PseudoDMATrigger":
+        q = bytes(b.raw[0x0C:0x2B]).split(b"\0")[0].decode("ascii", "replace")
+        blk = dma_blocks(neff, graph).get((q, b.fields.get("dma_block_id", -1)))
+        return None if blk is None else dict(blk.footprint.to_json(), semaphore=blk.semaphore)
+    if b.fmt.layout.sem == Sem.DMA_2D:
+        return dma_footprint(b, dge_table(neff, graph), decisions).to_json()
+    return None
 
 
 def _diff_side(spec: str, args: argparse.Namespace, decisions: DecisionSet, other: Any = None) -> Any:

@@ -36,6 +36,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     first = args.inputs[0]
     if is_neff_spec(first):
         return _run_neff(args, decisions)
+    if getattr(args, "schedules", None):
+        raise UsageError("--schedules runs a NEFF's schedules (give FILE.neff)")
     if args.declare:
         raise UsageError("--declare is for a NEFF's variables; a kernel or memory.json describes its own")
     head = read_head(first) if len(args.inputs) == 1 else b""  # sniff the kind without reading the whole file
@@ -210,15 +212,17 @@ def _run_neff(args: argparse.Namespace, decisions: DecisionSet) -> int:
     with _bar(args, "run", unit="bundles") as bar, _tracing(timeline, args.trace):
         result = run_neff(neff, inputs, graphs=[sel.graph] if sel.graph else None, decisions=decisions,
                           seed=args.seed, declared=declared, timeline=timeline, progress=bar.hook, note=note,
-                          copy_inputs=False, log=trace, outputs=names)
+                          copy_inputs=bool(getattr(args, "schedules", None)), log=trace, outputs=names)
     seconds = time.perf_counter() - start
+    schedules = _schedules(args, neff, inputs, sel.graph, decisions, declared, names, result.outputs(names))
     written = write_outputs(result.outputs(names), dict(result.state(), seconds=round(seconds, 6)), args.output)
     rate = result.executed / seconds if seconds > 0 else 0.0
     if args.format == "json":
         _print_json({"ran": args.inputs[0], "graphs": [c.graph for c in result.cores], "executed": result.executed,
                      "seconds": round(seconds, 6), "bundles_per_second": round(rate, 1),
                      "cores": result.state()["cores"], "outputs": [str(Path(args.output) / p.name) for p in written],
-                     **({"trace": args.trace} if args.trace else {})})
+                     **({"trace": args.trace} if args.trace else {}),
+                     **({"schedules": schedules} if schedules is not None else {})})
     elif not args.quiet:
         print(f"ran {args.inputs[0]}: {_plural(result.executed, 'bundle')} on "
               f"{_plural(len(result.cores), 'core')} ({', '.join(c.graph for c in result.cores)}) in {seconds:.3f} s "
@@ -227,4 +231,45 @@ def _run_neff(args: argparse.Namespace, decisions: DecisionSet) -> int:
             print(f"  {Path(args.output) / p.name}")
         if args.trace:
             print(f"  {args.trace} (trace)")
-    return 0
+        if schedules is not None:
+            bad = schedules["disagreed"]
+            head = (f"{schedules['runs']} random schedules (S-60=random, schedule seeds {schedules['seeds'][0]}.."
+                    f"{schedules['seeds'][-1]}; Memset Random keeps --seed)")
+            if not bad:
+                print(f"{head}: every output agreed bit for bit with the default schedule's")
+            else:
+                print(f"{head}: {len({b['seed'] for b in bad})} disagreed with the default schedule's outputs")
+            for b in bad:
+                print(f"  schedule seed {b['seed']}: {b['output']} differs in {b['elements']} elements "
+                      f"(largest difference {b['max_abs_diff']:g})")
+    return 1 if schedules is not None and schedules["disagreed"] else 0
+
+
+def _schedules(args: argparse.Namespace, neff: Any, inputs: Any, graph: str | None, decisions: DecisionSet,
+               declared: Any, names: Any, reference: Any) -> dict[str, Any] | None:
+    """``--schedules N``: N more runs under S-60=random (schedule seeds --seed+1 .. --seed+N), each output
+    compared bit for bit with the default run's: a dynamic cross-check of ``check --races``."""
+    import numpy as np
+
+    from ..isa.decisions import DecisionSet
+    from ..neff.run import run_neff
+
+    n = getattr(args, "schedules", None)
+    if not n:
+        return None
+    chosen = [d for d in (args.decision or []) if not d.replace(" ", "").upper().startswith("S-60=")]
+    rnd = DecisionSet.parse([*chosen, "S-60=random"])
+    base = args.seed or 0
+    seeds = [(base + k + 1) % (1 << 32) for k in range(n)]
+    disagreed: list[dict[str, Any]] = []
+    for s in seeds:
+        r = run_neff(neff, inputs, graphs=[graph] if graph else None, decisions=rnd, seed=base, declared=declared,
+                     copy_inputs=True, outputs=names, schedule_seed=s)
+        for name, arr in r.outputs(names).items():
+            ref = reference[name]
+            if arr.tobytes() != ref.tobytes():
+                a, b = np.asarray(arr, dtype=np.float64), np.asarray(ref, dtype=np.float64)
+                diff = np.abs(a - b)
+                disagreed.append({"seed": s, "output": name, "elements": int(np.count_nonzero(a != b)),
+                                  "max_abs_diff": float(np.nanmax(diff)) if diff.size else 0.0})
+    return {"runs": n, "seeds": seeds, "disagreed": disagreed}

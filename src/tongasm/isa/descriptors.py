@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from ..errors import EncodeError
 from .decisions import DecisionSet
@@ -36,7 +36,8 @@ def num_offset(ndims: int, i: int) -> int:
 def slot(name: str, offset: int, ndims: int, *, dtype: str | None, write: bool = False, conf: Conf = Conf.C,
          decision: str | None = None, doc: str = "", role_decision: str | None = None,
          parts: str | None = "num_partitions", fill: tuple[int, int] = (1, 1), packing: str = "free-dims",
-         partitions: int | None = None, elem_bytes: int | None = None) -> Slot:
+         partitions: int | None = None, elem_bytes: int | None = None,
+         elem_wire: Callable[[Mapping[str, int]], int] | None = None) -> Slot:
     """Declare a descriptor slot of ``ndims`` free dims at ``offset`` of the bundle.
 
     ``dtype`` names the field that holds the operand's wire dtype (None: no field does, the PSUM
@@ -47,12 +48,13 @@ def slot(name: str, offset: int, ndims: int, *, dtype: str | None, write: bool =
     dim holds (D-6's {1, 1}; the PE opcodes' {0, 1}, R-9); ``packing`` names how an access
     pattern's free dims become the slot's (:data:`PACKINGS`); ``partitions`` fixes the count of an
     operand with no count field (``parts=None``); ``elem_bytes`` is the widest element of an operand
-    with no dtype field (``dtype=None``).
+    with no dtype field (``dtype=None``) and ``elem_wire`` its wire dtype from the bundle's fields
+    when a decision says it (R-12's transpose).
     """
     if packing not in PACKINGS:
         raise ValueError(f"slot {name}: unknown packing {packing!r} (known: {', '.join(PACKINGS)})")
     return Slot(name, offset, ndims, TENSOR_TYPES[ndims], conf, decision, doc, dtype, write, role_decision,
-                parts, fill, packing, partitions, elem_bytes)
+                parts, fill, packing, partitions, elem_bytes, elem_wire)
 
 
 # --- packings: access pattern → slot dims ------------------------------------------------------------

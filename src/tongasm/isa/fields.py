@@ -168,6 +168,9 @@ class Slot:
     #: the widest element, in bytes, of an operand no field gives the dtype of (the Matmul's PSUM
     #: result: fp32, or a transpose's input dtype, R-12): the race check's footprint of the slot
     elem_bytes: int | None = None
+    #: the wire dtype of such an operand from the bundle's fields, when a decision says it (the
+    #: Matmul's PSUM result: R-12's input dtype for a transpose, else fp32); ``elem_bytes`` bounds it
+    elem_wire: Callable[[Mapping[str, int]], int] | None = field(default=None, compare=False, repr=False)
 
     def partition_count(self, fields: Mapping[str, int]) -> int:
         """This operand's partition count in a decoded bundle: the fixed count, else its count field's."""

@@ -371,6 +371,10 @@ class Layout:
     doc: str = ""
     #: the layout's own sync lanes (their fields are in ``body``); None: the header band (D-3)
     sync: SyncLanes | None = None
+    #: operands read through a bare ADDR4 pointer word (not a descriptor slot): (the pointer field, the
+    #: field of their wire dtype), each one element per partition of the bundle's ``num_partitions``
+    #: (0x63's mean and varfactor columns): the race check's footprint of them
+    pointer_reads: tuple[tuple[str, str], ...] = ()
 
     @property
     def family(self) -> str:

@@ -312,6 +312,32 @@ class Neff:
             return None
         return names
 
+    def source_lines(self, s: EngineStream) -> list[str | None] | None:
+        """The kernel source line of every bundle of ``s`` (``file:line``) from its ``.dbg`` members: the
+        first BIR instruction of the bundle's entry whose attributes hold ``kernel_line`` (``kernel_file``
+        '0' is the backend file's ``source_file``); None per bundle without one, None for the stream when
+        it has no asm debug info of one entry per bundle."""
+        from .debuginfo import bundle_parent_ids, parse_debug_info
+
+        asm = [p for p in s.asm_dbg if p in self.members]
+        if not asm:
+            return None
+        where: dict[int, str] = {}
+        for p in s.dbg:
+            if p not in self.members:
+                continue
+            msg = parse_debug_info(self.members[p], p)
+            for i in msg.instructions:
+                attrs = {a.key: a.value for a in i.attributes}
+                if "kernel_line" in attrs:
+                    f = attrs.get("kernel_file", "")
+                    name = msg.source_file if f in ("", "0") and msg.source_file else f"file {f}"
+                    where[i.id] = f"{name}:{attrs['kernel_line']}"
+        ids = bundle_parent_ids(self.members[asm[0]], asm[0])
+        if len(ids) != len(self.stream_data(s)) // BUNDLE_SIZE:
+            return None
+        return [next((where[i] for i in e if i in where), None) for e in ids]
+
     # --- changing --------------------------------------------------------------------------------
 
     def _instr_members(self) -> dict[str, EngineStream]:

@@ -359,10 +359,11 @@ def run_neff(neff: Neff, inputs: Mapping[str, np.ndarray], *, graphs: list[str] 
              timeline: Timeline | None = None, progress: Callable[[int, int | None], None] | None = None,
              note: Callable[[str], None] | None = None, copy_inputs: bool = True,
              log: Callable[[str, DecodedBundle, int], None] | None = None,
-             outputs: Sequence[str] | None = None) -> NeffRunResult:
+             outputs: Sequence[str] | None = None, schedule_seed: int | None = None) -> NeffRunResult:
     """Run the NEFF's graphs (default: all, S-61) on ``inputs`` (by the NEFF's variable names).
     ``outputs``: the variables the caller will read from the result, refused before the run when the
-    NEFF has no such variable or records no dtype and shape for it.
+    NEFF has no such variable or records no dtype and shape for it. ``schedule_seed`` seeds the
+    random schedule (S-60=random) apart from ``seed`` (Memset Random, S-12); by default ``seed`` both.
 
     Every input variable must be given, exactly its dtype and shape (or an exact cast, reported
     through ``note``); an output cannot be given. ``copy_inputs=False`` lets the DRAM buffer of an
@@ -456,7 +457,7 @@ def run_neff(neff: Neff, inputs: Mapping[str, np.ndarray], *, graphs: list[str] 
             timeline.core(core.graph.name)
         hook = None if progress is None else (lambda n, _t, base=done: progress(base + n, total))
         sched = Scheduler(m, streams, decisions, log, progress=hook, timeline=timeline, dma_queues=core.queues,
-                          seed=seed)
+                          seed=seed if schedule_seed is None else schedule_seed)
         stats = sched.run()
         if timeline is not None:
             timeline.offset += sched.clock + 1

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..check.races import ANY_DRAM, DmaBlock, Footprint, RaceReport, Region, decode_streams, races, sbuf_box
+from ..check.races import ANY_DRAM, DmaBlock, Footprint, RaceReport, Region, decode_streams, dram_range, races, sbuf_box
+from ..check.registry import Finding
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
-from ..isa.descriptors import SBUF_PARTITION_SHIFT
 from ..isa.formats import build_formats
 from ..text.profile import ProfileContext, semaphore_roles
 from .errors import NeffError
@@ -36,19 +36,17 @@ def profile_context(neff: Neff, graph: str, decisions: DecisionSet = DEFAULT_DEC
 def _desc_region(name: str, off: int, sizes: list[int], steps: list[int], dtype: str,
                  var_ids: Mapping[str, int], in_bytes: bool = True) -> Region:
     """One side of a descriptor of a 0xC1 block (R-90): ``SB`` (offset partition << 18 | byte) or a
-    DRAM variable by name. R-100: sizes and steps are bytes, dims innermost first (``in_bytes``), or
-    elements of ``dtype`` with an SB step of k x 0x40000 being k partitions."""
-    from ..isa.enums import Dtype
-    from ..numeric import numpy_dtype
-
-    size = numpy_dtype(Dtype[dtype]).itemsize if dtype in Dtype.__members__ else 8
-    unit = 1 << SBUF_PARTITION_SHIFT
+    DRAM variable by name. R-100: offsets, sizes and steps are bytes, dims innermost first, the dtype no
+    factor (``in_bytes``); or elements of ``dtype``, an SB step of k x 0x40000 being k partitions."""
     if in_bytes:
-        dims = [(st, n) for n, st in zip(sizes, steps)]
-        run = 1
-        if dims and dims[0][0] == 1:  # the innermost dim a contiguous run of bytes
-            run, dims = dims[0][1], dims[1:]
+        dims, run = list(zip(steps, sizes)), 1
     else:
+        from ..isa.descriptors import SBUF_PARTITION_SHIFT
+        from ..isa.enums import Dtype
+        from ..numeric import numpy_dtype
+
+        size = numpy_dtype(Dtype[dtype]).itemsize if dtype in Dtype.__members__ else 8
+        unit = 1 << SBUF_PARTITION_SHIFT
         dims = [(st if name == "SB" and st % unit == 0 else st * size, n) for n, st in zip(sizes, steps)]
         run = size
     if name == "SB":
@@ -56,14 +54,7 @@ def _desc_region(name: str, off: int, sizes: list[int], steps: list[int], dtype:
     vid = var_ids.get(name)
     if vid is None:
         return ANY_DRAM
-    lo = hi = off
-    for st, n in dims:
-        if n > 1:
-            if st < 0:
-                lo += st * (n - 1)
-            else:
-                hi += st * (n - 1)
-    return ("dram", vid, 1, max(lo, 0), hi + run)
+    return dram_range(vid, off, dims, run)
 
 
 def dma_blocks(neff: Neff, graph: str, decisions: DecisionSet = DEFAULT_DECISIONS) -> dict[tuple[str, int], DmaBlock]:
@@ -104,7 +95,16 @@ def graph_races(neff: Neff, graph: str, decisions: DecisionSet = DEFAULT_DECISIO
     0xC1 blocks, DGE table and BIR names."""
     g = neff.graph(graph)
     streams = decode_streams({s.stream: neff.stream_data(s) for s in g.streams.values()}, decisions)
-    labels = {s.stream: neff.bir_names(s) for s in g.streams.values()}
+    labels = {f"{graph}.{s.stream}": neff.bir_names(s) for s in g.streams.values()}
+    sources = {f"{graph}.{s.stream}": neff.source_lines(s) for s in g.streams.values()}
     return races({f"{graph}.{n}": b for n, b in streams.items()}, decisions, blocks=dma_blocks(neff, graph, decisions),
-                 dge_table=dge_table(neff, graph), labels={f"{graph}.{n}": v for n, v in labels.items()},
-                 limit=limit)
+                 dge_table=dge_table(neff, graph), labels=labels, sources=sources, limit=limit)
+
+
+def race_findings(report: RaceReport, where: str) -> list[Finding]:
+    """The race check's findings (``races.unordered``): one per race kept, one counting the rest."""
+    out = [Finding("races.unordered", r.line().removeprefix("race: "), stream=f"{where}:{r.second.stream}",
+                   offset=r.second.offset) for r in report.races]
+    if report.more:
+        out.append(Finding("races.unordered", f"and {report.more} more unordered conflicting pairs", stream=where))
+    return out

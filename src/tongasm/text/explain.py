@@ -56,12 +56,16 @@ class Explanation:
     error: str | None = None
     target: str = "gen2"
     decisions: list[str] = field(default_factory=list)
+    #: the memory the bundle reads and writes (the race check's footprint, :mod:`tongasm.check.races`)
+    footprint: dict[str, Any] | None = None
+    #: what the DMA the bundle issues moves (a 0xD4's two sides; a NEFF's 0xC1 block), when known
+    dma: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"bytes": self.raw.hex(), "opcode": self.opcode, "mnemonic": self.mnemonic, "layout": self.layout,
                 "target": self.target, "decisions": self.decisions, "error": self.error,
                 "fields": [r.to_json() for r in self.rows], "unexplained": [r.to_json() for r in self.unexplained],
-                "findings": [f.to_json() for f in self.findings]}
+                "findings": [f.to_json() for f in self.findings], "footprint": self.footprint, "dma": self.dma}
 
 
 def _decision_text(did: str | None, ds: DecisionSet) -> str:
@@ -186,7 +190,42 @@ def explain_bundle(raw: bytes, *, decisions: DecisionSet = DEFAULT_DECISIONS, ta
                                       f"!! bits {extra:#04x} not explained by any field of {fmt.name}", "", "", "raw"))
     ex.findings = check_bundle(fmt, fields, bytes(raw), target=target, decisions=decisions, stream=stream,
                                checks=checks)
+    from ..check.races import dma_footprint, footprints
+    from ..isa.layout import Sem
+
+    d = DecodedBundle(0, op, fmt, fields, bytes(raw))
+    try:
+        ex.footprint = footprints(d).to_json()
+        if fmt.layout.sem == Sem.DMA_2D:
+            ex.dma = dma_footprint(d, None, decisions).to_json()
+    except (KeyError, ValueError) as e:  # a layout whose slots the footprint cannot read: said, not guessed
+        ex.footprint = {"error": f"{type(e).__name__}: {e}"}
     return ex
+
+
+def _region_text(r: dict[str, Any]) -> str:
+    where = (f"dram var {r['var']}" if r["space"] == "dram" else
+             f"{r['space']} partitions {r['partitions'][0]}..{r['partitions'][1] - 1}")
+    text = f"{where} bytes {r['bytes'][0]:#x}..{r['bytes'][1]:#x}"
+    p = r.get("pattern")
+    if p:
+        text += f" (runs of {p['run']} at {p['first']:#x} + " + " + ".join(f"i*{st} (i < {n})" for st, n in p["dims"]) + ")"
+    return text
+
+
+def footprint_lines(fp: dict[str, Any] | None, dma: dict[str, Any] | None) -> list[str]:
+    """The footprint as text lines (``reads``/``writes``, and the DMA's when it issues one)."""
+    out: list[str] = []
+    for label, f in (("", fp), ("DMA ", dma)):
+        if not f:
+            continue
+        if "error" in f:
+            out.append(f"{label}footprint: unknown ({f['error']})")
+            continue
+        for kind in ("reads", "writes"):
+            for r in f[kind]:
+                out.append(f"{label}{kind}: {_region_text(r)}")
+    return out
 
 
 def render_text(ex: Explanation) -> str:
@@ -212,4 +251,7 @@ def render_text(ex: Explanation) -> str:
         out.append("checks: " + ("clean" if not ex.findings else f"{len(ex.findings)} finding(s)"))
         for f in ex.findings:
             out.append("  " + f.line().split(": ", 1)[-1])
+        fp = footprint_lines(ex.footprint, ex.dma)
+        out.append("footprint: " + ("none" if not fp else ""))
+        out.extend("  " + x for x in fp)
     return "\n".join(out)

@@ -179,7 +179,8 @@ class DmaBlockCompletion(Decision):
               "queue's semaphore_set. In the first 12 yolox NEFFs, on 97 of the 115 semaphores the blocks signal "
               "the largest wait is 16 x the triggers of those blocks (the other 18: 16 x (triggers - 1), the last "
               "DMA awaited by none), as R-15's 0x10 on 0xD4. The units of the descriptors' sizes and steps are "
-              "R-100's")
+              "R-100's (over the 83 corpus NEFFs with blocks, all 78,315 DRAM sides fit their variable "
+              "as bytes, 17,551 ending on its last byte; 51,781 overrun it as elements)")
     ADD_16 = Reading("add-16", "a trigger fires the block of its own engine's sidecar; the block adds 16 to its "
                                "semaphore when all its descriptors have moved")
 
@@ -308,5 +309,40 @@ class RaceSources(Decision):
         return self.reading is self.STRICT
 
 
-__all__ = ["DescriptorUnits", "DmaBlockCompletion", "DramAddresses", "ExtensionForm", "IndirectBounds", "IndirectTransfer",
-           "RaceSources", "RangeCheckOperands", "StateBufferVariable"]
+class DgeRegisterSide(Decision):
+    id = "R-91"
+    subject = "DMA (0xD4) ADDR8 mode 0x28 (DGE register offset): which variable the var field names, for footprints"
+    reason = ("all 912 corpus sides of mode 0x28 (moe-trn2 Pool, src only) hold var 1 or 2 with address word 31 "
+              "and a register offset (R-23); as an index into the dge-table list ([5, 4, 3] in neff_171450338541704 "
+              "and v6b) they are input3 (256 MiB, 640 sides) and input2 (128 MiB, 272 sides), the experts' weights "
+              "a MoE gathers by a computed offset; as var_ids they would be input0/input1, 32 bytes each, which "
+              "a 128-row read at a 0x1000 step cannot fit. The register's value is not tracked statically")
+    DGE_INDEX = Reading("dge-index", "var indexes the dge-table list as in mode 0x20; the side may touch any byte "
+                                     "of that variable (the offset is a register's)")
+    ANY = Reading("any", "the side may touch any byte of any DRAM variable")
+
+    @property
+    def indexed(self) -> bool:
+        return self.reading is self.DGE_INDEX
+
+
+class QueueOrder(Decision):
+    id = "S-91"
+    subject = "the race check: whether the 0xC1 blocks one engine triggers on one DMA queue complete in trigger order"
+    reason = ("a queue's blocks signal its semaphore set in turn (qSPIO0 block k: sem 8 + k mod 16, R-90), and "
+              "the compiler's consumers rely on the queue's order: in yolox MODULE_10080151182636209274 ACT's "
+              "first Activate reads SBUF 0x1e120..0x1f110, written by qSPIO0 blocks 0 (sem 8) and 1 (sem 9), and "
+              "waits only sem9 >= 16; the first wait on sem 8 comes later. Without the rule that NEFF reports "
+              "3,261 unordered pairs, with it none; no corpus kernel waits on each block it reads")
+    FIFO = Reading("fifo", "a wait that proves a block of a queue complete proves every block the same engine "
+                           "triggered on that queue before it complete too (completions in trigger order)")
+    NONE = Reading("none", "blocks complete in any order: each needs its own wait")
+
+    @property
+    def fifo(self) -> bool:
+        return self.reading is self.FIFO
+
+
+__all__ = ["DescriptorUnits", "DgeRegisterSide", "DmaBlockCompletion", "DramAddresses", "ExtensionForm",
+           "IndirectBounds", "IndirectTransfer", "QueueOrder", "RaceSources", "RangeCheckOperands",
+           "StateBufferVariable"]

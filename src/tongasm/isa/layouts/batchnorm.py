@@ -63,6 +63,7 @@ def grad_accumulate(ds: DecisionSet) -> list[Layout]:
         binding=Binding({"x": "x", "dy": "dy", "out": "out"}, "x",
                         dtypes={"x_dtype": "x", "dy_dtype": "dy", "out_dtype": "out"}),
         checks=("bn.backward_shape",),
+        pointer_reads=(("mean_ptr", "coeff_dtype"), ("varfactor_ptr", "coeff_dtype")),
         doc="out = the three sums of each partition over x and dy with the mean and varfactor columns (S-72)",
     )]
 

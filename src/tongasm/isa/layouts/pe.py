@@ -26,8 +26,9 @@ from ...errors import EncodeError
 from ..decisions import DecisionSet
 from ..decisions.pe import PeFp32Mode
 from ..decisions.dma import BookOnlyLayouts
-from ..decisions.pe import PeGeometry, PeUnusedDims, PsumFlags, StationaryPattern
+from ..decisions.pe import PeGeometry, PeTranspose, PeUnusedDims, PsumFlags, StationaryPattern
 from ..descriptors import ADDR4_REGMODE, SBUF_PARTITION_SHIFT, decode_addr4, packing, slot
+from ..enums import WireDtype
 from ..fields import EnumTable, Field, Kind, Slot
 from ..layout import ApText, Binding, EnumText, IntText, Layout, Sem, TextOp
 from ..opcodes import op
@@ -189,13 +190,21 @@ def ldweights(ds: DecisionSet) -> list[Layout]:
     )]
 
 
+def _psum_wire(ds: DecisionSet) -> Callable[[Mapping[str, int]], int]:
+    """The wire dtype of a decoded Matmul's PSUM result (R-12), for its footprint."""
+    pt = ds.get(PeTranspose)
+    return lambda f: pt.psum_wire(bool(f.get("is_transpose", 0)), f.get("in_dtype", WireDtype.FLOAT32),
+                                  WireDtype.FLOAT32)
+
+
 def matmul(ds: DecisionSet) -> list[Layout]:
     """0x02 (real-opcodes.md §1.2): moving [K, N], PSUM result [M, N], the group role (R-11)."""
     fill = ds.get(PeUnusedDims).fill
     slots = (slot("moving", 0x10, 3, dtype="in_dtype", conf=V, decision="R-9", parts="num_rows", fill=fill,
                   doc="moving (ifmap) [K, N]"),
              slot("psum", 0x30, 3, dtype=None, write=True, conf=V, decision="R-9", parts="num_active_cols", fill=fill,
-                  elem_bytes=4, doc="PSUM result [M, N]: fp32, or the input dtype for a transpose (R-12)"))
+                  elem_bytes=4, elem_wire=_psum_wire(ds),
+                  doc="PSUM result [M, N]: fp32, or the input dtype for a transpose (R-12)"))
     body = (
         *zero_run(0x0C, 4, V, f"observed zero in {REAL_02}"),
         dtype("in_dtype", 0x20, V, "PE input dtype (moving and stationary)"),
