@@ -64,6 +64,16 @@ class Stationary:
     weights: np.ndarray
     wire: int
     transpose: bool
+    #: the weights as float32 / float64, made by the first Matmul that needs them (every Ldweights of the real
+    #: programs is read by several Matmuls: matmul_large's 8,704 by 33,280)
+    cast: dict[np.dtype, np.ndarray] = field(default_factory=dict)
+
+    def as_type(self, t: np.dtype) -> np.ndarray:
+        """The [K, M] weights in element type ``t`` (a cached copy; the weights themselves when already ``t``)."""
+        v = self.cast.get(t)
+        if v is None:
+            v = self.cast[t] = self.weights if self.weights.dtype == t else self.weights.astype(t)
+        return v
 
 
 #: one side of a DMA: a [runs, run bytes] view, or (buffer, [runs, run bytes] byte indices)
