@@ -72,10 +72,15 @@ def multiply_moving(c: Ctx) -> None:
                        f"destination holds {dst.shape[1]}")
     # S-41 f64-round, evaluated as S-120 says: exact-f64 in float64, f32-accumulate in float32 (as S-41=fp32)
     t = _F64 if c.ds.get(PeArithmetic).wide and c.ds.get(PeEvaluation).exact else _F32
+    shape = dst.shape
     with np.errstate(all="ignore"):  # inf * 0 and inf - inf are NaN, as IEEE says
-        result = st.as_type(t).T @ moving.astype(t)
+        rhs = numeric.scratch("pe.moving", moving.shape, t)
+        np.copyto(rhs, moving, casting="unsafe")  # as astype: bf16, fp8 and integer inputs too
+        result = numeric.scratch("pe.product", shape, t)
+        np.matmul(st.as_type(t).T, rhs, out=result)
         if t is _F64:
-            result = result.astype(np.float32)
+            result = numeric.scratch("pe.result", shape, _F32)
+            np.copyto(result, numeric.scratch("pe.product", shape, t))
         if c.ds.get(PsumFlags).accumulates(c.f["psum_flags"]):  # R-11; S-43: fp32 add, one rounding
             if dst.dtype == _F32:
                 np.add(dst, result, out=dst)
