@@ -12,7 +12,7 @@ from collections import deque
 
 from dataclasses import dataclass, field
 from typing import Any
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
@@ -64,6 +64,16 @@ class Stationary:
     weights: np.ndarray
     wire: int
     transpose: bool
+    #: the weights as float32 / float64, made by the first Matmul that needs them (every Ldweights of the real
+    #: programs is read by several Matmuls: matmul_large's 8,704 by 33,280)
+    cast: dict[np.dtype, np.ndarray] = field(default_factory=dict)
+
+    def as_type(self, t: np.dtype) -> np.ndarray:
+        """The [K, M] weights in element type ``t`` (a cached copy; the weights themselves when already ``t``)."""
+        v = self.cast.get(t)
+        if v is None:
+            v = self.cast[t] = self.weights if self.weights.dtype == t else self.weights.astype(t)
+        return v
 
 
 #: one side of a DMA: a [runs, run bytes] view, or (buffer, [runs, run bytes] byte indices)
@@ -134,6 +144,132 @@ class DmaTransfer:
             m.on_dma_complete(self)
 
 
+class _Queued:
+    __slots__ = ("seq", "t", "live")
+
+    def __init__(self, seq: int, t: DmaTransfer) -> None:
+        self.seq, self.t, self.live = seq, t, True
+
+
+class DmaQueue:
+    """The issued DMAs not yet completed, oldest first (S-40), with every operation the scheduler needs in
+    O(log n) at most: a FIFO of all of them and one per engine (a completed one stays in the other FIFO,
+    marked, and is dropped when it reaches the front), and a Fenwick tree of the live ones by issue number
+    for the k-th oldest (S-60=random picks one uniformly).
+
+    ``steps`` counts the entries visited and the tree nodes touched, so a test can bound the work."""
+
+    def __init__(self) -> None:
+        self._order: deque[_Queued] = deque()
+        self._by_engine: dict[str, deque[_Queued]] = {}
+        self._by_seq: dict[int, _Queued] = {}
+        self._tree: list[int] = [0]  # 1-based Fenwick tree over issue numbers: 1 where that DMA is still queued
+        self._live = 0
+        #: how many DMAs were ever appended (the next one's issue number)
+        self.appended = 0
+        self.steps = 0
+
+    def __len__(self) -> int:
+        return self._live
+
+    def __bool__(self) -> bool:
+        return self._live > 0
+
+    def __iter__(self) -> Iterator[DmaTransfer]:
+        """The queued DMAs, oldest first (every entry visited counts as a step)."""
+        for q in self._order:
+            self.steps += 1
+            if q.live:
+                yield q.t
+
+    def since(self, mark: int) -> list[DmaTransfer]:
+        """The queued DMAs appended since ``appended`` was ``mark``, oldest first (O(their number))."""
+        out = []
+        for q in reversed(self._order):
+            if q.seq < mark:
+                break
+            if q.live:
+                out.append(q.t)
+        return out[::-1]
+
+    def append(self, t: DmaTransfer) -> None:
+        q = _Queued(self.appended, t)
+        self.appended += 1
+        self._order.append(q)
+        self._by_engine.setdefault(t.engine, deque()).append(q)
+        self._by_seq[q.seq] = q
+        tree = self._tree
+        if len(tree) - 1 < self.appended:  # grow to twice the size; rebuilt in O(size)
+            size = 2 * self.appended
+            new = [0] * (size + 1)
+            for seq in self._by_seq:
+                new[seq + 1] = 1
+            for i in range(1, size + 1):
+                j = i + (i & -i)
+                if j <= size:
+                    new[j] += new[i]
+            self.steps += size
+            self._tree = new
+        else:
+            self._add(q.seq, 1)
+        self._live += 1
+
+    def extend(self, ts: Iterable[DmaTransfer]) -> None:
+        for t in ts:
+            self.append(t)
+
+    def _add(self, seq: int, delta: int) -> None:
+        tree, i = self._tree, seq + 1
+        while i < len(tree):
+            tree[i] += delta
+            i += i & -i
+            self.steps += 1
+
+    def _take(self, q: _Queued) -> DmaTransfer:
+        q.live = False
+        del self._by_seq[q.seq]
+        self._add(q.seq, -1)
+        self._live -= 1
+        return q.t
+
+    @staticmethod
+    def _front(fifo: deque[_Queued] | None, counter: list[int]) -> _Queued | None:
+        while fifo:
+            counter[0] += 1
+            if fifo[0].live:
+                return fifo.popleft()
+            fifo.popleft()
+        return None
+
+    def popleft(self, engine: str | None = None) -> DmaTransfer | None:
+        """Take the oldest queued DMA (of ``engine``, if given); None when there is none."""
+        counter = [0]
+        q = self._front(self._order if engine is None else self._by_engine.get(engine), counter)
+        self.steps += counter[0]
+        return None if q is None else self._take(q)
+
+    def _kth(self, k: int) -> _Queued:
+        """The k-th oldest queued DMA (0-based): a Fenwick descent, O(log n)."""
+        if not 0 <= k < self._live:
+            raise IndexError(f"DMA {k} of {self._live} queued")
+        tree, pos, rest = self._tree, 0, k + 1
+        bit = 1 << (len(tree) - 1).bit_length()
+        while bit:
+            nxt = pos + bit
+            if nxt < len(tree) and tree[nxt] < rest:
+                pos, rest = nxt, rest - tree[nxt]
+            bit >>= 1
+            self.steps += 1
+        return self._by_seq[pos]  # tree index pos + 1 holds issue number pos
+
+    def __getitem__(self, k: int) -> DmaTransfer:
+        return self._kth(k).t
+
+    def pop_at(self, k: int) -> DmaTransfer:
+        """Take the k-th oldest queued DMA (0-based)."""
+        return self._take(self._kth(k))
+
+
 def _wrap32(v: int) -> int:
     v &= 0xFFFFFFFF
     return v - (1 << 32) if v >> 31 else v
@@ -167,8 +303,7 @@ class Machine:
         #: the stationary matrix each PE engine holds (S-42), loaded by 0x01
         self.stationary: dict[str, Stationary] = {}
         #: issued DMAs not yet completed, oldest first (S-40); the scheduler completes them
-        #: queued DMAs, oldest first (a deque: the scheduler completes from the front one at a time)
-        self.dma_pending: deque[DmaTransfer] = deque()
+        self.dma_pending = DmaQueue()
         #: the descriptor blocks 0xC1 triggers fire, by (engine, queue name, block id) (R-90)
         self.dma_blocks: dict[tuple[str, str, int], DmaBlockSpec] = {}
         #: the DRAM address of each variable (S-100), by var_id: what a 0xC4's index rows point into
@@ -201,23 +336,14 @@ class Machine:
 
     def complete_dmas(self, engine: str | None = None, count: int | None = None) -> int:
         """Complete queued DMAs, oldest first: those of ``engine`` (all engines by default), at most
-        ``count`` of them. Returns how many completed."""
-        pending = self.dma_pending
+        ``count`` of them. Returns how many completed. Each costs O(log queued) (:class:`DmaQueue`)."""
         done = 0
-        if engine is None:  # from the front: O(1) each
-            while pending and (count is None or done < count):
-                pending.popleft().complete(self)
-                done += 1
-            return done
-        kept: deque[DmaTransfer] = deque()
-        while pending:  # one pass: O(queued), not O(queued) per completion
-            t = pending.popleft()
-            if t.engine == engine and (count is None or done < count):
-                t.complete(self)
-                done += 1
-            else:
-                kept.append(t)
-        pending.extend(kept)
+        while count is None or done < count:
+            t = self.dma_pending.popleft(engine)
+            if t is None:
+                break
+            t.complete(self)
+            done += 1
         return done
 
     # --- registers --------------------------------------------------------------------------------

@@ -110,6 +110,24 @@ def as_int64(x: np.ndarray) -> np.ndarray:
     return x.astype(np.int64)
 
 
+# --- scratch arrays ----------------------------------------------------------------------------------
+
+_SCRATCH: dict[tuple[str, tuple[int, ...], np.dtype], np.ndarray] = {}
+
+
+def scratch(name: str, shape: tuple[int, ...], t: np.dtype) -> np.ndarray:
+    """A reusable array (contents undefined) for a kernel's intermediate ``name``: a fresh 512 KiB array is
+    mapped and page-faulted anew each time (glibc maps large blocks), which costs as much as the float64
+    product it holds. The caller must be done with it before it asks for the same name again."""
+    key = (name, shape, t)
+    a = _SCRATCH.get(key)
+    if a is None:
+        if len(_SCRATCH) >= 64:
+            _SCRATCH.clear()
+        a = _SCRATCH[key] = np.empty(shape, dtype=t)
+    return a
+
+
 # --- elementwise ALU (S-4..S-9) --------------------------------------------------------------------
 
 def alu_class(op: AluOp) -> AluClass:

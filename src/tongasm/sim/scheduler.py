@@ -9,7 +9,6 @@ waiting, the run stops with a report of who waits for what.
 
 from __future__ import annotations
 
-import itertools
 
 from dataclasses import dataclass, field
 from collections.abc import Callable, Mapping
@@ -252,7 +251,7 @@ class Scheduler:
             label = s.labels[s.pc] if s.labels is not None and s.pc < len(s.labels) else None
             tl.bundle(s.engine, self.clock, d.mnemonic, {"bundle": s.pc, "offset": f"{d.offset:#x}",
                                                          **({"bir": label} if label else {})})
-            pending = len(self.m.dma_pending)
+            mark = self.m.dma_pending.appended
         if self.trace is not None:
             self.trace(s.engine, d, self.stats.executed)
         try:
@@ -263,7 +262,7 @@ class Scheduler:
             raise
         self._after(s, d)
         if tl is not None:
-            for t in itertools.islice(self.m.dma_pending, pending, None):
+            for t in self.m.dma_pending.since(mark):
                 t.issued = self.clock
         s.pc += 1
         if self.m.halted and s.engine in self.m.halted:  # S-46: Halt / Exit end the stream
@@ -347,9 +346,7 @@ class Scheduler:
                 if s.done:
                     live.remove(s)
             else:
-                t = pending[k - len(ready)]
-                del pending[k - len(ready)]
-                t.complete(self.m)
+                pending.pop_at(k - len(ready)).complete(self.m)
             self.stats.rounds += 1
             self.clock += 1
             if progress is not None and self.stats.executed >= next_report:

@@ -31,7 +31,7 @@ class PeFp32Mode(Decision):
         return self.reading is self.FP32_MODE
 
 
-__all__ = ["PeFp32Mode"]
+__all__ = ["PeEvaluation", "PeFp32Mode"]
 
 
 class PeUnusedDims(Decision):
@@ -201,3 +201,25 @@ class PeGeometry(Decision):
     def group_code(self) -> int:
         """The column group tongasm writes (gen3: forced 0x0F in every real bundle)."""
         return self.ALL_GROUPS
+
+
+class PeEvaluation(Decision):
+    id = "S-120"
+    subject = "how the simulator evaluates a Matmul's (0x02) products and K-sum under S-41=f64-round"
+    reason = ("speed: matmul_large's 33,280 Matmuls (K = M = 128, N = 512, fp16) are 90 % of its run, and a float64 "
+              "product takes about twice the time of a float32 one on this machine (2.4 vs 1.1 ms, one BLAS thread). "
+              "Products of 1- and 2-byte floats (fp8, fp16, bf16: at most 11 significand bits) are exact in float32, "
+              "so the readings differ only in how the K-sum rounds: f32-accumulate rounds each float32 addition, in "
+              "the BLAS's order, exact-f64 rounds once. They agree whenever every partial sum is a float32 value "
+              "(matmul_large's k/8 benchmark data: all 8,388,608 outputs equal under both). The hardware "
+              "accumulates in float32 (NKI) in an order no public source gives, so neither is closer to it; "
+              "tests/test_sim_pe_speed.py pins both on hand-derived values")
+    EXACT_F64 = Reading("exact-f64", "S-41 as written: the inputs as float64, a float64 matrix product, rounded once to "
+                                     "float32 (RNE): the same numbers as before the fast path")
+    F32_ACCUMULATE = Reading("f32-accumulate", "the inputs as float32, a float32 matrix product (products exact for "
+                                               "1- and 2-byte inputs, each addition rounded, in the BLAS's order)")
+
+    @property
+    def exact(self) -> bool:
+        """Whether the K-sum is taken in float64 and rounded once (else in float32, each addition rounded)."""
+        return self.reading is self.EXACT_F64

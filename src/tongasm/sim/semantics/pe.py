@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...isa.decisions.pe import PeTranspose, PsumFlags, StationaryPattern
+from ...isa.decisions.pe import PeEvaluation, PeTranspose, PsumFlags, StationaryPattern
 from ...isa.decisions.semantics import PeArithmetic
 from ...isa.decisions.spec import FreeDimOrder
 from ...isa.enums import WireDtype
@@ -46,6 +46,9 @@ def load_stationary(c: Ctx) -> None:
     c.m.stationary[c.engine] = Stationary(weights.copy(), w, bool(c.f["is_transpose"]))
 
 
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+
+
 def multiply_moving(c: Ctx) -> None:
     st = c.m.stationary.get(c.engine)
     k, m, w = c.f["num_rows"], c.f["num_active_cols"], c.f["in_dtype"]
@@ -55,18 +58,27 @@ def multiply_moving(c: Ctx) -> None:
         raise SimError(f"{c.where()}: K x M = {k} x {m}, but the stationary loaded is "
                        f"{st.weights.shape[0]} x {st.weights.shape[1]} (S-42)")
     moving = _tile(c, "moving", k, w)
-    with np.errstate(all="ignore"):  # inf * 0 and inf - inf are NaN, as IEEE says
-        if c.ds.get(PeArithmetic).wide:  # S-41
-            result = (st.weights.astype(np.float64).T @ moving.astype(np.float64)).astype(np.float32)
-        else:
-            result = st.weights.astype(np.float32).T @ moving.astype(np.float32)
     wout = c.ds.get(PeTranspose).psum_wire(bool(c.f["is_transpose"]), w, WireDtype.FLOAT32)
     dst = _tile(c, "psum", m, wout)
-    if dst.shape != result.shape:
-        raise SimError(f"{c.where()}: the moving tensor gives {result.shape[1]} elements per partition, the PSUM "
+    if dst.shape != (m, moving.shape[1]):
+        raise SimError(f"{c.where()}: the moving tensor gives {moving.shape[1]} elements per partition, the PSUM "
                        f"destination holds {dst.shape[1]}")
-    if c.ds.get(PsumFlags).accumulates(c.f["psum_flags"]):  # R-11; S-43: fp32 add, one rounding
-        result = numeric.to_fp32(dst, wout) + result
+    # S-41 f64-round, evaluated as S-120 says: exact-f64 in float64, f32-accumulate in float32 (as S-41=fp32)
+    t = _F64 if c.ds.get(PeArithmetic).wide and c.ds.get(PeEvaluation).exact else _F32
+    shape = dst.shape
+    with np.errstate(all="ignore"):  # inf * 0 and inf - inf are NaN, as IEEE says
+        rhs = numeric.scratch("pe.moving", moving.shape, t)
+        np.copyto(rhs, moving, casting="unsafe")  # as astype: bf16, fp8 and integer inputs too
+        result = numeric.scratch("pe.product", shape, t)
+        np.matmul(st.as_type(t).T, rhs, out=result)
+        if t is _F64:
+            result = numeric.scratch("pe.result", shape, _F32)
+            np.copyto(result, numeric.scratch("pe.product", shape, t))
+        if c.ds.get(PsumFlags).accumulates(c.f["psum_flags"]):  # R-11; S-43: fp32 add, one rounding
+            if dst.dtype == _F32:
+                np.add(dst, result, out=dst)
+                return
+            result = numeric.to_fp32(dst, wout) + result
     dst[...] = numeric.from_fp32(result, wout)
 
 
