@@ -588,3 +588,33 @@ class DmaQueues(Decision):
     @property
     def checked(self) -> bool:
         return self.reading is self.CHECKED
+
+
+# --- what the real graphs' references settle (S-110..S-119) -----------------------------------------------
+
+
+class PeFp32Passes(Decision):
+    id = "S-110"
+    subject = "what an fp32 Ldweights (0x01) loads in its LOW and HIGH passes (R-28's +0x21)"
+    reason = ("the compiler writes an fp32 matmul as two passes over the same moving tile: Ldweights fp32=low, "
+              "Matmul (first), Ldweights fp32=high, Matmul (last), accumulating in PSUM. Loading W whole in both "
+              "passes computes 2 W^T X: every fp32 attention-trn2 graph then disagrees with its kernel source's "
+              "numpy_attention (max error 1.52 on outputs below 1; the bf16 ones too, whose P @ V runs in fp32). "
+              "With the split, all seven attention-trn2 graphs (baseline_attention, baseline_fp32_s512, "
+              "fused_fp32_s512, fused_fp32_s1024: max error 2.5e-6; baseline_bf16_s512, baseline_bf16_s1024, "
+              "fused_bf16_s512: 1.95e-3, the bf16 output's rounding) match under the oracle's tolerance "
+              "(benchmarks/corpus_oracle.py). The transposes of those graphs (is_transpose=1, one Ldweights "
+              "fp32=low and one Matmul, fp32 data through an identity moving tile) match only with W loaded "
+              "whole. Truncating or rounding (RNE) the high half give the same verdict on these graphs: the "
+              "products are exact either way and only the split's sum, W, is observable here")
+    SPLIT = Reading("split", "a non-transpose fp32 Ldweights with fp32=high loads hi(W), the upper 16 bits of each "
+                             "element (the bfloat16 truncation, as float32); with fp32=low it loads W - hi(W) "
+                             "(exact in float32); a transpose or fp32_mode 0 loads W whole; a Matmul uses its moving "
+                             "tile whole for fp32_mode 0 and LOW_HIGH, and stops the run for LOW or HIGH alone "
+                             "(sunda 2.14's Matmul HIGH: no graph that runs shows what it computes)")
+    WHOLE = Reading("whole", "every pass loads W whole (the mode byte ignored; contradicted: the fp32 attention "
+                             "graphs compute 2 W^T X)")
+
+    @property
+    def splits(self) -> bool:
+        return self.reading is self.SPLIT

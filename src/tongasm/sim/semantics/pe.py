@@ -1,6 +1,7 @@
 """What the PE, DMA and sync/control bundles do, read from their decoded fields.
 
-* 0x01 Ldweights loads the stationary ``W`` (R-10: the element visited i-th is column M-1-i; S-42);
+* 0x01 Ldweights loads the stationary ``W`` (R-10: the element visited i-th is column M-1-i; S-42),
+  or, in an fp32 pass (R-28), its high half or the rest (S-110);
 * 0x02 Matmul computes ``W^T @ moving`` (S-41) into PSUM, overwriting or accumulating by its flags
   (R-11, S-43), in fp32 or, for a transpose, the input dtype (R-12);
 * 0xD4 moves ``num1 x num0`` runs from its src side to its dst side with element conversion (R-16,
@@ -18,8 +19,8 @@ from collections.abc import Callable
 import numpy as np
 
 from ...isa.decisions.dma import Addr8Modes, DmaCompletion, DmaElementOrder
-from ...isa.decisions.pe import PeTranspose, PsumFlags, StationaryPattern
-from ...isa.decisions.semantics import DmaTiming, PeArithmetic
+from ...isa.decisions.pe import PeFp32Mode, PeTranspose, PsumFlags, StationaryPattern
+from ...isa.decisions.semantics import DmaTiming, PeArithmetic, PeFp32Passes
 from ...isa.decisions.spec import FreeDimOrder
 from ...isa.descriptors import SBUF_PARTITION_SHIFT
 from ...isa.enums import WireDtype
@@ -50,6 +51,12 @@ def load_stationary(c: Ctx) -> None:
     if v.shape[1] != m:
         raise SimError(f"{c.where()}: the stationary pattern visits {v.shape[1]} elements per partition, M is {m}")
     weights = v[:, ::-1] if c.ds.get(StationaryPattern).reverses else v  # R-10
+    mode = c.f.get("fp32_mode", 0)  # R-28 (absent under its book reading)
+    if mode in (1, 2) and not c.f["is_transpose"] and c.ds.get(PeFp32Passes).splits:  # S-110
+        if w != WireDtype.FLOAT32:
+            raise SimError(f"{c.where()}: fp32 pass {mode} on a {WireDtype(w).name} stationary (S-110: fp32 only)")
+        high = (np.ascontiguousarray(weights, dtype=np.float32).view(np.uint32) & np.uint32(0xFFFF0000)).view(np.float32)
+        weights = high if mode == 2 else weights.astype(np.float32) - high
     c.m.stationary[c.engine] = Stationary(weights.copy(), w, bool(c.f["is_transpose"]))
 
 
@@ -61,6 +68,9 @@ def multiply_moving(c: Ctx) -> None:
     if st.weights.shape != (k, m):
         raise SimError(f"{c.where()}: K x M = {k} x {m}, but the stationary loaded is "
                        f"{st.weights.shape[0]} x {st.weights.shape[1]} (S-42)")
+    if c.f.get("fp32_mode", 0) in (1, 2) and c.ds.get(PeFp32Passes).splits:  # S-110
+        raise SimError(f"{c.where()}: a Matmul with fp32_mode {PeFp32Mode.NAMES[c.f['fp32_mode']].upper()} alone on "
+                       "its moving tile is not simulated (S-110)")
     moving = _tile(c, "moving", k, w)
     with np.errstate(all="ignore"):  # inf * 0 and inf - inf are NaN, as IEEE says
         if c.ds.get(PeArithmetic).wide:  # S-41
