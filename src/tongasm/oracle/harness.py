@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.enums import Dtype
 from ..neff import read_neff
 from ..neff.neff import Neff
@@ -275,8 +276,9 @@ def prepare(path: Path, neff: Neff, seed: int) -> Prepared:
     raise OracleUnavailable(f"no reference for the {family} family (its kernels' source is not in the corpus)")
 
 
-def check_neff(path: Path, seed: int = 0, run: Callable[..., Any] = run_neff) -> OracleResult:
-    """Run one NEFF on seeded random inputs and compare every output with its reference."""
+def check_neff(path: Path, seed: int = 0, decisions: DecisionSet = DEFAULT_DECISIONS) -> OracleResult:
+    """Run one NEFF on seeded random inputs (under ``decisions``) and compare every output with its
+    reference."""
     res = OracleResult(str(path), "")
     neff = read_neff(path)
     try:
@@ -298,7 +300,7 @@ def check_neff(path: Path, seed: int = 0, run: Callable[..., Any] = run_neff) ->
         inputs = prep.neff_inputs
     t0 = time.perf_counter()
     try:
-        result = run(neff, inputs, seed=seed)
+        result = run_neff(neff, inputs, seed=seed, decisions=decisions)
     except Exception as e:  # a run that stops is a row of the table, with its reason
         res.sim_seconds = time.perf_counter() - t0
         msg = str(e).strip().splitlines()[0] if str(e).strip() else ""
