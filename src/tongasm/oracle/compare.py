@@ -25,7 +25,9 @@ differ; any NaN equals any NaN).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -36,7 +38,7 @@ UNIT_ROUNDOFF = {"float64": 2.0**-53, "float32": 2.0**-24, "float16": 2.0**-11, 
 ELEMENTWISE_ULPS = 8
 
 
-def unit_roundoff(dtypes: list[np.dtype] | list[str]) -> float:
+def unit_roundoff(dtypes: Sequence[Any]) -> float:
     """The largest unit roundoff among the floating dtypes (0.0 when none is floating)."""
     us = [UNIT_ROUNDOFF[str(np.dtype(d).name) if not isinstance(d, str) else d] for d in dtypes
           if (str(np.dtype(d).name) if not isinstance(d, str) else d) in UNIT_ROUNDOFF]
@@ -107,8 +109,8 @@ def compare(name: str, sim: np.ndarray, ref: np.ndarray, tol: Tolerance) -> Comp
                                                    np.where(diff == 0, 0.0, np.inf)))
     ratio = np.where(np.isnan(ratio), np.inf, ratio)
     bad = ratio > 1.0
-    err = np.where(special_ok, 0.0, np.where(np.isnan(diff), np.inf, diff))
-    return Comparison(name, not bad.any(), float(err.max()) if err.size else 0.0,
+    errs = np.where(special_ok, 0.0, np.where(np.isnan(diff), np.inf, diff))
+    return Comparison(name, not bad.any(), float(errs.max()) if errs.size else 0.0,
                       float(ratio.max()) if ratio.size else 0.0, int(np.count_nonzero(bad)), ref.size, tol)
 
 

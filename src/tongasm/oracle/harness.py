@@ -233,7 +233,7 @@ def numpy_function(source: Path, name: str) -> Callable[..., Any]:
         raise OracleUnavailable(f"{source}: no function {name!r}")
     scope: dict[str, Any] = {"np": np, "__builtins__": __builtins__}
     exec(compile(ast.Module(body=[fn], type_ignores=[]), str(source), "exec"), scope)
-    return scope[name]  # type: ignore[no-any-return]
+    return scope[name]
 
 
 def _prepare_attention(neff: Neff, source: Path, seed: int) -> Prepared:
