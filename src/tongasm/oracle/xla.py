@@ -12,7 +12,10 @@ corpus's ``MODULE_10047695098172950179``):
   xla_client.CompileOptions())`` compiles it for that device (``compile_and_load`` of a client from
   ``xla_client.make_cpu_client()`` works too, but arrays for it are not ``jax.device_put``'s).
 * ``executable.execute([jax.device_put(array, device), ...])`` returns one array per element of the
-  entry's result tuple (flattened), in order; ``numpy.asarray`` reads each back.
+  entry's result tuple (flattened), in order; ``numpy.asarray`` reads each back. ``device_put``
+  narrows an int64 array to int32 unless 64-bit types are on (``with jax.enable_x64(True):``, else
+  ``jax.config.update("jax_enable_x64", True)``); the executable then refuses it (``E0102:
+  RuntimeProgramInputMismatch ... expected s64[120] but got s32[120]``).
 * A module holding a ``custom-call`` (the Neuron ones: ``AwsNeuronTransferWithStaticRing``,
   ``ResizeNearest``, ``AwsNeuronTopK``, ``AwsNeuronArgMax``; 29 of the 80 corpus modules) does not
   compile: ``INVALID_ARGUMENT: Unknown custom-call API version enum value: 0``. Such a module has no
@@ -31,6 +34,7 @@ without jax gets :class:`OracleUnavailable`.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -128,11 +132,16 @@ def run_hlo(module: HloModule, inputs: dict[str, np.ndarray]) -> dict[str, np.nd
     mlir = xc._xla.mlir.xla_computation_to_mlir_module(module.computation)
     exe = dev.client.compile_and_load(mlir, xc.DeviceList((dev,)), xc.CompileOptions())
     args = []
-    for p in module.parameters:
-        a = np.asarray(inputs[p.name])
-        if a.dtype != p.dtype or a.shape != p.shape:
-            raise ValueError(f"{p.name}: {a.dtype}{list(a.shape)} given, the HLO parameter is {p.dtype}{list(p.shape)}")
-        args.append(jax.device_put(a, dev))
+    x64 = jax.enable_x64(True) if hasattr(jax, "enable_x64") else None  # else device_put makes s64 into s32
+    if x64 is None:
+        jax.config.update("jax_enable_x64", True)
+    with x64 if x64 is not None else contextlib.nullcontext():
+        for p in module.parameters:
+            a = np.asarray(inputs[p.name])
+            if a.dtype != p.dtype or a.shape != p.shape:
+                raise ValueError(f"{p.name}: {a.dtype}{list(a.shape)} given, the HLO parameter is "
+                                 f"{p.dtype}{list(p.shape)}")
+            args.append(jax.device_put(a, dev))
     outs = exe.execute(args)
     if len(outs) != len(module.results):
         raise RuntimeError(f"XLA returned {len(outs)} results for {len(module.results)} named outputs")
