@@ -125,3 +125,30 @@ def test_custom_calls_have_no_reference():
     assert "ResizeNearest" in m.custom_calls()
     with pytest.raises(OracleUnavailable, match="custom calls"):
         run_hlo(m, {})
+
+
+# --- yolox-trn1 graphs against XLA (need jax and the older compilers' 0xC1 DMA path) --------------------------
+
+def _yolox(name, decisions=None):
+    pytest.importorskip("jax")
+    kw = {} if decisions is None else {"decisions": DecisionSet.parse(decisions)}
+    r = check_neff(corpus_dir() / "yolox-trn1" / f"{name}.neff", **kw)
+    if not r.ran and "PseudoDMATrigger" in r.why:
+        pytest.skip("this graph needs the simulated 0xC1 DMA path")
+    assert r.ran and r.reference == "hlo", r.why
+    return r
+
+
+@pytest.mark.parametrize("name", ["MODULE_10047695098172950179", "MODULE_10246025526710886818"])
+def test_yolox_integer_graphs_are_bit_exact(name):
+    r = _yolox(name)
+    assert all(c.tolerance.exact for c in r.outputs)
+    assert r.matched and r.max_error == 0
+
+
+def test_s111_integer_matmul_writes_int32_psum():
+    """pred[120,8400] summed over 120 through a uint8 PE pass: exact with S-111, saturated without."""
+    r = _yolox("MODULE_10875128352584523134")
+    assert r.matched and r.max_error == 0
+    r = _yolox("MODULE_10875128352584523134", ["S-111=fp32"])
+    assert r.matched is False and r.outputs[0].mismatches == 8400

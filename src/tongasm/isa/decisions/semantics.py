@@ -618,3 +618,22 @@ class PeFp32Passes(Decision):
     @property
     def splits(self) -> bool:
         return self.reading is self.SPLIT
+
+
+class PeIntegerPsum(Decision):
+    id = "S-111"
+    subject = "what a Matmul (0x02) of an integer wire dtype writes to PSUM"
+    reason = ("yolox-trn1 MODULE_10875128352584523134 (HLO: convert pred[120,8400] to s64, reduce-add over the 120) "
+              "transposes its uint8 input through the PE (Ldweights/Matmul of wire dtype uint8, not is_transpose) "
+              "and the DVE then reads that PSUM as int32 and adds it up. Writing fp32 there (1.0 = 0x3F800000) "
+              "saturates every sum at INT32_MAX: 8,400 of 8,400 elements disagree with XLA; writing the exact "
+              "integer result as int32 makes the graph bit-exact (run with the 0xC1 DMA path of the corpus-dma "
+              "work)")
+    INT32 = Reading("int32", "a non-transpose Matmul whose in_dtype is int8, uint8, int16 or uint16 writes int32: the "
+                             "exact integer sum of products (plus the old int32 value when it accumulates), saturated "
+                             "to the int32 range (S-1's rule)")
+    FP32 = Reading("fp32", "every non-transpose Matmul writes fp32 (contradicted: the graph above then saturates)")
+
+    @property
+    def integer(self) -> bool:
+        return self.reading is self.INT32

@@ -3,7 +3,8 @@
 * 0x01 Ldweights loads the stationary ``W`` (R-10: the element visited i-th is column M-1-i; S-42),
   or, in an fp32 pass (R-28), its high half or the rest (S-110);
 * 0x02 Matmul computes ``W^T @ moving`` (S-41) into PSUM, overwriting or accumulating by its flags
-  (R-11, S-43), in fp32 or, for a transpose, the input dtype (R-12);
+  (R-11, S-43), in fp32, in int32 for an integer input (S-111) or, for a transpose, the input dtype
+  (R-12);
 * 0xD4 moves ``num1 x num0`` runs from its src side to its dst side with element conversion (R-16,
   R-17, S-44, S-45) and then adds its increment to its completion semaphore (R-15); when, is S-40
   (the transfer is queued on the machine and the scheduler completes it);
@@ -20,7 +21,7 @@ import numpy as np
 
 from ...isa.decisions.dma import Addr8Modes, DmaCompletion, DmaElementOrder
 from ...isa.decisions.pe import PeFp32Mode, PeTranspose, PsumFlags, StationaryPattern
-from ...isa.decisions.semantics import DmaTiming, PeArithmetic, PeFp32Passes
+from ...isa.decisions.semantics import DmaTiming, PeArithmetic, PeFp32Passes, PeIntegerPsum
 from ...isa.decisions.spec import FreeDimOrder
 from ...isa.descriptors import SBUF_PARTITION_SHIFT
 from ...isa.enums import WireDtype
@@ -72,6 +73,9 @@ def multiply_moving(c: Ctx) -> None:
         raise SimError(f"{c.where()}: a Matmul with fp32_mode {PeFp32Mode.NAMES[c.f['fp32_mode']].upper()} alone on "
                        "its moving tile is not simulated (S-110)")
     moving = _tile(c, "moving", k, w)
+    if w in _INTEGER_PE and not c.f["is_transpose"] and c.ds.get(PeIntegerPsum).integer:  # S-111
+        _integer_matmul(c, st.weights, moving, m)
+        return
     with np.errstate(all="ignore"):  # inf * 0 and inf - inf are NaN, as IEEE says
         if c.ds.get(PeArithmetic).wide:  # S-41
             result = (st.weights.astype(np.float64).T @ moving.astype(np.float64)).astype(np.float32)
@@ -85,6 +89,22 @@ def multiply_moving(c: Ctx) -> None:
     if c.ds.get(PsumFlags).accumulates(c.f["psum_flags"]):  # R-11; S-43: fp32 add, one rounding
         result = numeric.to_fp32(dst, wout) + result
     dst[...] = numeric.from_fp32(result, wout)
+
+
+#: the wire dtypes whose Matmul writes int32 (S-111)
+_INTEGER_PE = frozenset({WireDtype.INT8, WireDtype.UINT8, WireDtype.INT16, WireDtype.UINT16})
+
+
+def _integer_matmul(c: Ctx, weights: np.ndarray, moving: np.ndarray, m: int) -> None:
+    """S-111: the exact integer W^T @ moving (plus the old value when accumulating), saturated to int32."""
+    result = weights.astype(np.int64).T @ moving.astype(np.int64)
+    dst = _tile(c, "psum", m, WireDtype.INT32)
+    if dst.shape != result.shape:
+        raise SimError(f"{c.where()}: the moving tensor gives {result.shape[1]} elements per partition, the PSUM "
+                       f"destination holds {dst.shape[1]}")
+    if c.ds.get(PsumFlags).accumulates(c.f["psum_flags"]):  # R-11
+        result = result + dst.astype(np.int64)
+    dst[...] = np.clip(result, -(2**31), 2**31 - 1).astype(np.int32)
 
 
 # --- DMA ---------------------------------------------------------------------------------------------------
