@@ -4,6 +4,8 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
 OUT    ?= out
+# the extras `make test` installs; CI adds oracle (jax: the corpus graphs' XLA references, tests/test_oracle.py)
+EXTRAS ?= test
 
 .PHONY: demo test test-quick bench clean
 
@@ -15,7 +17,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	@touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(PIP) install -e '.[test]'
+	$(PIP) install -e '.[$(EXTRAS)]'
 	@touch $@ $(VENV)/.installed
 
 ## demo: set up, assemble the bundled example kernels (vector add, softmax, the GELU MLP), list them and check them on the simulator

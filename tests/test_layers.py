@@ -3,12 +3,12 @@ downward, and no two modules import each other, directly or through others.
 
 The layers, bottom to top (a module may import its own package and anything below it)::
 
-    errors < isa < numeric, io, progress < decode, ir < passes < check < codegen < text < sim < neff < cli
+    errors < isa < numeric, io, progress < decode, ir < passes < check < codegen < text < sim < neff < oracle < cli
 
 ``isa`` is the ISA as data; ``decode`` turns bytes into fields and ``ir`` is the BIR model, both on
 ``isa`` alone; ``check`` holds the rules (on decoded bundles and IR instructions); ``codegen``
 encodes and runs the rules in RUN_ISA_CHECKS; ``text``, ``sim`` and ``neff`` work on bytes and IR;
-``cli`` is on top. Imports under ``if TYPE_CHECKING:`` are for annotations only and not counted.
+``oracle`` runs NEFFs against independent references; ``cli`` is on top. Imports under ``if TYPE_CHECKING:`` are for annotations only and not counted.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ LAYERS: list[set[str]] = [
     {"text"},
     {"sim"},
     {"neff"},
+    {"oracle"},
     {"cli", "__main__", "tongasm"},  # the package root re-exports lazily (importlib), it imports nothing
 ]
 RANK = {pkg: i for i, layer in enumerate(LAYERS) for pkg in layer}

@@ -588,3 +588,52 @@ class DmaQueues(Decision):
     @property
     def checked(self) -> bool:
         return self.reading is self.CHECKED
+
+
+# --- what the real graphs' references settle (S-110..S-119) -----------------------------------------------
+
+
+class PeFp32Passes(Decision):
+    id = "S-110"
+    subject = "what an fp32 Ldweights (0x01) loads in its LOW and HIGH passes (R-28's +0x21)"
+    reason = ("the compiler writes an fp32 matmul as two passes over the same moving tile: Ldweights fp32=low, "
+              "Matmul (first), Ldweights fp32=high, Matmul (last), accumulating in PSUM. Loading W whole in both "
+              "passes computes 2 W^T X: every fp32 attention-trn2 graph then disagrees with its kernel source's "
+              "numpy_attention (max error 1.52 on outputs below 1; the bf16 ones too, whose P @ V runs in fp32). "
+              "With the split, all seven attention-trn2 graphs (baseline_attention, baseline_fp32_s512, "
+              "fused_fp32_s512, fused_fp32_s1024: max error 2.5e-6; baseline_bf16_s512, baseline_bf16_s1024, "
+              "fused_bf16_s512: 1.95e-3, the bf16 output's rounding) match under the oracle's tolerance "
+              "(benchmarks/corpus_oracle.py). The transposes of those graphs (is_transpose=1, one Ldweights "
+              "fp32=low and one Matmul, fp32 data through an identity moving tile) match only with W loaded "
+              "whole. Truncating or rounding (RNE) the high half give the same verdict on these graphs: the "
+              "products are exact either way and only the split's sum, W, is observable here")
+    SPLIT = Reading("split", "a non-transpose fp32 Ldweights with fp32=high loads hi(W), the upper 16 bits of each "
+                             "element (the bfloat16 truncation, as float32); with fp32=low it loads W - hi(W) "
+                             "(exact in float32); a transpose or fp32_mode 0 loads W whole; a Matmul uses its moving "
+                             "tile whole for fp32_mode 0 and LOW_HIGH, and stops the run for LOW or HIGH alone "
+                             "(sunda 2.14's Matmul HIGH: no graph that runs shows what it computes)")
+    WHOLE = Reading("whole", "every pass loads W whole (the mode byte ignored; contradicted: the fp32 attention "
+                             "graphs compute 2 W^T X)")
+
+    @property
+    def splits(self) -> bool:
+        return self.reading is self.SPLIT
+
+
+class PeIntegerPsum(Decision):
+    id = "S-111"
+    subject = "what a Matmul (0x02) of an integer wire dtype writes to PSUM"
+    reason = ("yolox-trn1 MODULE_10875128352584523134 (HLO: convert pred[120,8400] to s64, reduce-add over the 120) "
+              "transposes its uint8 input through the PE (Ldweights/Matmul of wire dtype uint8, not is_transpose) "
+              "and the DVE then reads that PSUM as int32 and adds it up. Writing fp32 there (1.0 = 0x3F800000) "
+              "saturates every sum at INT32_MAX: 8,400 of 8,400 elements disagree with XLA; writing the exact "
+              "integer result as int32 makes the graph bit-exact (run with the 0xC1 DMA path of the corpus-dma "
+              "work)")
+    INT32 = Reading("int32", "a non-transpose Matmul whose in_dtype is int8, uint8, int16 or uint16 writes int32: the "
+                             "exact integer sum of products (plus the old int32 value when it accumulates), saturated "
+                             "to the int32 range (S-1's rule)")
+    FP32 = Reading("fp32", "every non-transpose Matmul writes fp32 (contradicted: the graph above then saturates)")
+
+    @property
+    def integer(self) -> bool:
+        return self.reading is self.INT32

@@ -1,8 +1,10 @@
 """What the PE bundles do, read from their decoded fields.
 
-* 0x01 Ldweights loads the stationary ``W`` (R-10: the element visited i-th is column M-1-i; S-42);
+* 0x01 Ldweights loads the stationary ``W`` (R-10: the element visited i-th is column M-1-i; S-42),
+  or, in an fp32 pass (R-28), its high half or the rest (S-110);
 * 0x02 Matmul computes ``W^T @ moving`` (S-41) into PSUM, overwriting or accumulating by its flags
-  (R-11, S-43), in fp32 or, for a transpose, the input dtype (R-12).
+  (R-11, S-43), in fp32, in int32 for an integer input (S-111) or, for a transpose, the input dtype
+  (R-12).
 
 The DMA bundles are :mod:`.dma`'s, the sync/control bundles :mod:`.control`'s.
 """
@@ -13,8 +15,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...isa.decisions.pe import PeEvaluation, PeTranspose, PsumFlags, StationaryPattern
-from ...isa.decisions.semantics import PeArithmetic
+from ...isa.decisions.pe import PeEvaluation, PeFp32Mode, PeTranspose, PsumFlags, StationaryPattern
+from ...isa.decisions.semantics import PeArithmetic, PeFp32Passes, PeIntegerPsum
 from ...isa.decisions.spec import FreeDimOrder
 from ...isa.enums import WireDtype
 from ...isa.layout import Sem
@@ -43,6 +45,12 @@ def load_stationary(c: Ctx) -> None:
     if v.shape[1] != m:
         raise SimError(f"{c.where()}: the stationary pattern visits {v.shape[1]} elements per partition, M is {m}")
     weights = v[:, ::-1] if c.ds.get(StationaryPattern).reverses else v  # R-10
+    mode = c.f.get("fp32_mode", 0)  # R-28 (absent under its book reading)
+    if mode in (1, 2) and not c.f["is_transpose"] and c.ds.get(PeFp32Passes).splits:  # S-110
+        if w != WireDtype.FLOAT32:
+            raise SimError(f"{c.where()}: fp32 pass {mode} on a {WireDtype(w).name} stationary (S-110: fp32 only)")
+        high = (np.ascontiguousarray(weights, dtype=np.float32).view(np.uint32) & np.uint32(0xFFFF0000)).view(np.float32)
+        weights = high if mode == 2 else weights.astype(np.float32) - high
     c.m.stationary[c.engine] = Stationary(weights.copy(), w, bool(c.f["is_transpose"]))
 
 
@@ -57,7 +65,13 @@ def multiply_moving(c: Ctx) -> None:
     if st.weights.shape != (k, m):
         raise SimError(f"{c.where()}: K x M = {k} x {m}, but the stationary loaded is "
                        f"{st.weights.shape[0]} x {st.weights.shape[1]} (S-42)")
+    if c.f.get("fp32_mode", 0) in (1, 2) and c.ds.get(PeFp32Passes).splits:  # S-110
+        raise SimError(f"{c.where()}: a Matmul with fp32_mode {PeFp32Mode.NAMES[c.f['fp32_mode']].upper()} alone on "
+                       "its moving tile is not simulated (S-110)")
     moving = _tile(c, "moving", k, w)
+    if w in _INTEGER_PE and not c.f["is_transpose"] and c.ds.get(PeIntegerPsum).integer:  # S-111
+        _integer_matmul(c, st.weights, moving, m)
+        return
     wout = c.ds.get(PeTranspose).psum_wire(bool(c.f["is_transpose"]), w, WireDtype.FLOAT32)  # R-12
     dst = _tile(c, "psum", m, wout)
     if dst.shape != (m, moving.shape[1]):
@@ -80,6 +94,22 @@ def multiply_moving(c: Ctx) -> None:
                 return
             result = numeric.to_fp32(dst, wout) + result
     dst[...] = numeric.from_fp32(result, wout)
+
+
+#: the wire dtypes whose Matmul writes int32 (S-111)
+_INTEGER_PE = frozenset({WireDtype.INT8, WireDtype.UINT8, WireDtype.INT16, WireDtype.UINT16})
+
+
+def _integer_matmul(c: Ctx, weights: np.ndarray, moving: np.ndarray, m: int) -> None:
+    """S-111: the exact integer W^T @ moving (plus the old value when accumulating), saturated to int32."""
+    result = weights.astype(np.int64).T @ moving.astype(np.int64)
+    dst = _tile(c, "psum", m, WireDtype.INT32)
+    if dst.shape != result.shape:
+        raise SimError(f"{c.where()}: the moving tensor gives {result.shape[1]} elements per partition, the PSUM "
+                       f"destination holds {dst.shape[1]}")
+    if c.ds.get(PsumFlags).accumulates(c.f["psum_flags"]):  # R-11
+        result = result + dst.astype(np.int64)
+    dst[...] = np.clip(result, -(2**31), 2**31 - 1).astype(np.int32)
 
 
 HANDLERS_PE: dict[Sem, Callable[[Ctx], None]] = {

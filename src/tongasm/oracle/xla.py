@@ -1,0 +1,151 @@
+"""Executing a yolox-trn1 ``MODULE_*.hlo.pb`` (an XLA ``HloModuleProto``) on XLA's CPU backend.
+
+What the installed jax/jaxlib offer (verified with jax 0.10.2, jaxlib 0.10.2, numpy 2.4, on the
+corpus's ``MODULE_10047695098172950179``):
+
+* ``from jax._src.lib import xla_client`` (the module jax itself uses; there is no public path to it);
+  ``xla_client.XlaComputation(proto_bytes)`` parses the serialized ``HloModuleProto`` as it is, and
+  ``.as_hlo_text()`` prints it; ``.program_shape()`` gives ``parameter_shapes()`` / ``result_shape()``.
+* ``xla_client._xla.mlir.xla_computation_to_mlir_module(computation)`` returns the module as MHLO/
+  StableHLO text (a ``str``).
+* ``jax.devices("cpu")[0].client.compile_and_load(mlir_text, xla_client.DeviceList((device,)),
+  xla_client.CompileOptions())`` compiles it for that device (``compile_and_load`` of a client from
+  ``xla_client.make_cpu_client()`` works too, but arrays for it are not ``jax.device_put``'s).
+* ``executable.execute([jax.device_put(array, device), ...])`` returns one array per element of the
+  entry's result tuple (flattened), in order; ``numpy.asarray`` reads each back. ``device_put``
+  narrows an int64 array to int32 unless 64-bit types are on (``with jax.enable_x64(True):``, else
+  ``jax.config.update("jax_enable_x64", True)``); the executable then refuses it (``E0102:
+  RuntimeProgramInputMismatch ... expected s64[120] but got s32[120]``).
+* A module holding a ``custom-call`` (the Neuron ones: ``AwsNeuronTransferWithStaticRing``,
+  ``ResizeNearest``, ``AwsNeuronTopK``, ``AwsNeuronArgMax``; 29 of the 80 corpus modules) does not
+  compile: ``INVALID_ARGUMENT: Unknown custom-call API version enum value: 0``. Such a module has no
+  reference here (:func:`custom_calls` names them before anything is compiled).
+
+How a module names its NEFF's variables: each entry ``parameter(N)`` carries
+``frontend_attributes={neff_input_names="inputK"}``; the entry's ``ROOT`` tuple carries
+``neff_output_names="output0,output1,..."``, one name per tuple element in order (every corpus module
+has a tuple root and names every parameter). The NEFF may store a variable in another dtype of the
+same bytes (``pred`` as ``uint8``, an ``s64`` as two ``int32``): :mod:`tongasm.oracle.compare` maps
+them.
+
+jax is imported inside the functions only: ``tongasm.oracle`` imports without it, and a caller
+without jax gets :class:`OracleUnavailable`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+
+class OracleUnavailable(RuntimeError):
+    """A reference cannot be computed here (jax missing, a custom call XLA cannot run)."""
+
+
+@dataclass(frozen=True)
+class HloArray:
+    """One parameter or result of the entry computation: its NEFF name, dtype and shape."""
+
+    name: str
+    dtype: np.dtype
+    shape: tuple[int, ...]
+
+
+@dataclass
+class HloModule:
+    """A parsed module: the entry's parameters (by index) and results (in tuple order)."""
+
+    computation: Any
+    text: str
+    parameters: list[HloArray]
+    results: list[HloArray]
+
+    def custom_calls(self) -> list[str]:
+        return sorted(set(re.findall(r'custom_call_target="([^"]+)"', self.text)))
+
+    def opcodes(self) -> set[str]:
+        """The HLO opcodes of every computation (``= TYPE opcode(`` in the text)."""
+        return set(re.findall(r"= (?:\([^=]*?\)|\S+) ([a-z][a-z0-9\-]*)\(", self.text))
+
+
+def _xla() -> Any:
+    try:
+        from jax._src.lib import xla_client
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise OracleUnavailable(f"jax is not installed ({e}); pip install 'tongasm[oracle]'") from None
+    return xla_client
+
+
+_PARAM = re.compile(r"parameter\((\d+)\)(.*)$")
+_INPUT_NAME = re.compile(r'neff_input_names="([^"]*)"')
+_OUTPUT_NAME = re.compile(r'neff_output_names="([^"]*)"')
+
+
+def load_hlo(data: bytes) -> HloModule:
+    """Parse a serialized ``HloModuleProto`` and its NEFF variable names (refused when one is missing)."""
+    xc = _xla()
+    comp = xc.XlaComputation(data)
+    text = comp.as_hlo_text()
+    entry = text[text.index("\nENTRY"):] if "\nENTRY" in text else text
+    shape = comp.program_shape()
+    pshapes = shape.parameter_shapes()
+    names: dict[int, str] = {}
+    root_names: list[str] | None = None
+    for line in entry.splitlines():
+        m = _PARAM.search(line)
+        if m and "=" in line.split("parameter(")[0]:
+            n = _INPUT_NAME.search(m.group(2))
+            if n is None:
+                raise ValueError(f"HLO parameter {m.group(1)} carries no neff_input_names: {line.strip()[:120]}")
+            names[int(m.group(1))] = n.group(1)
+        if line.lstrip().startswith("ROOT "):
+            o = _OUTPUT_NAME.search(line)
+            root_names = o.group(1).split(",") if o else None
+    params = []
+    for i, s in enumerate(pshapes):
+        if i not in names:
+            raise ValueError(f"HLO parameter {i} not found in the entry computation's text")
+        params.append(HloArray(names[i], np.dtype(s.numpy_dtype()), tuple(s.dimensions())))
+    rs = shape.result_shape()
+    elems = rs.tuple_shapes() if rs.is_tuple() else [rs]
+    if root_names is None or len(root_names) != len(elems):
+        raise ValueError(f"the entry's ROOT names {0 if root_names is None else len(root_names)} NEFF outputs "
+                         f"for {len(elems)} results")
+    results = [HloArray(n, np.dtype(s.numpy_dtype()), tuple(s.dimensions())) for n, s in zip(root_names, elems)]
+    return HloModule(comp, text, params, results)
+
+
+def run_hlo(module: HloModule, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Execute the module on XLA's CPU backend: ``inputs`` by NEFF input name (each of the parameter's
+    dtype and shape); returns every result by NEFF output name."""
+    calls = module.custom_calls()
+    if calls:
+        raise OracleUnavailable(f"the HLO holds custom calls XLA's CPU backend cannot run: {', '.join(calls)}")
+    xc = _xla()
+    import jax
+
+    dev = jax.devices("cpu")[0]
+    mlir = xc._xla.mlir.xla_computation_to_mlir_module(module.computation)
+    exe = dev.client.compile_and_load(mlir, xc.DeviceList((dev,)), xc.CompileOptions())
+    args = []
+    x64 = jax.enable_x64(True) if hasattr(jax, "enable_x64") else None  # else device_put makes s64 into s32
+    if x64 is None:
+        jax.config.update("jax_enable_x64", True)
+    with x64 if x64 is not None else contextlib.nullcontext():
+        for p in module.parameters:
+            a = np.asarray(inputs[p.name])
+            if a.dtype != p.dtype or a.shape != p.shape:
+                raise ValueError(f"{p.name}: {a.dtype}{list(a.shape)} given, the HLO parameter is "
+                                 f"{p.dtype}{list(p.shape)}")
+            args.append(jax.device_put(a, dev))
+    outs = exe.execute(args)
+    if len(outs) != len(module.results):
+        raise RuntimeError(f"XLA returned {len(outs)} results for {len(module.results)} named outputs")
+    return {r.name: np.asarray(o).reshape(r.shape) for r, o in zip(module.results, outs)}
+
+
+__all__ = ["HloArray", "HloModule", "OracleUnavailable", "load_hlo", "run_hlo"]
