@@ -122,6 +122,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "with the BIR instruction of each bundle; bundles of ISA opcodes tongasm has no "
                                    "layout for yet are listed by name and do not fail the command.")
     d.add_argument("file", metavar="FILE.bin|FILE.neff[:sg00[/pe]]")
+    d.add_argument("--target", choices=sorted(TARGETS),
+                   help="target (default: the NEFF's, the tongasm manifest.json or unpacked NEFF beside the "
+                        "stream, else gen2, named in a note)")
     _add_decisions(d)
     _add_format(d)
     d.set_defaults(func=cmd_decode)

@@ -12,7 +12,7 @@ from ..errors import TongasmError, UsageError
 from ..isa.decisions import DecisionSet
 from ..isa.fields import BUNDLE_SIZE
 from ..progress import NullProgress
-from .common import _bar, _decisions, _plural, _print_json, _print_notes
+from .common import _bar, _decisions, _kernel_target_note, _plural, _print_json, _print_notes
 
 
 def cmd_assemble(args: argparse.Namespace) -> int:
@@ -53,6 +53,7 @@ def cmd_assemble(args: argparse.Namespace) -> int:
         warnings.add(f)
     warnings.finish()
     _print_notes(kernel.notes)
+    _kernel_target_note(args.kernel, kernel.final.arch, args)
     if args.format == "json":
         _print_json(asm.manifest())
     elif not args.quiet:
@@ -162,6 +163,9 @@ def cmd_asm(args: argparse.Namespace) -> int:
     decisions = DecisionSet.parse(args.decision) if args.decision else None
     output_dir_path(args.output)  # an unusable -o is refused before any work
     prog = assemble_file(args.source, decisions=decisions, target=args.target)
+    if prog.target_from == "default":  # never assumed silently
+        sys.stderr.write(f"tongasm: note: {args.source}: no .target directive and no --target; assuming "
+                         f"{prog.target.name}\n")
     if not args.no_check and _asm_findings(args.source, prog):
         return 1
     write_streams(args.output, {n: bytes(d) for n, d in prog.streams.items()},

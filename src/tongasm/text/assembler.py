@@ -66,6 +66,8 @@ class TextProgram:
     decisions: DecisionSet = field(default_factory=DecisionSet)
     lines: int = 0
     line_of: dict[str, list[int]] = field(default_factory=dict)
+    #: where :attr:`target` came from: ``"argument"``, ``".target"`` or ``"default"`` (neither given)
+    target_from: str = "default"
 
 
 def mnemonic_table(fs: FormatSet) -> dict[str, tuple[int, str]]:
@@ -126,6 +128,7 @@ def assemble_text(text: str, *, path: str = "<text>", decisions: DecisionSet | N
                 if arg not in TARGETS:
                     raise err(f"unknown target {arg!r} (known: {', '.join(TARGETS)})", acol)
                 prog.target = TARGETS[arg]
+                prog.target_from = ".target"
                 continue
             if word == ".decision":
                 if seen_instruction:
@@ -160,6 +163,7 @@ def assemble_text(text: str, *, path: str = "<text>", decisions: DecisionSet | N
             prog.decisions = ds
             if target is not None:
                 prog.target = target if isinstance(target, Target) else TARGETS[target]
+                prog.target_from = "argument"
             fs = build_formats(ds)
             table = mnemonic_table(fs)
         seen_instruction = True
@@ -174,6 +178,9 @@ def assemble_text(text: str, *, path: str = "<text>", decisions: DecisionSet | N
             continue
         prog.streams[current] += bundle
         prog.line_of.setdefault(current, []).append(lineno)
+    if target is not None and prog.target_from != "argument":  # a listing of directives only
+        prog.target = target if isinstance(target, Target) else TARGETS[target]
+        prog.target_from = "argument"
     if len(errors) == 1:
         raise errors[0]
     if errors:
