@@ -218,3 +218,29 @@ def test_the_activation_scale_refusal_says_the_way_out(tmp_path, capsys):
     assert "multiply it first with a TensorScalarPtr (op0 'mult', on the DVE) and give the Activation the " \
            "immediate 1.0, as examples/rmsnorm.py does" in err and "N-5=scale-at-0x24" in err
 
+
+def test_dma_sides_print_the_one_access_pattern_syntax_and_the_old_hex_form_still_assembles(tmp_path, capsys):
+    from neff_support import small
+
+    assert main(["disasm", f"{small()}:sg00/pool", "-o", str(tmp_path / "new.s")]) == 0
+    new = (tmp_path / "new.s").read_text()
+    # the dims of a DMA side are [STEPxNUM] in decimal, as every access pattern writes them
+    assert "src=dge0[512x128]/0x200.float16, dst=sb[p0]+0x37c00[262144x128]/0x200.float16" in new
+    # the form listings wrote before: hex steps, '0x' + digits, then 'x' and the count
+    old = new.replace("[512x128]", "[0x200x128]").replace("[262144x128]", "[0x40000x128]") \
+        .replace("[256x128]", "[0x100x128]")
+    assert old != new
+    (tmp_path / "old.s").write_text(old)
+    assert main(["asm", str(tmp_path / "new.s"), "-o", str(tmp_path / "a"), "-q"]) == 0
+    assert main(["asm", str(tmp_path / "old.s"), "-o", str(tmp_path / "b"), "-q"]) == 0
+    a, b = (tmp_path / "a" / "sg00.pool.bin").read_bytes(), (tmp_path / "b" / "sg00.pool.bin").read_bytes()
+    assert a == b and len(a) == 7 * 64
+    capsys.readouterr()
+    assert main(["diff", f"{small()}:sg00/pool", str(tmp_path / "b" / "sg00.pool.bin")]) == 0
+    # a step of 0 reads the same in both forms: [0x128] is step 0, count 128
+    line = ".target gen3\n.stream pool\nPseudoDmaDirect2d src=dge1[0x128]/0x80.float16, " \
+           "dst=sb[p0]+0x37f00[262144x128]/0x80.float16, sem=25\n"
+    (tmp_path / "z.s").write_text(line)
+    assert main(["asm", str(tmp_path / "z.s"), "-o", str(tmp_path / "z"), "-q", "--no-check"]) == 0
+    assert main(["disasm", str(tmp_path / "z" / "pool.bin")]) == 0
+    assert "src=dge1[0x128]/0x80.float16" in capsys.readouterr().out
