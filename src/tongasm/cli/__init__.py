@@ -68,7 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     a = sub.add_parser("assemble", help="encode a BIR JSON kernel into per-engine bundle streams",
                        description="Encode a BIR JSON kernel into DIR/<engine>.bin streams and DIR/manifest.json. "
-                                   "On any error nothing is written and the exit code is 1.")
+                                   "On any error nothing is written: exit 1 for an instruction that cannot be encoded or "
+                                   "fails a check, 2 for unusable input (a missing file, text that is not JSON, JSON "
+                                   "that is not a kernel, an unknown memref or register) or a usage error.")
     a.add_argument("kernel", metavar="KERNEL.json")
     a.add_argument("-o", "--output", metavar="DIR", help="output directory (required unless --neff is given)")
     a.add_argument("--neff", metavar="OUT.neff",
@@ -165,7 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     ex = sub.add_parser("explain", help="explain every byte of one bundle",
                         description="Explain one bundle field by field (offset, width, raw value, meaning, "
-                                    "confidence C/H/I/D, decision) and flag bytes no field explains. BUNDLE is 128 "
+                                    "confidence V/C/H/I/D, decision) and flag bytes no field explains. BUNDLE is 128 "
                                     "hex digits, FILE.bin:INDEX (bundle index), FILE.bin@OFFSET (byte offset), "
                                     "FILE.neff:sg00/pe:INDEX or FILE.neff:sg00/pe@OFFSET (target and engine from "
                                     "the NEFF).")
@@ -208,7 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     fm = sub.add_parser("formats", help="print the byte map of every bundle layout (from the declarations)",
                         description="Print each layout's fields: offset, width, name, kind, values, confidence "
-                                    "(C/H/I/D) and decision. --format markdown is docs/formats.md.")
+                                    "(V/C/H/I/D) and decision. --format markdown is docs/formats.md.")
     fm.add_argument("layouts", nargs="*", metavar="LAYOUT", help="only these layouts (e.g. TensorTensor Memset)")
     fm.add_argument("--format", choices=("text", "markdown", "json"), default="text",
                     help="output format (default: text)")
