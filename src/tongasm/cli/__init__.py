@@ -197,8 +197,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=_seed, default=0,
                    help="seed for Memset Random (S-12) and the random schedule (S-60=random), 0..2**32-1")
     r.add_argument("--trace", metavar="FILE.json",
-                   help="write the schedule as a Chrome/Perfetto trace (one track per engine, a slice per bundle "
-                        "and per wait, DMAs on their queues' tracks); written even when the run deadlocks")
+                   help="write the schedule as a Chrome/Perfetto trace (one track per engine, a slice per bundle named "
+                        "by its BIR instruction and per wait, DMAs on their queues' tracks, an arrow from each "
+                        "semaphore update to the wait it releases; a NEFF's cores in the order they are "
+                        "simulated); written even when the run deadlocks")
     r.add_argument("--log", action="store_true", help="print each executed bundle to stderr")
     r.add_argument("--reference", action="store_true",
                    help="also run the IR reference interpreter and compare every output bit for bit")
