@@ -244,3 +244,20 @@ def test_dma_sides_print_the_one_access_pattern_syntax_and_the_old_hex_form_stil
     assert main(["asm", str(tmp_path / "z.s"), "-o", str(tmp_path / "z"), "-q", "--no-check"]) == 0
     assert main(["disasm", str(tmp_path / "z" / "pool.bin")]) == 0
     assert "src=dge1[0x128]/0x80.float16" in capsys.readouterr().out
+
+
+def test_asm_reports_syntax_errors_and_the_check_findings_of_the_other_lines_together(tmp_path, capsys):
+    src = tmp_path / "bad.s"
+    src.write_text(".target gen2\n.stream act\n"
+                   "Copy src=sb[p0:128][1x256].float32\n"  # line 3: no dst=
+                   "Bogus x=1\n"  # line 4: a syntax error
+                   "Copy src=psum.b9[p0:128][1x256].float32, dst=sb[p0:128][1x256].float32\n")  # line 5: no bank 9
+    assert main(["asm", str(src), "-o", str(tmp_path / "o")]) == 1
+    cap = capsys.readouterr()
+    assert f"{src}:3: act+0x0: error[copy.equal_elements]" in cap.out
+    assert f"{src}:5: act+0x40: error[addr4.psum_window]" in cap.out
+    assert f"{src}:4:1: unknown mnemonic 'Bogus'" in cap.err and "lines in error below left out" in cap.err
+    assert not (tmp_path / "o").exists()
+    assert main(["asm", str(src), "-o", str(tmp_path / "o"), "--no-check"]) == 1  # the syntax error alone
+    cap = capsys.readouterr()
+    assert cap.out == "" and "unknown mnemonic 'Bogus'" in cap.err

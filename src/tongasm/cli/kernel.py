@@ -130,7 +130,7 @@ def _assemble_progress(kernel: Any, bar: NullProgress) -> Callable[[int], None] 
     return progress
 
 
-def _asm_findings(source: str, prog: Any) -> int:
+def _asm_findings(source: str, prog: Any, summary: bool = True) -> int:
     """Check each assembled stream like ``tongasm check`` (bundles of opcodes without a layout are
     counted, not errors: a listing of real compiler output holds them as ``.bytes``); print every
     error as ``FILE:LINE: stream+OFFSET: ...``; return how many errors there were."""
@@ -149,7 +149,7 @@ def _asm_findings(source: str, prog: Any) -> int:
             i = (f.offset or 0) // BUNDLE_SIZE
             line = lines[i] if i < len(lines) else "?"
             print(f"{source}:{line}: {f.line()}")
-    if errors:
+    if errors and summary:
         sys.stderr.write(f"tongasm: error: {source}: {_plural(errors, 'finding')}; nothing written "
                          "(--no-check writes the streams anyway)\n")
     return errors
@@ -162,7 +162,15 @@ def cmd_asm(args: argparse.Namespace) -> int:
 
     decisions = DecisionSet.parse(args.decision) if args.decision else None
     output_dir_path(args.output)  # an unusable -o is refused before any work
-    prog = assemble_file(args.source, decisions=decisions, target=args.target)
+    from ..text.assembler import TextSyntaxError
+
+    try:
+        prog = assemble_file(args.source, decisions=decisions, target=args.target)
+    except TextSyntaxError as e:  # every error at once: the checks of the lines that did assemble too
+        if e.partial is not None and not args.no_check and _asm_findings(args.source, e.partial, summary=False):
+            sys.stderr.write(f"tongasm: note: {args.source}: the check findings above are of the lines that "
+                             "assembled (the lines in error below left out of the streams)\n")
+        raise
     if prog.target_from == "default":  # never assumed silently
         sys.stderr.write(f"tongasm: note: {args.source}: no .target directive and no --target; assuming "
                          f"{prog.target.name}\n")

@@ -33,6 +33,8 @@ class TextSyntaxError(TongasmError):
 
     def __init__(self, path: str, line: int, col: int, message: str, source: str = "") -> None:
         self.path, self.line, self.col, self.detail = path, line, col, message
+        #: the program of the lines that assembled, when assembling went on past this error
+        self.partial: TextProgram | None = None
         at = col
         if len(source) > 160:  # a window of a very long line around the column
             start = max(0, min(col - 80, len(source) - 160))
@@ -47,6 +49,7 @@ class TextSyntaxErrors(TextSyntaxError):
     def __init__(self, errors: list[TextSyntaxError], more: bool = False) -> None:
         first = errors[0]
         self.errors = errors
+        self.partial = None
         self.path, self.line, self.col, self.detail = first.path, first.line, first.col, first.detail
         tail = f"\n(stopped after {len(errors)} errors)" if more else f"\n{len(errors)} errors"
         TongasmError.__init__(self, "\n".join(str(e) for e in errors) + tail)
@@ -181,10 +184,10 @@ def assemble_text(text: str, *, path: str = "<text>", decisions: DecisionSet | N
     if target is not None and prog.target_from != "argument":  # a listing of directives only
         prog.target = target if isinstance(target, Target) else TARGETS[target]
         prog.target_from = "argument"
-    if len(errors) == 1:
-        raise errors[0]
-    if errors:
-        raise TextSyntaxErrors(errors)
+    if errors:  # the lines that did assemble go with the error (``asm`` still checks them)
+        failure = errors[0] if len(errors) == 1 else TextSyntaxErrors(errors)
+        failure.partial = prog
+        raise failure
     return prog
 
 
