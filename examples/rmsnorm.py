@@ -10,9 +10,10 @@ partition:
 5. DVE  TensorScalarPtr mult by rstd (pointer)  x → xn                                          (0x43)
 6. DVE  TensorTensor mult by g (g replicated on every partition)  xn, g → y (bfloat16)          (0x41)
 
-The mean's 1/D and eps go through TensorScalar rather than the Activation's scale and bias: under
-N-5's default reading (the chapter's §15.1) the 0x21 bundle has no byte for a scale other than 1.0,
-and tongasm refuses such a scale rather than drop it. Engines are ordered with semaphores (sem 1:
+The mean's 1/D and eps go through TensorScalar rather than the Activation's scale and bias, so the
+kernel assembles under every reading of N-5: the default (``scale-at-0x24``, what the real NEFFs show)
+encodes an Activation scale at +0x24, but under the chapter's §15.1 (``-D N-5=reserved-zero``) the 0x21
+bundle has no byte for a scale other than 1.0, and tongasm refuses such a scale rather than drop it. Engines are ordered with semaphores (sem 1:
 ACT → DVE, sem 2: DVE → ACT, sem 3: ACT → DVE). Outputs are compared with numpy: float32 within
 1e-5 relative, the bfloat16 y at bfloat16 precision (the numpy result rounded to bfloat16, within
 one bfloat16 ulp).

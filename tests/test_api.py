@@ -85,3 +85,10 @@ def test_printing_a_neff_is_one_line():
 
     text = repr(read_neff(small()))
     assert len(text) < 300 and "members=" in text and "\n" not in text
+
+
+def test_check_stream_takes_the_engine_as_its_second_argument():
+    data = _dve_stream()
+    assert tongasm.check_stream(data, "dve") == tongasm.check_stream(data, stream="dve") == []
+    with pytest.raises(TypeError, match="stream must be an engine name such as 'dve'"):
+        tongasm.check_stream(data, tongasm.GEN2)

@@ -339,3 +339,50 @@ def test_disasm_and_explain_take_the_target_from_the_manifest(tmp_path, capsys):
     assert "assuming" not in capsys.readouterr().err
     assert main(["explain", "00" * 64]) == 0
     assert "the bundle: no --target given; assuming gen2" in capsys.readouterr().err
+
+
+def test_decode_takes_a_target_and_says_the_one_it_assumes(tmp_path, capsys):
+    from neff_support import small
+
+    out = tmp_path / "o"
+    assert main(["assemble", str(EXAMPLES / "vector_add.json"), "-o", str(out), "-q"]) == 0
+    alone = tmp_path / "dve.bin"
+    alone.write_bytes((out / "dve.bin").read_bytes())
+    capsys.readouterr()
+    assert main(["decode", str(out / "dve.bin")]) == 0  # gen2 recorded in the manifest beside it
+    assert "assuming" not in capsys.readouterr().err
+    assert main(["decode", str(alone)]) == 0
+    assert f"{alone}: no target given or recorded beside it" in capsys.readouterr().err
+    assert main(["decode", str(alone), "--target", "gen3"]) == 0
+    assert capsys.readouterr().err == ""
+    # a NEFF names its own target; a --target that disagrees is a usage error
+    assert main(["decode", f"{small()}:sg00/pe", "--target", "gen2"]) == 2
+    assert "is a gen3 NEFF" in capsys.readouterr().err
+    assert main(["decode", f"{small()}:sg00/pe", "--target", "gen3"]) == 0
+
+
+def test_asm_says_the_target_it_assumes_without_a_target_directive(tmp_path, capsys):
+    src = tmp_path / "t.s"
+    src.write_text(".stream dve\n.bytes " + "00" * 64 + "\n")
+    assert main(["asm", str(src), "-o", str(tmp_path / "a"), "-q", "--no-check"]) == 0
+    assert f"{src}: no .target directive and no --target; assuming gen2" in capsys.readouterr().err
+    assert json.loads((tmp_path / "a" / "manifest.json").read_text())["target"] == "gen2"
+    assert main(["asm", str(src), "-o", str(tmp_path / "b"), "-q", "--no-check", "--target", "gen3"]) == 0
+    assert capsys.readouterr().err == ""
+    assert json.loads((tmp_path / "b" / "manifest.json").read_text())["target"] == "gen3"
+    src.write_text(".target gen3\n.stream dve\n.bytes " + "00" * 64 + "\n")
+    assert main(["asm", str(src), "-o", str(tmp_path / "c"), "-q", "--no-check"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("command", [["check"], ["opcodes"], ["assemble", "-q", "-o", "OUT"], ["run", "-q", "-o", "OUT"]])
+def test_a_kernel_without_arch_names_the_default_target(tmp_path, capsys, command):
+    k = json.loads((EXAMPLES / "vector_add.json").read_text())
+    del k["arch"]
+    p = write_kernel(tmp_path, k)
+    argv = [command[0], str(p), *(str(tmp_path / "o") if a == "OUT" else a for a in command[1:])]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert err.count(f'{p}: no "arch" in the kernel and no --target; assuming gen2') == 1
+    assert main([*argv, "--target", "gen2"]) == 0
+    assert "assuming" not in capsys.readouterr().err

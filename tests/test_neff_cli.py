@@ -334,3 +334,36 @@ def test_neff_info_shows_the_legend_only_when_used_and_each_tensor_once(tmp_path
     assert run("neff", "info", odd) == 0
     out = capsys.readouterr().out
     assert "0x4e TensorCumulativeArithOp* x1" in out and out.count("* = no tongasm layout") == 1
+
+
+def test_pack_and_repack_say_what_changed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "o.neff"
+    assert run("neff", "repack", small(), "-o", out) == 0
+    assert "no member changed: the members are those of" in capsys.readouterr().out
+    assert out.read_bytes() == Path(small()).read_bytes()
+    # one bundle of the PE stream edited through the listing, as the README's edit loop does
+    assert run("disasm", f"{small()}:sg00/pe", "-o", tmp_path / "pe.s") == 0
+    lines = (tmp_path / "pe.s").read_text().splitlines()
+    k = next(i for i, line in enumerate(lines) if " Matmul " in line and "upd sem5++" in line)
+    lines[k] = lines[k].replace("upd sem5++", "upd sem6++")
+    (tmp_path / "pe.s").write_text("\n".join(lines) + "\n")
+    assert run("asm", tmp_path / "pe.s", "-o", tmp_path / "asm", "-q") == 0
+    capsys.readouterr()
+    assert run("neff", "repack", small(), "--streams", tmp_path / "asm", "-o", out) == 0
+    text = capsys.readouterr().out
+    index = k - 2  # the listing's .target and .stream lines come first
+    assert "1 member changed from" in text
+    assert f"sg00/PE.bin: 12 bundles, 1 of 12 differs (the first at bundle {index}, offset {index * 64:#x})" in text
+    # from an unpacked directory: what differs from what was unpacked (sizes and digests are recorded)
+    assert run("neff", "unpack", small(), "-o", tmp_path / "u", "-q") == 0
+    assert run("neff", "pack", tmp_path / "u", "-o", out) == 0
+    assert "no member changed: the members are those of the unpacked NEFF" in capsys.readouterr().out
+    (tmp_path / "u" / "sg00" / "tensor_map.json").write_text("{}")
+    pe = (tmp_path / "u" / "sg00" / "PE.bin").read_bytes()
+    assert run("neff", "pack", tmp_path / "u", "-o", out, "--replace", "sg00/PE.bin=" + str(tmp_path / "half.bin")) == 2
+    (tmp_path / "half.bin").write_bytes(pe[:6 * 64])
+    assert run("neff", "pack", tmp_path / "u", "-o", out, "--no-check",
+               "--replace", "sg00/PE.bin=" + str(tmp_path / "half.bin")) == 0
+    text = capsys.readouterr().out
+    assert "2 members changed from the unpacked NEFF" in text
+    assert "sg00/PE.bin: 6 bundles (was 12), other bytes" in text and "sg00/tensor_map.json: 2 bytes (was " in text

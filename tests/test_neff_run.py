@@ -154,7 +154,7 @@ def test_s62_the_activation_table_load_steps_without_effect(neff: Neff) -> None:
     r = run_neff(neff, {"x": x, "y": y}, graphs=["sg00"], timeline=tl)
     act = [s for s in r.cores[0].streams if s.engine == "act"][0]
     assert act.bundles[2].mnemonic == "ActivationTableLoad"
-    assert any(e.get("name") == "ActivationTableLoad" for e in tl.events)
+    assert any(e.get("cat") == "bundle" and e["args"]["mnemonic"] == "ActivationTableLoad" for e in tl.events)
     raw = neff.stream_data(neff.graph("sg00").streams["act"])[2 * BUNDLE_SIZE:3 * BUNDLE_SIZE]
     # R-21 declares 0x23's layout: the bundle decodes (set 0), so S-62=refuse no longer stops the run
     sel = build_formats().select(raw[0], raw)
@@ -234,7 +234,8 @@ def test_a_deadlock_names_who_waits_for_what_and_who_last_changed_it() -> None:
         run_neff(n, {"x": x, "y": y})
     text = str(e.value)
     assert "sg00.pe bundle 7 (I-72-0-wait-0, EventSemaphore) at +0x1c0 waits for sem25 >= 32 (sem25 = 16); " \
-           "sem25 last changed by the completion of the DMA at pool+0xc0" in text
+           "sem25 last changed by the completion of the DMA at sg00.pool bundle 3 (I-71-0, PseudoDmaDirect2d) at +0xc0" \
+           in text  # the DMA named as every bundle is: stream, index, BIR instruction, offset
     assert "sg00.act bundle 4 (I-89-0-tc-act, Copy) at +0x100 waits for sem5 >= 4 (sem5 = 2); sem5 last changed by " \
            "sg00.pe bundle 6" in text
     assert "sg00.pool bundle 6 (Block1-final-DMA-NOP, Nop) at +0x180 waits for sem4 >= 2" not in text  # Pool[5] does

@@ -129,8 +129,8 @@ def test_a_misspelt_bir_key_is_named_with_the_key_it_resembles(tmp_path, capsys)
 def _memset_kernel(tmp_path: Path, dtype: str, **fill: object) -> Path:
     """A kernel whose only instruction fills the Output tensor t (128 x 16 of ``dtype``) with ``fill``."""
     k = {"arch": "gen2", "functions": [{"name": "f", "allocations": [
-        {"name": "t", "memorylocations": [{"name": "t", "type": "SB", "addr": 0, "base": 0, "bank": 0,
-                                           "dims": [128, 64], "kind": "Output", "dtype": dtype, "shape": [128, 16]}]}],
+        {"name": "t", "kind": "Output", "dtype": dtype, "tensor_shape": [128, 16],
+         "memorylocations": [{"name": "t", "type": "SB", "addr": 0, "base": 0, "bank": 0, "dims": [128, 64]}]}],
         "blocks": [{"name": "b", "instructions": [
             {"opcode": "Memset", "name": "fill", "engine": "DVE", "mode": "Const", **fill, "ins": [],
              "outs": [{"kind": "physical_ap", "dtype": dtype, "ap": [[64, 128], [1, 16]], "offset": 0,
@@ -162,3 +162,102 @@ def test_a_memset_constant_its_dtype_cannot_hold_is_refused_in_one_line(tmp_path
     src = _memset_kernel(tmp_path, "float32", constant=1, constant_bits=0x3F800000)
     assert main(["assemble", str(src), "-o", str(tmp_path / "o")]) == 2
     assert "needs exactly one of the keys 'constant' or 'constant_bits'" in capsys.readouterr().err
+
+
+def test_misspelt_keys_are_named_at_every_level_of_a_kernel(tmp_path, capsys):
+    kernel = json.loads(EXAMPLE.read_text())
+    kernel["functons"] = []
+    f = kernel["functions"][0]
+    f["allocatons"] = []
+    f["allocations"][0]["tensor_shap"] = [128, 512]
+    f["allocations"][0]["memorylocations"][0]["addrr"] = 0
+    f["allocations"][1]["memorylocations"][0]["dtype"] = "float32"  # the allocation's key, on its location
+    f["blocks"][0]["instrutions"] = []
+    inst = f["blocks"][0]["instructions"][0]
+    inst["ins"][0]["memsetrf"] = "x"
+    src = tmp_path / "k.json"
+    src.write_text(json.dumps(kernel))
+    expected = [
+        "the BIR module: unknown key 'functons' kept as it is; did you mean 'functions'?",
+        "functions[0]: unknown key 'allocatons' kept as it is; did you mean 'allocations'?",
+        "functions[0].allocations[0]: unknown key 'tensor_shap' kept as it is; did you mean 'tensor_shape'?",
+        "functions[0].allocations[0].memorylocations[0]: unknown key 'addrr' kept as it is; did you mean 'addr'?",
+        "functions[0].allocations[1].memorylocations[0]: 'dtype' is read on the allocation "
+        "(functions[0].allocations[1]), not on its memory location",
+        "functions[0].blocks[0]: unknown key 'instrutions' kept as it is; did you mean 'instructions'?",
+        ".ins[0]: unknown key 'memsetrf' kept as it is; did you mean 'memsetref'?",
+    ]
+    for argv in (["assemble", str(src), "-o", str(tmp_path / "o"), "-q"], ["check", str(src), "-q"],
+                 ["run", str(src), "-o", str(tmp_path / "r"), "-q"]):
+        assert main(argv) == 0, argv
+        err = capsys.readouterr().err
+        for line in expected:
+            assert err.count(line) == 1, (argv, line, err)
+
+
+def test_a_misspelt_sync_key_is_refused_with_the_key_it_resembles(tmp_path, capsys):
+    kernel = json.loads(EXAMPLE.read_text())
+    kernel["functions"][0]["blocks"][0]["instructions"][0]["sync"] = {"updat": {"mode": "sem_inc", "index": 1}}
+    src = tmp_path / "k.json"
+    src.write_text(json.dumps(kernel))
+    assert main(["assemble", str(src), "-o", str(tmp_path / "o")]) == 2
+    assert "unknown key(s) ['updat'] in 'sync' (expected 'wait' and/or 'update'; did you mean 'updat' -> 'update'?)" \
+        in capsys.readouterr().err
+
+
+def test_the_activation_scale_refusal_says_the_way_out(tmp_path, capsys):
+    kernel = json.loads((EXAMPLE.parent / "softmax.json").read_text())
+    act = next(i for i in kernel["functions"][0]["blocks"][0]["instructions"] if i["opcode"] == "Activation")
+    act["ins"][2] = {"kind": "imm_value", "dtype": "float32", "value": 0.5}  # args[2]: the scale
+    src = tmp_path / "k.json"
+    src.write_text(json.dumps(kernel))
+    assert main(["assemble", str(src), "-o", str(tmp_path / "o"), "-q"]) == 0  # the default reading encodes it
+    assert main(["assemble", str(src), "-o", str(tmp_path / "o"), "-q", "-D", "N-5=reserved-zero"]) == 1
+    err = capsys.readouterr().err
+    assert "Activation scale (args[2]) has no byte under N-5" in err
+    assert "multiply it first with a TensorScalarPtr (op0 'mult', on the DVE) and give the Activation the " \
+           "immediate 1.0, as examples/rmsnorm.py does" in err and "N-5=scale-at-0x24" in err
+
+
+def test_dma_sides_print_the_one_access_pattern_syntax_and_the_old_hex_form_still_assembles(tmp_path, capsys):
+    from neff_support import small
+
+    assert main(["disasm", f"{small()}:sg00/pool", "-o", str(tmp_path / "new.s")]) == 0
+    new = (tmp_path / "new.s").read_text()
+    # the dims of a DMA side are [STEPxNUM] in decimal, as every access pattern writes them
+    assert "src=dge0[512x128]/0x200.float16, dst=sb[p0]+0x37c00[262144x128]/0x200.float16" in new
+    # the form listings wrote before: hex steps, '0x' + digits, then 'x' and the count
+    old = new.replace("[512x128]", "[0x200x128]").replace("[262144x128]", "[0x40000x128]") \
+        .replace("[256x128]", "[0x100x128]")
+    assert old != new
+    (tmp_path / "old.s").write_text(old)
+    assert main(["asm", str(tmp_path / "new.s"), "-o", str(tmp_path / "a"), "-q"]) == 0
+    assert main(["asm", str(tmp_path / "old.s"), "-o", str(tmp_path / "b"), "-q"]) == 0
+    a, b = (tmp_path / "a" / "sg00.pool.bin").read_bytes(), (tmp_path / "b" / "sg00.pool.bin").read_bytes()
+    assert a == b and len(a) == 7 * 64
+    capsys.readouterr()
+    assert main(["diff", f"{small()}:sg00/pool", str(tmp_path / "b" / "sg00.pool.bin")]) == 0
+    # a step of 0 reads the same in both forms: [0x128] is step 0, count 128
+    line = ".target gen3\n.stream pool\nPseudoDmaDirect2d src=dge1[0x128]/0x80.float16, " \
+           "dst=sb[p0]+0x37f00[262144x128]/0x80.float16, sem=25\n"
+    (tmp_path / "z.s").write_text(line)
+    assert main(["asm", str(tmp_path / "z.s"), "-o", str(tmp_path / "z"), "-q", "--no-check"]) == 0
+    assert main(["disasm", str(tmp_path / "z" / "pool.bin")]) == 0
+    assert "src=dge1[0x128]/0x80.float16" in capsys.readouterr().out
+
+
+def test_asm_reports_syntax_errors_and_the_check_findings_of_the_other_lines_together(tmp_path, capsys):
+    src = tmp_path / "bad.s"
+    src.write_text(".target gen2\n.stream act\n"
+                   "Copy src=sb[p0:128][1x256].float32\n"  # line 3: no dst=
+                   "Bogus x=1\n"  # line 4: a syntax error
+                   "Copy src=psum.b9[p0:128][1x256].float32, dst=sb[p0:128][1x256].float32\n")  # line 5: no bank 9
+    assert main(["asm", str(src), "-o", str(tmp_path / "o")]) == 1
+    cap = capsys.readouterr()
+    assert f"{src}:3: act+0x0: error[copy.equal_elements]" in cap.out
+    assert f"{src}:5: act+0x40: error[addr4.psum_window]" in cap.out
+    assert f"{src}:4:1: unknown mnemonic 'Bogus'" in cap.err and "lines in error below left out" in cap.err
+    assert not (tmp_path / "o").exists()
+    assert main(["asm", str(src), "-o", str(tmp_path / "o"), "--no-check"]) == 1  # the syntax error alone
+    cap = capsys.readouterr()
+    assert cap.out == "" and "unknown mnemonic 'Bogus'" in cap.err

@@ -232,13 +232,14 @@ def bundle_findings(data: bytes | bytearray | memoryview, *, target: Target, dec
         yield from _check_columns(part, fs, target, decisions, stream, checks, unmodelled, skipped, start, order)
 
 
-def check_stream(data: bytes | bytearray | memoryview, *, name: str | None = None,
+def check_stream(data: bytes | bytearray | memoryview, stream: str | None = None, *, name: str | None = None,
                  target: Target | str = DEFAULT_TARGET,
                  decisions: DecisionSet = DEFAULT_DECISIONS, checks: CheckSet | None = None,
-                 stream: str | None = None,
                  progress: Callable[[int, int | None], None] | None = None,
                  unmodelled: str = "error", act_sets: Sequence[str] | None = None) -> list[Finding]:
-    """Check a raw bundle stream. ``name`` labels findings; ``stream`` is the engine when known.
+    """Check a raw bundle stream. ``stream`` (also the second positional argument:
+    ``check_stream(data, "dve")``) is the engine when known; ``name`` labels findings; ``target`` is a
+    :class:`Target` or its name (``"gen3"``).
 
     ``progress(bundles_done, bundles)`` is called for every piece of :data:`STREAM_CHUNK` bundles.
     The checks run over the stream's columns (:func:`_check_columns`); the findings are exactly those
@@ -251,6 +252,8 @@ def check_stream(data: bytes | bytearray | memoryview, *, name: str | None = Non
     """
     if unmodelled not in ("error", "note"):
         raise ValueError(f"unmodelled must be 'error' or 'note', not {unmodelled!r}")
+    if stream is not None and not isinstance(stream, str):
+        raise TypeError(f"stream must be an engine name such as 'dve' (the target goes in target=), not {stream!r}")
     target = get_target(target)
     label = name or stream or "stream"
     out: list[Finding] = []

@@ -68,7 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     a = sub.add_parser("assemble", help="encode a BIR JSON kernel into per-engine bundle streams",
                        description="Encode a BIR JSON kernel into DIR/<engine>.bin streams and DIR/manifest.json. "
-                                   "On any error nothing is written and the exit code is 1.")
+                                   "On any error nothing is written: exit 1 for an instruction that cannot be encoded or "
+                                   "fails a check, 2 for unusable input (a missing file, text that is not JSON, JSON "
+                                   "that is not a kernel, an unknown memref or register) or a usage error.")
     a.add_argument("kernel", metavar="KERNEL.json")
     a.add_argument("-o", "--output", metavar="DIR", help="output directory (required unless --neff is given)")
     a.add_argument("--neff", metavar="OUT.neff",
@@ -127,6 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "with the BIR instruction of each bundle; bundles of ISA opcodes tongasm has no "
                                    "layout for yet are listed by name and do not fail the command.")
     d.add_argument("file", metavar="FILE.bin|FILE.neff[:sg00[/pe]]")
+    d.add_argument("--target", choices=sorted(TARGETS),
+                   help="target (default: the NEFF's, the tongasm manifest.json or unpacked NEFF beside the "
+                        "stream, else gen2, named in a note)")
     _add_decisions(d)
     _add_format(d)
     d.set_defaults(func=cmd_decode)
@@ -167,7 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     ex = sub.add_parser("explain", help="explain every byte of one bundle",
                         description="Explain one bundle field by field (offset, width, raw value, meaning, "
-                                    "confidence C/H/I/D, decision) and flag bytes no field explains. BUNDLE is 128 "
+                                    "confidence V/C/H/I/D, decision) and flag bytes no field explains. BUNDLE is 128 "
                                     "hex digits, FILE.bin:INDEX (bundle index), FILE.bin@OFFSET (byte offset), "
                                     "FILE.neff:sg00/pe:INDEX or FILE.neff:sg00/pe@OFFSET (target and engine from "
                                     "the NEFF).")
@@ -201,8 +206,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "Random keeping --seed) and report whether every output agreed bit for bit with the default "
                         "schedule's (exit 1 when one did not): a dynamic cross-check of 'check --races'")
     r.add_argument("--trace", metavar="FILE.json",
-                   help="write the schedule as a Chrome/Perfetto trace (one track per engine, a slice per bundle "
-                        "and per wait, DMAs on their queues' tracks); written even when the run deadlocks")
+                   help="write the schedule as a Chrome/Perfetto trace (one track per engine, a slice per bundle named "
+                        "by its BIR instruction and per wait, DMAs on their queues' tracks, an arrow from each "
+                        "semaphore update to the wait it releases; a NEFF's cores in the order they are "
+                        "simulated); written even when the run deadlocks")
     r.add_argument("--log", action="store_true", help="print each executed bundle to stderr")
     r.add_argument("--reference", action="store_true",
                    help="also run the IR reference interpreter and compare every output bit for bit")
@@ -214,7 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     fm = sub.add_parser("formats", help="print the byte map of every bundle layout (from the declarations)",
                         description="Print each layout's fields: offset, width, name, kind, values, confidence "
-                                    "(C/H/I/D) and decision. --format markdown is docs/formats.md.")
+                                    "(V/C/H/I/D) and decision. --format markdown is docs/formats.md.")
     fm.add_argument("layouts", nargs="*", metavar="LAYOUT", help="only these layouts (e.g. TensorTensor Memset)")
     fm.add_argument("--format", choices=("text", "markdown", "json"), default="text",
                     help="output format (default: text)")

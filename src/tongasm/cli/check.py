@@ -13,7 +13,7 @@ from ..isa.decisions import DecisionSet
 from ..isa.fields import BUNDLE_SIZE
 from ..progress import NullProgress
 from . import common
-from .common import _bar, _decisions, _is_kernel, _json_with_list, _neff_target, _plural, _print_json, _print_notes, _read_stream, _stream_target
+from .common import _bar, _decisions, _is_kernel, _kernel_target_note, _json_with_list, _neff_target, _plural, _print_json, _print_notes, _read_stream, _stream_target
 from .kernel import Repeats
 
 
@@ -71,6 +71,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 data = read_input(path) if stream is None else bytes(stream)
                 kernel = read_bir(data)
                 _print_notes(kernel.notes)
+                _kernel_target_note(path, kernel.arch, args)
                 del data
                 bar.phase(f"check {Path(path).name}", unrolled_count(kernel), unit="instructions")
                 report = check_kernel(kernel, target=args.target, decisions=decisions, checks=checks,

@@ -110,6 +110,16 @@ def _neff_target(sel: Any, args: argparse.Namespace) -> Any:
     return t
 
 
+def _kernel_target_note(path: str, arch: str | None, args: argparse.Namespace) -> None:
+    """A kernel with no ``arch`` and no ``--target``: the default target is named in a note, never
+    assumed silently."""
+    if arch is None and not getattr(args, "target", None):
+        from ..isa.targets import DEFAULT_TARGET
+
+        sys.stderr.write(f"tongasm: note: {path}: no \"arch\" in the kernel and no --target; assuming "
+                         f"{DEFAULT_TARGET.name}\n")
+
+
 def _opcode_name(op: int) -> str:
     from ..isa.opcodes import opcode_name
 

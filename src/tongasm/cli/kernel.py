@@ -12,7 +12,7 @@ from ..errors import TongasmError, UsageError
 from ..isa.decisions import DecisionSet
 from ..isa.fields import BUNDLE_SIZE
 from ..progress import NullProgress
-from .common import _bar, _decisions, _plural, _print_json, _print_notes
+from .common import _bar, _decisions, _kernel_target_note, _plural, _print_json, _print_notes
 
 
 def cmd_assemble(args: argparse.Namespace) -> int:
@@ -53,6 +53,7 @@ def cmd_assemble(args: argparse.Namespace) -> int:
         warnings.add(f)
     warnings.finish()
     _print_notes(kernel.notes)
+    _kernel_target_note(args.kernel, kernel.final.arch, args)
     if args.format == "json":
         _print_json(asm.manifest())
     elif not args.quiet:
@@ -129,7 +130,7 @@ def _assemble_progress(kernel: Any, bar: NullProgress) -> Callable[[int], None] 
     return progress
 
 
-def _asm_findings(source: str, prog: Any) -> int:
+def _asm_findings(source: str, prog: Any, summary: bool = True) -> int:
     """Check each assembled stream like ``tongasm check`` (bundles of opcodes without a layout are
     counted, not errors: a listing of real compiler output holds them as ``.bytes``); print every
     error as ``FILE:LINE: stream+OFFSET: ...``; return how many errors there were."""
@@ -148,7 +149,7 @@ def _asm_findings(source: str, prog: Any) -> int:
             i = (f.offset or 0) // BUNDLE_SIZE
             line = lines[i] if i < len(lines) else "?"
             print(f"{source}:{line}: {f.line()}")
-    if errors:
+    if errors and summary:
         sys.stderr.write(f"tongasm: error: {source}: {_plural(errors, 'finding')}; nothing written "
                          "(--no-check writes the streams anyway)\n")
     return errors
@@ -161,7 +162,18 @@ def cmd_asm(args: argparse.Namespace) -> int:
 
     decisions = DecisionSet.parse(args.decision) if args.decision else None
     output_dir_path(args.output)  # an unusable -o is refused before any work
-    prog = assemble_file(args.source, decisions=decisions, target=args.target)
+    from ..text.assembler import TextSyntaxError
+
+    try:
+        prog = assemble_file(args.source, decisions=decisions, target=args.target)
+    except TextSyntaxError as e:  # every error at once: the checks of the lines that did assemble too
+        if e.partial is not None and not args.no_check and _asm_findings(args.source, e.partial, summary=False):
+            sys.stderr.write(f"tongasm: note: {args.source}: the check findings above are of the lines that "
+                             "assembled (the lines in error below left out of the streams)\n")
+        raise
+    if prog.target_from == "default":  # never assumed silently
+        sys.stderr.write(f"tongasm: note: {args.source}: no .target directive and no --target; assuming "
+                         f"{prog.target.name}\n")
     if not args.no_check and _asm_findings(args.source, prog):
         return 1
     write_streams(args.output, {n: bytes(d) for n, d in prog.streams.items()},

@@ -21,7 +21,9 @@ def cmd_opcodes(args: argparse.Namespace) -> int:
     from ..codegen import collect_opcodes
     from ..ir.stream_reader import stream_bir
 
-    sets = collect_opcodes(stream_bir(Path(args.kernel)), target=args.target, decisions=_decisions(args))
+    kernel = stream_bir(Path(args.kernel))
+    sets = collect_opcodes(kernel, target=args.target, decisions=_decisions(args))
+    common._kernel_target_note(args.kernel, kernel.arch, args)
     if args.format == "json":
         _print_json([s.to_json() for s in sets])
         return 0
@@ -49,6 +51,7 @@ def cmd_decode(args: argparse.Namespace) -> int:
     decisions = _decisions(args)
     data = _read_stream(args.file)
     _check_length(args.file, data)
+    _stream_target(args, [args.file])  # known and said (bundles decode alike on both targets)
 
     def pieces() -> Iterator[Any]:  # one bundle at a time, the mapped pages dropped piece by piece
         from ..io.inputs import drop_pages
@@ -116,6 +119,7 @@ def _decode_neff(args: argparse.Namespace) -> int:
     from ..neff.select import resolve_selector
 
     sel = resolve_selector(args.file)
+    _neff_target(sel, args)  # a --target that disagrees with the NEFF's is a usage error
     decisions = _decisions(args)
     failures: list[tuple[str, Any]] = []
     skipped: dict[int, int] = {}

@@ -59,7 +59,21 @@ def cmd_neff_pack(args: argparse.Namespace) -> int:
     if not args.quiet:
         size = Path(args.output).stat().st_size
         print(f"packed {args.dir}: {_plural(len(neff.members), 'member')} -> {args.output} ({size} bytes)")
+        _print_changes(neff, "the unpacked NEFF")
     return 0
+
+
+def _print_changes(neff: object, what: str) -> None:
+    """What pack/repack changed, member by member (``tongasm diff`` shows the fields)."""
+    from ..neff.unpack import changes
+
+    lines = changes(neff)  # type: ignore[arg-type]
+    if not lines:
+        print(f"  no member changed: the members are those of {what}")
+        return
+    print(f"  {_plural(len(lines), 'member')} changed from {what} (tongasm diff shows the fields):")
+    for line in lines:
+        print(f"    {line}")
 
 
 def cmd_neff_repack(args: argparse.Namespace) -> int:
@@ -72,6 +86,7 @@ def cmd_neff_repack(args: argparse.Namespace) -> int:
     if not args.quiet:
         size = Path(args.output).stat().st_size
         print(f"repacked {args.neff}: {_plural(len(neff.members), 'member')} -> {args.output} ({size} bytes)")
+        _print_changes(neff, args.neff)
     return 0
 
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 from ..errors import UsageError
 from ..isa.decisions import DecisionSet
-from .common import _bar, _check_length, _decisions, _is_kernel, _plural, _print_json, _print_notes, _read_stream, _refuse_overwriting_inputs, _stream_name
+from .common import _bar, _check_length, _decisions, _is_kernel, _kernel_target_note, _plural, _print_json, _print_notes, _read_stream, _refuse_overwriting_inputs, _stream_name
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -85,6 +85,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
             kernel = read_bir(Path(first))
             _print_notes(kernel.notes)
+            _kernel_target_note(first, kernel.arch, args)
             memory = describe_kernel(kernel, resolve_target(kernel.arch, args.target).name)
         else:
             from ..ir.memory import MemoryDescription

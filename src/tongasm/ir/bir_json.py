@@ -81,6 +81,16 @@ class _Ctx:
         self.notes: list[str] = []
         self.key_sets: set[tuple[str, frozenset[str]]] = set()
 
+    def note_keys(self, what: str, extra: Mapping[str, Any], known: Iterable[str], where: str) -> None:
+        """Notes for the kept keys of ``extra`` that are near misses of ``known`` (see :func:`_misspelt`),
+        looked at once per kind of object and set of keys (a big kernel repeats them)."""
+        if not extra or len(self.notes) >= MAX_KEY_NOTES:
+            return
+        seen = (what, frozenset(extra))
+        if seen not in self.key_sets:
+            self.key_sets.add(seen)
+            self.notes += _misspelt(extra, known, where)
+
     @staticmethod
     def intern(table: dict[Any, Any], x: Any) -> Any:
         """``x``, or the equal immutable value read before (``table`` restarts past SHARE_LIMIT)."""
@@ -314,6 +324,15 @@ def _misspelt(extra: Mapping[str, Any], known: Iterable[str], where: str) -> lis
     return out
 
 
+#: the keys the reader knows in a function, an allocation (besides name and memorylocations: those
+#: ``run`` and the checks read), a memory location, a block and a Loop's axis
+_FUNCTION_KEYS = ("name", "attributes", "allocations", "registers", "blocks")
+_ALLOCATION_KEYS = ("kind", "dtype", "tensor_shape")
+_LOCATION_KEYS = ("name", "type", "addr", "base", "bank", "dims", "tensor_id")
+_BLOCK_KEYS = ("name", "instructions")
+_AXIS_KEYS = ("name", "lb", "ub", "stride")
+
+
 def _function(f: Any, path: str, notes: list[str] | None = None) -> Function:
     f = _obj(f, path, "a function")
     name = f.get("name", "")
@@ -327,11 +346,22 @@ def _function(f: Any, path: str, notes: list[str] | None = None) -> Function:
         a = _obj(a, apath, "an allocation")
         alloc = Allocation(str(a.get("name", "")), extra={k: v for k, v in a.items()
                                                            if k not in ("name", "memorylocations")})
+        ctx.note_keys("allocation", {k: v for k, v in alloc.extra.items() if k not in _ALLOCATION_KEYS},
+                      ("name", "memorylocations", *_ALLOCATION_KEYS), apath)
         if "memorylocations" in a:
             alloc.extra["__has_memorylocations__"] = True
         for li, loc in enumerate(_list(a.get("memorylocations", []), f"{apath}.memorylocations",
                                        "'memorylocations'")):
             ml = _location(loc, f"{apath}.memorylocations[{li}]", index)
+            lpath = f"{apath}.memorylocations[{li}]"
+            misplaced = [k for k in _ALLOCATION_KEYS if k in ml.extra]
+            if misplaced and ("location", frozenset(misplaced)) not in ctx.key_sets and len(ctx.notes) < MAX_KEY_NOTES:
+                ctx.key_sets.add(("location", frozenset(misplaced)))
+                ctx.notes.append(f"{lpath}: {', '.join(repr(k) for k in misplaced)} "
+                                 f"{'is' if len(misplaced) == 1 else 'are'} read on the allocation ({apath}), not on "
+                                 "its memory location; kept as it is, unused")
+            ctx.note_keys("location", {k: v for k, v in ml.extra.items() if k not in _ALLOCATION_KEYS},
+                          (*_LOCATION_KEYS, "dge_entry"), lpath)
             ml.allocation = alloc
             if ml.name in ctx.locations:
                 raise BirError(f"memory location {ml.name!r} is declared twice", f"{apath}.memorylocations[{li}]")
@@ -355,7 +385,8 @@ def _function(f: Any, path: str, notes: list[str] | None = None) -> Function:
         func.registers[rname] = Register(rname, ids)
     for bi, b in enumerate(_list(f.get("blocks", []), _path_join(path, "blocks"), "'blocks'")):
         func.blocks.append(_block(b, f"{path}.blocks[{bi}]", ctx))
-    func.extra = {k: v for k, v in f.items() if k not in ("name", "attributes", "allocations", "registers", "blocks")}
+    func.extra = {k: v for k, v in f.items() if k not in _FUNCTION_KEYS}
+    ctx.note_keys("function", func.extra, _FUNCTION_KEYS, path)
     if "registers" in f:
         func.extra["__has_registers__"] = True
     return func
@@ -375,7 +406,7 @@ def _location(loc: Any, path: str, index: int) -> MemoryLocation:
     if dims is not None:
         dims = tuple(_int(d, f"{path}.dims", "dims entry") for d in _list(dims, f"{path}.dims", "'dims'"))
     tid = loc.get("tensor_id")
-    known_keys = ("name", "type", "addr", "base", "bank", "dims", "tensor_id")
+    known_keys = _LOCATION_KEYS
     ml = MemoryLocation(
         name=str(loc["name"]), type=mtype,
         addr=_int(loc.get("addr", 0), f"{path}.addr", "'addr'"),
@@ -396,7 +427,8 @@ def _location(loc: Any, path: str, index: int) -> MemoryLocation:
 def _block(b: Any, path: str, ctx: _Ctx) -> Block:
     b = _obj(b, path, "a block")
     insts = _list(b.get("instructions", []), f"{path}.instructions", "'instructions'")
-    block = Block(str(b.get("name", "")), extra={k: v for k, v in b.items() if k not in ("name", "instructions")})
+    block = Block(str(b.get("name", "")), extra={k: v for k, v in b.items() if k not in _BLOCK_KEYS})
+    ctx.note_keys("block", block.extra, _BLOCK_KEYS, path)
     for ii, inst in enumerate(insts):
         block.instructions.append(_instruction(inst, f"{path}.instructions[{ii}]", ctx))
     return block
@@ -482,11 +514,14 @@ def _loop(d: dict[str, Any], path: str, ctx: _Ctx) -> Loop:
         _int(ax.get("lb", 0), f"{path}.LoopAxis.lb", "'lb'"),
         _int(ax.get("ub", 0), f"{path}.LoopAxis.ub", "'ub'"),
         _int(ax.get("stride", 0), f"{path}.LoopAxis.stride", "'stride'"),
-        extra={k: v for k, v in ax.items() if k not in ("name", "lb", "ub", "stride")},
+        extra={k: v for k, v in ax.items() if k not in _AXIS_KEYS},
     )
+    ctx.note_keys("LoopAxis", axis.extra, _AXIS_KEYS, f"{path}.LoopAxis")
     blocks = [_block(b, f"{path}.blocks[{i}]", ctx)
               for i, b in enumerate(_list(d.get("blocks", []), f"{path}.blocks", "'blocks'"))]
-    return Loop(axis, blocks, extra={k: v for k, v in d.items() if k not in ("opcode", "LoopAxis", "blocks")})
+    extra = {k: v for k, v in d.items() if k not in ("opcode", "LoopAxis", "blocks")}
+    ctx.note_keys("Loop", extra, ("opcode", "LoopAxis", "blocks"), path)
+    return Loop(axis, blocks, extra=extra)
 
 
 def _register(ref: Any, path: str, ctx: _Ctx) -> Register:
@@ -530,6 +565,8 @@ def _operand(a: Any, path: str, ctx: _Ctx) -> Operand:
     if kind not in _AP_KEYS:
         return OtherOperand(dict(a))
     extra = {k: v for k, v in a.items() if k not in _AP_KEYS[kind]} or NO_EXTRA
+    if extra:
+        ctx.note_keys(kind, extra, _AP_KEYS[kind], path)
     if "dtype" not in a:
         raise BirError(f"{kind} operand has no 'dtype'", path)
     dtype = _dtype(a["dtype"], f"{path}.dtype")
@@ -586,7 +623,12 @@ def _sync(s: Any, path: str, ctx: _Ctx) -> SyncInfo:
     s = _obj(s, path, "'sync'")
     unknown = set(s) - {"wait", "update"}
     if unknown:
-        raise BirError(f"unknown key(s) {sorted(unknown)} in 'sync' (expected 'wait' and/or 'update')", path)
+        import difflib
+
+        hints = [f"{k!r} -> {c[0]!r}" for k in sorted(unknown)
+                 if (c := difflib.get_close_matches(k, ("wait", "update"), n=1, cutoff=0.6))]
+        raise BirError(f"unknown key(s) {sorted(unknown)} in 'sync' (expected 'wait' and/or 'update'"
+                       + (f"; did you mean {', '.join(hints)}?" if hints else "") + ")", path)
 
     def items(key: str) -> list[tuple[dict[str, Any], str]]:
         v = s.get(key)

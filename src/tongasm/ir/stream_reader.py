@@ -20,10 +20,12 @@ from collections.abc import Iterator
 
 from ..errors import BirError, InputError
 from .bir_json import (
+    _BLOCK_KEYS,
     _Ctx,
     _function,
     _instruction,
     _list,
+    _misspelt,
     _obj,
     refuse_duplicates,
     unique_keys_hook,
@@ -142,6 +144,7 @@ class StreamedKernel:
     #: (one pass) the rest of the skeleton's reading, resumed after each streamed blocks array
     rest: _Skeleton | None = None
     _kernel: Kernel | None = None
+    _second: StreamedKernel | None = None  # the two-pass reading that replaced this one
 
     @property
     def one_pass(self) -> bool:
@@ -158,12 +161,22 @@ class StreamedKernel:
 
     @property
     def notes(self) -> list[str]:
-        """What the reader noticed in what was read so far (see :attr:`Kernel.notes`)."""
-        return [n for _f, ctx, *_ in self.functions for n in ctx.notes]
+        """What the reader noticed in what was read so far (see :attr:`Kernel.notes`); after a
+        :class:`StreamRestart`, what the second reading noticed."""
+        if self._second is not None:
+            return self._second.notes
+        return [n for _f, ctx, *_ in self.functions for n in ctx.notes] + \
+            _misspelt(self.extra, ("functions", "arch", "version", "attributes"), "the BIR module")
+
+    @property
+    def final(self) -> StreamedKernel:
+        """The reading that was used: this one, or the two-pass one that replaced it."""
+        return self._second.final if self._second is not None else self
 
     def two_pass(self) -> StreamedKernel:
         """The same document read in two passes (after a :class:`StreamRestart`)."""
-        return _open(self.text.s, self.text.where, one_pass=False)
+        self._second = _open(self.text.s, self.text.where, one_pass=False)
+        return self._second
 
     def _blocks(self) -> Iterator[tuple[Function, _Ctx, int, str]]:
         """Each function with blocks, the text positioned at its blocks array (one pass: the
@@ -221,6 +234,8 @@ class StreamedKernel:
                 for key in t.members(bpath):
                     if key != "instructions":
                         t.value(f"{bpath}.{key}")
+                        if key != "name":
+                            ctx.note_keys("block", {key: None}, _BLOCK_KEYS, bpath)
                         continue
                     if t.peek() != "[":
                         _list(t.value(f"{bpath}.instructions"), f"{bpath}.instructions", "'instructions'")
@@ -328,8 +343,11 @@ def _kernel_of(t: _Text, top: dict[str, Any], skeletons: list[_FunctionSkeleton]
 def _function_of(sk: _FunctionSkeleton) -> tuple[Function, _Ctx, int | None, str]:
     if "blocks" in sk.fields:  # a non-array 'blocks' value: the ordinary reader reports it
         _list(sk.fields["blocks"], f"{sk.path}.blocks", "'blocks'")
-    func = _function({**sk.fields, "blocks": []}, sk.path)
-    return func, _ctx_of(func), sk.blocks_at, sk.path
+    notes: list[str] = []
+    func = _function({**sk.fields, "blocks": []}, sk.path, notes)
+    ctx = _ctx_of(func)
+    ctx.notes = notes
+    return func, ctx, sk.blocks_at, sk.path
 
 
 class _Skeleton:

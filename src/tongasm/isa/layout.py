@@ -196,8 +196,8 @@ class ScalarText(TextOp):
 class Addr8Text(TextOp):
     """One side of a DMA (0xD4): ``<side>.addr/.var/.var_hi/.addr_mode`` (the ADDR8 address),
     ``.step1/.num1/.step0/.num0`` (byte steps; dim 1 left out when {1, 1}), ``.elem_size`` and the side's
-    dtype field, written ``var4+0x80[0x1000x128]/0x100.float16``, ``dge1+0x80[...]``,
-    ``sb[p0]+0x37b00[0x40000x128]/...``."""
+    dtype field, written ``var4+0x80[4096x128]/0x100.float16``, ``dge1+0x80[...]``,
+    ``sb[p0]+0x37b00[262144x128]/...``."""
 
     side: str
     dtype_field: str

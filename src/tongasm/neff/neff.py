@@ -161,6 +161,8 @@ class Neff:
     tar_style_why: str = field(default="", repr=False)
     #: members whose bytes were replaced since reading (their header is R-41's)
     replaced: set[str] = field(default_factory=set, repr=False)
+    #: (an unpacked directory) each member's size and SHA-256 as unpacked, for saying what changed
+    recorded: dict[str, tuple[int | None, str | None]] = field(default_factory=dict, repr=False)
 
     def __repr__(self) -> str:
         """A one-line summary: a NEFF's members are megabytes, not something to print."""
@@ -390,6 +392,14 @@ class Neff:
         if reuse and src is not None and same and mtime == self.gzip.mtime:
             return bytes(src.payload)
         return pad_payload(_gzip_stream(chunks, mtime))
+
+    def read_bytes_of(self, name: str) -> bytes | None:
+        """A member's bytes as read from the NEFF file (None when they are not at hand: a NEFF built
+        or packed from a directory, or a member the file did not have)."""
+        m = self.members
+        if isinstance(m, Members) and name in m.entries:
+            return m.index.data(m.entries[name])
+        return None
 
     def _same_members(self) -> bool:
         """Whether every member is the one read: the same names, and a replaced member's new bytes

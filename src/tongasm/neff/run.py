@@ -454,7 +454,11 @@ def run_neff(neff: Neff, inputs: Mapping[str, np.ndarray], *, graphs: list[str] 
         m.dram_bases = dict(core.dram_bases)
         m.indirect_semaphores = dict(core.indirect_sems)
         if timeline is not None:
-            timeline.core(core.graph.name)
+            k = len(result.cores)
+            timeline.core(core.graph.name, None if len(cores) == 1 else
+                          f"core {k + 1} of {len(cores)}, simulated "
+                          + ("first" if k == 0 else f"after {', '.join(c.graph.name for c in cores[:k])}")
+                          + " (on the device the cores run at the same time)")
         hook = None if progress is None else (lambda n, _t, base=done: progress(base + n, total))
         sched = Scheduler(m, streams, decisions, log, progress=hook, timeline=timeline, dma_queues=core.queues,
                           seed=seed if schedule_seed is None else schedule_seed)

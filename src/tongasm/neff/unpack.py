@@ -154,6 +154,8 @@ def load_dir(in_dir: str | os.PathLike[str]) -> Neff:
                 tar_headers, style, "" if style is not None else f"{where} names no tar style")
     # a member edited in the directory is a replaced member (R-41), like one given with --replace
     neff.replaced.update(n for n, data in members.items() if sums.get(n) != hashlib.sha256(data).hexdigest())
+    neff.recorded = {m["path"]: (m.get("size") if isinstance(m.get("size"), int) else None, sums.get(m["path"]))
+                     for m in meta["members"]}
     if "kelf-0.json" not in members:
         raise NeffError(f"{d}: no kelf-0.json member: not an unpacked NEFF")
     return neff
@@ -197,6 +199,46 @@ def stream_errors(neff: Neff, decisions: DecisionSet = DEFAULT_DECISIONS) -> lis
                               stream=s.stream, unmodelled="note", act_sets=neff.activation_function_sets(s.graph)):
             if f.severity == "error":
                 out.append(f"{s.member}: {f.line()}")
+    return out
+
+
+def changes(neff: Neff) -> list[str]:
+    """What differs from the NEFF (or unpacked directory) that was read, one line per changed member in
+    archive order: an engine stream by bundles (``sg00/PE.bin: 12 bundles, 3 differ (the first at bundle
+    4, offset 0x100)``, or its old and new bundle counts), any other member by its sizes. A member
+    replaced by its own bytes is not a change. Empty when nothing changed."""
+    from ..isa.fields import BUNDLE_SIZE
+
+    streams = {s.member for s in neff.streams()}
+    out = []
+    for name in sorted(neff.replaced, key=lambda n: (neff.input_order.get(n, len(neff.input_order)), n)):
+        new = neff.members[name]
+        old = neff.read_bytes_of(name)
+        size, digest = neff.recorded.get(name, (None, None))
+        if old is not None and old == new or old is None and digest == hashlib.sha256(new).hexdigest():
+            continue
+        if old is not None:
+            size = len(old)
+        if name in streams:
+            n_new = len(new) // BUNDLE_SIZE
+            if old is None:  # an unpacked directory keeps sizes and digests, not the old bytes
+                n_old = None if size is None else size // BUNDLE_SIZE
+                was = "as before" if n_old == n_new else f"was {n_old}" if n_old is not None else "before: not known"
+                out.append(f"{name}: {n_new} bundles ({was}), other bytes")
+                continue
+            n_old = len(old) // BUNDLE_SIZE
+            common = min(n_old, n_new)
+            differ = [i for i in range(common)
+                      if old[i * BUNDLE_SIZE:(i + 1) * BUNDLE_SIZE] != new[i * BUNDLE_SIZE:(i + 1) * BUNDLE_SIZE]]
+            parts = [f"{n_new} bundles" + (f" (was {n_old})" if n_old != n_new else "")]
+            if differ:
+                of = f"{common}" if n_old == n_new else f"the first {common}"
+                parts.append(f"{len(differ)} of {of} {'differs' if len(differ) == 1 else 'differ'} (the first at "
+                             f"bundle {differ[0]}, offset {differ[0] * BUNDLE_SIZE:#x})")
+            out.append(f"{name}: " + ", ".join(parts))
+        else:
+            out.append(f"{name}: {len(new)} bytes" + (f" (was {size})" if size is not None and size != len(new)
+                                                     else "; its bytes differ"))
     return out
 
 

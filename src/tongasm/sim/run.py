@@ -83,8 +83,10 @@ def conform_inputs(memory: MemoryDescription, inputs: Mapping[str, np.ndarray],
 def run_streams(streams: Mapping[str, bytes | bytearray | memoryview], memory: MemoryDescription, inputs: Mapping[str, np.ndarray] = {},
                 *, target: Target | str | None = None, decisions: DecisionSet = DEFAULT_DECISIONS, seed: int = 0,
                 trace: Callable[[str, DecodedBundle, int], None] | None = None,
-                progress: Callable[[int, int | None], None] | None = None, timeline: Timeline | None = None) -> RunResult:
-    """Simulate engine streams (``{"dve": bytes, ...}``) on a fresh machine.
+                progress: Callable[[int, int | None], None] | None = None, timeline: Timeline | None = None,
+                labels: Mapping[str, list[str | None]] | None = None) -> RunResult:
+    """Simulate engine streams (``{"dve": bytes, ...}``) on a fresh machine. ``labels`` gives the BIR
+    instruction name of each bundle of a stream (for the trace and the reports).
 
     The streams together may hold at most :func:`tongasm.passes.program.max_instructions` bundles
     (every bundle is decoded before the run); the memory description must fit the target
@@ -102,8 +104,10 @@ def run_streams(streams: Mapping[str, bytes | bytearray | memoryview], memory: M
     memory.validate(tgt)
     m = Machine(tgt, memory, seed=seed)
     load_inputs(m, memory, inputs)
-    sched = Scheduler(m, load_streams(streams, decisions), decisions, trace, progress=progress, timeline=timeline,
-                      seed=seed)
+    loaded = load_streams(streams, decisions)
+    for st in loaded:
+        st.labels = (labels or {}).get(st.engine)
+    sched = Scheduler(m, loaded, decisions, trace, progress=progress, timeline=timeline, seed=seed)
     stats = sched.run()
     return RunResult(m, memory, stats)
 
@@ -118,7 +122,24 @@ def run_kernel(kernel: Kernel, inputs: Mapping[str, np.ndarray] = {}, *, target:
     asm = assemble(kernel, target=target, decisions=decisions, check=check)
     memory = describe_kernel(kernel, asm.target.name)
     return run_streams({n: bytes(s) for n, s in asm.streams.items()}, memory, inputs, target=asm.target,
-                       decisions=decisions, seed=seed, trace=trace, progress=progress, timeline=timeline)
+                       decisions=decisions, seed=seed, trace=trace, progress=progress, timeline=timeline,
+                       labels=bundle_labels(asm) if timeline is not None else None)
+
+
+def bundle_labels(asm: Any) -> dict[str, list[str | None]]:
+    """The name of the BIR instruction behind every bundle of an assembly's streams (from its
+    manifest log), by stream; an instruction without a name is labelled by its index (``#3``)."""
+    from ..isa.fields import BUNDLE_SIZE
+
+    out: dict[str, list[str | None]] = {n: [None] * (len(s) // BUNDLE_SIZE) for n, s in asm.streams.items()}
+    for e in asm.log.entries(asm.streams):
+        names = out.get(e.stream)
+        if names is None:
+            continue
+        for off in e.offsets:
+            if off // BUNDLE_SIZE < len(names):
+                names[off // BUNDLE_SIZE] = e.name or f"#{e.index}"
+    return out
 
 
 def parse_inputs(specs: list[str]) -> dict[str, np.ndarray]:

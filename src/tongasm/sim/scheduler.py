@@ -130,6 +130,9 @@ class Scheduler:
         self.seed = seed
         self.clock = 0  # rounds (S-60=turns) or steps (S-60=random): the trace's time
         self._blocked: dict[str, tuple[int, str]] = {}  # engine -> (since, what) while it waits (trace only)
+        #: (trace only) the last change of each semaphore ("sem", i) / event ("evt", i): (track, step, who),
+        #: the start of the flow arrow to the wait it releases
+        self._changed: dict[tuple[str, int], tuple[str, int, str]] = {}
         self._prev_dma_hook = machine.on_dma_complete
         machine.on_dma_complete = self._dma_done
 
@@ -223,6 +226,8 @@ class Scheduler:
             sem[idx] = value
         if um != UpdateMode.evt_set:
             self.m.sem_last[idx] = s.where()
+        if self.timeline is not None:
+            self._changed[("evt" if um == UpdateMode.evt_set else "sem", idx)] = (s.engine, self.clock, s.where())
 
     # --- the trace ----------------------------------------------------------------------------------
 
@@ -230,10 +235,27 @@ class Scheduler:
         self.stats.dmas += 1
         if self.timeline is not None:
             start = t.issued if t.issued >= 0 else self.clock
-            self.timeline.dma(self.dma_queues.get(t.engine, f"{t.engine} DMA"), start, self.clock, t.where,
+            queue = self.dma_queues.get(t.engine, f"{t.engine} DMA")
+            self.timeline.dma(queue, start, self.clock, t.where,
                               {"semaphore": t.semaphore, "increments": list(t.increments)})
+            if t.semaphore is not None:
+                self._changed[("sem", t.semaphore)] = (queue, self.clock, f"the completion of the DMA of {t.where}")
         if self._prev_dma_hook is not None:
             self._prev_dma_hook(t)
+
+    def _released_by(self, d: DecodedBundle) -> list[tuple[str, int, str]]:
+        """(trace) The last change of each semaphore or event the bundle waits on: what let it run."""
+        lanes = d.fmt.sync
+        out = []
+        for lane in lanes.waits if lanes is not None else ():
+            mode = d.fields[lane.mode]
+            if mode == 0:
+                continue
+            kind = "evt" if _WAIT.get(mode) == WaitMode.evt_set_clear else "sem"
+            src = self._changed.get((kind, d.fields[lane.index]))
+            if src is not None:
+                out.append(src)
+        return out
 
     def _note_blocked(self, s: Stream, text: str) -> None:
         if s.engine not in self._blocked:
@@ -246,12 +268,17 @@ class Scheduler:
         tl = self.timeline
         if tl is not None:
             waited = self._blocked.pop(s.engine, None)
+            released = self._released_by(d) if waited is not None else []
             if waited is not None:
-                tl.wait(s.engine, waited[0], self.clock, waited[1])
+                tl.wait(s.engine, waited[0], self.clock, waited[1],
+                        {"released by": [who for _track, _t, who in released]} if released else None)
             label = s.labels[s.pc] if s.labels is not None and s.pc < len(s.labels) else None
-            tl.bundle(s.engine, self.clock, d.mnemonic, {"bundle": s.pc, "offset": f"{d.offset:#x}",
-                                                         **({"bir": label} if label else {})})
-            mark = self.m.dma_pending.appended
+            tl.bundle(s.engine, self.clock, f"{d.mnemonic} {label}" if label else d.mnemonic,
+                      {"bundle": s.pc, "offset": f"{d.offset:#x}", "mnemonic": d.mnemonic,
+                       **({"bir": label} if label else {})})
+            for track, t, _who in released:  # an arrow from the update that let this bundle run
+                tl.flow(track, t, s.engine, self.clock)
+        mark = self.m.dma_pending.appended
         if self.trace is not None:
             self.trace(s.engine, d, self.stats.executed)
         try:
@@ -261,9 +288,9 @@ class Scheduler:
                 raise SimError(f"{s.where()}: {e}") from None
             raise
         self._after(s, d)
-        if tl is not None:
-            for t in self.m.dma_pending.since(mark):
-                t.issued = self.clock
+        for issued in self.m.dma_pending.since(mark):
+            issued.issued = self.clock
+            issued.where = s.where()  # the stream, bundle and BIR instruction that issued it
         s.pc += 1
         if self.m.halted and s.engine in self.m.halted:  # S-46: Halt / Exit end the stream
             s.pc = len(s.bundles)

@@ -33,6 +33,8 @@ class TextSyntaxError(TongasmError):
 
     def __init__(self, path: str, line: int, col: int, message: str, source: str = "") -> None:
         self.path, self.line, self.col, self.detail = path, line, col, message
+        #: the program of the lines that assembled, when assembling went on past this error
+        self.partial: TextProgram | None = None
         at = col
         if len(source) > 160:  # a window of a very long line around the column
             start = max(0, min(col - 80, len(source) - 160))
@@ -47,6 +49,7 @@ class TextSyntaxErrors(TextSyntaxError):
     def __init__(self, errors: list[TextSyntaxError], more: bool = False) -> None:
         first = errors[0]
         self.errors = errors
+        self.partial = None
         self.path, self.line, self.col, self.detail = first.path, first.line, first.col, first.detail
         tail = f"\n(stopped after {len(errors)} errors)" if more else f"\n{len(errors)} errors"
         TongasmError.__init__(self, "\n".join(str(e) for e in errors) + tail)
@@ -66,6 +69,8 @@ class TextProgram:
     decisions: DecisionSet = field(default_factory=DecisionSet)
     lines: int = 0
     line_of: dict[str, list[int]] = field(default_factory=dict)
+    #: where :attr:`target` came from: ``"argument"``, ``".target"`` or ``"default"`` (neither given)
+    target_from: str = "default"
 
 
 def mnemonic_table(fs: FormatSet) -> dict[str, tuple[int, str]]:
@@ -126,6 +131,7 @@ def assemble_text(text: str, *, path: str = "<text>", decisions: DecisionSet | N
                 if arg not in TARGETS:
                     raise err(f"unknown target {arg!r} (known: {', '.join(TARGETS)})", acol)
                 prog.target = TARGETS[arg]
+                prog.target_from = ".target"
                 continue
             if word == ".decision":
                 if seen_instruction:
@@ -160,6 +166,7 @@ def assemble_text(text: str, *, path: str = "<text>", decisions: DecisionSet | N
             prog.decisions = ds
             if target is not None:
                 prog.target = target if isinstance(target, Target) else TARGETS[target]
+                prog.target_from = "argument"
             fs = build_formats(ds)
             table = mnemonic_table(fs)
         seen_instruction = True
@@ -174,10 +181,13 @@ def assemble_text(text: str, *, path: str = "<text>", decisions: DecisionSet | N
             continue
         prog.streams[current] += bundle
         prog.line_of.setdefault(current, []).append(lineno)
-    if len(errors) == 1:
-        raise errors[0]
-    if errors:
-        raise TextSyntaxErrors(errors)
+    if target is not None and prog.target_from != "argument":  # a listing of directives only
+        prog.target = target if isinstance(target, Target) else TARGETS[target]
+        prog.target_from = "argument"
+    if errors:  # the lines that did assemble go with the error (``asm`` still checks them)
+        failure = errors[0] if len(errors) == 1 else TextSyntaxErrors(errors)
+        failure.partial = prog
+        raise failure
     return prog
 
 

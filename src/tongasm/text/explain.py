@@ -1,5 +1,5 @@
 """``explain``: every field of one bundle — offset, width, name, raw value, meaning, the confidence
-tag (C/H/I/D) and the decision id behind it — plus every non-zero byte that no field explains, and
+tag (V/C/H/I/D) and the decision id behind it — plus every non-zero byte that no field explains, and
 the findings of the ISA checks.
 
 Everything comes from the format tables (the same declarations the encoder and decoder use); the

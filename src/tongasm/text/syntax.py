@@ -574,13 +574,15 @@ _HEX = r"-?0[xX][0-9a-fA-F]+|-?\d+"
 
 
 class Addr8Op(Operand):
-    """One side of a DMA (R-17, R-16): ``var4+0x80[0x1000x128]/0x100.float16``.
+    """One side of a DMA (R-17, R-16): ``var4+0x80[4096x128]/0x100.float16``.
 
     The address is ``sb[pP]+0xB`` (mode 0x10, variable 0: the SBUF word ``P << 18 | B``),
     ``varN+0xB`` (mode 0x10, DRAM variable N), ``dgeN+0xB`` (mode 0x20, DGE-table entry N) or
-    ``a8(0xMODE:N)+0xB`` (any other mode); then dim 1 and dim 0, ``[STEPxCOUNT]`` with byte steps
-    (dim 1 left out when it is the {1, 1} of every real DMA; under R-16's default dim 1 is the outer),
-    ``/`` the run size in bytes, and the side's dtype."""
+    ``a8(0xMODE:N)+0xB`` (any other mode); then dim 1 and dim 0, ``[STEPxNUM]`` as every access pattern
+    writes them (decimal step, ``x``, decimal count), the steps in bytes (dim 1 left out when it is the
+    {1, 1} of every real DMA; under R-16's default dim 1 is the outer), ``/`` the run size in bytes, and
+    the side's dtype. The parser also reads the hex steps listings wrote before (``[0x1000x128]``: a
+    ``0x`` number followed by ``x`` and the count); ``[0x128]`` is step 0, count 128 in both forms."""
 
     _RE = re.compile(rf"""^(?:sb\[p(?P<part>\d+)\]|var(?P<var>\d+)|dge(?P<dge>\d+)|a8\((?P<mode>0[xX][0-9a-fA-F]+):(?P<avar>\d+)\))
                          (?:\+(?P<off>0[xX][0-9a-fA-F]+|\d+))?
@@ -609,15 +611,15 @@ class Addr8Op(Operand):
             where = f"dge{var}{off}"
         else:
             where = f"a8({mode:#04x}:{var}){off}"
-        dims = "" if (v["step1"], v["num1"]) == (1, 1) else f"[{_hex(v['step1'])}x{v['num1']}]"
-        dims += f"[{_hex(v['step0'])}x{v['num0']}]"
+        dims = "" if (v["step1"], v["num1"]) == (1, 1) else f"[{v['step1']}x{v['num1']}]"
+        dims += f"[{v['step0']}x{v['num0']}]"
         return f"{where}{dims}/{v['elem_size']:#x}.{dtype_text(c.values[self.dt])}"
 
     def parse(self, text: str, c: Ctx, col: int) -> None:
         m = self._RE.match(text.strip())
         if not m:
-            raise ParseError(f"{self.name}: not a DMA side: {text.strip()!r} (like var4+0x80[0x100x128]/0x100.float16, "
-                             "dge1[0x200x128]/0x200.float16, sb[p0]+0x4000[0x40000x128]/0x100.float32)", col)
+            raise ParseError(f"{self.name}: not a DMA side: {text.strip()!r} (like var4+0x80[256x128]/0x100.float16, "
+                             "dge1[512x128]/0x200.float16, sb[p0]+0x4000[262144x128]/0x100.float32)", col)
         off = parse_int(m.group("off") or "0", col)
         if m.group("part") is not None:
             p = int(m.group("part"))
@@ -639,10 +641,6 @@ class Addr8Op(Operand):
         for k, val in values.items():
             _set(c, self.keys[k], val, self.name, col)
         _set(c, self.dt, parse_dtype(m.group("dtype"), col), self.name, col)
-
-
-def _hex(v: int) -> str:
-    return f"-{-v:#x}" if v < 0 else f"{v:#x}"
 
 
 class AsciiOp(Operand):

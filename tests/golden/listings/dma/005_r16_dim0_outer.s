@@ -2,4 +2,4 @@
 .target gen3
 .decision R-16=dim0-outer
 .stream sp
-00000000:  |d4100000 00000000 00000000 00081000 …|  PseudoDmaDirect2d src=var1[0x100x64][0x400x2]/0x100.float16, dst=sb[p0]+0x5000[0x100x2][0x40000x64]/0x100.float16, sem=8
+00000000:  |d4100000 00000000 00000000 00081000 …|  PseudoDmaDirect2d src=var1[256x64][1024x2]/0x100.float16, dst=sb[p0]+0x5000[256x2][262144x64]/0x100.float16, sem=8

@@ -2,4 +2,4 @@
 .target gen3
 .decision R-14=book-copy
 .stream sp
-00000000:  |d4100000 00000000 00000000 00081003 …|  PseudoDmaDirect2d src=var4[0x100x128]/0x100.float16, dst=sb[p0]+0x37b00[0x40000x128]/0x100.float16, sem=8, sync_command=3
+00000000:  |d4100000 00000000 00000000 00081003 …|  PseudoDmaDirect2d src=var4[256x128]/0x100.float16, dst=sb[p0]+0x37b00[262144x128]/0x100.float16, sem=8, sync_command=3

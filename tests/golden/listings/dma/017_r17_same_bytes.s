@@ -2,4 +2,4 @@
 .target gen3
 .decision R-17=dge-var-id
 .stream pool
-00000000:  |d4100000 00000000 00000000 00191000 …|  PseudoDmaDirect2d src=dge1+0x80[0x100x128]/0x80.float16, dst=sb[p0]+0x37f00[0x40000x128]/0x80.float16, sem=25
+00000000:  |d4100000 00000000 00000000 00191000 …|  PseudoDmaDirect2d src=dge1+0x80[256x128]/0x80.float16, dst=sb[p0]+0x37f00[262144x128]/0x80.float16, sem=25
