@@ -290,7 +290,10 @@ class Scheduler:
         self._after(s, d)
         for issued in self.m.dma_pending.since(mark):
             issued.issued = self.clock
-            issued.where = s.where()  # the stream, bundle and BIR instruction that issued it
+            # the stream, bundle and BIR instruction that issued it (what the handler added, a 0xC1 block's
+            # descriptor say, stays after it)
+            head = f"{s.engine}+{d.offset:#x} ({d.mnemonic})"
+            issued.where = s.where() + issued.where[len(head):] if issued.where.startswith(head) else s.where()
         s.pc += 1
         if self.m.halted and s.engine in self.m.halted:  # S-46: Halt / Exit end the stream
             s.pc = len(s.bundles)
