@@ -21,12 +21,17 @@ from tongasm.isa import DecisionSet
 from tongasm.sim.run import run_kernel
 
 
-def run(*decisions: str) -> np.ndarray:
+def inputs() -> tuple[np.ndarray, np.ndarray]:
     x = np.zeros((128, 128), np.float16)
     y = np.zeros((128, 128), np.float16)
     x[:3, 0] = [256, 2047 / 1024, -2.0 ** -12]
     y[:3, 0] = [-256, 2, 2.0 ** -11]
     y[0, 1] = 1  # out[0][1] = x[0][0] * 1 = 256: every reading, and the column order (out[m][n] = sum_k x[k][m] y[k][n])
+    return x, y
+
+
+def run(*decisions: str) -> np.ndarray:
+    x, y = inputs()
     res = run_kernel(read_bir(matmul_kernel()), {"x": x, "y": y}, decisions=DecisionSet.parse(decisions))
     return res.outputs(["out"])["out"].view(np.float32).reshape(128, 128)
 
@@ -46,3 +51,4 @@ def test_s120_f32_accumulate_rounds_each_addition() -> None:
 def test_s120_does_not_apply_under_s41_fp32() -> None:
     assert run("S-41=fp32")[0, 0] == np.float32(-65532.0)
     assert run("S-41=fp32", "S-120=exact-f64")[0, 0] == np.float32(-65532.0)
+

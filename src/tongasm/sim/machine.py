@@ -123,6 +123,12 @@ class DmaTransfer:
 
     def complete(self, m: Machine) -> None:
         """Move the data (S-44: element-wise conversion) and apply the completion increments (R-15)."""
+        if (self.w_in == self.w_out and not isinstance(self.reads, tuple) and not isinstance(self.writes, tuple)
+                and self.reads.shape == self.writes.shape and self.reads.size % numeric.size_of(self.w_in) == 0
+                and not np.may_share_memory(self.reads, self.writes)):
+            self.writes[...] = self.reads  # the same bytes, runs alike, apart (DRAM <-> SBUF): one copy, not two
+            self._finish(m)
+            return
         # [runs, run bytes], always a copy: the dst may overlap the src
         data = self.reads[0][self.reads[1]] if isinstance(self.reads, tuple) else np.array(self.reads)
         values = data.reshape(-1).view(numeric.element_type(self.w_in))
@@ -136,6 +142,10 @@ class DmaTransfer:
             self.writes[0][self.writes[1]] = raw.reshape(shape)
         else:
             self.writes[...] = raw.reshape(shape)
+        self._finish(m)
+
+    def _finish(self, m: Machine) -> None:
+        """R-15: the completion increments, and the completion hook."""
         for inc in self.increments:
             m.semaphores[self.semaphore] = _wrap32(int(m.semaphores[self.semaphore]) + inc)
         if self.increments:

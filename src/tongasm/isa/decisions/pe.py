@@ -206,8 +206,9 @@ class PeGeometry(Decision):
 class PeEvaluation(Decision):
     id = "S-120"
     subject = "how the simulator evaluates a Matmul's (0x02) products and K-sum under S-41=f64-round"
-    reason = ("speed: matmul_large's 33,280 Matmuls (K = M = 128, N = 512, fp16) are 90 % of its run, and a float64 "
-              "product takes about twice the time of a float32 one on this machine (2.4 vs 1.1 ms, one BLAS thread). "
+    reason = ("speed: matmul_large's 33,280 Matmuls (K = M = 128, N = 512, fp16) take half or more of its CPU time, "
+              "and a float64 product with its copies takes ~1.5x a float32 one (0.7 vs 0.45 ms, one BLAS thread, "
+              "reused arrays; whole run under load: 51 vs 38 CPU s). "
               "Products of 1- and 2-byte floats (fp8, fp16, bf16: at most 11 significand bits) are exact in float32, "
               "so the readings differ only in how the K-sum rounds: f32-accumulate rounds each float32 addition, in "
               "the BLAS's order, exact-f64 rounds once. They agree whenever every partial sum is a float32 value "

@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...isa.decisions.pe import PeTranspose
+from ...isa.decisions.pe import PeEvaluation, PeTranspose
 from ...isa.decisions.semantics import PeArithmetic
 from ...isa.enums import DTYPE_INFO, Dtype
 from ...ir.instructions import Instruction, LoadStationary, Matmult, MultiplyMoving
@@ -57,7 +57,8 @@ def _multiply(it: _Interpreter, inst: Instruction, moving_op: object, dst_op: ob
         raise FamilyInterpretError(f"dst dtype wire {dst.w:#x}: the PE writes PSUM in wire dtype {want:#x} (R-12)")
     x = it.s.read(mv)
     with np.errstate(all="ignore"):  # inf * 0 and inf - inf are NaN, as IEEE says
-        if it.ds.get(PeArithmetic).wide:  # S-41: float64 products and sum, one rounding to float32
+        # S-41: float64 products and sum, one rounding to float32 (S-120=f32-accumulate: in float32, as the bundles)
+        if it.ds.get(PeArithmetic).wide and it.ds.get(PeEvaluation).exact:
             result = (weights.astype(np.float64).T @ x.astype(np.float64)).astype(np.float32)
         else:
             result = weights.astype(np.float32).T @ x.astype(np.float32)
