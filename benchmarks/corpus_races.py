@@ -45,8 +45,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", type=Path)
     ap.add_argument("--only", default="")
+    ap.add_argument("--start", type=int, default=0, help="skip the first N files (PROVENANCE order)")
     args = ap.parse_args()
-    files = [f for f in corpus_files() if args.only in f.relative]
+    files = [f for f in corpus_files() if args.only in f.relative][args.start:]
     out = []
     tot_pairs = tot_races = 0
     for f in files:

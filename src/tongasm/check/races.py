@@ -75,7 +75,7 @@ Pattern = tuple[int, tuple[tuple[int, int], ...], int]
 #: two accesses are disjoint though their boxes overlap; the pattern is expanded only then).
 Region = tuple[str, int, int, int, int] | tuple[str, int, int, int, int, Pattern]
 #: At most this many runs of one pattern are compared; beyond it the box alone (an over-approximation).
-MAX_RUNS = 4096
+MAX_RUNS = 1 << 14
 #: A byte end past every variable: a region of unknown extent.
 WHOLE = 1 << 62
 #: Every byte of every DRAM variable (an address tongasm cannot resolve statically).
