@@ -57,16 +57,6 @@ class BirError(InputError):
         self.detail = message
 
 
-#: What a user can do about a refusal, by (check id, field): appended to the message of every
-#: :class:`EncodeError` of that check and field, wherever it is raised (the refusal says the way out).
-WORKAROUNDS: dict[tuple[str, str], str] = {
-    ("act.no_field", "scale"):
-        "to scale the input, multiply it first with a TensorScalarPtr (op0 'mult', on the DVE) and give the "
-        "Activation the immediate 1.0, as examples/rmsnorm.py does for 1/D; or keep the default reading "
-        "N-5=scale-at-0x24, under which the scale is encoded at +0x24 as the real NEFFs show",
-}
-
-
 class EncodeError(TongasmError):
     """An instruction cannot be encoded.
 
@@ -83,9 +73,6 @@ class EncodeError(TongasmError):
         limit: str | None = None,
         check: str | None = None,
     ) -> None:
-        hint = WORKAROUNDS.get((check, field)) if check is not None and field is not None else None
-        if hint is not None:
-            detail = f"{detail}; {hint}"
         self.detail = detail
         self.field = field
         self.value = value

@@ -58,6 +58,11 @@ ACT_FP32_MSG = "activation function only support float32 bias/scale/alpha"
 #: The value of each Activation role that changes nothing: what a role with no byte on the wire must be.
 NEUTRAL = {"bias": 0.0, "scale": 1.0, "alpha": 0.0}
 
+#: The way out of the scale refusal (under an N-5 reading that gives the scale no byte).
+_SCALE_WORKAROUND = ("; to scale the input, multiply it first with a TensorScalarPtr (op0 'mult', on the DVE) and give "
+                     "the Activation the immediate 1.0, as examples/rmsnorm.py does for 1/D; or keep the default "
+                     "reading N-5=scale-at-0x24, under which the scale is encoded at +0x24 as the real NEFFs show")
+
 
 #: wire functions whose args[3] bytes are forced (C): Copy 128 and Reciprocal 129 → (+0x0C, +0x2C) = (1, 0)
 _FORCED_ARG3 = frozenset({ACT_FUNC_WIRE[ActFunc.Copy], ACT_FUNC_WIRE[ActFunc.Reciprocal]})
@@ -177,7 +182,8 @@ def activation_select(inst: Activation, ctx: Context) -> Selection:
             else:
                 why = "N-5" if k == 2 else "the +0x2C gate (written only for Prelu)"
                 raise EncodeError(f"Activation {role} (args[{k}]) has no byte under {why} with the selected readings; "
-                                  f"only the immediate {NEUTRAL[role]} can be encoded, refused rather than dropped",
+                                  f"only the immediate {NEUTRAL[role]} can be encoded, refused rather than dropped"
+                                  + (_SCALE_WORKAROUND if role == "scale" else ""),
                                   field=role, value=getattr(arg, "value", getattr(arg, "kind", None)),
                                   limit=f"{NEUTRAL[role]}:float32", check="act.no_field")
         if k == 1:
