@@ -367,3 +367,24 @@ def test_pack_and_repack_say_what_changed(tmp_path: Path, capsys: pytest.Capture
     text = capsys.readouterr().out
     assert "2 members changed from the unpacked NEFF" in text
     assert "sg00/PE.bin: 6 bundles (was 12), other bytes" in text and "sg00/tensor_map.json: 2 bytes (was " in text
+
+
+def test_run_log_lists_each_bundle_as_the_listing_does_with_its_bir_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``run F.neff --log``: one line per executed bundle, its listing text (operands, not only the
+    mnemonic) and the BIR instruction the .dbg members name."""
+    import numpy as np
+
+    np.save(tmp_path / "x.npy", np.ones((128, 256), np.float16))
+    np.save(tmp_path / "y.npy", np.ones((256, 128), np.float16))
+    assert run("run", str(small()), "-i", f"x={tmp_path / 'x.npy'}", "-i", f"y={tmp_path / 'y.npy'}",
+               "-o", str(tmp_path / "r"), "--log", "-q", "--format", "json") == 0
+    out = capsys.readouterr()
+    lines = [line for line in out.err.splitlines() if line.startswith("[")]
+    assert len(lines) == json.loads(out.out)["executed"]  # one line per executed bundle
+    neff = read_neff(small())
+    g = neff.graph("sg00")
+    matmul = [line for line in lines if " Matmul" in line or "Matmul " in line]
+    assert matmul and all("psum" in line.lower() or "[" in line.split("Matmul", 1)[1] for line in matmul)
+    named = {line.rsplit("; ", 1)[1] for line in lines if "; " in line}
+    expected = {n for s in g.streams.values() for n in neff.bir_names(s) if n}
+    assert named and named <= expected

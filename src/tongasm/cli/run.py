@@ -70,8 +70,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         fs = build_formats(decisions)
 
-        def trace(engine, d, n):
-            sys.stderr.write(f"[{n:>6}] {engine:>4}+{d.offset:#07x}  {instruction_text(d, fs, decisions)}\n")
+        def trace(engine: str, d: Any, n: int, label: str | None) -> None:
+            name = f"  ; {label}" if label else ""
+            sys.stderr.write(f"[{n:>6}] {engine:>4}+{d.offset:#07x}  {instruction_text(d, fs, decisions)}{name}\n")
 
     def note(text: str) -> None:
         sys.stderr.write(f"tongasm: note: {text}\n")
@@ -203,8 +204,14 @@ def _run_neff(args: argparse.Namespace, decisions: DecisionSet) -> int:
     timeline = _timeline(args)
     trace = None
     if args.log:
-        def trace(engine: str, d: Any, n: int) -> None:
-            sys.stderr.write(f"[{n:>6}] {engine:>4}+{d.offset:#07x}  {d.mnemonic}\n")
+        from ..isa.formats import build_formats
+        from ..text.listing import instruction_text
+
+        fs = build_formats(decisions)
+
+        def trace(engine: str, d: Any, n: int, label: str | None) -> None:
+            name = f"  ; {label}" if label else ""
+            sys.stderr.write(f"[{n:>6}] {engine:>4}+{d.offset:#07x}  {instruction_text(d, fs, decisions)}{name}\n")
 
     def note(text: str) -> None:
         sys.stderr.write(f"tongasm: note: {text}\n")

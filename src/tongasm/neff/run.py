@@ -358,7 +358,7 @@ def run_neff(neff: Neff, inputs: Mapping[str, np.ndarray], *, graphs: list[str] 
              decisions: DecisionSet = DEFAULT_DECISIONS, seed: int = 0, declared: Mapping[str, Declared] = {},
              timeline: Timeline | None = None, progress: Callable[[int, int | None], None] | None = None,
              note: Callable[[str], None] | None = None, copy_inputs: bool = True,
-             log: Callable[[str, DecodedBundle, int], None] | None = None,
+             log: Callable[[str, DecodedBundle, int, str | None], None] | None = None,
              outputs: Sequence[str] | None = None, schedule_seed: int | None = None) -> NeffRunResult:
     """Run the NEFF's graphs (default: all, S-61) on ``inputs`` (by the NEFF's variable names).
     ``outputs``: the variables the caller will read from the result, refused before the run when the

@@ -82,7 +82,7 @@ def conform_inputs(memory: MemoryDescription, inputs: Mapping[str, np.ndarray],
 
 def run_streams(streams: Mapping[str, bytes | bytearray | memoryview], memory: MemoryDescription, inputs: Mapping[str, np.ndarray] = {},
                 *, target: Target | str | None = None, decisions: DecisionSet = DEFAULT_DECISIONS, seed: int = 0,
-                trace: Callable[[str, DecodedBundle, int], None] | None = None,
+                trace: Callable[[str, DecodedBundle, int, str | None], None] | None = None,
                 progress: Callable[[int, int | None], None] | None = None, timeline: Timeline | None = None,
                 labels: Mapping[str, list[str | None]] | None = None) -> RunResult:
     """Simulate engine streams (``{"dve": bytes, ...}``) on a fresh machine. ``labels`` gives the BIR
@@ -114,7 +114,7 @@ def run_streams(streams: Mapping[str, bytes | bytearray | memoryview], memory: M
 
 def run_kernel(kernel: Kernel, inputs: Mapping[str, np.ndarray] = {}, *, target: str | Target | None = None,
                decisions: DecisionSet = DEFAULT_DECISIONS, seed: int = 0, check: str = "refuse",
-               trace: Callable[[str, DecodedBundle, int], None] | None = None,
+               trace: Callable[[str, DecodedBundle, int, str | None], None] | None = None,
                progress: Callable[[int, int | None], None] | None = None, timeline: Timeline | None = None) -> RunResult:
     """Assemble a kernel, then simulate its bundles (from bytes, not from the IR)."""
     from ..codegen import assemble

@@ -108,7 +108,7 @@ class Scheduler:
     """
 
     def __init__(self, machine: Machine, streams: list[Stream], decisions: DecisionSet = DEFAULT_DECISIONS,
-                 trace: Callable[[str, DecodedBundle, int], None] | None = None,
+                 trace: Callable[[str, DecodedBundle, int, str | None], None] | None = None,
                  progress: Callable[[int, int | None], None] | None = None, *, timeline: Timeline | None = None,
                  dma_queues: Mapping[str, str] | None = None, seed: int = 0,
                  max_executed: int | None = None) -> None:
@@ -280,7 +280,8 @@ class Scheduler:
                 tl.flow(track, t, s.engine, self.clock)
         mark = self.m.dma_pending.appended
         if self.trace is not None:
-            self.trace(s.engine, d, self.stats.executed)
+            self.trace(s.engine, d, self.stats.executed,
+                       s.labels[s.pc] if s.labels is not None and s.pc < len(s.labels) else None)
         try:
             execute(self.m, s.engine, d, self.ds)
         except SimError as e:
