@@ -50,10 +50,11 @@ def _replacements(specs: Sequence[str]) -> dict[str, bytes]:
 
 
 def cmd_neff_pack(args: argparse.Namespace) -> int:
-    from ..io.outputs import output_file_path
+    from ..io.outputs import output_file_path, refuse_inputs
     from ..neff import pack_dir
 
     output_file_path(args.output)  # an unusable -o is refused before any work
+    refuse_inputs([Path(args.output)])
     neff = pack_dir(args.dir, args.output, decisions=_decisions(args), streams=args.streams,
                     replace=_replacements(args.replace), check=not args.no_check)
     if not args.quiet:
@@ -63,10 +64,11 @@ def cmd_neff_pack(args: argparse.Namespace) -> int:
 
 
 def cmd_neff_repack(args: argparse.Namespace) -> int:
-    from ..io.outputs import output_file_path
+    from ..io.outputs import output_file_path, refuse_inputs
     from ..neff.unpack import repack_neff
 
     output_file_path(args.output)  # an unusable -o is refused before any work
+    refuse_inputs([Path(args.output)])
     neff = repack_neff(args.neff, args.output, decisions=_decisions(args), streams=args.streams,
                        replace=_replacements(args.replace), check=not args.no_check)
     if not args.quiet:
@@ -82,7 +84,7 @@ def cmd_neff_survey(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         raise UsageError(f"--workers must be at least 1, got {args.workers}")
     if args.output is not None:
-        from ..io.outputs import output_file_path
+        from ..io.outputs import output_file_path, refuse_inputs
 
         output_file_path(args.output)  # an unusable -o is refused before any work
     neff_paths(args.inputs)  # a missing input is refused before any work

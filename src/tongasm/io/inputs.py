@@ -12,13 +12,29 @@ an :class:`~tongasm.errors.InputError` (exit code 2) naming the path.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import mmap
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 
 from ..errors import InputError
+
+
+#: (as given, path) of every file or directory the running command reads (see :func:`inputs_kept`)
+_INPUTS: contextvars.ContextVar[tuple[tuple[str, str], ...]] = contextvars.ContextVar("tongasm_inputs", default=())
+
+
+@contextlib.contextmanager
+def inputs_kept(paths: Iterable[tuple[str, str]]) -> Iterator[None]:
+    """While the block runs, no output may replace, drop or be written inside one of ``paths``
+    ((as given, path) pairs: the command's input files and directories); see :func:`tongasm.io.outputs.refuse_inputs`."""
+    token = _INPUTS.set(tuple(paths))
+    try:
+        yield
+    finally:
+        _INPUTS.reset(token)
 
 
 #: A pipe, a character device or a socket is read whole up to this many bytes and refused beyond
