@@ -84,7 +84,7 @@ def cmd_neff_survey(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         raise UsageError(f"--workers must be at least 1, got {args.workers}")
     if args.output is not None:
-        from ..io.outputs import output_file_path, refuse_inputs
+        from ..io.outputs import output_file_path
 
         output_file_path(args.output)  # an unusable -o is refused before any work
     neff_paths(args.inputs)  # a missing input is refused before any work

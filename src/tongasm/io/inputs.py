@@ -135,10 +135,11 @@ def read_input(path: str | os.PathLike[str]) -> bytes:
 
 
 def read_text(path: str | os.PathLike[str]) -> str:
-    """:func:`read_input` decoded as UTF-8 (an InputError when it is not)."""
+    """:func:`read_input` decoded as UTF-8 (an InputError when it is not); a leading byte-order mark
+    is dropped, as ``json.loads`` of the bytes drops it (every text input reads the same way)."""
     data = read_input(path)
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise InputError(f"cannot read {path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
 
@@ -179,6 +180,13 @@ def drop_pages(buf: object, start: int, stop: int) -> None:
             mm.madvise(mmap.MADV_DONTNEED, a, b - a)
         except (OSError, ValueError, AttributeError):
             pass
+
+
+def brief_repr(v: object, limit: int = 60) -> str:
+    """``repr(v)`` for a message, cut to ``limit`` characters (a name of 5000 characters must not
+    become a message of 5000); an integer as :func:`brief_int` gives it."""
+    text = brief_int(v) if isinstance(v, int) and not isinstance(v, bool) else repr(v)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def brief_int(v: int, limit: int = 40) -> str:

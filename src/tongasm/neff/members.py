@@ -187,10 +187,14 @@ class KelfJson:
 
     @classmethod
     def parse(cls, data: bytes, path: str = "kelf-0.json") -> KelfJson:
+        from .limits import MAX_GRAPHS
+
         j = load_json(path, data)
         graphs = []
         seen: set[str] = set()
-        for i, g in enumerate(_get(j, path, "graphs", list)):
+        listed = _get(j, path, "graphs", list)
+        MAX_GRAPHS.check(len(listed), path, "graphs")
+        for i, g in enumerate(listed):
             where = f"{path} graphs[{i}]"
             ref = GraphRef(_get(g, where, "name", str), _get(g, where, "definition", str))
             if ref.name in seen:
