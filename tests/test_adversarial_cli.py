@@ -364,3 +364,12 @@ def test_a_byte_order_mark_is_accepted_by_every_reader_of_text(tmp_path: Path) -
     memory.write_bytes(bom + (tmp_path / "b" / "memory.json").read_bytes())
     assert run("run", *(tmp_path / "b" / f"{e}.bin" for e in ("act", "dve", "sp")), "--memory", memory,
                "-o", tmp_path / "r", "-q") == 0
+
+
+def test_a_graph_name_with_a_lone_surrogate_is_refused(tmp_path: Path, capsys: Any) -> None:
+    """It cannot be written into a listing or a trace (disasm -o was an internal error)."""
+    f = tmp_path / "s.neff"
+    f.write_bytes(_with_json("kelf-0.json", lambda k: k["graphs"][1].__setitem__("name", "\udc80")))
+    for args in (("neff", "info", f), ("disasm", f, "-o", tmp_path / "l.s"), ("check", f)):
+        refused(capsys, *args, says="lone surrogate")
+    assert not (tmp_path / "l.s").exists()
