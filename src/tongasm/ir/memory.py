@@ -331,7 +331,7 @@ def describe_kernel(kernel: Kernel, target: str) -> MemoryDescription:
     return out
 
 
-def _fits_partitions(shape: list[int], dims: tuple[int, int], size: int) -> bool:
+def _fits_partitions(shape: list[int], dims: tuple[int, ...], size: int) -> bool:
     """An SB/PSUM variable is read partition by partition: its shape's first size is partitions (at
     most its rows) and the rest must fit one partition's bytes (a 1-D [512] on 1 partition does not)."""
     return not shape or (shape[0] <= dims[0] and math.prod(shape[1:]) * size <= dims[1])
