@@ -528,6 +528,29 @@ def _silence_stdout(inner: Any) -> None:
         pass
 
 
+def _input_paths(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """(as given, path) of every file or directory the command reads, from its arguments: no output
+    of the command may replace, remove or be written inside one (:func:`tongasm.io.outputs.inputs_kept`)."""
+    out: list[tuple[str, str]] = []
+
+    def add(given: object) -> None:
+        if isinstance(given, str) and given:
+            out.append((given, given))
+            if ":" in given:  # FILE.neff:sg00 names FILE.neff
+                out.append((given, given.rsplit(":", 1)[0]))
+
+    for key in ("kernel", "source", "file", "neff", "dir", "memory", "streams", "a", "b"):
+        add(getattr(args, key, None))
+    for key in ("inputs", "files"):
+        for given in getattr(args, key, None) or ():
+            add(given)
+    for key in ("input", "replace"):  # NAME=FILE.npy, MEMBER=FILE
+        for spec in getattr(args, key, None) or ():
+            if isinstance(spec, str) and "=" in spec:
+                out.append((spec, spec.partition("=")[2]))
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (also used by ``python -m tongasm``)."""
     parser = build_parser()
@@ -536,7 +559,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     inner = sys.stdout
     sys.stdout = _Stdout(inner)
     try:
-        code = func(args)
+        from ..io.inputs import inputs_kept
+
+        with inputs_kept(_input_paths(args)):
+            code = func(args)
         sys.stdout.flush()
         return code
     except _StdoutError as e:

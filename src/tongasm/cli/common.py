@@ -38,8 +38,27 @@ def _decisions(args: argparse.Namespace) -> DecisionSet:
     return DecisionSet.parse(getattr(args, "decision", None))
 
 
+def _finite(obj: Any) -> Any:
+    """``obj`` with every NaN or infinite float (which JSON has no literal for) as the string
+    ``"NaN"``, ``"Infinity"`` or ``"-Infinity"``."""
+    if isinstance(obj, float) and obj != obj:
+        return "NaN"
+    if isinstance(obj, float) and obj in (float("inf"), float("-inf")):
+        return "Infinity" if obj > 0 else "-Infinity"
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    return obj
+
+
 def _print_json(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, indent=1) + "\n")
+    """Print ``obj`` as strict JSON: a NaN or an infinity that came from an input prints as a string."""
+    try:
+        text = json.dumps(obj, indent=1, allow_nan=False)
+    except ValueError:
+        text = json.dumps(_finite(obj), indent=1, allow_nan=False)
+    sys.stdout.write(text + "\n")
 
 
 def _print_notes(notes: Iterable[str]) -> None:

@@ -25,6 +25,15 @@ def cmd_assemble(args: argparse.Namespace) -> int:
         raise UsageError("assemble needs -o DIR (the streams) or --neff OUT.neff (a NEFF), or both")
     if args.output is not None:
         output_dir_path(args.output)  # an unusable -o is refused before any work
+        from ..codegen.output import STREAM_NAMES
+        from ..io.outputs import refuse_inputs
+
+        refuse_inputs([Path(args.output) / n for n in ("manifest.json", "memory.json", "census.bin",
+                                                       *(f"{e}.bin" for e in STREAM_NAMES))])
+    if args.neff is not None:
+        from ..io.outputs import refuse_inputs
+
+        refuse_inputs([Path(args.neff)])
     written: set[str] = set()
     with _bar(args, "assemble", unit="instructions") as bar:
         kernel = stream_bir(Path(args.kernel), one_pass=True)  # instruction by instruction: bounded memory
@@ -162,6 +171,9 @@ def cmd_asm(args: argparse.Namespace) -> int:
 
     decisions = DecisionSet.parse(args.decision) if args.decision else None
     output_dir_path(args.output)  # an unusable -o is refused before any work
+    from ..io.outputs import refuse_inputs
+
+    refuse_inputs([Path(args.output) / "manifest.json"])
     from ..text.assembler import TextSyntaxError
 
     try:

@@ -50,10 +50,11 @@ def _replacements(specs: Sequence[str]) -> dict[str, bytes]:
 
 
 def cmd_neff_pack(args: argparse.Namespace) -> int:
-    from ..io.outputs import output_file_path
+    from ..io.outputs import output_file_path, refuse_inputs
     from ..neff import pack_dir
 
     output_file_path(args.output)  # an unusable -o is refused before any work
+    refuse_inputs([Path(args.output)])
     neff = pack_dir(args.dir, args.output, decisions=_decisions(args), streams=args.streams,
                     replace=_replacements(args.replace), check=not args.no_check)
     if not args.quiet:
@@ -77,10 +78,11 @@ def _print_changes(neff: object, what: str) -> None:
 
 
 def cmd_neff_repack(args: argparse.Namespace) -> int:
-    from ..io.outputs import output_file_path
+    from ..io.outputs import output_file_path, refuse_inputs
     from ..neff.unpack import repack_neff
 
     output_file_path(args.output)  # an unusable -o is refused before any work
+    refuse_inputs([Path(args.output)])
     neff = repack_neff(args.neff, args.output, decisions=_decisions(args), streams=args.streams,
                        replace=_replacements(args.replace), check=not args.no_check)
     if not args.quiet:

@@ -28,6 +28,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     decisions = _decisions(args)
     # everything the arguments alone decide is checked before any work
     output_dir_path(args.output)
+    from ..io.outputs import refuse_inputs
+
+    refuse_inputs([Path(args.output) / "state.json"])
     if args.trace is not None:
         output_file_path(args.trace)
         _refuse_overwriting_inputs(args.trace, [*args.inputs, *([args.memory] if args.memory else []),

@@ -12,13 +12,29 @@ an :class:`~tongasm.errors.InputError` (exit code 2) naming the path.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import mmap
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 
 from ..errors import InputError
+
+
+#: (as given, path) of every file or directory the running command reads (see :func:`inputs_kept`)
+_INPUTS: contextvars.ContextVar[tuple[tuple[str, str], ...]] = contextvars.ContextVar("tongasm_inputs", default=())
+
+
+@contextlib.contextmanager
+def inputs_kept(paths: Iterable[tuple[str, str]]) -> Iterator[None]:
+    """While the block runs, no output may replace, drop or be written inside one of ``paths``
+    ((as given, path) pairs: the command's input files and directories); see :func:`tongasm.io.outputs.refuse_inputs`."""
+    token = _INPUTS.set(tuple(paths))
+    try:
+        yield
+    finally:
+        _INPUTS.reset(token)
 
 
 #: A pipe, a character device or a socket is read whole up to this many bytes and refused beyond
@@ -119,10 +135,11 @@ def read_input(path: str | os.PathLike[str]) -> bytes:
 
 
 def read_text(path: str | os.PathLike[str]) -> str:
-    """:func:`read_input` decoded as UTF-8 (an InputError when it is not)."""
+    """:func:`read_input` decoded as UTF-8 (an InputError when it is not); a leading byte-order mark
+    is dropped, as ``json.loads`` of the bytes drops it (every text input reads the same way)."""
     data = read_input(path)
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise InputError(f"cannot read {path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
 
@@ -163,6 +180,13 @@ def drop_pages(buf: object, start: int, stop: int) -> None:
             mm.madvise(mmap.MADV_DONTNEED, a, b - a)
         except (OSError, ValueError, AttributeError):
             pass
+
+
+def brief_repr(v: object, limit: int = 60) -> str:
+    """``repr(v)`` for a message, cut to ``limit`` characters (a name of 5000 characters must not
+    become a message of 5000); an integer as :func:`brief_int` gives it."""
+    text = brief_int(v) if isinstance(v, int) and not isinstance(v, bool) else repr(v)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def brief_int(v: int, limit: int = 40) -> str:

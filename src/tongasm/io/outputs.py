@@ -24,6 +24,11 @@ after :data:`LOCK_WAIT` seconds. While writing, SIGTERM and SIGHUP raise
 :class:`~tongasm.errors.Terminated` (SIGINT: ``KeyboardInterrupt``) so that the temporary files are
 removed; only SIGKILL can leave a hidden ``.NAME.tmp-*`` behind, and the next write to that
 directory removes it.
+
+Inputs (:func:`~tongasm.io.inputs.inputs_kept`): the files a command reads are registered for its run; a write that
+would replace one of them, drop one as stale, or put a file inside an input directory is refused
+(:class:`~tongasm.errors.UsageError`, exit 2) before anything is written, so ``assemble
+DIR/manifest.json -o DIR`` or ``neff pack DIR -o DIR/sg00/PE.bin`` cannot destroy what they read.
 """
 
 from __future__ import annotations
@@ -43,13 +48,38 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import BinaryIO
 
 from ..errors import InputError, OutputError, Terminated, UsageError
-from .inputs import _kind, _reason
+from .inputs import _INPUTS, _kind, _reason
 
 Content = bytes | bytearray | memoryview | Callable[[BinaryIO], None]
 
 
 #: How long a write waits for another tongasm that holds the output directory's lock.
 LOCK_WAIT = 10.0
+
+
+# --- the command's inputs --------------------------------------------------------------------------
+
+def _inside(target: Path, directory: str) -> bool:
+    try:
+        d = Path(directory).resolve()
+        return d.is_dir() and d in target.resolve().parents
+    except (OSError, RuntimeError, ValueError):
+        return False
+
+
+def refuse_inputs(targets: Iterable[Path], dropped: bool = False) -> None:
+    """Refuse (UsageError) to write (``dropped``: to remove) a path that is one of the command's
+    inputs, or lies inside an input directory: the output would destroy what the command read."""
+    inputs = _INPUTS.get()
+    if not inputs:
+        return
+    for target in targets:
+        for given, path in inputs:
+            if same_file(target, path) or _inside(target, path):
+                verb = "remove" if dropped else "overwrite"
+                where = "is the input" if same_file(target, path) else "lies inside the input"
+                raise UsageError(f"output {target} {where} {given}; refused (writing it would {verb} what this "
+                                 "command reads): write the output elsewhere")
 
 
 # --- output names -------------------------------------------------------------------------------------
@@ -335,6 +365,7 @@ def atomic_write(path: str | os.PathLike[str], data: Content) -> Path:
     which the temporary files a SIGKILL'd write of the same name left are removed. Returns the
     path written."""
     target = output_file_path(path)
+    refuse_inputs([target])
     parent = target.parent
     tmp: str | None = None
     try:
@@ -469,6 +500,7 @@ def write_output_dir(out_dir: str | os.PathLike[str], files: Mapping[str, Conten
     """
     out = output_dir_path(out_dir)
     names = [check_output_name(n) for n in files]
+    refuse_inputs([out / n for n in names])
     parent = out.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
@@ -483,6 +515,7 @@ def write_output_dir(out_dir: str | os.PathLike[str], files: Mapping[str, Conten
         if not out.is_dir():
             return _write_new(out, files)
         drop = set(stale(out) if callable(stale) else stale) - set(names)
+        refuse_inputs([out / n for n in sorted(drop)], dropped=True)
         _check_replaceable(out, names, drop)
         if _swappable(out):
             return _write_swapped(out, files, drop)

@@ -140,8 +140,8 @@ class MemoryDescription:
             rows, width = v.dims
             if rows < 0 or width < 0:
                 raise InputError(f"variable {v.name!r}: dims {list(v.dims)} must not be negative")
-            where = f"variable {v.name!r} ({v.space}, partitions {v.partition}..{v.partition + rows - 1}, " \
-                    f"bytes {v.addr}..{v.addr + width - 1})"
+            where = f"variable {v.name!r} ({v.space}, partitions {_brief(v.partition)}..{_brief(v.partition + rows - 1)}, " \
+                    f"bytes {_brief(v.addr)}..{_brief(v.addr + width - 1)})"
             if v.space == "DRAM":
                 dram += rows * width
                 if dram > MAX_DRAM_BYTES:
@@ -160,6 +160,10 @@ class MemoryDescription:
                 if n * v.numpy_dtype().itemsize > v.nbytes:
                     raise InputError(f"variable {v.name!r}: shape {v.shape} of {v.dtype} needs "
                                      f"{n * v.numpy_dtype().itemsize} bytes; it has {v.nbytes}")
+                if v.space != "DRAM" and not _fits_partitions(v.shape, (rows, width), v.numpy_dtype().itemsize):
+                    raise InputError(f"variable {v.name!r}: shape {v.shape} of {v.dtype} does not fit its {v.space} "
+                                     f"dims {list(v.dims)} (the first size is partitions, at most {rows}; the rest "
+                                     f"must fit {width} bytes of one partition)")
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -327,6 +331,12 @@ def describe_kernel(kernel: Kernel, target: str) -> MemoryDescription:
     return out
 
 
+def _fits_partitions(shape: list[int], dims: tuple[int, ...], size: int) -> bool:
+    """An SB/PSUM variable is read partition by partition: its shape's first size is partitions (at
+    most its rows) and the rest must fit one partition's bytes (a 1-D [512] on 1 partition does not)."""
+    return not shape or (shape[0] <= dims[0] and math.prod(shape[1:]) * size <= dims[1])
+
+
 def variable_of(loc: MemoryLocation, used_dtype: str | None) -> Variable:
     alloc_extra = loc.allocation.extra if loc.allocation is not None else {}
     dtype = alloc_extra.get("dtype") if isinstance(alloc_extra.get("dtype"), str) else None
@@ -343,7 +353,8 @@ def variable_of(loc: MemoryLocation, used_dtype: str | None) -> Variable:
     if (isinstance(shape, list) and dtype is not None and len(shape) <= 8
             and all(type(s) is int and s >= 0 for s in shape)):
         size = DTYPE_INFO[Dtype[dtype]].size
-        if math.prod(shape) * size > max(dims[0] * dims[1], 0):
+        if math.prod(shape) * size > max(dims[0] * dims[1], 0) or (space != "DRAM" and not _fits_partitions(
+                shape, dims, size)):
             shape = None
     else:
         shape = None

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import NeffError
-from .limits import MAX_DBG_BYTES, MAX_DBG_ENTRIES, MAX_DBG_IDS
+from .limits import MAX_DBG_BYTES, MAX_DBG_ENTRIES, MAX_DBG_IDS, MAX_DBG_TOTAL_IDS
 
 #: The schema, declared once: message → ((number, name, type, repeated), ...).
 SCHEMA: Mapping[str, tuple[tuple[int, str, str, bool], ...]] = {
@@ -103,6 +103,8 @@ def message_class(name: str = "DebugInfo") -> Any:
 
 #: bytes that end a varint (high bit clear): deleting the others counts the varints in a packed table
 _VARINT_CONTINUES = bytes(range(0x80, 0x100))
+#: bytes that end a varint (deleting them counts the bytes that do not)
+_VARINT_ENDS = bytes(range(0x80))
 #: DebugInfo's repeated entry field, as its one-byte wire tag (field 3, length-delimited)
 _ENTRY_FIELD = SCHEMA["DebugInfo"][2][0]
 
@@ -145,23 +147,45 @@ def _fields(b: bytes, where: str) -> Iterator[tuple[int, int, int, int]]:
         i = j
 
 
+#: the DebugInstruction fields that are id tables (parent ids, dependencies and their kinds)
+_ID_TABLES = frozenset(f[0] for f in SCHEMA["DebugInstruction"] if f[3] and f[2] == "uint64")
+
+
+def count_entries(data: bytes, path: str = ".dbg") -> int:
+    """The number of entries (instructions) of a ``.dbg`` member, counted on the wire without
+    parsing them (and bounded by :data:`~tongasm.neff.limits.MAX_DBG_ENTRIES`)."""
+    where = f"NEFF member {path}"
+    MAX_DBG_BYTES.check(len(data), where, "bytes")
+    max_entries = MAX_DBG_ENTRIES.value()
+    entries = 0
+    for number, wire, _, _ in _fields(data, where):
+        if number == _ENTRY_FIELD and wire == 2:
+            entries += 1
+            if entries > max_entries:
+                raise MAX_DBG_ENTRIES.error(f"at least {entries}", where, "entries")
+    return entries
+
+
 def check_debug_info_size(data: bytes, path: str) -> None:
     """Refuse a ``.dbg`` member that would cost more than its limits before the protobuf parser
     builds it: its size (:data:`~tongasm.neff.limits.MAX_DBG_BYTES`), its entry count
-    (:data:`~tongasm.neff.limits.MAX_DBG_ENTRIES`, counted on the wire) and, per entry, the ids of
-    each parent-id / dependency table (:data:`~tongasm.neff.limits.MAX_DBG_IDS`; an entry shorter
-    than the limit cannot hold more, so only longer ones are scanned)."""
+    (:data:`~tongasm.neff.limits.MAX_DBG_ENTRIES`, counted on the wire), per entry the ids of each
+    parent-id / dependency table (:data:`~tongasm.neff.limits.MAX_DBG_IDS`) and the ids of all its
+    tables together (:data:`~tongasm.neff.limits.MAX_DBG_TOTAL_IDS`). Every varint ends in a byte
+    below 0x80, so a member with fewer such bytes than a limit cannot pass it: only the entries
+    (or members) that could are scanned."""
     where = f"NEFF member {path}"
     MAX_DBG_BYTES.check(len(data), where, "bytes")
-    max_entries, max_ids = MAX_DBG_ENTRIES.value(), MAX_DBG_IDS.value()
-    entries = 0
+    max_entries, max_ids, max_total = MAX_DBG_ENTRIES.value(), MAX_DBG_IDS.value(), MAX_DBG_TOTAL_IDS.value()
+    scan_all = len(data) - len(bytes(data).translate(None, _VARINT_ENDS)) > max_total
+    entries = total = 0
     for number, wire, start, end in _fields(data, where):
         if number != _ENTRY_FIELD or wire != 2:
             continue
         entries += 1
         if entries > max_entries:
             raise MAX_DBG_ENTRIES.error(f"at least {entries}", where, "entries")
-        if end - start <= max_ids:
+        if end - start <= max_ids and not scan_all:
             continue
         entry = data[start:end]
         counts: dict[int, int] = {}
@@ -172,6 +196,10 @@ def check_debug_info_size(data: bytes, path: str) -> None:
             if k > max_ids:
                 name = next((f[1] for f in SCHEMA["DebugInstruction"] if f[0] == n2), f"field {n2}")
                 raise MAX_DBG_IDS.error(k, f"{where}: entry {entries - 1}: {name}", "ids")
+            if n2 in _ID_TABLES:
+                total += k
+        if total > max_total:
+            raise MAX_DBG_TOTAL_IDS.error(f"at least {total}", where, "ids")
 
 
 def parse_debug_info(data: bytes, path: str = ".dbg") -> Any:

@@ -79,5 +79,14 @@ MAX_DBG_ENTRIES = Limit("the debug-info entry count", 1 << 20, "TONGASM_MAX_NEFF
 MAX_DBG_IDS = Limit("the debug-info id table size", 1 << 16, "TONGASM_MAX_NEFF_DBG_IDS",
                     "65,536: 156x the corpus's largest table in one entry (420 ids)")
 
+#: Ids in the parent-id / dependency tables of one ``.dbg`` member, all entries together (corpus most:
+#: 71,220, a yolox debug_info_backend_PE.dbg; 331,576 in one NEFF, all members together).
+MAX_DBG_TOTAL_IDS = Limit("the debug-info id count", 1 << 21, "TONGASM_MAX_NEFF_DBG_TOTAL_IDS",
+                          "2,097,152: 29x the corpus's most ids in one .dbg member (71,220)")
+#: Graphs (cores' programs) in one NEFF's kelf-0.json (corpus most: 2). Each graph run keeps a whole
+#: machine state, so a NEFF of thousands of tiny graphs would exhaust the memory.
+MAX_GRAPHS = Limit("the graph count", 64, "TONGASM_MAX_NEFF_GRAPHS",
+                   "64: 32x the corpus's most graphs in one NEFF (2)")
+
 LIMITS: tuple[Limit, ...] = (MAX_TAR_BYTES, MAX_MEMBERS, MAX_MEMBER_BYTES, MAX_JSON_BYTES, MAX_JSON_DEPTH,
-                             MAX_DBG_BYTES, MAX_DBG_ENTRIES, MAX_DBG_IDS)
+                             MAX_DBG_BYTES, MAX_DBG_ENTRIES, MAX_DBG_IDS, MAX_DBG_TOTAL_IDS, MAX_GRAPHS)

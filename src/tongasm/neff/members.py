@@ -187,12 +187,21 @@ class KelfJson:
 
     @classmethod
     def parse(cls, data: bytes, path: str = "kelf-0.json") -> KelfJson:
+        from .limits import MAX_GRAPHS
+
         j = load_json(path, data)
         graphs = []
         seen: set[str] = set()
-        for i, g in enumerate(_get(j, path, "graphs", list)):
+        listed = _get(j, path, "graphs", list)
+        MAX_GRAPHS.check(len(listed), path, "graphs")
+        for i, g in enumerate(listed):
             where = f"{path} graphs[{i}]"
             ref = GraphRef(_get(g, where, "name", str), _get(g, where, "definition", str))
+            try:
+                ref.name.encode("utf-8")
+            except UnicodeEncodeError:
+                raise NeffError(f"{where}: graph name {ref.name[:60]!r} is not valid UTF-8 (it holds a lone "
+                                "surrogate); refused (listings, traces and messages name the graph)") from None
             if ref.name in seen:
                 raise NeffError(f"{where}: graph name {ref.name!r} occurs twice; refused (each graph is one "
                                 "core's program and is named once)")

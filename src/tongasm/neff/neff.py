@@ -270,7 +270,9 @@ class Neff:
     def graph(self, name: str) -> Graph:
         g = self.graphs.get(name)
         if g is None:
-            raise NeffError(f"{self.path or 'NEFF'}: no graph {name!r}; graphs: {', '.join(self.graphs)}")
+            from ..io.inputs import brief_repr
+
+            raise NeffError(f"{self.path or 'NEFF'}: no graph {brief_repr(name)}; graphs: {', '.join(self.graphs)}")
         return g
 
     def streams(self) -> Iterator[EngineStream]:
@@ -303,11 +305,13 @@ class Neff:
         """The BIR instruction name of every bundle of ``s`` from its ``.dbg`` members (None where the
         entry is empty); None when the NEFF has no asm debug info for the stream or it does not have
         one entry per bundle."""
-        from .debuginfo import backend_instructions, bundle_names
+        from .debuginfo import backend_instructions, bundle_names, count_entries
 
         asm = [p for p in s.asm_dbg if p in self.members]
         if not asm:
             return None
+        if count_entries(self.members[asm[0]], asm[0]) != len(self.stream_data(s)) // BUNDLE_SIZE:
+            return None  # counted on the wire: nothing is parsed for debug info that does not fit
         backends = [backend_instructions(self.members[p], p) for p in s.dbg if p in self.members]
         names = bundle_names(self.members[asm[0]], backends, asm[0])
         if len(names) != len(self.stream_data(s)) // BUNDLE_SIZE:

@@ -424,6 +424,11 @@ def run_neff(neff: Neff, inputs: Mapping[str, np.ndarray], *, graphs: list[str] 
             buffers[n] = np.zeros(v.nbytes, dtype=np.uint8)
     from ..passes.program import max_instructions
 
+    for core in cores:  # as check and disasm refuse it: an unusable NEFF (exit 2), before the run
+        for e, data in core.streams.items():
+            if len(data) % BUNDLE_SIZE:
+                raise NeffError(f"{neff.path or 'NEFF'}: {core.graph.name}/{e} has {len(data)} bytes, not a whole "
+                                f"number of {BUNDLE_SIZE}-byte bundles")
     static = sum(len(data) // BUNDLE_SIZE for core in cores for data in core.streams.values())
     cap = max_instructions()
     if static > cap:
