@@ -239,7 +239,9 @@ def pool_select(inst: Pool, ctx: Context) -> Selection:
                           check="family.indirect")
     no_indirect({"dst": dst})
     no_pool_psum(inst, {"src": src, "dst": dst})
-    assert isinstance(src, (PhysicalAP, RegisterAP)) or src is None
+    if src is not None and not isinstance(src, (PhysicalAP, RegisterAP)):
+        raise EncodeError(f"Pool takes an access pattern as its input (the window), got {src.kind}", field="src",
+                          value=src.kind, limit="an SBUF/PSUM access pattern", check="operands.shape")
     pairs = list(src.ap) if src is not None else []
     allowed = (5,) if func is PoolFunc.Avg else (3, 4, 5)  # N-24: Avg asserts in0.size() == 5
     if len(pairs) not in allowed:
