@@ -376,3 +376,25 @@ def test_a_graph_name_with_a_lone_surrogate_is_refused(tmp_path: Path, capsys: A
     for args in (("neff", "info", f), ("disasm", f, "-o", tmp_path / "l.s"), ("check", f)):
         refused(capsys, *args, says="lone surrogate")
     assert not (tmp_path / "l.s").exists()
+
+
+def test_an_access_pattern_past_the_simulator_limit_is_refused_before_the_memory_is_spent(
+        tmp_path: Path, capsys: Any, monkeypatch: Any) -> None:
+    """A view is bounded (TONGASM_MAX_SIM_ELEMENTS) before anything is copied: exit 2, the figure and the
+    limit named, no outputs. vector_add's 128 x 512 tiles are 65,536 elements."""
+    monkeypatch.setenv("TONGASM_MAX_SIM_ELEMENTS", "65535")
+    example = Path(__file__).resolve().parents[1] / "examples" / "vector_add.json"
+    err = refused(capsys, "run", example, "-o", tmp_path / "r", "-q", says="more than the simulator's limit of 65,535")
+    assert "65,536 elements" in err and "TONGASM_MAX_SIM_ELEMENTS" in err
+    assert not (tmp_path / "r").exists()
+    monkeypatch.setenv("TONGASM_MAX_SIM_ELEMENTS", "65536")
+    assert run("run", example, "-o", tmp_path / "r", "-q") == 0
+
+
+def test_a_dma_side_past_the_simulator_limit_is_refused(tmp_path: Path, capsys: Any, monkeypatch: Any) -> None:
+    """The DMA sides are bounded before their runs are listed: matmul_small's input DMAs move 64 KiB each."""
+    monkeypatch.setenv("TONGASM_MAX_SIM_ELEMENTS", "4096")
+    err = refused(capsys, "run", small(), *_inputs(tmp_path), "-o", tmp_path / "r", "-q",
+                  says="more than the simulator's limit of 4,096")
+    assert "bytes" in err
+    assert not (tmp_path / "r").exists()

@@ -18,7 +18,7 @@ from ..isa.descriptors import decode_addr4
 from ..isa.enums import ALU_FROM_WIRE, AluOp
 from ..isa.fields import Format
 from . import numeric
-from .machine import Machine, SimError
+from .machine import Machine, SimError, rewrap
 
 
 class Ctx:
@@ -41,7 +41,7 @@ class Ctx:
             view = self.m.tensor_view(self.engine, f[addr_k], self.d.fmt.slots[name].partition_count(f), outer_first,
                                       w)
         except (SimError, numeric.NumericError) as e:
-            raise SimError(f"{self.where()} {name}: {e}") from None
+            raise rewrap(e, f"{self.where()} {name}") from None
         return view, w
 
     def start_partition(self, name: str) -> int:

@@ -8,6 +8,9 @@ gather. Addresses come from the decoded ADDR4 word exactly as the spec lays it o
 
 from __future__ import annotations
 
+import math
+import os
+
 from collections import deque
 
 from dataclasses import dataclass, field
@@ -28,6 +31,38 @@ N_SEMAPHORES = 256
 
 class SimError(TongasmError):
     """The simulated program did something the machine cannot do (out-of-bounds access...)."""
+
+
+class SimLimitExceeded(SimError):
+    """A program the machine could run but the simulator will not spend the memory on: one access
+    pattern or DMA side covering more elements than :func:`check_extent` allows. Exit 2, like every
+    limit on hostile input, raised before the memory is spent."""
+
+    exit_code = 2
+
+
+#: The most elements (or bytes, for a DMA side) one access pattern may cover in the simulator. The
+#: whole SBUF holds 24 MiB (128 partitions x 192 KiB): a pattern past 5x that many one-byte elements
+#: re-reads its bytes (a step-0 or overlapping pattern) on a scale no real kernel has, and copying it
+#: would take gigabytes. ``TONGASM_MAX_SIM_ELEMENTS`` overrides it.
+MAX_SIM_ELEMENTS = 1 << 27
+MAX_SIM_ELEMENTS_ENV = "TONGASM_MAX_SIM_ELEMENTS"
+
+
+def check_extent(n: int, what: str, unit: str = "elements") -> None:
+    """Refuse (exit 2) an access pattern or DMA side of ``n`` elements past the simulator's limit."""
+    text = os.environ.get(MAX_SIM_ELEMENTS_ENV, "").strip()
+    limit = int(text) if text.isdigit() and len(text) <= 18 and int(text) > 0 else MAX_SIM_ELEMENTS
+    if n > limit:
+        raise SimLimitExceeded(f"{what}: the pattern covers {n:,} {unit}, more than the simulator's limit of "
+                               f"{limit:,}; refused before the memory is spent ({MAX_SIM_ELEMENTS_ENV} raises it)")
+
+
+def rewrap(e: Exception, where: str) -> SimError:
+    """``e`` prefixed with where it happened, keeping its class (a :class:`SimLimitExceeded` stays a
+    refusal, exit 2)."""
+    cls = type(e) if isinstance(e, SimError) else SimError
+    return cls(f"{where}: {e}")
 
 
 def _err(what: str, msg: str) -> SimError:
@@ -416,6 +451,7 @@ class Machine:
         if count < 1 or a.partition + count > len(buf) // pstride:
             raise _err(what, f"partitions {a.partition}..{a.partition + count - 1} do not exist")
         shape = (count, *[n for _s, n in dims])
+        check_extent(math.prod(shape), what or f"{a.space.upper()} {word:#010x}")
         strides = (pstride, *[s * size for s, _n in dims])
         return np.ndarray(shape, dtype=numeric.element_type(w), buffer=buf,
                           offset=a.partition * pstride + a.byte, strides=strides)

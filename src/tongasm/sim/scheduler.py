@@ -25,7 +25,7 @@ from ..isa.formats import build_formats
 from ..isa.layout import SyncLanes, UpdateLane, WaitLane
 from ..numeric import signed
 from .execute import execute
-from .machine import ENGINES, DmaTransfer, Machine, SimError
+from .machine import DmaTransfer, ENGINES, Machine, SimError, rewrap
 from .trace import Timeline
 
 _WAIT = {w: m for m, w in WAIT_WIRE.items()}
@@ -286,7 +286,7 @@ class Scheduler:
             execute(self.m, s.engine, d, self.ds)
         except SimError as e:
             if s.name and s.name != s.engine:
-                raise SimError(f"{s.where()}: {e}") from None
+                raise rewrap(e, f"{s.where()}") from None
             raise
         self._after(s, d)
         for issued in self.m.dma_pending.since(mark):

@@ -23,7 +23,7 @@ from ...isa.vector_enums import ScalarKind
 from ...isa.layout import Sem
 from .. import numeric
 from ..context import Ctx, _flat, _store
-from ..machine import SimError
+from ..machine import SimError, rewrap
 
 #: the key of BatchNormParamLoad's latch in the engine state
 LATCH = "bn_params"
@@ -48,7 +48,7 @@ def _column(c: Ctx, word: int, data_slot: str, count: int, w: int, what: str) ->
     try:
         view = c.m.tensor_view(c.engine, address, count, (), w)
     except (SimError, numeric.NumericError) as e:
-        raise SimError(f"{c.where()} {what}: {e}") from None
+        raise rewrap(e, f"{c.where()} {what}") from None
     return numeric.to_fp32(np.array(view), w).astype(np.float64).reshape(count, 1)
 
 

@@ -15,6 +15,8 @@
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Callable
 
 import numpy as np
@@ -27,7 +29,7 @@ from ...isa.enums import WireDtype
 from ...isa.layout import Sem
 from ..context import Ctx
 from .. import numeric
-from ..machine import DmaDescriptor, DmaTransfer, SimError
+from ..machine import DmaDescriptor, DmaTransfer, SimError, check_extent, rewrap
 
 # --- DMA ---------------------------------------------------------------------------------------------------
 
@@ -51,7 +53,7 @@ def _side(c: Ctx, side: str, points: list[tuple[int, int]]) -> np.ndarray | tupl
         try:
             vid = c.ds.get(Addr8Modes).var_id(mode, var, [-1 if e is None else e for e in m.dge_table])
         except ValueError as e:
-            raise SimError(f"{c.where()} {side}: {e}") from None
+            raise rewrap(e, f"{c.where()} {side}") from None
         buf_ = m.dram.get(vid)
         if buf_ is None:
             raise SimError(f"{c.where()} {side}: no DRAM variable with var_id {vid} in the memory description")
@@ -73,6 +75,9 @@ def _strided(buf: np.ndarray, base: np.ndarray, run: int) -> np.ndarray | tuple[
 def dma_2d(c: Ctx) -> None:
     f = c.f
     order = c.ds.get(DmaElementOrder)
+    for side in ("src", "dst"):  # the runs are listed one by one: bound them before they are
+        check_extent(f[f"{side}.num0"] * f[f"{side}.num1"] * max(f[f"{side}.elem_size"], 1), f"{c.where()} {side}",
+                     "bytes")
     reads = _side(c, "src", order.points(f["src.num0"], f["src.num1"]))
     writes = _side(c, "dst", order.points(f["dst.num0"], f["dst.num1"]))
     t = DmaTransfer(c.engine, c.where(), reads, writes, f["src_dtype"], f["dst_dtype"], f["dma_semaphore"],
@@ -100,6 +105,7 @@ def _desc_side(c: Ctx, what: str, var: int | None, off: int, dims: tuple[tuple[i
         units = [(n * size, st) if k == 0 else (n, st if var is None and st % _PART == 0 else st * size)
                  for k, (n, st) in enumerate(dims)]  # dim 0 of step 1: a run of n elements
     (run, step0), outer = units[0], units[1:]
+    check_extent(math.prod(n for n, _st in units), f"{c.where()} {what}", "bytes")
     if step0 != 1:
         raise SimError(f"{c.where()} {what}: the innermost step is {step0}, not 1 (R-100: every corpus descriptor's is)")
     starts = np.array([off], dtype=np.int64)

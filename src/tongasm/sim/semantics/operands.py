@@ -26,7 +26,7 @@ from ...isa.opcodes import (
 from ...isa.vector_enums import ScalarKind
 from .. import numeric
 from ..context import Ctx
-from ..machine import SimError
+from ..machine import SimError, rewrap
 
 ACC_BY_WIRE = {w: a for a, w in ACC_WIRE.items()}
 
@@ -86,7 +86,7 @@ def scalar_column(c: Ctx, kind_field: str, value_field: str | None, data_slot: s
     try:
         view = c.m.tensor_view(c.engine, address, count, (), wd)
     except (SimError, numeric.NumericError) as e:
-        raise SimError(f"{c.where()} {value_field}: {e}") from None
+        raise rewrap(e, f"{c.where()} {value_field}") from None
     return np.array(view).reshape(count, 1), wd
 
 

@@ -22,7 +22,7 @@ from ...isa.enums import WireDtype
 from ...isa.layout import Sem
 from .. import numeric
 from ..context import Ctx
-from ..machine import SimError, Stationary
+from ..machine import SimError, Stationary, rewrap
 
 # --- PE ----------------------------------------------------------------------------------------------------
 
@@ -35,7 +35,7 @@ def _tile(c: Ctx, slot: str, parts: int, w: int) -> np.ndarray:
     try:
         view = c.m.tensor_view(c.engine, f[s.addr_key], parts, dims, w)
     except (SimError, numeric.NumericError) as e:
-        raise SimError(f"{c.where()} {slot}: {e}") from None
+        raise rewrap(e, f"{c.where()} {slot}") from None
     return view.reshape(parts, -1)
 
 
