@@ -27,7 +27,7 @@ from ..passes.lower_compound import is_lowered_part
 from .bundle_checks import BundleView, bundle_check
 from .ir_checks import ir_check
 from .operands import equal_elements, equal_partitions, finding, pointer_shape, unknown_kind
-from .registry import CHECKS, CheckSet, Finding, register
+from .registry import CHECKS, CheckSet, Finding, register, register_refusals
 from .vectorized import by_classes, vector
 
 # --- encoder refusals (the act family's; the codegen raises these ids) ---
@@ -45,8 +45,7 @@ _ENCODE = [
     ("act.no_field", "an Activation operand with no byte under the selected readings has its neutral value",
      "N-4, N-5"),
 ]
-for _id, _title, _src in _ENCODE:
-    register(_id, _title, _src, "encode", stage="encode")
+register_refusals(_ENCODE)
 
 
 _PRELU, _FORCED = ACT_FUNC_WIRE[ActFunc.Prelu], {ACT_FUNC_WIRE[ActFunc.Copy], ACT_FUNC_WIRE[ActFunc.Reciprocal]}

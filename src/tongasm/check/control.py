@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from ..isa.decisions.control import OrderingMode
 from ..isa.layouts.control import CLEAR_TABLE, SEM_MASK_WORDS
 from .bundle_checks import BundleView, _f, bundle_check
-from .registry import Finding, register
+from .registry import Finding, register_refusals
 from .vectorized import by_classes, vector
 
 # --- encoder refusals (level "encode") ---
@@ -18,8 +18,7 @@ _ENCODE = [
     ("engine.unassigned", "a DMA or sync/control instruction names the engine it runs on (it exists on every "
                           "engine)", "docs/bir-json.md"),
 ]
-for _id, _title, _src in _ENCODE:
-    register(_id, _title, _src, "encode", stage="encode")
+register_refusals(_ENCODE)
 
 
 @bundle_check("ctrl.ordering_mode", "SetOrderingMode's mode is 0 (the only one seen) unless R-24=parameter", "R-24")

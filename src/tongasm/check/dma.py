@@ -13,7 +13,7 @@ from ..isa.descriptors import PSUM_BASE, decode_addr4
 from ..isa.enums import WIRE_DTYPE_ALIGN
 from ..isa.fields import Format, Kind
 from .bundle_checks import BundleView, _f, bundle_check
-from .registry import Finding, register
+from .registry import Finding, register_refusals
 from .vectorized import Columns, by_classes, split_addr4, vector
 
 # --- encoder refusals (level "encode") ---
@@ -29,8 +29,7 @@ _ENCODE = [
     ("dma.attrs", "DMACopy attributes are ones the bundle holds (mode Copy, a completion semaphore, no "
                   "transpose/CCE/duplicate)", "chapter §2.7"),
 ]
-for _id, _title, _src in _ENCODE:
-    register(_id, _title, _src, "encode", stage="encode")
+register_refusals(_ENCODE)
 
 
 @bundle_check("dma.sides", "each DMA side uses an ADDR8 mode tongasm knows (0x10 physical, 0x20 DGE; 0x28 book) and "

@@ -21,7 +21,7 @@ from ..isa.decisions.scalar import (
 )
 from ..passes.lower_compound import is_lowered_part
 from .bundle_checks import BundleView, bundle_check
-from .registry import Finding, register
+from .registry import Finding, register_refusals
 from .vectorized import Columns, VectorFn, by_classes, vector
 
 # --- encoder refusals (the vector families' shared; the codegen raises these ids) ---
@@ -34,8 +34,7 @@ _ENCODE = [
     ("family.engine", "the data-movement, search and batch-norm backward forms run on the engine whose streams hold "
      "every real bundle of them (the DVE; batch-norm backward also the Pool engine the book names)", "R-52, R-60"),
 ]
-for _id, _title, _src in _ENCODE:
-    register(_id, _title, _src, "encode", stage="encode")
+register_refusals(_ENCODE)
 
 
 TENSOR_APS = (PhysicalAP, RegisterAP, SymbolicAP)

@@ -16,7 +16,7 @@ from ..isa.descriptors import PSUM_BANK_BYTES, PSUM_BASE, SBUF_PARTITION_SHIFT, 
 from ..isa.enums import WIRE_DTYPE_ALIGN, WireDtype
 from ..isa.layouts.pe import LDWEIGHTS, MATMUL
 from .bundle_checks import BundleView, _f, bundle_check
-from .registry import Finding, register
+from .registry import Finding, register, register_refusals
 from .vectorized import Columns, by_classes, split_addr4, vector
 
 # --- encoder refusals (level "encode") ---
@@ -28,8 +28,7 @@ _ENCODE = [
     ("pe.attrs", "Matmult attributes without a field (tile_size, tile_position, perf_mode, replication, quant "
                  "offsets, one-zero flags) are default", "chapter §2.2"),
 ]
-for _id, _title, _src in _ENCODE:
-    register(_id, _title, _src, "encode", stage="encode")
+register_refusals(_ENCODE)
 
 
 # the stationary pattern is refused by the encoder (no R-10 pattern for the tile) and checked on bytes

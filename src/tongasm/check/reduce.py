@@ -24,7 +24,7 @@ from ..passes.lower_compound import is_lowered_part
 from .bundle_checks import BundleView, bundle_check
 from .ir_checks import ir_check
 from .operands import elements, equal_partitions, finding, slot_elements, tensor_ap, with_slot_dims
-from .registry import Finding, register
+from .registry import Finding, register_refusals
 from .vectorized import by_classes, vector
 
 # --- encoder refusals (the reduce family's; the codegen raises these ids) ---
@@ -43,8 +43,7 @@ _ENCODE = [
     ("iota.operands", "Iota: an SBUF dst, int32 base and multiplier, a pattern of at most 3 (4) dims with counts "
      "that fit u16", "chapter §6, N-22"),
 ]
-for _id, _title, _src in _ENCODE:
-    register(_id, _title, _src, "encode", stage="encode")
+register_refusals(_ENCODE)
 
 
 _BITVEC_TR = frozenset({TR_BITVEC.byte, TR_T_BITVEC.byte, CROSS_BITVEC.byte})

@@ -122,6 +122,12 @@ def _json_value(v: Any) -> Any:
 CHECKS: dict[str, Check] = {}
 
 
+def register_refusals(entries: list[tuple[str, str, str]]) -> None:
+    """Declare the ids an encoder raises (level and stage "encode"): ``(id, title, source)`` each."""
+    for id_, title, source in entries:
+        register(id_, title, source, "encode", stage="encode")
+
+
 def register(id: str, title: str, source: str, level: str, *, pedantic: bool = False, stage: str = "isa") -> Check:
     """Declare a check. Ids are unique and stable; one rule may be enforced at several levels (the
     encoder refuses it for kernels, a bundle check finds it in raw streams): the first declaration
@@ -205,8 +211,7 @@ _ENCODE = [
     ("moveshape.step_sign", "MoveShape byte steps are not negative", "SPEC §4.9"),
     ("moveshape.counts", "MoveShape counts are at least 1", "SPEC §4.9"),
 ]
-for _id, _title, _src in _ENCODE:
-    register(_id, _title, _src, "encode", stage="encode")
+register_refusals(_ENCODE)
 
 
 CheckFn = Callable[..., Iterator[Finding]]

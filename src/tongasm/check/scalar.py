@@ -22,7 +22,7 @@ from ..passes.lower_compound import is_lowered_part
 from .bundle_checks import BundleView, bundle_check
 from .ir_checks import ir_check
 from .operands import equal_elements, equal_partitions, finding, pointer_shape, unknown_kind
-from .registry import Finding, register
+from .registry import Finding, register_refusals
 from .vectorized import by_classes, vector
 
 # --- encoder refusals (the scalar family's; the codegen raises these ids) ---
@@ -55,8 +55,7 @@ _ENCODE = [
     ("ts.cache", "TensorScalarCache: DVE only, a known TSCMode, an accumulator command, s1 only with "
      "LoadAccumulate", "chapter §4.3 (TS)"),
 ]
-for _id, _title, _src in _ENCODE:
-    register(_id, _title, _src, "encode", stage="encode")
+register_refusals(_ENCODE)
 
 
 _TS_BITVEC = frozenset({TS_BITVEC.byte, TS_PTR_BITVEC.byte})
