@@ -23,12 +23,12 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse
 import json
-import multiprocessing as mp
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
+
+from corpus_child import failure, run_in_child
 
 CORPUS = Path(os.environ.get("TONGASM_CORPUS", "/work/shared/groundtruth/corpus"))
 
@@ -45,27 +45,11 @@ def _child(path: str, seed: int, q: Any) -> None:
                            for c in r.outputs],
                "sim": r.sim_seconds, "ref": r.ref_seconds, "executed": r.executed, "why": r.why})
     except BaseException as e:  # every failure is a row of the table
-        msg = str(e).strip().splitlines()[0] if str(e).strip() else ""
-        q.put({"ran": False, "matched": None, "why": f"{type(e).__name__}: {msg}"[:300]})
+        q.put({"ran": False, "matched": None, "why": failure(e)})
 
 
 def run_one(path: Path, seed: int, timeout: float) -> dict[str, Any]:
-    ctx = mp.get_context("fork")
-    q = ctx.Queue()
-    p = ctx.Process(target=_child, args=(str(path), seed, q))
-    t0 = time.perf_counter()
-    p.start()
-    p.join(timeout)
-    if p.is_alive():
-        p.kill()
-        p.join()
-        return {"ran": False, "matched": None, "why": f"timeout ({timeout:.0f} s)", "time": time.perf_counter() - t0}
-    try:
-        r = q.get(timeout=5)
-    except Exception:
-        r = {"ran": False, "matched": None, "why": f"child died (exit {p.exitcode})"}
-    r["time"] = time.perf_counter() - t0
-    return r
+    return run_in_child(_child, (str(path), seed), timeout, {"ran": False, "matched": None})
 
 
 def _fmt(x: float | None, spec: str) -> str:

@@ -23,12 +23,13 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse
 import json
-import multiprocessing as mp
 import sys
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
+
+from corpus_child import failure, run_in_child
 
 CORPUS = Path(os.environ.get("TONGASM_CORPUS", "/work/shared/groundtruth/corpus"))
 
@@ -69,25 +70,11 @@ def _child(path: str, seed: int, q: Any) -> None:
         res = run_neff(neff, inputs, seed=seed)
         q.put({"ran": True, "executed": res.executed, "time": time.perf_counter() - t0, "why": ""})
     except BaseException as e:  # every failure is a row of the table
-        msg = str(e).strip().splitlines()[0] if str(e).strip() else ""
-        q.put({"ran": False, "time": time.perf_counter() - t0, "why": f"{type(e).__name__}: {msg}"[:300]})
+        q.put({"ran": False, "time": time.perf_counter() - t0, "why": failure(e)})
 
 
 def run_one(path: Path, seed: int, timeout: float) -> dict[str, Any]:
-    ctx = mp.get_context("fork")
-    q = ctx.Queue()
-    p = ctx.Process(target=_child, args=(str(path), seed, q))
-    t0 = time.perf_counter()
-    p.start()
-    p.join(timeout)
-    if p.is_alive():
-        p.kill()
-        p.join()
-        return {"ran": False, "time": time.perf_counter() - t0, "why": f"timeout ({timeout:.0f} s)"}
-    try:
-        return q.get(timeout=5)
-    except Exception:
-        return {"ran": False, "time": time.perf_counter() - t0, "why": f"child died (exit {p.exitcode})"}
+    return run_in_child(_child, (str(path), seed), timeout, {"ran": False})
 
 
 def category(why: str) -> str:
@@ -124,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         out(f"{r['file']:50} {'ran' if r['ran'] else 'no ':4} {'-':8} {'-':10} {r['time']:7.1f}s  "
             f"{r.get('executed', ''):>8}  {r['why']}")
     ran = sum(r["ran"] for r in rows)
-    out(f"summary: {len(rows)} NEFFs, {ran} ran to completion, 0 matched a reference (no oracle yet), "
+    out(f"summary: {len(rows)} NEFFs, {ran} ran to completion (their answers: benchmarks/corpus_oracle.py), "
         f"{len(rows) - ran} stopped; total {sum(r['time'] for r in rows):.0f} s")
     for k, n in Counter(category(r["why"]) for r in rows).most_common():
         out(f"  {n:3}  {k}")
