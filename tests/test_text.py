@@ -377,3 +377,25 @@ def test_fast_listing_in_pieces_equals_the_whole(monkeypatch):
     whole = list(listing(streams))
     monkeypatch.setattr(fast, "CHUNK", 4)
     assert list(fast.fast_listing(streams)) == whole
+
+
+@pytest.mark.parametrize("name", ["sg00.pe", "my graph.pe", "a;b#c.dve", "grafo-ü.act", 'q"uote.pool'])
+def test_a_stream_name_the_bare_directive_cannot_hold_is_quoted_and_reads_back(name: str) -> None:
+    """A NEFF's graph names are data: a listing writes a name the bare ``.stream`` form cannot hold as a
+    JSON string, and the assembler reads either form back to the same stream and bytes."""
+    from tongasm.text.assembler import assemble_text
+    from tongasm.text.listing import StreamInput, listing
+
+    data = bytes.fromhex("b1100000" + "00" * 60) * 2  # two SetOrderingMode bundles
+    text = "\n".join(listing([StreamInput(name, data)]))
+    directive = next(line for line in text.splitlines() if line.startswith(".stream"))
+    assert directive == (f".stream {name}" if name == "sg00.pe" else f".stream {json.dumps(name)}")
+    prog = assemble_text(text)
+    assert {k: bytes(v) for k, v in prog.streams.items()} == {name: data}
+
+
+def test_a_stream_directive_with_a_broken_json_name_is_a_syntax_error() -> None:
+    from tongasm.text.assembler import TextSyntaxError, assemble_text
+
+    with pytest.raises(TextSyntaxError, match="a JSON string"):
+        assemble_text('.stream "unterminated\n')

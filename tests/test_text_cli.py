@@ -261,3 +261,14 @@ def test_asm_reports_syntax_errors_and_the_check_findings_of_the_other_lines_tog
     assert main(["asm", str(src), "-o", str(tmp_path / "o"), "--no-check"]) == 1  # the syntax error alone
     cap = capsys.readouterr()
     assert cap.out == "" and "unknown mnemonic 'Bogus'" in cap.err
+
+
+def test_disasm_then_asm_keeps_a_stream_name_with_a_space(tmp_path, capsys):
+    """The fast listing path quotes a stream name the bare directive cannot hold; asm reads it back."""
+    src = tmp_path / "my graph.bin"
+    data = bytes.fromhex("b1100000" + "00" * 60) * 3
+    src.write_bytes(data)
+    assert main(["disasm", str(src), "-o", str(tmp_path / "l.s"), "-q"]) == 0
+    assert '.stream "my graph"' in (tmp_path / "l.s").read_text()
+    assert main(["asm", str(tmp_path / "l.s"), "-o", str(tmp_path / "o"), "--target", "gen3", "-q"]) == 0
+    assert (tmp_path / "o" / "my graph.bin").read_bytes() == data

@@ -223,6 +223,7 @@ def _profile_pieces(inputs: Sequence[Any], graphs: Mapping[str, tuple[Any, str]]
     bundles: text lines, or (``as_json``) one JSON object per stream with a row per bundle."""
     from ..isa.formats import build_formats
     from ..neff.semaphores import profile_context
+    from ..text.listing import stream_directive
     from ..text.profile import ProfileContext, profile_rows, row_line
     from ..io.inputs import drop_pages
 
@@ -246,7 +247,7 @@ def _profile_pieces(inputs: Sequence[Any], graphs: Mapping[str, tuple[Any, str]]
         if as_json:
             yield ("\n " if k == 0 else ",\n ") + '{"stream": ' + json.dumps(s.name) + ', "bundles": ['
         else:
-            yield f".stream {s.name}\n"
+            yield stream_directive(s.name) + "\n"
         first = True
         for a in range(0, len(s.data), step):
             names = s.bir_names[a // BUNDLE_SIZE:(a + step) // BUNDLE_SIZE] if s.bir_names is not None else None
@@ -271,14 +272,14 @@ def _listing_pieces(inputs: Sequence[Any], decisions: DecisionSet, target: Any, 
     """The text listing (the lines of :func:`tongasm.text.fast.fast_listing`, newline-terminated) in
     pieces of at most :data:`DISASM_CHUNK` bundles."""
     from ..text.fast import stream_lines
-    from ..text.listing import header_lines
+    from ..text.listing import header_lines, stream_directive
     from ..io.inputs import drop_pages
 
     yield "\n".join(header_lines(target, decisions)) + "\n"
     step = common.DISASM_CHUNK * BUNDLE_SIZE
     done = 0
     for s in inputs:
-        yield f".stream {s.name}\n"
+        yield stream_directive(s.name) + "\n"
         data = s.data
         for a in range(0, len(data), step):
             names = s.bir_names[a // BUNDLE_SIZE:(a + step) // BUNDLE_SIZE] if s.bir_names is not None else None

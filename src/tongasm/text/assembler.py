@@ -3,7 +3,8 @@
 Accepted lines (``;`` starts a comment):
 
 * ``.target gen2|gen3`` and ``.decision D-n=READING`` — must come before the first instruction;
-* ``.stream NAME`` — the following bundles go to stream NAME (``dve``, ``pool``...);
+* ``.stream NAME`` — the following bundles go to stream NAME (``dve``, ``pool``...; a JSON string for a
+  name with other characters than letters, digits, ``_``, ``.`` and ``-``);
 * ``.bytes HEX`` — 64 raw bytes, copied verbatim;
 * an instruction, optionally preceded by ``OFFSET:`` and a ``|...|`` bytes column (both ignored).
 
@@ -14,6 +15,7 @@ Every bad instruction line is reported, not only the first (:class:`TextSyntaxEr
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -146,8 +148,16 @@ def assemble_text(text: str, *, path: str = "<text>", decisions: DecisionSet | N
                 file_ds[did] = choice.strip()
                 continue
             if word == ".stream":
-                if not re.fullmatch(r"[A-Za-z0-9_.-]+", arg):
-                    raise err(f".stream needs a stream name like dve, got {arg!r}", acol)
+                if arg.startswith('"'):  # a JSON string: a name the bare form cannot hold (stream_directive)
+                    try:
+                        name = json.loads(arg)
+                    except ValueError:
+                        name = None
+                    if not isinstance(name, str) or not name:
+                        raise err(f".stream needs a stream name like dve or a JSON string, got {arg!r}", acol)
+                    arg = name
+                elif not re.fullmatch(r"[A-Za-z0-9_.-]+", arg):
+                    raise err(f".stream needs a stream name like dve (or a JSON string), got {arg!r}", acol)
                 try:  # the stream is written as NAME.bin: the one rule for output names
                     check_output_name(f"{arg}.bin", f".stream name {arg!r}")
                 except TongasmError as e:

@@ -34,7 +34,7 @@ from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.fields import BUNDLE_SIZE, Format
 from ..isa.formats import FormatSet, build_formats
 from ..isa.targets import DEFAULT_TARGET, Target
-from .listing import HEAD_BYTES, StreamInput, bir_comment, header_lines
+from .listing import HEAD_BYTES, StreamInput, bir_comment, header_lines, stream_directive
 from .syntax import (
     ApOp, Ctx, ImmOp, Operand, Template, default_value, generic_text, patch_text, render_sync, template_for,
 )
@@ -717,7 +717,7 @@ def _pieces(streams: Iterable[StreamInput], decisions: DecisionSet, target: Targ
             full_bytes: bool) -> Iterator[Iterable[str]]:
     yield header_lines(target, decisions)
     for s in streams:
-        yield [f".stream {s.name}"]
+        yield [stream_directive(s.name)]
         arr = as_uint8(s.data)
         if arr.size % BUNDLE_SIZE:
             from ..decode.bundle import check_stream_length

@@ -13,6 +13,8 @@ by the golden listings in tests/golden/listings.
 
 from __future__ import annotations
 
+import re
+import json
 from dataclasses import dataclass
 from typing import Any
 from collections.abc import Iterable, Iterator, Sequence
@@ -71,6 +73,16 @@ def _name_at(s: StreamInput, i: int) -> str | None:
     return s.bir_names[i] if s.bir_names is not None and i < len(s.bir_names) else None
 
 
+#: A stream name the ``.stream`` directive takes bare; any other (a graph name from a NEFF may hold
+#: spaces or other characters) is written as a JSON string, which the assembler reads back.
+BARE_STREAM_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+
+
+def stream_directive(name: str) -> str:
+    """``.stream NAME``: bare when the name allows it, else JSON-quoted (``.stream "my graph.pe"``)."""
+    return f".stream {name}" if BARE_STREAM_NAME.fullmatch(name) else f".stream {json.dumps(name)}"
+
+
 def header_lines(target: Target, decisions: DecisionSet) -> list[str]:
     lines = [f".target {target.name}"]
     lines += [f".decision {d}" for d in decisions.describe()]
@@ -85,7 +97,7 @@ def listing(streams: Iterable[StreamInput], *, decisions: DecisionSet = DEFAULT_
     fs = build_formats(decisions)
     yield from header_lines(target, decisions)
     for s in streams:
-        yield f".stream {s.name}"
+        yield stream_directive(s.name)
         for i, d in enumerate(iter_stream(s.data, formats=fs)):
             yield line_of(d, fs, decisions, full_bytes) + bir_comment(_name_at(s, i))
 
