@@ -152,3 +152,11 @@ def test_s111_integer_matmul_writes_int32_psum():
     assert r.matched and r.max_error == 0
     r = _yolox("MODULE_10875128352584523134", ["S-111=fp32"])
     assert r.matched is False and r.outputs[0].mismatches == 8400
+
+
+@pytest.mark.parametrize("name", ["MODULE_15756455156218002102", "MODULE_3288600609627781372",
+                                  "MODULE_5403215385800979758", "MODULE_8654990275793488851"])
+def test_s112_sunda_2_14_fp32_high_matmuls_are_bit_exact(name):
+    """sunda 2.14's fp32 transposes (Matmul fp32=high through an identity moving tile): bit-exact with S-112."""
+    r = _yolox(name)
+    assert r.matched and r.max_error == 0

@@ -610,14 +610,48 @@ class PeFp32Passes(Decision):
     SPLIT = Reading("split", "a non-transpose fp32 Ldweights with fp32=high loads hi(W), the upper 16 bits of each "
                              "element (the bfloat16 truncation, as float32); with fp32=low it loads W - hi(W) "
                              "(exact in float32); a transpose or fp32_mode 0 loads W whole; a Matmul uses its moving "
-                             "tile whole for fp32_mode 0 and LOW_HIGH, and stops the run for LOW or HIGH alone "
-                             "(sunda 2.14's Matmul HIGH: no graph that runs shows what it computes)")
+                             "tile whole for fp32_mode 0 and LOW_HIGH; for HIGH alone (sunda 2.14) see S-112; LOW "
+                             "alone stops the run")
     WHOLE = Reading("whole", "every pass loads W whole (the mode byte ignored; contradicted: the fp32 attention "
                              "graphs compute 2 W^T X)")
 
     @property
     def splits(self) -> bool:
         return self.reading is self.SPLIT
+
+
+class PeFp32MovingHigh(Decision):
+    id = "S-112"
+    subject = "what a Matmul (0x02) with fp32_mode HIGH (R-28's +0x21 = 2, sunda 2.14 only) takes of its moving tile"
+    reason = ("sunda 2.14 writes its fp32 matmuls as Ldweights fp32=low, Matmul fp32=high flags=first, Ldweights "
+              "fp32=high, Matmul fp32=high flags=last on the same moving tile, and Matmul fp32=low_high (S-110's "
+              "whole moving tile) where the moving tile is general data. In the yolox-trn1 graphs every HIGH Matmul's "
+              "moving tile is an identity (0/1, bf16-exact: 0 of the elements of the 288 HIGH Matmuls of the four "
+              "small graphs, nor of the 52 and 48 of MODULE_11680213520571265389 and MODULE_2676601027628379632, "
+              "have low bits), so the pair computes (W - hi(W))^T I + hi(W)^T I = W^T exactly: an fp32 transpose. "
+              "With either reading below MODULE_15756455156218002102, MODULE_3288600609627781372, "
+              "MODULE_5403215385800979758 and MODULE_8654990275793488851 (previously stopped at their first HIGH "
+              "Matmul) are bit-exact against XLA (benchmarks/corpus_oracle.py; 8,400 elements each); multiplying "
+              "by X - hi(X) instead (a 'low' moving half) makes 2,091..8,400 of 8,400 disagree (max error 1.0). "
+              "The six other graphs that stopped (MODULE_11680213520571265389, 16206633299416188819, "
+              "17067470237953524932, 17993241003530017078, 2676601027628379632, 5112068020371278582) now run to "
+              "the end; they have no reference (their HLO calls AwsNeuronTransferWithStaticRing, ResizeNearest). "
+              "hi(X) is chosen by analogy with Ldweights HIGH (the bytes cannot tell it from X whole: no real "
+              "HIGH moving tile has low bits)")
+    HIGH = Reading("high", "a Matmul with fp32=high multiplies W^T by hi(moving), the upper 16 bits of each fp32 "
+                           "element (the bfloat16 truncation, as float32); Matmul fp32=low still stops the run "
+                           "(it never occurs)")
+    WHOLE = Reading("whole", "a Matmul with fp32=high uses its moving tile whole, as fp32=low_high (the same "
+                             "verdict on every real graph)")
+    STOP = Reading("stop", "a Matmul with fp32=high stops the run (S-110 before S-112)")
+
+    @property
+    def truncates(self) -> bool:
+        return self.reading is self.HIGH
+
+    @property
+    def stops(self) -> bool:
+        return self.reading is self.STOP
 
 
 class PeIntegerPsum(Decision):

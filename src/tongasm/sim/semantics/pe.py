@@ -2,9 +2,9 @@
 
 * 0x01 Ldweights loads the stationary ``W`` (R-10: the element visited i-th is column M-1-i; S-42),
   or, in an fp32 pass (R-28), its high half or the rest (S-110);
-* 0x02 Matmul computes ``W^T @ moving`` (S-41) into PSUM, overwriting or accumulating by its flags
-  (R-11, S-43), in fp32, in int32 for an integer input (S-111) or, for a transpose, the input dtype
-  (R-12).
+* 0x02 Matmul computes ``W^T @ moving`` (S-41; ``W^T @ hi(moving)`` for sunda 2.14's fp32=high, S-112)
+  into PSUM, overwriting or accumulating by its flags (R-11, S-43), in fp32, in int32 for an integer
+  input (S-111) or, for a transpose, the input dtype (R-12).
 
 The DMA bundles are :mod:`.dma`'s, the sync/control bundles :mod:`.control`'s.
 """
@@ -16,7 +16,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ...isa.decisions.pe import PeEvaluation, PeFp32Mode, PeTranspose, PsumFlags, StationaryPattern
-from ...isa.decisions.semantics import PeArithmetic, PeFp32Passes, PeIntegerPsum
+from ...isa.decisions.semantics import PeArithmetic, PeFp32MovingHigh, PeFp32Passes, PeIntegerPsum
 from ...isa.decisions.spec import FreeDimOrder
 from ...isa.enums import WireDtype
 from ...isa.layout import Sem
@@ -65,10 +65,16 @@ def multiply_moving(c: Ctx) -> None:
     if st.weights.shape != (k, m):
         raise SimError(f"{c.where()}: K x M = {k} x {m}, but the stationary loaded is "
                        f"{st.weights.shape[0]} x {st.weights.shape[1]} (S-42)")
-    if c.f.get("fp32_mode", 0) in (1, 2) and c.ds.get(PeFp32Passes).splits:  # S-110
+    mode = c.f.get("fp32_mode", 0)  # R-28
+    high = c.ds.get(PeFp32MovingHigh)
+    if mode in (1, 2) and c.ds.get(PeFp32Passes).splits and (mode == 1 or high.stops):  # S-110, S-112
         raise SimError(f"{c.where()}: a Matmul with fp32_mode {PeFp32Mode.NAMES[c.f['fp32_mode']].upper()} alone on "
-                       "its moving tile is not simulated (S-110)")
+                       "its moving tile is not simulated (S-110, S-112)")
     moving = _tile(c, "moving", k, w)
+    if mode == 2 and high.truncates and c.ds.get(PeFp32Passes).splits:  # S-112: hi(moving), as S-110's hi(W)
+        if w != WireDtype.FLOAT32:
+            raise SimError(f"{c.where()}: a Matmul fp32=high on a {WireDtype(w).name} moving tile (S-112: fp32 only)")
+        moving = (np.ascontiguousarray(moving, dtype=np.float32).view(np.uint32) & np.uint32(0xFFFF0000)).view(np.float32)
     if w in _INTEGER_PE and not c.f["is_transpose"] and c.ds.get(PeIntegerPsum).integer:  # S-111
         _integer_matmul(c, st.weights, moving, m)
         return
