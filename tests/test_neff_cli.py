@@ -129,7 +129,9 @@ def test_check_decode_explain_on_a_neff(capsys: pytest.CaptureFixture[str]) -> N
     assert "error" not in out and "unmodelled" not in out  # every real bundle decodes, 0x23 too
     assert run("check", large(), "--format", "json") == 0
     j = json.loads(capsys.readouterr().out)
-    assert j["clean"] and len(j["inputs"]) == 10
+    # matmul_large: two graphs of five streams each, and each whole graph's race check (on by default)
+    assert j["clean"] and len(j["inputs"]) == 12
+    assert sorted(i["kind"] for i in j["inputs"]) == ["neff"] * 10 + ["races"] * 2
     assert run("check", small(), "--target", "gen2") == 2
     assert "gen3 NEFF" in capsys.readouterr().err
     assert run("decode", f"{small()}:sg00/act") == 0

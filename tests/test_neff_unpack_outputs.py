@@ -132,3 +132,15 @@ def test_a_full_disk_is_exit_1_like_the_other_writers(tmp_path: Path) -> None:
     r = tongasm("neff", "repack", large(), "-o", tmp_path / "r.neff", limit_bytes=10_000)
     assert r.returncode == 1 and r.stderr.startswith("tongasm: error: cannot write"), r.stderr
     assert not (tmp_path / "r.neff").exists() and hidden(tmp_path) == []
+
+
+def test_a_run_killed_before_it_marked_its_tree_leaves_an_empty_directory_the_next_removes(tmp_path: Path) -> None:
+    """SIGKILL between making the hidden tree and marking it leaves it empty: the next unpack removes
+    it (nothing to lose); an unmarked one with content is not tongasm's to remove."""
+    (tmp_path / ".u.tmp-killed01").mkdir()
+    (tmp_path / ".u.tmp-someone").mkdir()
+    (tmp_path / ".u.tmp-someone" / "keep.txt").write_text("mine")
+    r = tongasm("neff", "unpack", small(), "-o", tmp_path / "u", "-q")
+    assert r.returncode == 0, r.stderr
+    assert not (tmp_path / ".u.tmp-killed01").exists()
+    assert (tmp_path / ".u.tmp-someone" / "keep.txt").read_text() == "mine"

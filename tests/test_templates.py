@@ -197,7 +197,8 @@ def test_ir_checks_that_read_offsets_say_so():
 
     from tongasm.check.ir_checks import IR_CHECKS
 
-    readers = ("op.offset", "_start(", "_extent(", "_may_overlap(")  # (inst.offset is TensorLoad's register)
+    # (inst.offset is TensorLoad's register; start_partition is check.operands' start helper)
+    readers = ("op.offset", "start_partition(", "_start(", "_extent(", "_may_overlap(")
     assert sum(any(r in inspect.getsource(c.fn) for r in readers) for c in IR_CHECKS) >= 4  # the guard sees them
     for c in IR_CHECKS:
         src = inspect.getsource(c.fn)

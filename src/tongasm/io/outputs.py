@@ -415,16 +415,24 @@ def _tree_file(root: Path, name: str) -> Path:
 
 def _remove_stale_trees(out: Path) -> None:
     """Temporary directories a killed :func:`write_new_tree` left beside ``out`` (marked with
-    :data:`TREE_MARK`; the caller holds the lock, so no live writer owns them)."""
+    :data:`TREE_MARK`, or still empty: killed before the mark was made; the caller holds the lock, so
+    no live writer owns them)."""
     prefix = f".{out.name}.tmp-"
     try:
         entries = [e for e in os.scandir(out.parent) if e.name.startswith(prefix)]
     except OSError:
         return
     for e in entries:
-        if e.is_dir(follow_symlinks=False) and os.path.isfile(os.path.join(e.path, TREE_MARK)):
+        if not e.is_dir(follow_symlinks=False):
+            continue
+        if os.path.isfile(os.path.join(e.path, TREE_MARK)):
             with signals_held():
                 shutil.rmtree(e.path, ignore_errors=True)
+        else:  # killed between making the directory and marking it: still empty, nothing to lose
+            try:
+                os.rmdir(e.path)
+            except OSError:
+                pass  # not empty: not one of ours, left alone
 
 
 def write_new_tree(out_dir: str | os.PathLike[str], files: Iterable[tuple[str, Content]]) -> Path:
