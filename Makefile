@@ -38,12 +38,12 @@ test: $(VENV)/.installed-test
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n auto
 
-## test-quick: a representative subset (golden vectors, round trips, the layers, text, checks, decisions, simulator vs numpy) for a change in progress; no lint, no corpus
+## test-quick: a representative subset (golden vectors, round trips, the layers, text, checks, decisions, simulator vs numpy) for a change in progress; no lint, no corpus, no tests marked slow
 QUICK := tests/test_golden_vectors.py tests/test_golden_sp.py tests/test_golden_tensor.py tests/test_golden_listings.py \
 	tests/test_roundtrip.py tests/test_layers.py tests/test_text.py tests/test_checks.py tests/test_decisions.py \
 	tests/test_decision_objects.py tests/test_sim_numpy.py tests/test_api.py tests/test_growth.py
 test-quick: $(VENV)/.installed-test
-	$(BIN)/python -m pytest -n auto $(QUICK)
+	$(BIN)/python -m pytest -n auto -m 'not slow' $(QUICK)
 
 ## bench: run the ratio benchmarks (not part of the test suite)
 bench: $(VENV)/.installed-test

@@ -1409,6 +1409,7 @@ def isolated_check_caches() -> Any:
     reset()
 
 
+@pytest.mark.slow
 def test_fixed_check_caches_keyed_by_object_id(isolated_check_caches: Any) -> None:
     """Fresh FormatSets stand for what build_formats builds for the 65th distinct decision selection
     after the LRU dropped an old one (in a long session: ``check_stream(data, decisions=ds)`` over ~70

@@ -205,6 +205,7 @@ def test_d6_reading_changes_what_the_same_bytes_mean():
 
 # --- the fast listing path produces exactly the reference listing ---------------------------------
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(format_and_values(), st.binary(min_size=64, max_size=64), st.integers(0, 9)),
                 min_size=1, max_size=12), st.booleans())
@@ -268,6 +269,7 @@ def repetitive_streams(draw):
     return ds, b"".join(chunks), names
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(repetitive_streams(), st.booleans(), st.sampled_from([3, 17, 64, 65536]), st.sampled_from([1, 4, 50, 10**6]),
        st.sampled_from([1, 3, 64]), st.sampled_from([0, 12]), st.booleans())
