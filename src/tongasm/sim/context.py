@@ -21,6 +21,12 @@ from . import numeric
 from .machine import Machine, SimError, rewrap
 
 
+def bundle_where(engine: str, d: DecodedBundle) -> str:
+    """``pool+0x80 (PseudoDmaDirect2d)``: how a handler names the bundle it executes (the scheduler
+    swaps this prefix for its own fuller name of the bundle)."""
+    return f"{engine}+{d.offset:#x} ({d.mnemonic})"
+
+
 class Ctx:
     """The bundle being executed, its engine and the decision selection."""
 
@@ -29,7 +35,7 @@ class Ctx:
         self.f = d.fields
 
     def where(self) -> str:
-        return f"{self.engine}+{self.d.offset:#x} ({self.d.mnemonic})"
+        return bundle_where(self.engine, self.d)
 
     def ap(self, name: str) -> tuple[np.ndarray, int]:
         """(view, wire dtype) of a descriptor slot: partitions x free dims outermost first (D-6)."""

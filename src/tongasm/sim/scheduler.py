@@ -24,6 +24,7 @@ from ..isa.fields import BUNDLE_SIZE
 from ..isa.formats import build_formats
 from ..isa.layout import SyncLanes, UpdateLane, WaitLane
 from ..numeric import signed
+from .context import bundle_where
 from .execute import execute
 from .machine import DmaTransfer, ENGINES, Machine, SimError, rewrap
 from .trace import Timeline
@@ -293,7 +294,7 @@ class Scheduler:
             issued.issued = self.clock
             # the stream, bundle and BIR instruction that issued it (what the handler added, a 0xC1 block's
             # descriptor say, stays after it)
-            head = f"{s.engine}+{d.offset:#x} ({d.mnemonic})"
+            head = bundle_where(s.engine, d)
             issued.where = s.where() + issued.where[len(head):] if issued.where.startswith(head) else s.where()
         s.pc += 1
         if self.m.halted and s.engine in self.m.halted:  # S-46: Halt / Exit end the stream
