@@ -144,3 +144,37 @@ def test_a_run_killed_before_it_marked_its_tree_leaves_an_empty_directory_the_ne
     assert r.returncode == 0, r.stderr
     assert not (tmp_path / ".u.tmp-killed01").exists()
     assert (tmp_path / ".u.tmp-someone" / "keep.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize("writer", ["tree", "new", "swapped", "in_place"])
+def test_a_signal_while_the_temporary_directory_is_made_leaves_nothing(tmp_path: Path, writer: str,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The window a SIGTERM hit in a fresh-clone suite: the signal arrives while the temporary
+    directory is made (held back, raised once it exists, before the writer has its name)."""
+    import tempfile
+
+    from tongasm.errors import Terminated
+    from tongasm.io import outputs
+
+    real = tempfile.mkdtemp
+
+    def mkdtemp_then_signal(*a: object, **k: object) -> str:
+        made = real(*a, **k)  # type: ignore[call-overload]
+        outputs._on_signal(signal.SIGTERM, None)  # what the handler does inside the held block
+        return made
+
+    out = tmp_path / "d"
+    if writer in ("swapped", "in_place"):
+        out.mkdir()
+        (out / "old.txt").write_text("old")
+        if writer == "in_place":
+            (out / "sub").mkdir()  # a subdirectory: written in place, not swapped
+    monkeypatch.setattr(outputs.tempfile, "mkdtemp", mkdtemp_then_signal)
+    with outputs.termination_raises(), pytest.raises(Terminated):
+        if writer == "tree":
+            outputs.write_new_tree(out, [("a/b.txt", b"x")])
+        else:
+            outputs.write_output_dir(out, {"new.txt": b"x"})
+    assert hidden(tmp_path) == [], hidden(tmp_path)
+    if writer != "tree" and writer != "new":
+        assert sorted(p.name for p in out.iterdir()) == (["old.txt", "sub"] if writer == "in_place" else ["old.txt"])

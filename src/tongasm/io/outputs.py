@@ -455,9 +455,10 @@ def write_new_tree(out_dir: str | os.PathLike[str], files: Iterable[tuple[str, C
         _remove_stale_trees(out)
         out = output_dir_path(out)  # again, under the lock
         check_empty_dir(out)
-        tmp = _tmp_dir(parent, out.name)
+        tmp: Path | None = None
         done = False
         try:
+            tmp = _tmp_dir(parent, out.name)
             (tmp / TREE_MARK).touch()
             made = {tmp}
             for name, data in files:
@@ -477,7 +478,7 @@ def write_new_tree(out_dir: str | os.PathLike[str], files: Iterable[tuple[str, C
         except OSError as e:
             raise OutputError(f"cannot write {out}: {_reason(e)}") from None
         finally:
-            if not done:
+            if not done and tmp is not None:
                 with signals_held():
                     shutil.rmtree(tmp, ignore_errors=True)
     return out
@@ -642,11 +643,22 @@ def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
 
 
 def _tmp_dir(where: Path, name: str) -> Path:
-    with signals_held():
-        try:
-            return Path(tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=where))
-        except OSError as e:
-            raise OutputError(f"cannot write to {where / name}: {_reason(e)}") from None
+    """Make a private temporary directory ``.NAME.tmp-*`` in ``where``. A termination signal that
+    arrives while it is made is raised once it exists, and then it is removed here: the caller,
+    which removes it on any later error, has not got its name yet."""
+    made: Path | None = None
+    try:
+        with signals_held():
+            try:
+                made = Path(tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=where))
+            except OSError as e:
+                raise OutputError(f"cannot write to {where / name}: {_reason(e)}") from None
+    except BaseException:
+        if made is not None:
+            with signals_held(), contextlib.suppress(OSError):
+                os.rmdir(made)
+        raise
+    return made
 
 
 def _fill_dir(tmp: Path, files: Mapping[str, Content]) -> None:
@@ -724,9 +736,10 @@ def _swappable(out: Path) -> bool:
 def _write_new(out: Path, files: Mapping[str, Content]) -> list[Path]:
     """``out`` does not exist: build it as a sibling and rename it into place."""
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _tmp_dir(out.parent, out.name)
+    tmp: Path | None = None
     done = False
     try:
+        tmp = _tmp_dir(out.parent, out.name)
         _fill_dir(tmp, files)
         os.chmod(tmp, 0o777 & ~_umask())  # what a plain mkdir gives (mkdtemp makes it private)
         with signals_held():
@@ -735,7 +748,7 @@ def _write_new(out: Path, files: Mapping[str, Content]) -> list[Path]:
     except OSError as e:
         raise OutputError(f"cannot write to {out}: {_reason(e)}") from None
     finally:
-        if not done:
+        if not done and tmp is not None:
             _discard(tmp)
     return [out / n for n in files]
 
@@ -743,9 +756,10 @@ def _write_new(out: Path, files: Mapping[str, Content]) -> list[Path]:
 def _write_swapped(out: Path, files: Mapping[str, Content], drop: set[str]) -> list[Path]:
     """Build the new directory beside ``out`` (new files, plus hard links to every old file that is
     neither replaced nor dropped), then exchange the two in one step and remove the old one."""
-    tmp = _tmp_dir(out.parent, out.name)
+    tmp: Path | None = None
     swapped = False
     try:
+        tmp = _tmp_dir(out.parent, out.name)
         _fill_dir(tmp, files)
         for e in os.scandir(out):
             if e.name in files or e.name in drop or e.name.startswith(".tongasm.tmp-"):
@@ -769,7 +783,7 @@ def _write_swapped(out: Path, files: Mapping[str, Content], drop: set[str]) -> l
     except OSError as e:
         raise OutputError(f"cannot write to {out}: {_reason(e)}") from None
     finally:
-        if not swapped:
+        if not swapped and tmp is not None:
             _discard(tmp)
     return [out / n for n in files]
 
@@ -778,8 +792,9 @@ def _write_in_place(out: Path, files: Mapping[str, Content], drop: set[str]) -> 
     """``out`` holds subdirectories or special files (or cannot be swapped): write the files into a
     temporary directory in it, then rename them in one by one and remove the dropped ones, with the
     termination signals held back."""
-    tmp = _tmp_dir(out, "tongasm")
+    tmp: Path | None = None
     try:
+        tmp = _tmp_dir(out, "tongasm")
         _fill_dir(tmp, files)
         with signals_held():
             for fname in files:
@@ -791,7 +806,8 @@ def _write_in_place(out: Path, files: Mapping[str, Content], drop: set[str]) -> 
     except OSError as e:
         raise OutputError(f"cannot write to {out}: {_reason(e)}") from None
     finally:
-        _discard(tmp)
+        if tmp is not None:
+            _discard(tmp)
     return [out / n for n in files]
 
 
