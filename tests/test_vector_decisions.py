@@ -13,7 +13,7 @@ from conftest import ap, fails, imm, inst, kernel, loc, one, reg, streams
 from tongasm.codegen import assemble
 from tongasm.ir import read_bir
 from tongasm.isa import DECISIONS, DecisionSet
-from tongasm.sim.reference import interpret
+from tongasm.sim.reference import InterpretError, interpret
 from tongasm.sim.run import run_kernel
 
 ALLOCS = [loc("a", "SB", dims=(128, 65536)), loc("ps", "PSUM", bank=1, dims=(128, 2048)),
@@ -162,6 +162,11 @@ def test_n8_short_activation_args() -> None:
     no_scale = act(ins=two)
     del no_scale["scale"]
     assert "'scale' key" in str(fails(k(no_scale), decisions=NO_RES))
+    # the IR interpreter forms the same args: the same refusals, and the synthesised scale computes
+    with pytest.raises(InterpretError, match="'scale' key"):
+        interpret(read_bir(k(no_scale)), {}, decisions=DecisionSet.parse(list(NO_RES)))
+    with pytest.raises(InterpretError, match="takes 4 ins"):
+        interpret(read_bir(k(act(ins=two))), {}, decisions=DecisionSet.parse([*NO_RES, "N-8=refuse"]))
 
 
 def test_n9_non_prelu_alpha() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from ..errors import EncodeError
-from ..ir.act import Activation, ActivationReadAccumulator, DveReadAccumulator, ReadActivationAccumulator
+from ..ir.act import Activation, ActivationArgsError, ActivationReadAccumulator, DveReadAccumulator, ReadActivationAccumulator
 from ..ir.instructions import Instruction
 from ..ir.operands import Immediate, Operand, PhysicalAP, RegisterAP, SymbolicAP
 from ..isa.decisions.act import (
@@ -86,30 +86,14 @@ def activation_func(inst: Activation) -> ActFunc:
 
 def activation_args(inst: Activation, ctx: Context) -> list[Operand | None]:
     """args[1..3] of an Activation (N-8: synthesised as float32 immediates when ins has 1 or 2)."""
-    n = len(inst.ins)
-    if n == 4:
-        return [inst.arg(1), inst.arg(2), inst.arg(3)]
-    if n not in (1, 2) or not ctx.decisions.get(ShortActivationArgs).synthesizes:
-        raise EncodeError(ARGS4_MSG, field="ins", value=n, limit="4 (N-8: or 1, 2 with the scale key)",
-                          check="act.operands")
-    roles = ctx.decisions.get(ActivationRoles).roles()
-    out: list[Operand | None] = []
-    for k in (1, 2, 3):
-        if k < n:
-            out.append(inst.arg(k))
-            continue
-        role = roles[k - 1]
-        if role == "scale":
-            v = inst.attr("scale")
-            if v is None:  # KLR's default scale is 0: never synthesise one the kernel did not give (finding #6)
-                raise EncodeError("Activation with fewer than 4 ins needs the 'scale' key to synthesise its scale "
-                                  "operand (N-8)", field="scale", value=None, check="act.operands")
-        elif role == "alpha":
-            v = inst.attr("alpha") or 0.0
-        else:
-            v = 0.0
-        out.append(Immediate(Dtype.float32, float(v)))
-    return out
+    try:
+        return inst.args(ctx.decisions.get(ActivationRoles).roles(), ctx.decisions.get(ShortActivationArgs).synthesizes)
+    except ActivationArgsError as e:
+        if e.why == "scale":  # KLR's default scale is 0: never synthesise one the kernel did not give (finding #6)
+            raise EncodeError("Activation with fewer than 4 ins needs the 'scale' key to synthesise its scale "
+                              "operand (N-8)", field="scale", value=None, check="act.operands") from None
+        raise EncodeError(ARGS4_MSG, field="ins", value=len(inst.ins), limit="4 (N-8: or 1, 2 with the scale key)",
+                          check="act.operands") from None
 
 
 def activation_checks(inst: Activation, ctx: Context, func: ActFunc) -> None:

@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
-from ..isa.enums import AccType, AluOp
+from ..isa.enums import AccType, AluOp, Dtype
 from ..isa.vector_enums import ActFunc
 from .instructions import Attr, Instruction, UnaryInstruction
-from .operands import Operand
+from .operands import Immediate, Operand
+
+
+class ActivationArgsError(ValueError):
+    """Why an Activation's args[1..3] cannot be formed: ``why`` is ``"count"`` (not 4 ins, and N-8
+    does not synthesise the missing ones) or ``"scale"`` (a synthesised scale without the ``scale``
+    key: KLR's default scale is 0, so none is invented). The encoder and the interpreter each turn it
+    into their own error."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(why)
+        self.why = why
 
 
 class Activation(UnaryInstruction):
@@ -40,6 +51,32 @@ class Activation(UnaryInstruction):
     def arg(self, k: int) -> Operand | None:
         """args[k] (1..3)."""
         return self._in(k)
+
+    def args(self, roles: tuple[str, str, str], synthesize: bool) -> list[Operand | None]:
+        """args[1..3] with the roles ``roles`` (N-4). With 1 or 2 ins and ``synthesize`` (N-8) the
+        missing ones are float32 immediates: the bias 0.0, the scale the ``scale`` key (required),
+        alpha the ``alpha`` key (0.0 without it). Raises :class:`ActivationArgsError`."""
+        n = len(self.ins)
+        if n == 4:
+            return [self.arg(1), self.arg(2), self.arg(3)]
+        if n not in (1, 2) or not synthesize:
+            raise ActivationArgsError("count")
+        out: list[Operand | None] = []
+        for k in (1, 2, 3):
+            if k < n:
+                out.append(self.arg(k))
+                continue
+            role = roles[k - 1]
+            if role == "scale":
+                v = self.attr("scale")
+                if v is None:
+                    raise ActivationArgsError("scale")
+            elif role == "alpha":
+                v = self.attr("alpha") or 0.0
+            else:
+                v = 0.0
+            out.append(Immediate(Dtype.float32, float(v)))
+        return out
 
 
 class ActivationReadAccumulator(Instruction):

@@ -9,16 +9,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ...ir.act import Activation, ActivationReadAccumulator, DveReadAccumulator
+from ...ir.act import Activation, ActivationArgsError, ActivationReadAccumulator, DveReadAccumulator
 from ...ir.instructions import Instruction
-from ...ir.operands import Immediate, Operand
+from ...ir.operands import Operand
 from ...isa.decisions.act import (
     ActivationLoadAccumulate,
     ActivationRoles,
     ActivationTwoOutputs,
     ShortActivationArgs,
 )
-from ...isa.enums import AccType, AluOp, Dtype
+from ...isa.enums import AccType, AluOp
 from ...isa.vector_enums import ActFunc
 from .. import kernels as fn
 from .. import numeric
@@ -29,23 +29,11 @@ if TYPE_CHECKING:
 
 
 def _activation_args(it: _Interpreter, inst: Activation) -> list[Operand | None]:
-    n = len(inst.ins)
-    if n == 4:
-        return [inst.arg(1), inst.arg(2), inst.arg(3)]
-    if n not in (1, 2) or not it.ds.get(ShortActivationArgs).synthesizes:
-        raise FamilyInterpretError("an Activation takes 4 ins (N-8)")
-    roles = it.ds.get(ActivationRoles).roles()
-    out: list[Operand | None] = []
-    for k in (1, 2, 3):
-        if k < n:
-            out.append(inst.arg(k))
-            continue
-        role = roles[k - 1]
-        v = {"scale": inst.attr("scale"), "alpha": inst.attr("alpha") or 0.0}.get(role, 0.0)
-        if v is None:
-            raise FamilyInterpretError("a synthesised scale needs the 'scale' key (N-8)")
-        out.append(Immediate(Dtype.float32, float(v)))
-    return out
+    try:
+        return inst.args(it.ds.get(ActivationRoles).roles(), it.ds.get(ShortActivationArgs).synthesizes)
+    except ActivationArgsError as e:
+        raise FamilyInterpretError("a synthesised scale needs the 'scale' key (N-8)" if e.why == "scale"
+                                   else "an Activation takes 4 ins (N-8)") from None
 
 
 def activation(it: _Interpreter, inst: Activation, engine: str) -> None:
