@@ -275,3 +275,28 @@ def test_d29_memset_constant_is_a_value_in_the_dst_dtype():
     msi = inst("Memset", [], [ap("a", "float32", F32)], engine="DVE", mode="Const", constant=1)
     assert byte(one(k(msi)), 0x28, 4) == "0000803f"
     assert byte(one(k(msi), decisions=("D-29=bits",)), 0x28, 4) == "01000000"
+
+
+def test_d35_a_listing_becomes_a_neff_from_its_var_lines():
+    """D-35: the .var lines give a listing's variables; a var_id the bundles name without one is refused."""
+    from pathlib import Path
+
+    import pytest
+
+    from tongasm.codegen import assemble
+    from tongasm.errors import InputError
+    from tongasm.ir import read_bir
+    from tongasm.neff import Neff
+    from tongasm.neff.build import build_neff_from_listing, graph_directives
+    from tongasm.text.assembler import assemble_text
+    from tongasm.text.listing import StreamInput, listing
+
+    n = Neff.from_bytes(assemble(read_bir(Path(__file__).parent.parent / "examples" / "softmax.json"),
+                                 target="gen3").to_neff().to_bytes())
+    streams = [StreamInput(f"sg00.{s.stream}", n.stream_data(s), n.bir_names(s)) for s in n.streams()]
+    lines = list(listing(streams, target="gen3"))
+    text = "\n".join([lines[0], *graph_directives(n, "sg00"), *lines[1:]]) + "\n"
+    assert build_neff_from_listing(assemble_text(text)).to_bytes() == n.to_bytes()
+    bare = "\n".join(x for x in text.splitlines() if not x.startswith(".var")) + "\n"
+    with pytest.raises(InputError, match=r"DRAM variables 1 \(pool bundle 0\).*no \.var directive"):
+        build_neff_from_listing(assemble_text(bare))

@@ -332,3 +332,60 @@ def test_cli_assemble_neff_then_info_check_disasm_run(tmp_path: Path, capsys: py
         assert np.load(tmp_path / "n" / f"{k}.npy").tobytes() == np.load(tmp_path / "k" / f"{k}.npy").tobytes()
     assert main(["assemble", str(EXAMPLES / "vector_add.json")]) == 2  # neither -o nor --neff
     assert "-o DIR" in capsys.readouterr().err
+
+
+# --- a NEFF from a listing (assemble LISTING.s --neff) -------------------------------------------------
+
+@pytest.mark.parametrize("name,target", [("vector_add", "gen3"), ("softmax", "gen2"), ("rmsnorm", "gen3"),
+                                         ("mlp_gelu", "gen3"), ("matmul", "gen3")])
+def test_a_listing_of_a_written_neff_assembles_to_the_same_neff(name: str, target: str, tmp_path: Path) -> None:
+    """disasm of a written NEFF (its bundles, BIR names as comments, .var and .act_sets lines) -> assemble
+    --neff: the same bytes (every member, the .dbg names and the header digest), so the same bundles and run."""
+    kern = read_bir(matmul_kernel()) if name == "matmul" else read_bir(EXAMPLES / f"{name}.json")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first, again, listing = tmp_path / "a" / "k.neff", tmp_path / "b" / "k.neff", tmp_path / "k.s"
+    first.write_bytes(assemble(kern, target=target).to_neff(name="k.neff").to_bytes())
+    assert main(["disasm", str(first), "-o", str(listing), "-q"]) == 0
+    text = listing.read_text()
+    assert ".var {" in text and ".act_sets {" in text
+    assert main(["assemble", str(listing), "--neff", str(again), "-q"]) == 0
+    assert again.read_bytes() == first.read_bytes()
+    if name in ("vector_add", "matmul"):
+        ins = _inputs(name) if name == "vector_add" else {
+            "x": np.ones(16384, np.float16), "y": np.full(16384, 0.5, np.float16)}
+        a, b = run_neff(read_neff(first), ins).outputs(), run_neff(read_neff(again), ins).outputs()
+        assert sorted(a) == sorted(b) and all(a[k].tobytes() == b[k].tobytes() for k in a)
+
+
+def test_a_listing_without_what_a_neff_needs_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    first = tmp_path / "s.neff"
+    first.write_bytes(assemble(read_bir(EXAMPLES / "softmax.json"), target="gen3").to_neff().to_bytes())
+    assert main(["disasm", str(first), "-o", str(tmp_path / "s.s"), "-q"]) == 0
+    full = (tmp_path / "s.s").read_text()
+    bare = tmp_path / "bare.s"
+    bare.write_text("".join(x for x in full.splitlines(True) if not x.startswith(".var")))
+    capsys.readouterr()
+    assert main(["assemble", str(bare), "--neff", str(tmp_path / "o.neff")]) == 2
+    err = capsys.readouterr().err
+    assert "the bundles name DRAM variables 1 (pool bundle 0), 2 (pool bundle " in err
+    assert "holds no .var directive" in err and "Traceback" not in err
+    assert not (tmp_path / "o.neff").exists()
+    some = tmp_path / "some.s"  # one variable left out: named
+    some.write_text("".join(x for x in full.splitlines(True) if '"var_id": 2,' not in x))
+    assert main(["assemble", str(some), "--neff", str(tmp_path / "o.neff")]) == 2
+    assert "DRAM variables 2 (pool bundle " in capsys.readouterr().err
+    two = tmp_path / "two.s"
+    two.write_text(full + ".stream sg01.pe\n")
+    assert main(["assemble", str(two), "--neff", str(tmp_path / "o.neff")]) == 2
+    assert "holds graphs sg00, sg01" in capsys.readouterr().err
+    assert main(["assemble", str(tmp_path / "s.s"), "-o", str(tmp_path / "d")]) == 2
+    assert "tongasm asm" in capsys.readouterr().err
+
+
+def test_a_listing_of_a_real_neff_with_a_constant_is_refused_naming_it(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """matmul_small's graph has a 'file' variable (its .npy constant is not in a listing)."""
+    assert main(["disasm", f"{small()}:sg00", "-o", str(tmp_path / "m.s"), "-q"]) == 0
+    assert main(["assemble", str(tmp_path / "m.s"), "--neff", str(tmp_path / "m.neff")]) == 2
+    assert "variable 'identity_82_sg0000' is a 'file' variable" in capsys.readouterr().err

@@ -23,6 +23,8 @@ def cmd_assemble(args: argparse.Namespace) -> int:
     decisions = _decisions(args)
     if args.output is None and args.neff is None:
         raise UsageError("assemble needs -o DIR (the streams) or --neff OUT.neff (a NEFF), or both")
+    if _is_listing(args.kernel):
+        return _assemble_listing(args, decisions)
     if args.output is not None:
         output_dir_path(args.output)  # an unusable -o is refused before any work
         from ..codegen.output import STREAM_NAMES
@@ -90,6 +92,59 @@ def cmd_assemble(args: argparse.Namespace) -> int:
     return 0
 
 
+def _is_listing(path: str) -> bool:
+    """Whether ``path`` is a text listing rather than BIR JSON (whose first character is ``{``)."""
+    from ..io.inputs import read_text
+
+    if path.endswith(".json"):
+        return False
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096).lstrip()
+    except OSError:
+        read_text(Path(path))  # the reader's own message for a missing or unreadable file
+        raise
+    return not head.startswith(b"{")
+
+
+def _assemble_listing(args: argparse.Namespace, decisions: DecisionSet | None) -> int:
+    """``assemble LISTING.s --neff OUT.neff``: the listing's streams as one NEFF graph."""
+    from ..io.outputs import refuse_inputs
+    from ..neff import write_neff
+    from ..neff.build import build_neff_from_listing
+    from ..text.assembler import assemble_file
+
+    if args.output is not None:
+        raise UsageError(f"{args.kernel} is a listing: 'tongasm asm {args.kernel} -o DIR' writes its streams; "
+                         "assemble writes a listing as a NEFF (--neff OUT.neff)")
+    if args.census:
+        raise UsageError("--census is for a kernel (a listing's bundles are in stream order already)")
+    refuse_inputs([Path(args.neff)])
+    prog = assemble_file(args.kernel, decisions=decisions, target=args.target)
+    if prog.target_from == "default":
+        sys.stderr.write(f"tongasm: note: {args.kernel}: no .target directive and no --target; assuming "
+                         f"{prog.target.name}\n")
+    if _asm_findings(args.kernel, prog, summary=False):
+        if not args.warn:
+            sys.stderr.write(f"tongasm: error: {args.kernel}: the check findings above; nothing written "
+                             "(--warn writes the NEFF anyway)\n")
+            return 1
+    neff = build_neff_from_listing(prog, source=args.kernel, name=Path(args.neff).name)
+    write_neff(neff, args.neff, prog.decisions)
+    if args.format == "json":
+        _print_json({"source": args.kernel, "target": prog.target.name, "neff": args.neff,
+                     "members": len(neff.members),
+                     "streams": {n: len(d) // BUNDLE_SIZE for n, d in prog.streams.items()}})
+    elif not args.quiet:
+        g = neff.graph("sg00")
+        total = sum(len(neff.stream_data(s)) for s in g.streams.values()) // BUNDLE_SIZE
+        print(f"assembled {args.kernel} for {prog.target.name}: {_plural(total, 'bundle')} -> {args.neff}")
+        print(f"  {args.neff}: NEFF target {neff.kelf.target_name}, {len(neff.members)} members; variables " +
+              (", ".join(f"{k} ({v.type})" for k, v in g.definition.variables.items() if v.type in ("input", "output"))
+               or "none"))
+    return 0
+
+
 class Repeats:
     """Prints findings (warnings) one line each, but an identical one again (same check, field,
     value, message and limit; only the place differs) is counted instead of printed; :meth:`finish`
@@ -150,8 +205,9 @@ def _asm_findings(source: str, prog: Any, summary: bool = True) -> int:
     for name, data in prog.streams.items():
         engine = name.rpartition(".")[2]
         lines = prog.line_of.get(name, [])
+        sets = getattr(prog, "act_sets", {}).get(name.rpartition(".")[0] or "sg00")  # a NEFF graph's .act_sets
         for f in check_stream(bytes(data), name=name, target=prog.target, decisions=prog.decisions,
-                              stream=engine if engine in STREAM_NAMES else None, unmodelled="note"):
+                              stream=engine if engine in STREAM_NAMES else None, unmodelled="note", act_sets=sets):
             if f.severity != "error":
                 continue
             errors += 1

@@ -30,7 +30,8 @@ from typing import Any
 from .._meta import __version__
 from ..errors import InputError
 from ..isa.decisions import DecisionSet
-from ..isa.decisions.neff import NeffCopiedFields, NeffDmaQueues, NeffFreshHeader, NeffInterface, NeffStaging, NeffToolVersion
+from ..isa.decisions.neff import (NeffCopiedFields, NeffDmaQueues, NeffFreshHeader, NeffFromListing, NeffInterface,
+                                  NeffStaging, NeffToolVersion)
 from ..isa.decisions.act import ActTableIndex
 from ..isa.enums import ENGINE_STREAM
 from ..isa.fields import BUNDLE_SIZE
@@ -510,15 +511,13 @@ def build_neff(asm: Any, *, decisions: DecisionSet | None = None, name: str = "f
         raise InputError(f"the kernel has bundles on stream{'s' * (len(extra) > 1)} {', '.join(extra)}, which a "
                          "NEFF has no engine file for (its engines: " + ", ".join(ENGINE_FILES.values()) + ")")
     plan = plan_neff(asm, ds)
-    g = "sg00/"
-    members: dict[str, bytes] = {}
     # --- streams, with the staging around the kernel's bundles (after an R-18 prologue pair) ----------
     log_names: dict[str, list[str]] = {}
     for e in asm.log.entries(asm.streams):
         if e.stream:
             log_names.setdefault(e.stream, []).extend([e.name] * len(e.offsets))
     streams: dict[str, bytearray] = {}
-    labels: dict[str, list[str]] = {}
+    labels: dict[str, list[str | None]] = {}
     for s in ENGINE_FILES:
         body = bytes(asm.streams.get(s, b""))
         names = log_names.get(s, [])
@@ -528,13 +527,23 @@ def build_neff(asm: Any, *, decisions: DecisionSet | None = None, name: str = "f
         cut = head * BUNDLE_SIZE
         pre, post = plan.labels.get(s, ([], []))
         streams[s] = bytearray(body[:cut] + plan.prologue.get(s, b"") + body[cut:] + plan.epilogue.get(s, b""))
-        labels[s] = names[:head] + pre + names[head:] + post
+        labels[s] = [*names[:head], *pre, *names[head:], *post]
     sets = _act_sets(streams["act"], ds) if streams["act"] else []
+    return _write_neff(tgt, ds, name, streams, labels, sets, plan)
+
+
+def _write_neff(tgt: Target, ds: DecisionSet, name: str, streams: Mapping[str, bytearray | bytes],
+                labels: Mapping[str, list[str | None]], sets: list[str], plan: NeffPlan) -> Neff:
+    """The NEFF of one graph ``sg00``: its engine ``streams`` (every token of :data:`ENGINE_FILES`), the BIR
+    instruction name of each bundle (``labels``; None or ``R-18-prologue``: an empty debug entry), the
+    activation sets its Activation stream loads and the variables and queues of ``plan``."""
+    g = "sg00/"
+    members: dict[str, bytes] = {}
     # --- debug info: one backend entry per BIR instruction (program order), one asm entry per bundle -----
     ids: dict[str, int] = {}
     for s in ENGINE_FILES:
         for n in labels[s]:
-            if n != "R-18-prologue":
+            if n is not None and n != "R-18-prologue":
                 ids.setdefault(f"{s}\0{n}", len(ids) + 1)
     copied, queues = ds.get(NeffCopiedFields), ds.get(NeffDmaQueues)
     assert copied.reading is copied.COPY and queues.reading is queues.PER_ENGINE
@@ -571,7 +580,8 @@ def build_neff(asm: Any, *, decisions: DecisionSet | None = None, name: str = "f
         members[f"{g}{e}.json"] = _json(side, indent=None, sort=True)
         backend = [{"id": i, "name": n.split("\0", 1)[1]} for n, i in ids.items() if n.startswith(f"{s}\0")]
         members[f"{g}debug_info_backend_{e}.dbg"] = _debug_info(e, BACKEND_DBG_TEXT, "debug_info_penguin.dbg", backend)
-        asm_entries = [{"parent_ids": [ids[f"{s}\0{n}"]]} if n != "R-18-prologue" else {} for n in labels[s]]
+        asm_entries = [{"parent_ids": [ids[f"{s}\0{n}"]]} if n is not None and n != "R-18-prologue" else {}
+                       for n in labels[s]]
         members[f"{g}debug_info_asm_{e}.dbg"] = _debug_info(e, ASM_DBG_TEXT, f"debug_info_backend_{e}.dbg",
                                                              asm_entries)
     members[g + "debug_info_backend_DMA.dbg"] = _debug_info("DMA", DMA_DBG_TEXT, "debug_info_penguin.dbg", [])
@@ -604,5 +614,137 @@ def build_neff(asm: Any, *, decisions: DecisionSet | None = None, name: str = "f
     return neff
 
 
-__all__ = ["COMPILER", "KELF_TARGET", "NeffPlan", "NeffVariable", "build_neff", "dma_queues", "neff_json",
+# --- a NEFF from a listing (tongasm assemble LISTING.s --neff) ------------------------------------------
+
+#: def.json variable types a NEFF written from a listing can hold (a 'file' variable's constant is a .npy
+#: member, a 'pointer' one a form the writer does not have)
+LISTING_VAR_TYPES = ("state-buffer", "input", "output", "virtual", "dge-table")
+
+
+def graph_directives(neff: Neff, graph: str) -> list[str]:
+    """The ``.var`` and ``.act_sets`` lines of one graph (``tongasm disasm FILE.neff``): each def.json
+    variable as it is, with its neff.json dtype and shape for an input or output, then the graph's
+    activation sets: what ``assemble LISTING.s --neff`` needs besides the bundles."""
+    entries = {e.name: e for e in (neff.graph_json.entries if neff.graph_json is not None else ())}
+    lines = []
+    table = neff.graph(graph).definition.variables
+    order = [n for n in entries if n in table] + [n for n in table if n not in entries]  # neff.json's order first
+    for v in (table[n] for n in order):
+        obj: dict[str, Any] = {"graph": graph, "name": v.name, **v.raw}
+        e = entries.get(v.name)
+        if v.type in ("input", "output") and e is not None:
+            if e.dtype is not None:
+                obj["dtype"] = e.dtype
+            if e.shape is not None:
+                obj["shape"] = list(e.shape)
+        lines.append(".var " + json.dumps(obj, separators=(", ", ": ")))
+    sets = neff.activation_function_sets(graph)
+    if sets is not None:
+        lines.append(".act_sets " + json.dumps({"graph": graph, "sets": list(sets)}))
+    return lines
+
+
+def _named_var_ids(streams: Mapping[str, bytes | bytearray], decisions: DecisionSet) -> dict[int, tuple[str, int]]:
+    """var_id → (stream, bundle) of its first use, for every DRAM variable a DMA or SP load/store names."""
+    from ..sim.scheduler import load_streams
+
+    out: dict[int, tuple[str, int]] = {}
+    for st in load_streams({k: v for k, v in streams.items() if v}, decisions):
+        for pc, d in enumerate(st.bundles):
+            for key in ("src.var", "dst.var", "var_id"):
+                if key in d.fields:
+                    out.setdefault(int(d.fields[key]), (st.engine, pc))
+    return out
+
+
+def build_neff_from_listing(prog: Any, *, source: str = "listing", decisions: DecisionSet | None = None,
+                            name: str = "file.neff") -> Neff:
+    """A NEFF from an assembled listing (a :class:`tongasm.text.assembler.TextProgram`): its streams as they
+    are (a listing's bundles already hold any staging), the BIR names of its bundles' comments as the
+    ``.dbg`` members, its ``.var`` directives as def.json's ``var`` table and neff.json (D-35). A listing
+    that does not hold what the NEFF needs is refused naming what is missing (``source``: its name)."""
+    ds = decisions if decisions is not None else prog.decisions
+    assert ds.get(NeffFromListing).reading is NeffFromListing.VAR_LINES
+    tgt: Target = prog.target
+    if tgt.name not in KELF_TARGET:
+        raise InputError(f"no NEFF layout for target {tgt.name} (known: {', '.join(KELF_TARGET)})")
+    graphs: dict[str, dict[str, str]] = {}  # graph -> engine token -> stream name
+    for sname in prog.streams:
+        graph, _, engine = sname.rpartition(".")
+        if engine not in ENGINE_FILES:
+            raise InputError(f"{source}: stream {sname!r} is no engine of a NEFF graph (its engines: "
+                             f"{', '.join(ENGINE_FILES)}, named ENGINE or GRAPH.ENGINE)")
+        graphs.setdefault(graph or "sg00", {})[engine] = sname
+    declared = set(prog.variables) | set(prog.act_sets)
+    if len(graphs | dict.fromkeys(declared)) > 1:
+        raise InputError(f"{source}: the listing holds graphs {', '.join(sorted(set(graphs) | declared))}; a NEFF "
+                         "written from a listing has one graph (list one: tongasm disasm FILE.neff:sg00)")
+    graph = next(iter(graphs), None) or next(iter(declared), "sg00")
+    streams = {e: bytearray(prog.streams[graphs.get(graph, {})[e]]) if e in graphs.get(graph, {}) else bytearray()
+               for e in ENGINE_FILES}
+    labels: dict[str, list[str | None]] = {}
+    for e in ENGINE_FILES:
+        n = len(streams[e]) // BUNDLE_SIZE
+        notes = list(prog.comment_of.get(graphs.get(graph, {}).get(e, ""), []))[:n]
+        labels[e] = notes + [None] * (n - len(notes))
+    plan = NeffPlan()
+    named = _named_var_ids(streams, ds)
+    given = prog.variables.get(graph, [])
+    by_id = {int(v["var_id"]): v for v in given}
+    missing = sorted(i for i in named if i not in by_id and i != 0)
+    if missing:
+        what = ", ".join(f"{i} ({named[i][0]} bundle {named[i][1]})" for i in missing[:8])
+        more = f" and {len(missing) - 8} more" if len(missing) > 8 else ""
+        held = "no .var directive" if not given else f".var directives for var_ids {', '.join(map(str, sorted(by_id)))}"
+        raise InputError(f"{source}: the bundles name DRAM variables {what}{more}, and the listing holds {held}: a "
+                         "NEFF needs each one's name, type (input, output, virtual) and size (.var lines, which "
+                         "'tongasm disasm FILE.neff' writes)")
+    for v in given:
+        kind = v["type"]
+        if kind not in LISTING_VAR_TYPES:
+            raise InputError(f"{source}: variable {v['name']!r} is a {kind!r} variable, which a NEFF written from a "
+                             "listing cannot hold (" + ("its constant is a .npy member, not in a listing"
+                                                        if kind == "file" else f"known: {', '.join(LISTING_VAR_TYPES)}")
+                             + ")")
+        if kind == "state-buffer":
+            if v["name"] != "SB" or v["var_id"] != 0:
+                raise InputError(f"{source}: the state buffer is variable 'SB', var_id 0, in a NEFF; got "
+                                 f"{v['name']!r}, var_id {v['var_id']}")
+            continue
+        if kind == "dge-table":
+            if v["name"] != "DGETable0" or not all(isinstance(x, int) for x in v.get("list", [None])):
+                raise InputError(f"{source}: a DGE table is variable 'DGETable0' with a list of var_ids; got "
+                                 f"{v['name']!r} with {v.get('list')!r}")
+            plan.dge_table = list(v["list"])
+            continue
+        if v["name"] in ("SB", "DGETable0"):
+            raise InputError(f"{source}: variable {v['name']!r} is a {kind} variable; that name is the "
+                             f"{'state buffer' if v['name'] == 'SB' else 'DGE table'}'s in a NEFF")
+        if "size" not in v:
+            raise InputError(f"{source}: {kind} variable {v['name']!r} has no size")
+        dtype = v.get("dtype", "uint8")
+        shape = v.get("shape", [v["size"]])
+        plan.variables.append(NeffVariable(v["name"], v["var_id"], kind, v["size"], dtype, shape))
+    dge_id = next((v["var_id"] for v in given if v["type"] == "dge-table"), None)
+    want_id = max((v.var_id for v in plan.variables), default=0) + 1
+    if dge_id is not None and dge_id != want_id:
+        raise InputError(f"{source}: the DGE table has var_id {dge_id}; a NEFF's DGE table takes the id after the "
+                         f"variables' ({want_id}, R-17)")
+    plan.queues, _used = dma_queues({e: bytes(b) for e, b in streams.items()}, ds)
+    sets = prog.act_sets.get(graph)
+    if sets is None:
+        sets = _act_sets(streams["act"], ds) if streams["act"] else []  # the sel bytes name act_info's sets
+    else:
+        known = {x.name for x in ACT_SETS}
+        unknown = [x for x in sets if x not in known]
+        if unknown:
+            raise InputError(f"{source}: .act_sets names {', '.join(unknown)}, which act_info.json has not (R-21)")
+        for off in range(0, len(streams["act"]), BUNDLE_SIZE):
+            if streams["act"][off] == _ACT_TABLE_LOAD and streams["act"][off + _ACT_SEL] >= len(sets):
+                raise InputError(f"{source}: act bundle {off // BUNDLE_SIZE}: ActivationTableLoad loads set "
+                                 f"{streams['act'][off + _ACT_SEL]} of the graph's {len(sets)} (.act_sets; R-21)")
+    return _write_neff(tgt, ds, name, streams, labels, list(sets), plan)
+
+
+__all__ = ["COMPILER", "KELF_TARGET", "NeffPlan", "NeffVariable", "build_neff", "build_neff_from_listing", "dma_queues", "graph_directives", "neff_json",
            "plan_neff"]

@@ -218,3 +218,19 @@ class NeffTables(Decision):
     NAMES = Reading("names", "Activation.json lists the sets the Activation stream loads (in first-load order, "
                              "each ActivationTableLoad's +0x23 rewritten to its position under R-21=graph-table); no "
                              "table member is written, and no sidecar key names one (act_info, dve_tables)")
+
+
+class NeffFromListing(Decision):
+    id = "D-35"
+    subject = "what a NEFF written from a text listing (assemble LISTING.s --neff) takes besides its bundles"
+    reason = ("a listing holds a graph's bundles, its target and decisions and, as comments, each bundle's BIR "
+              "instruction name; a NEFF also needs every DRAM variable the bundles name by var_id (name, type, size; "
+              "neff.json's dtype and shape), which no bundle says, and the graph's activation sets, which the "
+              "ActivationTableLoad bytes index (R-21: graph-local in a NEFF). 'tongasm disasm FILE.neff' writes them "
+              "as .var and .act_sets lines (the def.json entry as it is); a listing of each written example kernel "
+              "assembles back to the identical NEFF. The DMA queues are derived from the bundles (R-86), the staging "
+              "(R-81) is already bundles of the listing")
+    VAR_LINES = Reading("var-lines", "the .var and .act_sets lines: a var_id the bundles name that no .var line "
+                                     "gives, a 'file' variable (its .npy constant is not in a listing) or a "
+                                     "'pointer' one is refused naming it; without .act_sets the 0x23 bytes are read "
+                                     "in act_info.json's order, as a kernel's, and rewritten per R-21")
