@@ -300,3 +300,23 @@ def test_d35_a_listing_becomes_a_neff_from_its_var_lines():
     bare = "\n".join(x for x in text.splitlines() if not x.startswith(".var")) + "\n"
     with pytest.raises(InputError, match=r"DRAM variables 1 \(pool bundle 0\).*no \.var directive"):
         build_neff_from_listing(assemble_text(bare))
+
+
+def test_d36_the_tables_come_from_a_real_neff_of_the_writers_compiler():
+    """D-36: copied from a 2.23 file of the target; a 2.14 one is refused unless D-36=any-compiler."""
+    from pathlib import Path
+
+    import pytest
+
+    from corpus_support import corpus_dir
+    from tongasm.codegen import assemble
+    from tongasm.errors import InputError
+    from tongasm.ir import read_bir
+    from tongasm.neff import read_neff
+
+    asm = assemble(read_bir(Path(__file__).parent.parent / "examples" / "softmax.json"), target="gen2")
+    old = read_neff(corpus_dir() / "yolox-trn1" / "MODULE_10047695098172950179.neff")  # 2.14, loads exp_and_others
+    with pytest.raises(InputError, match="written by compiler 2.14"):
+        asm.to_neff(tables=old)
+    n = asm.to_neff(tables=old, decisions=DecisionSet.parse(["D-36=any-compiler"]))
+    assert n.members["sg00/act_info.json"] == old.members["sg00/act_info.json"]

@@ -46,6 +46,9 @@ MISSING = {
 }
 #: sidecar keys the real files have that a written NEFF does not (R-85: they name table members)
 SIDECAR_MISSING = {"act": {"act_info"}, "dve": {"dve_tables"}}
+#: what a NEFF written with the tables of a real file (--tables, D-36) still lacks: MISSING less the tables
+TABLES = ("act_info.json", "exp_and_others", "default_")
+MISSING_WITH_TABLES = {k: v for k, v in MISSING.items() if k not in TABLES}
 
 
 def real(target: str) -> list[Neff]:
@@ -86,6 +89,53 @@ def test_members_are_those_of_the_real_files_less_the_listed_ones(target: str) -
         assert ours - theirs == set(), r.path  # nothing the real files do not have
         unexplained = {m for m in theirs - ours if not any(k in m for k in MISSING)}
         assert unexplained == set(), r.path
+
+
+def table_source(target: str) -> Path:
+    return small() if target == "gen3" else corpus_dir() / "causal-attention-trn1" / "model_3c6ff38f.neff"
+
+
+@pytest.mark.parametrize("target", ["gen3", "gen2"])
+def test_with_the_tables_of_a_real_file_the_members_and_sidecars_are_the_real_ones(target: str) -> None:
+    """D-36: given a real NEFF of the target (--tables), a written graph holds act_info.json, the sets it loads
+    and the DVE tables, byte for byte as the real graphs hold them, and its sidecars are keyed as theirs."""
+    src = read_neff(table_source(target))
+    asm = assemble(read_bir(EXAMPLES / "softmax.json"), target=target)
+    n = Neff.from_bytes(asm.to_neff(tables=src).to_bytes())
+    ours = {relative(m) for m in n.members}
+    assert len(MISSING_WITH_TABLES) == len(MISSING) - 3
+    for r in real(target):
+        theirs = {relative(m) for m in r.members}
+        assert ours - theirs == set(), r.path
+        assert {m for m in theirs - ours if not any(k in m for k in MISSING_WITH_TABLES)} == set(), r.path
+        for tok, side in n.graph("sg00").streams.items():  # every sidecar key of the real files now
+            assert set(load(n, side.sidecar or "")) == set(load(r, r.graph("sg00").streams[tok].sidecar or "")), tok
+    dve = {"gen3": ["control_fast", "control_slow", "datapath", "opcode"], "gen2": ["control", "datapath", "opcode"]}
+    assert sorted(m for m in ours if m.startswith("default_")) == [f"default_{t}_table.bin" for t in dve[target]]
+    assert {m for m in ours if m.startswith("exp_")} == {"exp_and_others.json", "exp_and_others_bkt.bin",
+                                                         "exp_and_others_ctrl.bin"}
+    for m in ours & {relative(x) for x in src.members}:
+        if m.startswith(TABLES):
+            assert n.members["sg00/" + m] == src.members["sg00/" + m], m
+    assert load(n, "sg00/Activation.json")["act_info"] == "act_info.json"
+    # a graph loading no set holds act_info.json and the DVE tables only (as 36 real graphs)
+    va = Neff.from_bytes(assemble(read_bir(EXAMPLES / "vector_add.json"), target=target).to_neff(tables=src).to_bytes())
+    assert sorted(relative(m) for m in va.members if relative(m).startswith(TABLES)) == [
+        "act_info.json", *(f"default_{t}_table.bin" for t in dve[target])]
+
+
+def test_tables_from_the_wrong_file_are_refused_naming_why(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    gelu = assemble(read_bir(EXAMPLES / "mlp_gelu.json"), target="gen3")
+    with pytest.raises(InputError, match="no table members of the activation set gelu_apprx_tanh_and_others"):
+        gelu.to_neff(tables=read_neff(small()))
+    soft2 = assemble(read_bir(EXAMPLES / "softmax.json"), target="gen2")
+    with pytest.raises(InputError, match="is a cayman NEFF; the tables of a gen2 NEFF come from a sunda one"):
+        soft2.to_neff(tables=read_neff(small()))
+    old = next(iter(sorted((corpus_dir() / "yolox-trn1").glob("*.neff"))))  # neuronx-cc 2.14 (sunda)
+    with pytest.raises(InputError, match=r"written by compiler 2\.14\..*D-36=any-compiler"):
+        soft2.to_neff(tables=read_neff(old))
+    assert main(["assemble", str(EXAMPLES / "softmax.json"), "-o", str(tmp_path / "d"), "--tables", str(small())]) == 2
+    assert "--tables gives the table members of a NEFF: it needs --neff" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("target", ["gen3", "gen2"])

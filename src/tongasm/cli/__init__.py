@@ -79,6 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also (or only) write a NEFF: one graph, the members the target's real files hold, the "
                         "kernel's inputs and outputs as its variables (checked against real files and the "
                         "simulator, not loaded on hardware)")
+    a.add_argument("--tables", metavar="REAL.neff",
+                   help="with --neff: copy the activation and DVE table members (the compiler's data, which "
+                        "tongasm does not ship) from this real NEFF of the target, as the real files hold them")
     a.add_argument("--target", choices=sorted(TARGETS), help="target (overrides the kernel's arch; default gen2)")
     a.add_argument("--census", action="store_true",
                    help="also write census.bin: a second copy of every bundle, in program order")

@@ -23,8 +23,15 @@ def cmd_assemble(args: argparse.Namespace) -> int:
     decisions = _decisions(args)
     if args.output is None and args.neff is None:
         raise UsageError("assemble needs -o DIR (the streams) or --neff OUT.neff (a NEFF), or both")
+    if args.tables is not None and args.neff is None:
+        raise UsageError("--tables gives the table members of a NEFF: it needs --neff OUT.neff")
+    tables = None
+    if args.tables is not None:
+        from ..neff import read_neff
+
+        tables = read_neff(args.tables)
     if _is_listing(args.kernel):
-        return _assemble_listing(args, decisions)
+        return _assemble_listing(args, decisions, tables)
     if args.output is not None:
         output_dir_path(args.output)  # an unusable -o is refused before any work
         from ..codegen.output import STREAM_NAMES
@@ -57,7 +64,7 @@ def cmd_assemble(args: argparse.Namespace) -> int:
             from ..neff import write_neff
 
             bar.phase(f"assemble: writing {args.neff}", done=len(asm.log))
-            neff = asm.to_neff(name=Path(args.neff).name)
+            neff = asm.to_neff(name=Path(args.neff).name, tables=tables)
             write_neff(neff, args.neff, decisions)
     warnings = Repeats(lambda line: sys.stderr.write(f"tongasm: warning: {line}\n"))
     for f in asm.findings:
@@ -107,7 +114,7 @@ def _is_listing(path: str) -> bool:
     return not head.startswith(b"{")
 
 
-def _assemble_listing(args: argparse.Namespace, decisions: DecisionSet | None) -> int:
+def _assemble_listing(args: argparse.Namespace, decisions: DecisionSet | None, tables: Any) -> int:
     """``assemble LISTING.s --neff OUT.neff``: the listing's streams as one NEFF graph."""
     from ..io.outputs import refuse_inputs
     from ..neff import write_neff
@@ -129,7 +136,7 @@ def _assemble_listing(args: argparse.Namespace, decisions: DecisionSet | None) -
             sys.stderr.write(f"tongasm: error: {args.kernel}: the check findings above; nothing written "
                              "(--warn writes the NEFF anyway)\n")
             return 1
-    neff = build_neff_from_listing(prog, source=args.kernel, name=Path(args.neff).name)
+    neff = build_neff_from_listing(prog, source=args.kernel, name=Path(args.neff).name, tables=tables)
     write_neff(neff, args.neff, prog.decisions)
     if args.format == "json":
         _print_json({"source": args.kernel, "target": prog.target.name, "neff": args.neff,

@@ -31,7 +31,7 @@ from .._meta import __version__
 from ..errors import InputError
 from ..isa.decisions import DecisionSet
 from ..isa.decisions.neff import (NeffCopiedFields, NeffDmaQueues, NeffFreshHeader, NeffFromListing, NeffInterface,
-                                  NeffStaging, NeffToolVersion)
+                                  NeffStaging, NeffTableSource, NeffToolVersion)
 from ..isa.decisions.act import ActTableIndex
 from ..isa.enums import ENGINE_STREAM
 from ..isa.fields import BUNDLE_SIZE
@@ -455,6 +455,56 @@ def _act_sets(stream: bytearray, decisions: DecisionSet) -> list[str]:
     return names
 
 
+ACT_INFO = "act_info.json"
+
+
+def table_copy(real: Neff, tgt: Target, sets: list[str], ds: DecisionSet) -> tuple[dict[str, bytes], list[Any]]:
+    """D-36: the table members a graph loading activation ``sets`` holds, copied from the real NEFF ``real``
+    (act_info.json, each set's members as act_info.json names them, the DVE tables its DVE.json names),
+    and the DVE sidecar's ``dve_tables`` value."""
+    where = real.path or "the tables NEFF"
+    if real.kelf.target_name != KELF_TARGET[tgt.name]:
+        raise InputError(f"{where} is a {real.kelf.target_name} NEFF; the tables of a {tgt.name} NEFF come from a "
+                         f"{KELF_TARGET[tgt.name]} one (D-36)")
+    version = str(json.loads(real.members[INFO]).get("tool_version", "?")) if INFO in real.members else "?"
+    if version != COMPILER and not ds.get(NeffTableSource).any_compiler:
+        raise InputError(f"{where} was written by compiler {version}; the tables of a NEFF in the layout of "
+                         f"{COMPILER} come from one of its files (D-36=any-compiler takes them anyway)")
+    found: dict[str, bytes] = {}
+    dve: list[Any] | None = None
+    for gname, graph in real.graphs.items():
+        prefix = gname + "/"
+        have = {m[len(prefix):]: d for m, d in real.members.items() if m.startswith(prefix)}
+        if ACT_INFO not in have:
+            continue
+        info = json.loads(have[ACT_INFO])
+        found.setdefault(ACT_INFO, have[ACT_INFO])
+        for entry in info.get("act_func_sets", []):
+            if entry.get("name") in sets:
+                files = [entry.get(k) for k in info.get("pwp_file_keys", ["bkt_bin", "ctrl_bin", "profile_json"])]
+                if all(isinstance(f, str) and f in have for f in files):
+                    for f in files:
+                        found.setdefault(f, have[f])
+                    found.setdefault("\0" + entry["name"], b"")
+        side = graph.streams.get("dve")
+        if dve is None and side is not None and side.sidecar is not None and side.sidecar in real.members:
+            named = json.loads(real.members[side.sidecar]).get("dve_tables")
+            if isinstance(named, list) and all(isinstance(t, dict) for t in named) and all(
+                    isinstance(f, str) and f in have for t in named for f in t.values()):
+                dve = named
+                for t in named:
+                    for f in t.values():
+                        found.setdefault(f, have[f])
+    if ACT_INFO not in found or dve is None:
+        raise InputError(f"{where} holds no graph with an {ACT_INFO} and the DVE tables its DVE.json names (D-36)")
+    lacking = [x for x in sets if "\0" + x not in found]
+    if lacking:
+        raise InputError(f"{where} holds no table members of the activation set{'s' * (len(lacking) > 1)} "
+                         f"{', '.join(lacking)} the kernel loads; take the tables from a NEFF whose graphs load "
+                         f"{'them' if len(lacking) > 1 else 'it'} (D-36)")
+    return {k: v for k, v in found.items() if not k.startswith("\0")}, dve
+
+
 def _debug_info(engine: str, text: str, parent: str, entries: Iterable[dict[str, Any]]) -> bytes:
     from .debuginfo import message_class
 
@@ -496,7 +546,7 @@ def neff_json(variables: list[NeffVariable]) -> dict[str, Any]:
 
 
 def build_neff(asm: Any, *, decisions: DecisionSet | None = None, name: str = "file.neff",
-               target: str | Target | None = None) -> Neff:
+               target: str | Target | None = None, tables: Neff | None = None) -> Neff:
     """A :class:`Neff` holding the assembled kernel ``asm`` as one graph ``sg00`` (see the module doc).
     ``target`` must be the assembly's (a kernel is encoded for one target); ``name`` is info.json's."""
     ds = decisions if decisions is not None else asm.decisions
@@ -529,16 +579,19 @@ def build_neff(asm: Any, *, decisions: DecisionSet | None = None, name: str = "f
         streams[s] = bytearray(body[:cut] + plan.prologue.get(s, b"") + body[cut:] + plan.epilogue.get(s, b""))
         labels[s] = [*names[:head], *pre, *names[head:], *post]
     sets = _act_sets(streams["act"], ds) if streams["act"] else []
-    return _write_neff(tgt, ds, name, streams, labels, sets, plan)
+    return _write_neff(tgt, ds, name, streams, labels, sets, plan, tables)
 
 
 def _write_neff(tgt: Target, ds: DecisionSet, name: str, streams: Mapping[str, bytearray | bytes],
-                labels: Mapping[str, list[str | None]], sets: list[str], plan: NeffPlan) -> Neff:
+                labels: Mapping[str, list[str | None]], sets: list[str], plan: NeffPlan,
+                tables: Neff | None = None) -> Neff:
     """The NEFF of one graph ``sg00``: its engine ``streams`` (every token of :data:`ENGINE_FILES`), the BIR
     instruction name of each bundle (``labels``; None or ``R-18-prologue``: an empty debug entry), the
     activation sets its Activation stream loads and the variables and queues of ``plan``."""
     g = "sg00/"
     members: dict[str, bytes] = {}
+    table_members, dve_tables = table_copy(tables, tgt, sets, ds) if tables is not None else ({}, [])
+    members.update({g + k: v for k, v in table_members.items()})
     # --- debug info: one backend entry per BIR instruction (program order), one asm entry per bundle -----
     ids: dict[str, int] = {}
     for s in ENGINE_FILES:
@@ -577,6 +630,10 @@ def _write_neff(tgt: Target, ds: DecisionSet, name: str, streams: Mapping[str, b
         side: dict[str, Any] = {"dma": [], "instr": f"{e}.bin", "name": f"{e}.json"}
         if s == "act":
             side = {"act_semaphore": 12, "activation_function_sets": sets, **side}
+            if table_members:
+                side["act_info"] = ACT_INFO
+        if s == "dve" and table_members:
+            side["dve_tables"] = dve_tables
         members[f"{g}{e}.json"] = _json(side, indent=None, sort=True)
         backend = [{"id": i, "name": n.split("\0", 1)[1]} for n, i in ids.items() if n.startswith(f"{s}\0")]
         members[f"{g}debug_info_backend_{e}.dbg"] = _debug_info(e, BACKEND_DBG_TEXT, "debug_info_penguin.dbg", backend)
@@ -658,7 +715,7 @@ def _named_var_ids(streams: Mapping[str, bytes | bytearray], decisions: Decision
 
 
 def build_neff_from_listing(prog: Any, *, source: str = "listing", decisions: DecisionSet | None = None,
-                            name: str = "file.neff") -> Neff:
+                            name: str = "file.neff", tables: Neff | None = None) -> Neff:
     """A NEFF from an assembled listing (a :class:`tongasm.text.assembler.TextProgram`): its streams as they
     are (a listing's bundles already hold any staging), the BIR names of its bundles' comments as the
     ``.dbg`` members, its ``.var`` directives as def.json's ``var`` table and neff.json (D-35). A listing
@@ -743,7 +800,7 @@ def build_neff_from_listing(prog: Any, *, source: str = "listing", decisions: De
             if streams["act"][off] == _ACT_TABLE_LOAD and streams["act"][off + _ACT_SEL] >= len(sets):
                 raise InputError(f"{source}: act bundle {off // BUNDLE_SIZE}: ActivationTableLoad loads set "
                                  f"{streams['act'][off + _ACT_SEL]} of the graph's {len(sets)} (.act_sets; R-21)")
-    return _write_neff(tgt, ds, name, streams, labels, list(sets), plan)
+    return _write_neff(tgt, ds, name, streams, labels, list(sets), plan, tables)
 
 
 __all__ = ["COMPILER", "KELF_TARGET", "NeffPlan", "NeffVariable", "build_neff", "build_neff_from_listing", "dma_queues", "graph_directives", "neff_json",

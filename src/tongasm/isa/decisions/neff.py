@@ -217,7 +217,8 @@ class NeffTables(Decision):
               "R-21 makes the index of every ActivationTableLoad")
     NAMES = Reading("names", "Activation.json lists the sets the Activation stream loads (in first-load order, "
                              "each ActivationTableLoad's +0x23 rewritten to its position under R-21=graph-table); no "
-                             "table member is written, and no sidecar key names one (act_info, dve_tables)")
+                             "table member is written, and no sidecar key names one (act_info, dve_tables), unless a real "
+                             "NEFF to copy them from is given (--tables, D-36)")
 
 
 class NeffFromListing(Decision):
@@ -234,3 +235,25 @@ class NeffFromListing(Decision):
                                      "gives, a 'file' variable (its .npy constant is not in a listing) or a "
                                      "'pointer' one is refused naming it; without .act_sets the 0x23 bytes are read "
                                      "in act_info.json's order, as a kernel's, and rewritten per R-21")
+
+
+class NeffTableSource(Decision):
+    id = "D-36"
+    subject = "the activation and DVE table members of a NEFF written from a kernel or a listing, given a real NEFF to take them from (--tables)"
+    reason = ("the tables are the compiler's data, which tongasm does not ship (R-85); they are the same bytes in every "
+              "graph of one target and compiler: act_info.json, each set's <set>.json/_bkt.bin/_ctrl.bin and the DVE "
+              "default_*_table.bin in the 22 cayman 2.23 graphs (12 loading a set), the 6 sunda 2.23 graphs and the "
+              "80 sunda 2.14 graphs each have one digest per member; every graph holds act_info.json and the DVE tables "
+              "(cayman four: control_fast, control_slow, datapath, opcode; sunda three: control, datapath, opcode) and "
+              "exactly the sets its Activation.json lists, named in its sidecars (act_info, dve_tables). Another "
+              "compiler's tables differ: 2.14's act_info.json has 20 sets in another order than 2.23's 21 (which "
+              "act_func_set_id and R-21 follow), and its DVE tables other bytes")
+    SAME_COMPILER = Reading("same-compiler", "copied from the given NEFF when its target and compiler are the writer's "
+                                             "(2.23.6484.0+3b612583, R-82); another compiler's NEFF, or one lacking a "
+                                             "set the kernel loads, is refused naming it")
+    ANY_COMPILER = Reading("any-compiler", "copied from a given NEFF of the target whatever compiler wrote it (its "
+                                           "act_info.json then may not be the one the kernel's set ids name)")
+
+    @property
+    def any_compiler(self) -> bool:
+        return self.reading is self.ANY_COMPILER
