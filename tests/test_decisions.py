@@ -320,3 +320,21 @@ def test_d36_the_tables_come_from_a_real_neff_of_the_writers_compiler():
         asm.to_neff(tables=old)
     n = asm.to_neff(tables=old, decisions=DecisionSet.parse(["D-36=any-compiler"]))
     assert n.members["sg00/act_info.json"] == old.members["sg00/act_info.json"]
+
+
+def test_d37_a_wait_depends_on_the_updaters_of_its_semaphore():
+    """D-37: the backend .dbg entry of a wait lists the other engines' instructions that update its semaphore."""
+    from pathlib import Path
+
+    from tongasm.codegen import assemble
+    from tongasm.ir import read_bir
+    from tongasm.neff.debuginfo import parse_debug_info
+
+    n = assemble(read_bir(Path(__file__).parent.parent / "examples" / "vector_add.json"), target="gen3").to_neff()
+    entries = {}
+    for m, data in n.members.items():
+        if "debug_info_backend_" in m:
+            entries.update({i.id: (m, i) for i in parse_debug_info(data, m).instructions})
+    sp_wait = next(i for m, i in entries.values() if m.endswith("_SP.dbg") and i.name == "R-81-wait-inputs")
+    assert sorted(entries[d][1].name for d in sp_wait.sync_deps) == ["R-81-load-a", "R-81-load-b", "R-81-load-mask"]
+    assert list(sp_wait.sync_dep_kinds) == [4, 4, 4] and sp_wait.unknown_6 == 1

@@ -27,7 +27,10 @@ from tongasm.isa.fields import BUNDLE_SIZE
 from tongasm.isa.vector_enums import ACT_SETS
 from tongasm.ir import read_bir
 from tongasm.neff import Neff, NeffError, read_neff
+from tongasm.neff.build import build_neff_from_listing
+from tongasm.neff.debuginfo import parse_debug_info
 from tongasm.neff.run import run_neff
+from tongasm.text.assembler import assemble_file
 from tongasm.sim.run import run_kernel
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -400,7 +403,21 @@ def test_a_listing_of_a_written_neff_assembles_to_the_same_neff(name: str, targe
     text = listing.read_text()
     assert ".var {" in text and ".act_sets {" in text
     assert main(["assemble", str(listing), "--neff", str(again), "-q"]) == 0
-    assert again.read_bytes() == first.read_bytes()
+    one, two = read_neff(first), read_neff(again)
+    assert list(one.members) == list(two.members)
+    for m in one.members:  # all the same but the source lines, which are now the listing's (D-37)
+        if "debug_info_backend_" not in m:
+            assert one.members[m] == two.members[m], m
+            continue
+        a, b = parse_debug_info(one.members[m], m), parse_debug_info(two.members[m], m)
+        assert [(i.id, i.name, list(i.sync_deps)) for i in a.instructions] == [
+            (i.id, i.name, list(i.sync_deps)) for i in b.instructions], m
+        lines = text.splitlines()
+        for i in b.instructions:  # each kernel_line is a bundle line of the listing naming the instruction
+            line = dict((x.key, x.value) for x in i.attributes)["kernel_line"]
+            assert lines[int(line) - 1].endswith(f"  ; {i.name}"), (m, i.name)
+        assert b.source_file == str(listing) if b.instructions else True
+    assert one.to_bytes() == Neff.from_bytes(build_neff_from_listing(assemble_file(listing), name="k.neff").to_bytes()).to_bytes()
     if name in ("vector_add", "matmul"):
         ins = _inputs(name) if name == "vector_add" else {
             "x": np.ones(16384, np.float16), "y": np.full(16384, 0.5, np.float16)}
@@ -439,3 +456,36 @@ def test_a_listing_of_a_real_neff_with_a_constant_is_refused_naming_it(tmp_path:
     assert main(["disasm", f"{small()}:sg00", "-o", str(tmp_path / "m.s"), "-q"]) == 0
     assert main(["assemble", str(tmp_path / "m.s"), "--neff", str(tmp_path / "m.neff")]) == 2
     assert "variable 'identity_82_sg0000' is a 'file' variable" in capsys.readouterr().err
+
+
+def test_dbg_members_carry_source_lines_and_semaphore_dependencies(tmp_path: Path) -> None:
+    """D-37: each backend entry of a kernel's instruction names its line in the kernel JSON (kernel_file 0 =
+    the file's source_file), as the real files name the NKI source; a wait depends on the instructions of
+    other engines that update its semaphore (kind 4), every entry has unknown_6 1."""
+    out = tmp_path / "s.neff"
+    src = EXAMPLES / "softmax.json"
+    assert main(["assemble", str(src), "--neff", str(out), "--target", "gen3", "-q"]) == 0
+    n = read_neff(out)
+    text = src.read_text().splitlines()
+    act = n.graph("sg00").streams["act"]
+    where = n.source_lines(act)
+    names = n.bir_names(act)
+    assert where is not None and names is not None
+    for w, nm in zip(where, names):
+        if nm is None or nm.startswith("R-8"):  # the prologue and the staging have no source line
+            assert w is None
+            continue
+        assert w is not None and w.startswith(f"{src}:")
+        assert text[int(w.rsplit(":", 1)[1]) - 1].strip() == f'"name": "{nm}",'
+    by_name = {}
+    for m in n.members:
+        if "debug_info_backend_" in m:
+            for i in parse_debug_info(n.members[m], m).instructions:
+                by_name[(m.rsplit("_", 1)[1], i.name)] = i
+    assert {i.unknown_6 for i in by_name.values()} == {1}
+    ids = {i.id: k for k, i in by_name.items()}
+    wait = by_name[("Activation.dbg", "R-81-wait-inputs")]  # waits for the Pool DMA that loads x
+    assert [ids[d] for d in wait.sync_deps] == [("Pool.dbg", "R-81-load-x")] and list(wait.sync_dep_kinds) == [4]
+    exp = by_name[("Activation.dbg", "exp")]  # waits for DVE's rowmax
+    assert [ids[d][0] for d in exp.sync_deps] == ["DVE.dbg"] and len(exp.sync_dep_kinds) == len(exp.sync_deps)
+    assert not by_name[("Activation.dbg", "exp_set")].sync_deps

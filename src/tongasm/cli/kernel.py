@@ -64,7 +64,7 @@ def cmd_assemble(args: argparse.Namespace) -> int:
             from ..neff import write_neff
 
             bar.phase(f"assemble: writing {args.neff}", done=len(asm.log))
-            neff = asm.to_neff(name=Path(args.neff).name, tables=tables)
+            neff = asm.to_neff(name=Path(args.neff).name, tables=tables, source=args.kernel)
             write_neff(neff, args.neff, decisions)
     warnings = Repeats(lambda line: sys.stderr.write(f"tongasm: warning: {line}\n"))
     for f in asm.findings:

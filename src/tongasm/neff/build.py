@@ -14,15 +14,18 @@ kernel) into a :class:`~tongasm.neff.neff.Neff` that ``tongasm neff info``, ``ch
   the ``.dbg`` members (one asm entry per bundle naming its BIR instruction, one backend entry per
   instruction), ``kelf-0.json``, ``info.json`` (R-82), ``neff.json`` (inputs and outputs with
   dtypes and shapes) and, for sunda, ``metrics.json``;
-* the activation sets the Activation stream loads are named in ``Activation.json`` (R-85, R-21);
+* the activation sets the Activation stream loads are named in ``Activation.json`` (R-85, R-21), and given a
+  real NEFF of the target (``tables``), its table members copied (D-36);
 * the header: data_size and the info.json mirrors derived, the rest per R-83.
 
-Nothing here has been loaded on hardware: the checks are the real files' key sets and the simulator.
+:func:`build_neff_from_listing` writes a listing (``tongasm disasm FILE.neff``, with its ``.var`` lines) the
+same way (D-35). Nothing here has been loaded on hardware: the checks are the real files' key sets and the simulator.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,7 +34,7 @@ from .._meta import __version__
 from ..errors import InputError
 from ..isa.decisions import DecisionSet
 from ..isa.decisions.neff import (NeffCopiedFields, NeffDmaQueues, NeffFreshHeader, NeffFromListing, NeffInterface,
-                                  NeffStaging, NeffTableSource, NeffToolVersion)
+                                  NeffStaging, NeffTableSource, NeffToolVersion, NeffDebugDeps)
 from ..isa.decisions.act import ActTableIndex
 from ..isa.enums import ENGINE_STREAM
 from ..isa.fields import BUNDLE_SIZE
@@ -456,6 +459,70 @@ def _act_sets(stream: bytearray, decisions: DecisionSet) -> list[str]:
 
 
 ACT_INFO = "act_info.json"
+#: D-37: the kind of a written sync dependency, and every entry's unknown_6 (the real files' commonest)
+SYNC_DEP_KIND, UNKNOWN_6 = 4, 1
+_NAME_KEY = re.compile(r'"name"\s*:\s*("(?:[^"\\]|\\.)*")')
+
+
+def instruction_lines(path: str) -> dict[str, int]:
+    """The line of each instruction's name in a BIR JSON file (a loop's body instructions too): the
+    ``kernel_line`` of its backend ``.dbg`` entry."""
+    from pathlib import Path
+
+    from ..ir.stream_reader import stream_bir
+
+    kernel = stream_bir(Path(path), one_pass=True)
+    out: dict[str, int] = {}
+    line, at = 1, 0
+    for raw in kernel.raw_instructions():
+        raw.read()
+        text = raw.text
+        for m in _NAME_KEY.finditer(text, raw.start, raw.end):
+            line += text.count("\n", at, m.start())
+            at = m.start()
+            name = json.loads(m.group(1))
+            if isinstance(name, str):
+                out.setdefault(name, line)
+    return out
+
+
+def _sync_deps(streams: Mapping[str, bytes | bytearray], labels: Mapping[str, list[str | None]],
+               decisions: DecisionSet) -> dict[str, set[str]]:
+    """D-37: per BIR instruction (``stream\0name``), the instructions of other streams whose semaphore
+    updates (an update lane, a DMA's completion semaphore) its bundles' waits count."""
+    from ..isa.decisions.spec import UpdateModeWire
+    from ..isa.enums import WAIT_WIRE, WaitMode
+    from ..isa.layout import Sem
+    from ..sim.scheduler import load_streams
+
+    wire = decisions.get(UpdateModeWire)
+    by_wire, zero_is_none = wire.by_wire(), wire.zero_is_none
+    wait_ge = WAIT_WIRE[WaitMode.sem_ge_imm]
+    updaters: dict[int, set[str]] = {}
+    waits: list[tuple[str, int]] = []
+    for st in load_streams({k: v for k, v in streams.items() if v}, decisions):
+        names = labels.get(st.engine, [])
+        for pc, d in enumerate(st.bundles):
+            name = names[pc] if pc < len(names) else None
+            if name is None or name == "R-18-prologue":
+                continue
+            key = f"{st.engine}\0{name}"
+            f, lanes = d.fields, d.fmt.sync
+            for u in lanes.updates if lanes is not None else ():
+                mode = f.get(u.mode, 0)
+                if (mode == 0 and (zero_is_none or not f.get(u.value, 0))) or by_wire.get(mode) is None:
+                    continue
+                updaters.setdefault(int(f[u.index]), set()).add(key)
+            if d.fmt.layout.sem is Sem.DMA_2D:
+                updaters.setdefault(int(f["dma_semaphore"]), set()).add(key)
+            for w in lanes.waits if lanes is not None else ():
+                if f.get(w.mode, 0) == wait_ge and f.get(w.value, 0):
+                    waits.append((key, int(f[w.index])))
+    out: dict[str, set[str]] = {}
+    for key, sem in waits:
+        stream = key.split("\0", 1)[0]
+        out.setdefault(key, set()).update(k for k in updaters.get(sem, ()) if k.split("\0", 1)[0] != stream)
+    return out
 
 
 def table_copy(real: Neff, tgt: Target, sets: list[str], ds: DecisionSet) -> tuple[dict[str, bytes], list[Any]]:
@@ -505,13 +572,15 @@ def table_copy(real: Neff, tgt: Target, sets: list[str], ds: DecisionSet) -> tup
     return {k: v for k, v in found.items() if not k.startswith("\0")}, dve
 
 
-def _debug_info(engine: str, text: str, parent: str, entries: Iterable[dict[str, Any]]) -> bytes:
+def _debug_info(engine: str, text: str, parent: str, entries: Iterable[dict[str, Any]], source: str = "") -> bytes:
     from .debuginfo import message_class
 
     msg = message_class("DebugInfo")()
     msg.description = text
     msg.parent_file = parent
     msg.engine = DBG_ENGINE[engine]
+    if source:
+        msg.source_file = source
     for e in entries:
         i = msg.instructions.add()
         if "id" in e:
@@ -519,6 +588,14 @@ def _debug_info(engine: str, text: str, parent: str, entries: Iterable[dict[str,
         if "name" in e:
             i.name = e["name"]
         i.parent_ids.extend(e.get("parent_ids", ()))
+        if "sync_deps" in e:
+            i.sync_deps.extend(e["sync_deps"])
+            i.sync_dep_kinds.extend([SYNC_DEP_KIND] * len(e["sync_deps"]))
+        if "unknown_6" in e:
+            i.unknown_6 = e["unknown_6"]
+        for k, v in e.get("attributes", ()):
+            a = i.attributes.add()
+            a.key, a.value = k, v
     return bytes(msg.SerializeToString())
 
 
@@ -546,9 +623,11 @@ def neff_json(variables: list[NeffVariable]) -> dict[str, Any]:
 
 
 def build_neff(asm: Any, *, decisions: DecisionSet | None = None, name: str = "file.neff",
-               target: str | Target | None = None, tables: Neff | None = None) -> Neff:
+               target: str | Target | None = None, tables: Neff | None = None, source: str | None = None) -> Neff:
     """A :class:`Neff` holding the assembled kernel ``asm`` as one graph ``sg00`` (see the module doc).
-    ``target`` must be the assembly's (a kernel is encoded for one target); ``name`` is info.json's."""
+    ``target`` must be the assembly's (a kernel is encoded for one target); ``name`` is info.json's;
+    ``tables``: a real NEFF to copy the table members from (D-36); ``source``: the kernel's BIR JSON file,
+    whose line of each instruction becomes its ``.dbg`` entry's ``kernel_line`` (D-37)."""
     ds = decisions if decisions is not None else asm.decisions
     tgt: Target = asm.target
     if target is not None and get_target(target) is not tgt:
@@ -579,12 +658,13 @@ def build_neff(asm: Any, *, decisions: DecisionSet | None = None, name: str = "f
         streams[s] = bytearray(body[:cut] + plan.prologue.get(s, b"") + body[cut:] + plan.epilogue.get(s, b""))
         labels[s] = [*names[:head], *pre, *names[head:], *post]
     sets = _act_sets(streams["act"], ds) if streams["act"] else []
-    return _write_neff(tgt, ds, name, streams, labels, sets, plan, tables)
+    lines = instruction_lines(source) if source else None
+    return _write_neff(tgt, ds, name, streams, labels, sets, plan, tables, source or "", lines)
 
 
 def _write_neff(tgt: Target, ds: DecisionSet, name: str, streams: Mapping[str, bytearray | bytes],
                 labels: Mapping[str, list[str | None]], sets: list[str], plan: NeffPlan,
-                tables: Neff | None = None) -> Neff:
+                tables: Neff | None = None, source: str = "", lines: Mapping[str, int] | None = None) -> Neff:
     """The NEFF of one graph ``sg00``: its engine ``streams`` (every token of :data:`ENGINE_FILES`), the BIR
     instruction name of each bundle (``labels``; None or ``R-18-prologue``: an empty debug entry), the
     activation sets its Activation stream loads and the variables and queues of ``plan``."""
@@ -598,6 +678,8 @@ def _write_neff(tgt: Target, ds: DecisionSet, name: str, streams: Mapping[str, b
         for n in labels[s]:
             if n is not None and n != "R-18-prologue":
                 ids.setdefault(f"{s}\0{n}", len(ids) + 1)
+    assert ds.get(NeffDebugDeps).reading is NeffDebugDeps.SEMAPHORES
+    deps = _sync_deps(streams, labels, ds)
     copied, queues = ds.get(NeffCopiedFields), ds.get(NeffDmaQueues)
     assert copied.reading is copied.COPY and queues.reading is queues.PER_ENGINE
     definition: dict[str, Any] = {"#rank_world_size": 0}
@@ -635,8 +717,18 @@ def _write_neff(tgt: Target, ds: DecisionSet, name: str, streams: Mapping[str, b
         if s == "dve" and table_members:
             side["dve_tables"] = dve_tables
         members[f"{g}{e}.json"] = _json(side, indent=None, sort=True)
-        backend = [{"id": i, "name": n.split("\0", 1)[1]} for n, i in ids.items() if n.startswith(f"{s}\0")]
-        members[f"{g}debug_info_backend_{e}.dbg"] = _debug_info(e, BACKEND_DBG_TEXT, "debug_info_penguin.dbg", backend)
+        backend = []
+        for n, i in ids.items():
+            if not n.startswith(f"{s}\0"):
+                continue
+            entry: dict[str, Any] = {"id": i, "name": n.split("\0", 1)[1], "unknown_6": UNKNOWN_6,
+                                     "sync_deps": sorted(ids[k] for k in deps.get(n, ()) if k in ids)}
+            line = (lines or {}).get(entry["name"]) if source else None
+            if line is not None:
+                entry["attributes"] = [("kernel_file", "0"), ("kernel_line", str(line))]
+            backend.append(entry)
+        members[f"{g}debug_info_backend_{e}.dbg"] = _debug_info(e, BACKEND_DBG_TEXT, "debug_info_penguin.dbg", backend,
+                                                                 source if any("attributes" in x for x in backend) else "")
         asm_entries = [{"parent_ids": [ids[f"{s}\0{n}"]]} if n is not None and n != "R-18-prologue" else {}
                        for n in labels[s]]
         members[f"{g}debug_info_asm_{e}.dbg"] = _debug_info(e, ASM_DBG_TEXT, f"debug_info_backend_{e}.dbg",
@@ -714,13 +806,15 @@ def _named_var_ids(streams: Mapping[str, bytes | bytearray], decisions: Decision
     return out
 
 
-def build_neff_from_listing(prog: Any, *, source: str = "listing", decisions: DecisionSet | None = None,
+def build_neff_from_listing(prog: Any, *, source: str | None = None, decisions: DecisionSet | None = None,
                             name: str = "file.neff", tables: Neff | None = None) -> Neff:
     """A NEFF from an assembled listing (a :class:`tongasm.text.assembler.TextProgram`): its streams as they
     are (a listing's bundles already hold any staging), the BIR names of its bundles' comments as the
     ``.dbg`` members, its ``.var`` directives as def.json's ``var`` table and neff.json (D-35). A listing
-    that does not hold what the NEFF needs is refused naming what is missing (``source``: its name)."""
+    that does not hold what the NEFF needs is refused naming what is missing. ``source``: the listing's
+    path, then each BIR instruction's ``kernel_line`` in the ``.dbg`` members is its first bundle's line."""
     ds = decisions if decisions is not None else prog.decisions
+    where = source or "the listing"
     assert ds.get(NeffFromListing).reading is NeffFromListing.VAR_LINES
     tgt: Target = prog.target
     if tgt.name not in KELF_TARGET:
@@ -729,12 +823,12 @@ def build_neff_from_listing(prog: Any, *, source: str = "listing", decisions: De
     for sname in prog.streams:
         graph, _, engine = sname.rpartition(".")
         if engine not in ENGINE_FILES:
-            raise InputError(f"{source}: stream {sname!r} is no engine of a NEFF graph (its engines: "
+            raise InputError(f"{where}: stream {sname!r} is no engine of a NEFF graph (its engines: "
                              f"{', '.join(ENGINE_FILES)}, named ENGINE or GRAPH.ENGINE)")
         graphs.setdefault(graph or "sg00", {})[engine] = sname
     declared = set(prog.variables) | set(prog.act_sets)
     if len(graphs | dict.fromkeys(declared)) > 1:
-        raise InputError(f"{source}: the listing holds graphs {', '.join(sorted(set(graphs) | declared))}; a NEFF "
+        raise InputError(f"{where}: the listing holds graphs {', '.join(sorted(set(graphs) | declared))}; a NEFF "
                          "written from a listing has one graph (list one: tongasm disasm FILE.neff:sg00)")
     graph = next(iter(graphs), None) or next(iter(declared), "sg00")
     streams = {e: bytearray(prog.streams[graphs.get(graph, {})[e]]) if e in graphs.get(graph, {}) else bytearray()
@@ -753,39 +847,39 @@ def build_neff_from_listing(prog: Any, *, source: str = "listing", decisions: De
         what = ", ".join(f"{i} ({named[i][0]} bundle {named[i][1]})" for i in missing[:8])
         more = f" and {len(missing) - 8} more" if len(missing) > 8 else ""
         held = "no .var directive" if not given else f".var directives for var_ids {', '.join(map(str, sorted(by_id)))}"
-        raise InputError(f"{source}: the bundles name DRAM variables {what}{more}, and the listing holds {held}: a "
+        raise InputError(f"{where}: the bundles name DRAM variables {what}{more}, and the listing holds {held}: a "
                          "NEFF needs each one's name, type (input, output, virtual) and size (.var lines, which "
                          "'tongasm disasm FILE.neff' writes)")
     for v in given:
         kind = v["type"]
         if kind not in LISTING_VAR_TYPES:
-            raise InputError(f"{source}: variable {v['name']!r} is a {kind!r} variable, which a NEFF written from a "
+            raise InputError(f"{where}: variable {v['name']!r} is a {kind!r} variable, which a NEFF written from a "
                              "listing cannot hold (" + ("its constant is a .npy member, not in a listing"
                                                         if kind == "file" else f"known: {', '.join(LISTING_VAR_TYPES)}")
                              + ")")
         if kind == "state-buffer":
             if v["name"] != "SB" or v["var_id"] != 0:
-                raise InputError(f"{source}: the state buffer is variable 'SB', var_id 0, in a NEFF; got "
+                raise InputError(f"{where}: the state buffer is variable 'SB', var_id 0, in a NEFF; got "
                                  f"{v['name']!r}, var_id {v['var_id']}")
             continue
         if kind == "dge-table":
             if v["name"] != "DGETable0" or not all(isinstance(x, int) for x in v.get("list", [None])):
-                raise InputError(f"{source}: a DGE table is variable 'DGETable0' with a list of var_ids; got "
+                raise InputError(f"{where}: a DGE table is variable 'DGETable0' with a list of var_ids; got "
                                  f"{v['name']!r} with {v.get('list')!r}")
             plan.dge_table = list(v["list"])
             continue
         if v["name"] in ("SB", "DGETable0"):
-            raise InputError(f"{source}: variable {v['name']!r} is a {kind} variable; that name is the "
+            raise InputError(f"{where}: variable {v['name']!r} is a {kind} variable; that name is the "
                              f"{'state buffer' if v['name'] == 'SB' else 'DGE table'}'s in a NEFF")
         if "size" not in v:
-            raise InputError(f"{source}: {kind} variable {v['name']!r} has no size")
+            raise InputError(f"{where}: {kind} variable {v['name']!r} has no size")
         dtype = v.get("dtype", "uint8")
         shape = v.get("shape", [v["size"]])
         plan.variables.append(NeffVariable(v["name"], v["var_id"], kind, v["size"], dtype, shape))
     dge_id = next((v["var_id"] for v in given if v["type"] == "dge-table"), None)
     want_id = max((v.var_id for v in plan.variables), default=0) + 1
     if dge_id is not None and dge_id != want_id:
-        raise InputError(f"{source}: the DGE table has var_id {dge_id}; a NEFF's DGE table takes the id after the "
+        raise InputError(f"{where}: the DGE table has var_id {dge_id}; a NEFF's DGE table takes the id after the "
                          f"variables' ({want_id}, R-17)")
     plan.queues, _used = dma_queues({e: bytes(b) for e, b in streams.items()}, ds)
     sets = prog.act_sets.get(graph)
@@ -795,12 +889,18 @@ def build_neff_from_listing(prog: Any, *, source: str = "listing", decisions: De
         known = {x.name for x in ACT_SETS}
         unknown = [x for x in sets if x not in known]
         if unknown:
-            raise InputError(f"{source}: .act_sets names {', '.join(unknown)}, which act_info.json has not (R-21)")
+            raise InputError(f"{where}: .act_sets names {', '.join(unknown)}, which act_info.json has not (R-21)")
         for off in range(0, len(streams["act"]), BUNDLE_SIZE):
             if streams["act"][off] == _ACT_TABLE_LOAD and streams["act"][off + _ACT_SEL] >= len(sets):
-                raise InputError(f"{source}: act bundle {off // BUNDLE_SIZE}: ActivationTableLoad loads set "
+                raise InputError(f"{where}: act bundle {off // BUNDLE_SIZE}: ActivationTableLoad loads set "
                                  f"{streams['act'][off + _ACT_SEL]} of the graph's {len(sets)} (.act_sets; R-21)")
-    return _write_neff(tgt, ds, name, streams, labels, list(sets), plan, tables)
+    lines: dict[str, int] = {}  # each BIR name's first bundle line in the listing
+    for e in ENGINE_FILES:
+        sname = graphs.get(graph, {}).get(e)
+        for nm, ln in zip(labels[e], prog.line_of.get(sname, []) if sname else []):
+            if nm is not None:
+                lines.setdefault(nm, ln)
+    return _write_neff(tgt, ds, name, streams, labels, list(sets), plan, tables, source or "", lines)
 
 
 __all__ = ["COMPILER", "KELF_TARGET", "NeffPlan", "NeffVariable", "build_neff", "build_neff_from_listing", "dma_queues", "graph_directives", "neff_json",
