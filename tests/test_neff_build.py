@@ -489,3 +489,42 @@ def test_dbg_members_carry_source_lines_and_semaphore_dependencies(tmp_path: Pat
     exp = by_name[("Activation.dbg", "exp")]  # waits for DVE's rowmax
     assert [ids[d][0] for d in exp.sync_deps] == ["DVE.dbg"] and len(exp.sync_dep_kinds) == len(exp.sync_deps)
     assert not by_name[("Activation.dbg", "exp_set")].sync_deps
+
+
+def two_queue_kernel() -> dict:
+    """matmul_kernel with its store on SP (the SP queue, semaphores 8..23) beside Pool's loads (24..39)."""
+    k = matmul_kernel()
+    insts = k["functions"][0]["blocks"][0]["instructions"]
+    insts[-2].update(engine="SP", dma_semaphore=8)
+    insts[-1].update(engine="SP", sync={"wait": {"mode": "sem_ge_imm", "index": 8, "value": 16}})
+    return k
+
+
+@pytest.mark.parametrize("name,target", [("vector_add", "gen3"), ("softmax", "gen3"), ("rmsnorm", "gen2"),
+                                         ("mlp_gelu", "gen3"), ("matmul", "gen3"), ("two_queues", "gen3")])
+def test_cli_run_of_the_neff_equals_run_of_the_kernel(name: str, target: str, tmp_path: Path) -> None:
+    """tongasm run OUT.neff -i ... gives the bytes tongasm run KERNEL.json -i ... gives, for every output."""
+    if name in ("matmul", "two_queues"):
+        src = tmp_path / f"{name}.json"
+        src.write_text(json.dumps(matmul_kernel() if name == "matmul" else two_queue_kernel()))
+        rng = np.random.default_rng(4)
+        ins = {k: rng.uniform(-1, 1, 16384).astype(np.float16) for k in ("x", "y")}
+    else:
+        src, ins = EXAMPLES / f"{name}.json", _inputs(name, 13)
+    out = tmp_path / "k.neff"
+    assert main(["assemble", str(src), "--neff", str(out), "--target", target, "-q"]) == 0
+    if name == "two_queues":
+        queues = read_neff(out).graph("sg00").definition.dma_queues
+        assert {q.owner: q.semaphore_set[0] for q in queues.values()} == {"pool": 24, "sp": 8}
+    args = []
+    for k, v in ins.items():
+        np.save(tmp_path / f"{k}.npy", v)
+        args += ["-i", f"{k}={tmp_path / k}.npy"]
+    assert main(["run", str(out), "-o", str(tmp_path / "n"), "-q", *args]) == 0
+    assert main(["run", str(src), "--target", target, "-o", str(tmp_path / "k"), "-q", *args]) == 0
+    outs = sorted(p.name for p in (tmp_path / "n").glob("*.npy"))
+    assert outs and all((tmp_path / "k" / p).is_file() for p in outs)
+    for p in outs:
+        got, want = np.load(tmp_path / "n" / p), np.load(tmp_path / "k" / p)
+        assert got.tobytes() == want.tobytes(), p
+        assert np.any(got.view(np.uint8) != 0), p

@@ -471,7 +471,7 @@ def instruction_lines(path: str) -> dict[str, int]:
 
     from ..ir.stream_reader import stream_bir
 
-    kernel = stream_bir(Path(path), one_pass=True)
+    kernel = stream_bir(Path(path))  # two passes: a key after the blocks is the reader's to handle
     out: dict[str, int] = {}
     line, at = 1, 0
     for raw in kernel.raw_instructions():
