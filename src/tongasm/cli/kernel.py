@@ -100,18 +100,26 @@ def cmd_assemble(args: argparse.Namespace) -> int:
 
 
 def _is_listing(path: str) -> bool:
-    """Whether ``path`` is a text listing rather than BIR JSON (whose first character is ``{``)."""
+    """Whether ``path`` is a text listing rather than BIR JSON: named ``.s``, or text whose first line
+    that is not blank or a comment is a directive (every ``tongasm disasm`` listing starts with
+    ``.target``); anything else is read as JSON (and refused as such when it is not)."""
     from ..io.inputs import read_text
 
     if path.endswith(".json"):
         return False
+    if path.endswith(".s"):
+        return True
     try:
         with open(path, "rb") as fh:
-            head = fh.read(4096).lstrip()
+            head = fh.read(4096)
     except OSError:
         read_text(Path(path))  # the reader's own message for a missing or unreadable file
         raise
-    return not head.startswith(b"{")
+    for line in head.splitlines():
+        line = line.strip()
+        if line and not line.startswith((b";", b"#")):
+            return line.startswith(b".")
+    return False
 
 
 def _assemble_listing(args: argparse.Namespace, decisions: DecisionSet | None, tables: Any) -> int:
