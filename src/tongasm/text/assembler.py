@@ -140,10 +140,8 @@ def _neff_directive(prog: TextProgram, word: str, arg: str, err: Any) -> None:
             raise err(f".act_sets of graph {graph!r} is given twice")
         prog.act_sets[graph] = list(sets)
         return
-    for k, v in obj.items():
-        if k not in VAR_KEYS:
-            raise err(f".var: unknown key {k!r} (known: {', '.join(VAR_KEYS)})")
-        if not isinstance(v, VAR_KEYS[k]) or isinstance(v, bool):
+    for k, v in obj.items():  # a key tongasm does not know is kept (a real def.json entry as it is)
+        if k in VAR_KEYS and (not isinstance(v, VAR_KEYS[k]) or isinstance(v, bool)):
             raise err(f".var: {k} should be {VAR_KEYS[k][0].__name__}, got {v!r}")
     for k in ("name", "var_id", "type"):
         if k not in obj:
