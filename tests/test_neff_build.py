@@ -528,3 +528,28 @@ def test_cli_run_of_the_neff_equals_run_of_the_kernel(name: str, target: str, tm
         got, want = np.load(tmp_path / "n" / p), np.load(tmp_path / "k" / p)
         assert got.tobytes() == want.tobytes(), p
         assert np.any(got.view(np.uint8) != 0), p
+
+
+def test_check_of_a_written_neff_names_the_source_lines_of_a_race(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """D-37: a listing whose DVE no longer waits for the input DMA, written as a NEFF: tongasm check names both
+    sides of the race by BIR instruction and listing line, as it names a real NEFF's by its NKI source."""
+    n = tmp_path / "s.neff"
+    n.write_bytes(assemble(read_bir(EXAMPLES / "softmax.json"), target="gen3").to_neff().to_bytes())
+    assert main(["disasm", str(n), "-o", str(tmp_path / "s.s"), "-q"]) == 0
+    lines, stream = [], None
+    for line in (tmp_path / "s.s").read_text().splitlines():
+        stream = line if line.startswith(".stream") else stream
+        if stream == ".stream sg00.dve" and line.endswith("  ; R-81-wait-inputs"):
+            line = "Nop  ; R-81-wait-inputs"  # the wait dropped
+        lines.append(line)
+    racy = tmp_path / "r.s"
+    racy.write_text("\n".join(lines) + "\n")
+    load = next(k for k, x in enumerate(lines, 1) if x.endswith("; R-81-load-x"))
+    rowmax = next(k for k, x in enumerate(lines, 1) if x.endswith("; rowmax"))
+    assert main(["assemble", str(racy), "--neff", str(tmp_path / "r.neff"), "-q"]) == 0
+    capsys.readouterr()
+    assert main(["check", str(tmp_path / "r.neff")]) == 1
+    out = capsys.readouterr().out
+    assert f"(R-81-load-x, PseudoDmaDirect2d, {racy}:{load})" in out
+    assert f"(rowmax, TensorReduceArithOp, {racy}:{rowmax})" in out
