@@ -774,7 +774,11 @@ def graph_directives(neff: Neff, graph: str) -> list[str]:
     """The ``.var`` and ``.act_sets`` lines of one graph (``tongasm disasm FILE.neff``): each def.json
     variable as it is, with its neff.json dtype and shape for an input or output, then the graph's
     activation sets: what ``assemble LISTING.s --neff`` needs besides the bundles."""
-    entries = {e.name: e for e in (neff.graph_json.entries if neff.graph_json is not None else ())}
+    try:  # a listing is written whatever neff.json holds: without it, no dtypes and shapes
+        graph_json = neff.graph_json
+    except NeffError:
+        graph_json = None
+    entries = {e.name: e for e in (graph_json.entries if graph_json is not None else ())}
     lines = []
     table = neff.graph(graph).definition.variables
     order = [n for n in entries if n in table] + [n for n in table if n not in entries]  # neff.json's order first
@@ -787,7 +791,10 @@ def graph_directives(neff: Neff, graph: str) -> list[str]:
             if e.shape is not None:
                 obj["shape"] = list(e.shape)
         lines.append(".var " + json.dumps(obj, separators=(", ", ": ")))
-    sets = neff.activation_function_sets(graph)
+    try:
+        sets = neff.activation_function_sets(graph)
+    except NeffError as e:  # the listing says so, and assemble --neff then reads the 0x23 bytes as act_info's
+        return [*lines, f"; no .act_sets: {e}"]
     if sets is not None:
         lines.append(".act_sets " + json.dumps({"graph": graph, "sets": list(sets)}))
     return lines
