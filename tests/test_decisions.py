@@ -275,3 +275,66 @@ def test_d29_memset_constant_is_a_value_in_the_dst_dtype():
     msi = inst("Memset", [], [ap("a", "float32", F32)], engine="DVE", mode="Const", constant=1)
     assert byte(one(k(msi)), 0x28, 4) == "0000803f"
     assert byte(one(k(msi), decisions=("D-29=bits",)), 0x28, 4) == "01000000"
+
+
+def test_d35_a_listing_becomes_a_neff_from_its_var_lines():
+    """D-35: the .var lines give a listing's variables; a var_id the bundles name without one is refused."""
+    from pathlib import Path
+
+    import pytest
+
+    from tongasm.codegen import assemble
+    from tongasm.errors import InputError
+    from tongasm.ir import read_bir
+    from tongasm.neff import Neff
+    from tongasm.neff.build import build_neff_from_listing, graph_directives
+    from tongasm.text.assembler import assemble_text
+    from tongasm.text.listing import StreamInput, listing
+
+    n = Neff.from_bytes(assemble(read_bir(Path(__file__).parent.parent / "examples" / "softmax.json"),
+                                 target="gen3").to_neff().to_bytes())
+    streams = [StreamInput(f"sg00.{s.stream}", n.stream_data(s), n.bir_names(s)) for s in n.streams()]
+    lines = list(listing(streams, target="gen3"))
+    text = "\n".join([lines[0], *graph_directives(n, "sg00"), *lines[1:]]) + "\n"
+    assert build_neff_from_listing(assemble_text(text)).to_bytes() == n.to_bytes()
+    bare = "\n".join(x for x in text.splitlines() if not x.startswith(".var")) + "\n"
+    with pytest.raises(InputError, match=r"DRAM variables 1 \(pool bundle 0\).*no \.var directive"):
+        build_neff_from_listing(assemble_text(bare))
+
+
+def test_d36_the_tables_come_from_a_real_neff_of_the_writers_compiler():
+    """D-36: copied from a 2.23 file of the target; a 2.14 one is refused unless D-36=any-compiler."""
+    from pathlib import Path
+
+    import pytest
+
+    from corpus_support import corpus_dir
+    from tongasm.codegen import assemble
+    from tongasm.errors import InputError
+    from tongasm.ir import read_bir
+    from tongasm.neff import read_neff
+
+    asm = assemble(read_bir(Path(__file__).parent.parent / "examples" / "softmax.json"), target="gen2")
+    old = read_neff(corpus_dir() / "yolox-trn1" / "MODULE_10047695098172950179.neff")  # 2.14, loads exp_and_others
+    with pytest.raises(InputError, match="written by compiler 2.14"):
+        asm.to_neff(tables=old)
+    n = asm.to_neff(tables=old, decisions=DecisionSet.parse(["D-36=any-compiler"]))
+    assert n.members["sg00/act_info.json"] == old.members["sg00/act_info.json"]
+
+
+def test_d37_a_wait_depends_on_the_updaters_of_its_semaphore():
+    """D-37: the backend .dbg entry of a wait lists the other engines' instructions that update its semaphore."""
+    from pathlib import Path
+
+    from tongasm.codegen import assemble
+    from tongasm.ir import read_bir
+    from tongasm.neff.debuginfo import parse_debug_info
+
+    n = assemble(read_bir(Path(__file__).parent.parent / "examples" / "vector_add.json"), target="gen3").to_neff()
+    entries = {}
+    for m, data in n.members.items():
+        if "debug_info_backend_" in m:
+            entries.update({i.id: (m, i) for i in parse_debug_info(data, m).instructions})
+    sp_wait = next(i for m, i in entries.values() if m.endswith("_SP.dbg") and i.name == "R-81-wait-inputs")
+    assert sorted(entries[d][1].name for d in sp_wait.sync_deps) == ["R-81-load-a", "R-81-load-b", "R-81-load-mask"]
+    assert list(sp_wait.sync_dep_kinds) == [4, 4, 4] and sp_wait.unknown_6 == 1

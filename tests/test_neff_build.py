@@ -27,7 +27,10 @@ from tongasm.isa.fields import BUNDLE_SIZE
 from tongasm.isa.vector_enums import ACT_SETS
 from tongasm.ir import read_bir
 from tongasm.neff import Neff, NeffError, read_neff
+from tongasm.neff.build import build_neff_from_listing
+from tongasm.neff.debuginfo import parse_debug_info
 from tongasm.neff.run import run_neff
+from tongasm.text.assembler import assemble_file
 from tongasm.sim.run import run_kernel
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -46,6 +49,9 @@ MISSING = {
 }
 #: sidecar keys the real files have that a written NEFF does not (R-85: they name table members)
 SIDECAR_MISSING = {"act": {"act_info"}, "dve": {"dve_tables"}}
+#: what a NEFF written with the tables of a real file (--tables, D-36) still lacks: MISSING less the tables
+TABLES = ("act_info.json", "exp_and_others", "default_")
+MISSING_WITH_TABLES = {k: v for k, v in MISSING.items() if k not in TABLES}
 
 
 def real(target: str) -> list[Neff]:
@@ -86,6 +92,53 @@ def test_members_are_those_of_the_real_files_less_the_listed_ones(target: str) -
         assert ours - theirs == set(), r.path  # nothing the real files do not have
         unexplained = {m for m in theirs - ours if not any(k in m for k in MISSING)}
         assert unexplained == set(), r.path
+
+
+def table_source(target: str) -> Path:
+    return small() if target == "gen3" else corpus_dir() / "causal-attention-trn1" / "model_3c6ff38f.neff"
+
+
+@pytest.mark.parametrize("target", ["gen3", "gen2"])
+def test_with_the_tables_of_a_real_file_the_members_and_sidecars_are_the_real_ones(target: str) -> None:
+    """D-36: given a real NEFF of the target (--tables), a written graph holds act_info.json, the sets it loads
+    and the DVE tables, byte for byte as the real graphs hold them, and its sidecars are keyed as theirs."""
+    src = read_neff(table_source(target))
+    asm = assemble(read_bir(EXAMPLES / "softmax.json"), target=target)
+    n = Neff.from_bytes(asm.to_neff(tables=src).to_bytes())
+    ours = {relative(m) for m in n.members}
+    assert len(MISSING_WITH_TABLES) == len(MISSING) - 3
+    for r in real(target):
+        theirs = {relative(m) for m in r.members}
+        assert ours - theirs == set(), r.path
+        assert {m for m in theirs - ours if not any(k in m for k in MISSING_WITH_TABLES)} == set(), r.path
+        for tok, side in n.graph("sg00").streams.items():  # every sidecar key of the real files now
+            assert set(load(n, side.sidecar or "")) == set(load(r, r.graph("sg00").streams[tok].sidecar or "")), tok
+    dve = {"gen3": ["control_fast", "control_slow", "datapath", "opcode"], "gen2": ["control", "datapath", "opcode"]}
+    assert sorted(m for m in ours if m.startswith("default_")) == [f"default_{t}_table.bin" for t in dve[target]]
+    assert {m for m in ours if m.startswith("exp_")} == {"exp_and_others.json", "exp_and_others_bkt.bin",
+                                                         "exp_and_others_ctrl.bin"}
+    for m in ours & {relative(x) for x in src.members}:
+        if m.startswith(TABLES):
+            assert n.members["sg00/" + m] == src.members["sg00/" + m], m
+    assert load(n, "sg00/Activation.json")["act_info"] == "act_info.json"
+    # a graph loading no set holds act_info.json and the DVE tables only (as 36 real graphs)
+    va = Neff.from_bytes(assemble(read_bir(EXAMPLES / "vector_add.json"), target=target).to_neff(tables=src).to_bytes())
+    assert sorted(relative(m) for m in va.members if relative(m).startswith(TABLES)) == [
+        "act_info.json", *(f"default_{t}_table.bin" for t in dve[target])]
+
+
+def test_tables_from_the_wrong_file_are_refused_naming_why(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    gelu = assemble(read_bir(EXAMPLES / "mlp_gelu.json"), target="gen3")
+    with pytest.raises(InputError, match="no table members of the activation set gelu_apprx_tanh_and_others"):
+        gelu.to_neff(tables=read_neff(small()))
+    soft2 = assemble(read_bir(EXAMPLES / "softmax.json"), target="gen2")
+    with pytest.raises(InputError, match="is a cayman NEFF; the tables of a gen2 NEFF come from a sunda one"):
+        soft2.to_neff(tables=read_neff(small()))
+    old = next(iter(sorted((corpus_dir() / "yolox-trn1").glob("*.neff"))))  # neuronx-cc 2.14 (sunda)
+    with pytest.raises(InputError, match=r"written by compiler 2\.14\..*D-36=any-compiler"):
+        soft2.to_neff(tables=read_neff(old))
+    assert main(["assemble", str(EXAMPLES / "softmax.json"), "-o", str(tmp_path / "d"), "--tables", str(small())]) == 2
+    assert "--tables gives the table members of a NEFF: it needs --neff" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("target", ["gen3", "gen2"])
@@ -332,3 +385,171 @@ def test_cli_assemble_neff_then_info_check_disasm_run(tmp_path: Path, capsys: py
         assert np.load(tmp_path / "n" / f"{k}.npy").tobytes() == np.load(tmp_path / "k" / f"{k}.npy").tobytes()
     assert main(["assemble", str(EXAMPLES / "vector_add.json")]) == 2  # neither -o nor --neff
     assert "-o DIR" in capsys.readouterr().err
+
+
+# --- a NEFF from a listing (assemble LISTING.s --neff) -------------------------------------------------
+
+@pytest.mark.parametrize("name,target", [("vector_add", "gen3"), ("softmax", "gen2"), ("rmsnorm", "gen3"),
+                                         ("mlp_gelu", "gen3"), ("matmul", "gen3")])
+def test_a_listing_of_a_written_neff_assembles_to_the_same_neff(name: str, target: str, tmp_path: Path) -> None:
+    """disasm of a written NEFF (its bundles, BIR names as comments, .var and .act_sets lines) -> assemble
+    --neff: the same bytes (every member, the .dbg names and the header digest), so the same bundles and run."""
+    kern = read_bir(matmul_kernel()) if name == "matmul" else read_bir(EXAMPLES / f"{name}.json")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first, again, listing = tmp_path / "a" / "k.neff", tmp_path / "b" / "k.neff", tmp_path / "k.s"
+    first.write_bytes(assemble(kern, target=target).to_neff(name="k.neff").to_bytes())
+    assert main(["disasm", str(first), "-o", str(listing), "-q"]) == 0
+    text = listing.read_text()
+    assert ".var {" in text and ".act_sets {" in text
+    assert main(["assemble", str(listing), "--neff", str(again), "-q"]) == 0
+    one, two = read_neff(first), read_neff(again)
+    assert list(one.members) == list(two.members)
+    for m in one.members:  # all the same but the source lines, which are now the listing's (D-37)
+        if "debug_info_backend_" not in m:
+            assert one.members[m] == two.members[m], m
+            continue
+        a, b = parse_debug_info(one.members[m], m), parse_debug_info(two.members[m], m)
+        assert [(i.id, i.name, list(i.sync_deps)) for i in a.instructions] == [
+            (i.id, i.name, list(i.sync_deps)) for i in b.instructions], m
+        lines = text.splitlines()
+        for i in b.instructions:  # each kernel_line is a bundle line of the listing naming the instruction
+            line = dict((x.key, x.value) for x in i.attributes)["kernel_line"]
+            assert lines[int(line) - 1].endswith(f"  ; {i.name}"), (m, i.name)
+        assert b.source_file == str(listing) if b.instructions else True
+    assert one.to_bytes() == Neff.from_bytes(build_neff_from_listing(assemble_file(listing), name="k.neff").to_bytes()).to_bytes()
+    if name in ("vector_add", "matmul"):
+        ins = _inputs(name) if name == "vector_add" else {
+            "x": np.ones(16384, np.float16), "y": np.full(16384, 0.5, np.float16)}
+        a, b = run_neff(read_neff(first), ins).outputs(), run_neff(read_neff(again), ins).outputs()
+        assert sorted(a) == sorted(b) and all(a[k].tobytes() == b[k].tobytes() for k in a)
+
+
+def test_a_listing_without_what_a_neff_needs_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    first = tmp_path / "s.neff"
+    first.write_bytes(assemble(read_bir(EXAMPLES / "softmax.json"), target="gen3").to_neff().to_bytes())
+    assert main(["disasm", str(first), "-o", str(tmp_path / "s.s"), "-q"]) == 0
+    full = (tmp_path / "s.s").read_text()
+    bare = tmp_path / "bare.s"
+    bare.write_text("".join(x for x in full.splitlines(True) if not x.startswith(".var")))
+    capsys.readouterr()
+    assert main(["assemble", str(bare), "--neff", str(tmp_path / "o.neff")]) == 2
+    err = capsys.readouterr().err
+    assert "the bundles name DRAM variables 1 (pool bundle 0), 2 (pool bundle " in err
+    assert "holds no .var directive" in err and "Traceback" not in err
+    assert not (tmp_path / "o.neff").exists()
+    some = tmp_path / "some.s"  # one variable left out: named
+    some.write_text("".join(x for x in full.splitlines(True) if '"var_id": 2,' not in x))
+    assert main(["assemble", str(some), "--neff", str(tmp_path / "o.neff")]) == 2
+    assert "DRAM variables 2 (pool bundle " in capsys.readouterr().err
+    two = tmp_path / "two.s"
+    two.write_text(full + ".stream sg01.pe\n")
+    assert main(["assemble", str(two), "--neff", str(tmp_path / "o.neff")]) == 2
+    assert "holds graphs sg00, sg01" in capsys.readouterr().err
+    assert main(["assemble", str(tmp_path / "s.s"), "-o", str(tmp_path / "d")]) == 2
+    assert "tongasm asm" in capsys.readouterr().err
+
+
+def test_a_listing_of_a_real_neff_with_a_constant_is_refused_naming_it(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """matmul_small's graph has a 'file' variable (its .npy constant is not in a listing)."""
+    assert main(["disasm", f"{small()}:sg00", "-o", str(tmp_path / "m.s"), "-q"]) == 0
+    assert main(["assemble", str(tmp_path / "m.s"), "--neff", str(tmp_path / "m.neff")]) == 2
+    assert "variable 'identity_82_sg0000' is a 'file' variable" in capsys.readouterr().err
+
+
+def test_dbg_members_carry_source_lines_and_semaphore_dependencies(tmp_path: Path) -> None:
+    """D-37: each backend entry of a kernel's instruction names its line in the kernel JSON (kernel_file 0 =
+    the file's source_file), as the real files name the NKI source; a wait depends on the instructions of
+    other engines that update its semaphore (kind 4), every entry has unknown_6 1."""
+    out = tmp_path / "s.neff"
+    src = EXAMPLES / "softmax.json"
+    assert main(["assemble", str(src), "--neff", str(out), "--target", "gen3", "-q"]) == 0
+    n = read_neff(out)
+    text = src.read_text().splitlines()
+    act = n.graph("sg00").streams["act"]
+    where = n.source_lines(act)
+    names = n.bir_names(act)
+    assert where is not None and names is not None
+    for w, nm in zip(where, names):
+        if nm is None or nm.startswith("R-8"):  # the prologue and the staging have no source line
+            assert w is None
+            continue
+        assert w is not None and w.startswith(f"{src}:")
+        assert text[int(w.rsplit(":", 1)[1]) - 1].strip() == f'"name": "{nm}",'
+    by_name = {}
+    for m in n.members:
+        if "debug_info_backend_" in m:
+            for i in parse_debug_info(n.members[m], m).instructions:
+                by_name[(m.rsplit("_", 1)[1], i.name)] = i
+    assert {i.unknown_6 for i in by_name.values()} == {1}
+    ids = {i.id: k for k, i in by_name.items()}
+    wait = by_name[("Activation.dbg", "R-81-wait-inputs")]  # waits for the Pool DMA that loads x
+    assert [ids[d] for d in wait.sync_deps] == [("Pool.dbg", "R-81-load-x")] and list(wait.sync_dep_kinds) == [4]
+    exp = by_name[("Activation.dbg", "exp")]  # waits for DVE's rowmax
+    assert [ids[d][0] for d in exp.sync_deps] == ["DVE.dbg"] and len(exp.sync_dep_kinds) == len(exp.sync_deps)
+    assert not by_name[("Activation.dbg", "exp_set")].sync_deps
+
+
+def two_queue_kernel() -> dict:
+    """matmul_kernel with its store on SP (the SP queue, semaphores 8..23) beside Pool's loads (24..39)."""
+    k = matmul_kernel()
+    insts = k["functions"][0]["blocks"][0]["instructions"]
+    insts[-2].update(engine="SP", dma_semaphore=8)
+    insts[-1].update(engine="SP", sync={"wait": {"mode": "sem_ge_imm", "index": 8, "value": 16}})
+    return k
+
+
+@pytest.mark.parametrize("name,target", [("vector_add", "gen3"), ("softmax", "gen3"), ("rmsnorm", "gen2"),
+                                         ("mlp_gelu", "gen3"), ("matmul", "gen3"), ("two_queues", "gen3")])
+def test_cli_run_of_the_neff_equals_run_of_the_kernel(name: str, target: str, tmp_path: Path) -> None:
+    """tongasm run OUT.neff -i ... gives the bytes tongasm run KERNEL.json -i ... gives, for every output."""
+    if name in ("matmul", "two_queues"):
+        src = tmp_path / f"{name}.json"
+        src.write_text(json.dumps(matmul_kernel() if name == "matmul" else two_queue_kernel()))
+        rng = np.random.default_rng(4)
+        ins = {k: rng.uniform(-1, 1, 16384).astype(np.float16) for k in ("x", "y")}
+    else:
+        src, ins = EXAMPLES / f"{name}.json", _inputs(name, 13)
+    out = tmp_path / "k.neff"
+    assert main(["assemble", str(src), "--neff", str(out), "--target", target, "-q"]) == 0
+    if name == "two_queues":
+        queues = read_neff(out).graph("sg00").definition.dma_queues
+        assert {q.owner: q.semaphore_set[0] for q in queues.values()} == {"pool": 24, "sp": 8}
+    args = []
+    for k, v in ins.items():
+        np.save(tmp_path / f"{k}.npy", v)
+        args += ["-i", f"{k}={tmp_path / k}.npy"]
+    assert main(["run", str(out), "-o", str(tmp_path / "n"), "-q", *args]) == 0
+    assert main(["run", str(src), "--target", target, "-o", str(tmp_path / "k"), "-q", *args]) == 0
+    outs = sorted(p.name for p in (tmp_path / "n").glob("*.npy"))
+    assert outs and all((tmp_path / "k" / p).is_file() for p in outs)
+    for p in outs:
+        got, want = np.load(tmp_path / "n" / p), np.load(tmp_path / "k" / p)
+        assert got.tobytes() == want.tobytes(), p
+        assert np.any(got.view(np.uint8) != 0), p
+
+
+def test_check_of_a_written_neff_names_the_source_lines_of_a_race(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """D-37: a listing whose DVE no longer waits for the input DMA, written as a NEFF: tongasm check names both
+    sides of the race by BIR instruction and listing line, as it names a real NEFF's by its NKI source."""
+    n = tmp_path / "s.neff"
+    n.write_bytes(assemble(read_bir(EXAMPLES / "softmax.json"), target="gen3").to_neff().to_bytes())
+    assert main(["disasm", str(n), "-o", str(tmp_path / "s.s"), "-q"]) == 0
+    lines, stream = [], None
+    for line in (tmp_path / "s.s").read_text().splitlines():
+        stream = line if line.startswith(".stream") else stream
+        if stream == ".stream sg00.dve" and line.endswith("  ; R-81-wait-inputs"):
+            line = "Nop  ; R-81-wait-inputs"  # the wait dropped
+        lines.append(line)
+    racy = tmp_path / "r.s"
+    racy.write_text("\n".join(lines) + "\n")
+    load = next(k for k, x in enumerate(lines, 1) if x.endswith("; R-81-load-x"))
+    rowmax = next(k for k, x in enumerate(lines, 1) if x.endswith("; rowmax"))
+    assert main(["assemble", str(racy), "--neff", str(tmp_path / "r.neff"), "-q"]) == 0
+    capsys.readouterr()
+    assert main(["check", str(tmp_path / "r.neff")]) == 1
+    out = capsys.readouterr().out
+    assert f"(R-81-load-x, PseudoDmaDirect2d, {racy}:{load})" in out
+    assert f"(rowmax, TensorReduceArithOp, {racy}:{rowmax})" in out

@@ -66,17 +66,22 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
-    a = sub.add_parser("assemble", help="encode a BIR JSON kernel into per-engine bundle streams",
+    a = sub.add_parser("assemble", help="encode a BIR JSON kernel into per-engine bundle streams (or a NEFF)",
                        description="Encode a BIR JSON kernel into DIR/<engine>.bin streams and DIR/manifest.json. "
+                                   "With --neff, a kernel or a listing (the text of 'tongasm disasm FILE.neff', "
+                                   "whose .var lines give the variables) is written as a NEFF. "
                                    "On any error nothing is written: exit 1 for an instruction that cannot be encoded or "
                                    "fails a check, 2 for unusable input (a missing file, text that is not JSON, JSON "
                                    "that is not a kernel, an unknown memref or register) or a usage error.")
-    a.add_argument("kernel", metavar="KERNEL.json")
+    a.add_argument("kernel", metavar="KERNEL.json|LISTING.s")
     a.add_argument("-o", "--output", metavar="DIR", help="output directory (required unless --neff is given)")
     a.add_argument("--neff", metavar="OUT.neff",
                    help="also (or only) write a NEFF: one graph, the members the target's real files hold, the "
                         "kernel's inputs and outputs as its variables (checked against real files and the "
                         "simulator, not loaded on hardware)")
+    a.add_argument("--tables", metavar="REAL.neff",
+                   help="with --neff: copy the activation and DVE table members (the compiler's data, which "
+                        "tongasm does not ship) from this real NEFF of the target, as the real files hold them")
     a.add_argument("--target", choices=sorted(TARGETS), help="target (overrides the kernel's arch; default gen2)")
     a.add_argument("--census", action="store_true",
                    help="also write census.bin: a second copy of every bundle, in program order")

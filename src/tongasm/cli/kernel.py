@@ -23,6 +23,15 @@ def cmd_assemble(args: argparse.Namespace) -> int:
     decisions = _decisions(args)
     if args.output is None and args.neff is None:
         raise UsageError("assemble needs -o DIR (the streams) or --neff OUT.neff (a NEFF), or both")
+    if args.tables is not None and args.neff is None:
+        raise UsageError("--tables gives the table members of a NEFF: it needs --neff OUT.neff")
+    tables = None
+    if args.tables is not None:
+        from ..neff import read_neff
+
+        tables = read_neff(args.tables)
+    if _is_listing(args.kernel):
+        return _assemble_listing(args, decisions, tables)
     if args.output is not None:
         output_dir_path(args.output)  # an unusable -o is refused before any work
         from ..codegen.output import STREAM_NAMES
@@ -55,7 +64,7 @@ def cmd_assemble(args: argparse.Namespace) -> int:
             from ..neff import write_neff
 
             bar.phase(f"assemble: writing {args.neff}", done=len(asm.log))
-            neff = asm.to_neff(name=Path(args.neff).name)
+            neff = asm.to_neff(name=Path(args.neff).name, tables=tables, source=args.kernel)
             write_neff(neff, args.neff, decisions)
     warnings = Repeats(lambda line: sys.stderr.write(f"tongasm: warning: {line}\n"))
     for f in asm.findings:
@@ -87,6 +96,67 @@ def cmd_assemble(args: argparse.Namespace) -> int:
                             ("manifest.json", "each instruction's engine, opcodes and offset")):
             if extra in written:
                 print(f"  {extra:<30} {what}")
+    return 0
+
+
+def _is_listing(path: str) -> bool:
+    """Whether ``path`` is a text listing rather than BIR JSON: named ``.s``, or text whose first line
+    that is not blank or a comment is a directive (every ``tongasm disasm`` listing starts with
+    ``.target``); anything else is read as JSON (and refused as such when it is not)."""
+    from ..io.inputs import read_text
+
+    if path.endswith(".json"):
+        return False
+    if path.endswith(".s"):
+        return True
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        read_text(Path(path))  # the reader's own message for a missing or unreadable file
+        raise
+    for line in head.splitlines():
+        line = line.strip()
+        if line and not line.startswith((b";", b"#")):
+            return line.startswith(b".")
+    return False
+
+
+def _assemble_listing(args: argparse.Namespace, decisions: DecisionSet | None, tables: Any) -> int:
+    """``assemble LISTING.s --neff OUT.neff``: the listing's streams as one NEFF graph."""
+    from ..io.outputs import refuse_inputs
+    from ..neff import write_neff
+    from ..neff.build import build_neff_from_listing
+    from ..text.assembler import assemble_file
+
+    if args.output is not None:
+        raise UsageError(f"{args.kernel} is a listing: 'tongasm asm {args.kernel} -o DIR' writes its streams; "
+                         "assemble writes a listing as a NEFF (--neff OUT.neff)")
+    if args.census:
+        raise UsageError("--census is for a kernel (a listing's bundles are in stream order already)")
+    refuse_inputs([Path(args.neff)])
+    prog = assemble_file(args.kernel, decisions=decisions, target=args.target)
+    if prog.target_from == "default":
+        sys.stderr.write(f"tongasm: note: {args.kernel}: no .target directive and no --target; assuming "
+                         f"{prog.target.name}\n")
+    if _asm_findings(args.kernel, prog, summary=False):
+        if not args.warn:
+            sys.stderr.write(f"tongasm: error: {args.kernel}: the check findings above; nothing written "
+                             "(--warn writes the NEFF anyway)\n")
+            return 1
+    neff = build_neff_from_listing(prog, source=args.kernel, name=Path(args.neff).name, tables=tables)
+    write_neff(neff, args.neff, prog.decisions)
+    if args.format == "json":
+        _print_json({"source": args.kernel, "target": prog.target.name, "neff": args.neff,
+                     "members": len(neff.members),
+                     "streams": {n: len(d) // BUNDLE_SIZE for n, d in prog.streams.items()}})
+    elif not args.quiet:
+        g = neff.graph("sg00")
+        total = sum(len(neff.stream_data(s)) for s in g.streams.values()) // BUNDLE_SIZE
+        print(f"assembled {args.kernel} for {prog.target.name}: {_plural(total, 'bundle')} -> {args.neff}")
+        print(f"  {args.neff}: NEFF target {neff.kelf.target_name}, {len(neff.members)} members; variables " +
+              (", ".join(f"{k} ({v.type})" for k, v in g.definition.variables.items() if v.type in ("input", "output"))
+               or "none"))
     return 0
 
 
@@ -150,8 +220,9 @@ def _asm_findings(source: str, prog: Any, summary: bool = True) -> int:
     for name, data in prog.streams.items():
         engine = name.rpartition(".")[2]
         lines = prog.line_of.get(name, [])
+        sets = getattr(prog, "act_sets", {}).get(name.rpartition(".")[0] or "sg00")  # a NEFF graph's .act_sets
         for f in check_stream(bytes(data), name=name, target=prog.target, decisions=prog.decisions,
-                              stream=engine if engine in STREAM_NAMES else None, unmodelled="note"):
+                              stream=engine if engine in STREAM_NAMES else None, unmodelled="note", act_sets=sets):
             if f.severity != "error":
                 continue
             errors += 1

@@ -177,6 +177,7 @@ def cmd_disasm(args: argparse.Namespace) -> int:
         raise UsageError("--bytes applies to the tongasm syntax; the profile syntax has no bytes column")
     inputs: list[StreamInput] = []
     neff_targets: dict[str, str] = {}
+    neff_lines: list[str] = []  # .var/.act_sets of each graph listed (what assemble --neff needs besides bundles)
     graphs: dict[str, tuple[Any, str]] = {}  # stream name -> (Neff, graph), for the profile syntax's tables
     for p in args.files:
         if is_neff_spec(p):  # .stream sg00.pe, each bundle with its BIR instruction
@@ -184,6 +185,10 @@ def cmd_disasm(args: argparse.Namespace) -> int:
             neff_targets[sel.selector.path] = _neff_target(sel, args).name
             inputs += [StreamInput(ns.name, ns.data, ns.bir_names) for ns in sel.streams]
             graphs.update({ns.name: (sel.neff, ns.graph) for ns in sel.streams})
+            from ..neff.build import graph_directives
+
+            for g in dict.fromkeys(ns.graph for ns in sel.streams):
+                neff_lines += graph_directives(sel.neff, g)
         else:
             data = _read_stream(p)
             _check_length(p, data)  # before any output
@@ -202,7 +207,8 @@ def cmd_disasm(args: argparse.Namespace) -> int:
         elif args.format == "json":
             pieces = _listing_json_pieces(inputs, decisions, target, bar)
         else:
-            pieces = _listing_pieces(inputs, decisions, target, args.bytes, bar)
+            pieces = _listing_pieces(inputs, decisions, target, args.bytes, bar,
+                                     neff_lines if len(neff_targets) == 1 else [])
         if args.output is not None:
             from ..io.outputs import atomic_write
 
@@ -268,14 +274,15 @@ def _profile_pieces(inputs: Sequence[Any], graphs: Mapping[str, tuple[Any, str]]
 
 
 def _listing_pieces(inputs: Sequence[Any], decisions: DecisionSet, target: Any, full_bytes: bool,
-                    bar: NullProgress) -> Iterator[str]:
+                    bar: NullProgress, extra: Sequence[str] = ()) -> Iterator[str]:
     """The text listing (the lines of :func:`tongasm.text.fast.fast_listing`, newline-terminated) in
-    pieces of at most :data:`DISASM_CHUNK` bundles."""
+    pieces of at most :data:`DISASM_CHUNK` bundles; ``extra``: directive lines after the header (a
+    NEFF's ``.var`` and ``.act_sets``)."""
     from ..text.fast import stream_lines
     from ..text.listing import header_lines, stream_directive
     from ..io.inputs import drop_pages
 
-    yield "\n".join(header_lines(target, decisions)) + "\n"
+    yield "\n".join([*header_lines(target, decisions), *extra]) + "\n"
     step = common.DISASM_CHUNK * BUNDLE_SIZE
     done = 0
     for s in inputs:

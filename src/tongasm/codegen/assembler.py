@@ -263,15 +263,19 @@ class Assembly:
         fh.write(b',\n  "kind": [' + ",".join(map(str, column)).encode() + b'],\n  "kinds": [')
         fh.write(",\n   ".join(json.dumps(k) for k in rows).encode() + b"]\n }\n}\n")
 
-    def to_neff(self, *, name: str = "file.neff", decisions: DecisionSet | None = None) -> Any:
+    def to_neff(self, *, name: str = "file.neff", decisions: DecisionSet | None = None, tables: Any = None,
+                source: str | None = None) -> Any:
         """This assembly as a NEFF (a :class:`tongasm.neff.Neff`, one graph): the members the real files
         of its target hold, its inputs and outputs as neff.json and def.json variables
-        (:mod:`tongasm.neff.build`); ``tongasm.neff.write_neff(neff, path)`` writes it."""
+        (:mod:`tongasm.neff.build`); ``tables``: a real NEFF of the target to copy the activation and DVE
+        table members from (D-36); ``source``: the kernel's JSON file, for the source lines of the ``.dbg``
+        members; ``tongasm.neff.write_neff(neff, path)`` writes it."""
         # The writer is the neff layer's (above codegen): this method forwards to it at call time, by
         # name, as the package root re-exports (no import edge from codegen to neff).
         import importlib
 
-        return importlib.import_module("tongasm.neff.build").build_neff(self, decisions=decisions, name=name)
+        return importlib.import_module("tongasm.neff.build").build_neff(
+            self, decisions=decisions, name=name, tables=tables, source=source)
 
     def write(self, out_dir: str | os.PathLike[str]) -> list[Path]:
         """Write the streams, the census, ``memory.json`` and ``manifest.json`` into ``out_dir`` atomically.

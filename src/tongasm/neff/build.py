@@ -14,15 +14,18 @@ kernel) into a :class:`~tongasm.neff.neff.Neff` that ``tongasm neff info``, ``ch
   the ``.dbg`` members (one asm entry per bundle naming its BIR instruction, one backend entry per
   instruction), ``kelf-0.json``, ``info.json`` (R-82), ``neff.json`` (inputs and outputs with
   dtypes and shapes) and, for sunda, ``metrics.json``;
-* the activation sets the Activation stream loads are named in ``Activation.json`` (R-85, R-21);
+* the activation sets the Activation stream loads are named in ``Activation.json`` (R-85, R-21), and given a
+  real NEFF of the target (``tables``), its table members copied (D-36);
 * the header: data_size and the info.json mirrors derived, the rest per R-83.
 
-Nothing here has been loaded on hardware: the checks are the real files' key sets and the simulator.
+:func:`build_neff_from_listing` writes a listing (``tongasm disasm FILE.neff``, with its ``.var`` lines) the
+same way (D-35). Nothing here has been loaded on hardware: the checks are the real files' key sets and the simulator.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,7 +33,8 @@ from typing import Any
 from .._meta import __version__
 from ..errors import InputError
 from ..isa.decisions import DecisionSet
-from ..isa.decisions.neff import NeffCopiedFields, NeffDmaQueues, NeffFreshHeader, NeffInterface, NeffStaging, NeffToolVersion
+from ..isa.decisions.neff import (NeffCopiedFields, NeffDmaQueues, NeffFreshHeader, NeffFromListing, NeffInterface,
+                                  NeffStaging, NeffTableSource, NeffToolVersion, NeffDebugDeps)
 from ..isa.decisions.act import ActTableIndex
 from ..isa.enums import ENGINE_STREAM
 from ..isa.fields import BUNDLE_SIZE
@@ -454,13 +458,129 @@ def _act_sets(stream: bytearray, decisions: DecisionSet) -> list[str]:
     return names
 
 
-def _debug_info(engine: str, text: str, parent: str, entries: Iterable[dict[str, Any]]) -> bytes:
+ACT_INFO = "act_info.json"
+#: D-37: the kind of a written sync dependency, and every entry's unknown_6 (the real files' commonest)
+SYNC_DEP_KIND, UNKNOWN_6 = 4, 1
+_NAME_KEY = re.compile(r'"name"\s*:\s*("(?:[^"\\]|\\.)*")')
+
+
+def instruction_lines(path: str) -> dict[str, int]:
+    """The line of each instruction's name in a BIR JSON file (a loop's body instructions too): the
+    ``kernel_line`` of its backend ``.dbg`` entry."""
+    from pathlib import Path
+
+    from ..ir.stream_reader import stream_bir
+
+    kernel = stream_bir(Path(path))  # two passes: a key after the blocks is the reader's to handle
+    out: dict[str, int] = {}
+    line, at = 1, 0
+    for raw in kernel.raw_instructions():
+        raw.read()
+        text = raw.text
+        for m in _NAME_KEY.finditer(text, raw.start, raw.end):
+            line += text.count("\n", at, m.start())
+            at = m.start()
+            name = json.loads(m.group(1))
+            if isinstance(name, str):
+                out.setdefault(name, line)
+    return out
+
+
+def _sync_deps(streams: Mapping[str, bytes | bytearray], labels: Mapping[str, list[str | None]],
+               decisions: DecisionSet) -> dict[str, set[str]]:
+    """D-37: per BIR instruction (``stream\0name``), the instructions of other streams whose semaphore
+    updates (an update lane, a DMA's completion semaphore) its bundles' waits count."""
+    from ..isa.decisions.spec import UpdateModeWire
+    from ..isa.enums import WAIT_WIRE, WaitMode
+    from ..isa.layout import Sem
+    from ..sim.scheduler import load_streams
+
+    wire = decisions.get(UpdateModeWire)
+    by_wire, zero_is_none = wire.by_wire(), wire.zero_is_none
+    wait_ge = WAIT_WIRE[WaitMode.sem_ge_imm]
+    updaters: dict[int, set[str]] = {}
+    waits: list[tuple[str, int]] = []
+    for st in load_streams({k: v for k, v in streams.items() if v}, decisions):
+        names = labels.get(st.engine, [])
+        for pc, d in enumerate(st.bundles):
+            name = names[pc] if pc < len(names) else None
+            if name is None or name == "R-18-prologue":
+                continue
+            key = f"{st.engine}\0{name}"
+            f, lanes = d.fields, d.fmt.sync
+            for u in lanes.updates if lanes is not None else ():
+                mode = f.get(u.mode, 0)
+                if (mode == 0 and (zero_is_none or not f.get(u.value, 0))) or by_wire.get(mode) is None:
+                    continue
+                updaters.setdefault(int(f[u.index]), set()).add(key)
+            if d.fmt.layout.sem is Sem.DMA_2D:
+                updaters.setdefault(int(f["dma_semaphore"]), set()).add(key)
+            for w in lanes.waits if lanes is not None else ():
+                if f.get(w.mode, 0) == wait_ge and f.get(w.value, 0):
+                    waits.append((key, int(f[w.index])))
+    out: dict[str, set[str]] = {}
+    for key, sem in waits:
+        stream = key.split("\0", 1)[0]
+        out.setdefault(key, set()).update(k for k in updaters.get(sem, ()) if k.split("\0", 1)[0] != stream)
+    return out
+
+
+def table_copy(real: Neff, tgt: Target, sets: list[str], ds: DecisionSet) -> tuple[dict[str, bytes], list[Any]]:
+    """D-36: the table members a graph loading activation ``sets`` holds, copied from the real NEFF ``real``
+    (act_info.json, each set's members as act_info.json names them, the DVE tables its DVE.json names),
+    and the DVE sidecar's ``dve_tables`` value."""
+    where = real.path or "the tables NEFF"
+    if real.kelf.target_name != KELF_TARGET[tgt.name]:
+        raise InputError(f"{where} is a {real.kelf.target_name} NEFF; the tables of a {tgt.name} NEFF come from a "
+                         f"{KELF_TARGET[tgt.name]} one (D-36)")
+    version = str(json.loads(real.members[INFO]).get("tool_version", "?")) if INFO in real.members else "?"
+    if version != COMPILER and not ds.get(NeffTableSource).any_compiler:
+        raise InputError(f"{where} was written by compiler {version}; the tables of a NEFF in the layout of "
+                         f"{COMPILER} come from one of its files (D-36=any-compiler takes them anyway)")
+    found: dict[str, bytes] = {}
+    dve: list[Any] | None = None
+    for gname, graph in real.graphs.items():
+        prefix = gname + "/"
+        have = {m[len(prefix):]: d for m, d in real.members.items() if m.startswith(prefix)}
+        if ACT_INFO not in have:
+            continue
+        info = json.loads(have[ACT_INFO])
+        found.setdefault(ACT_INFO, have[ACT_INFO])
+        for entry in info.get("act_func_sets", []):
+            if entry.get("name") in sets:
+                files = [entry.get(k) for k in info.get("pwp_file_keys", ["bkt_bin", "ctrl_bin", "profile_json"])]
+                if all(isinstance(f, str) and f in have for f in files):
+                    for f in files:
+                        found.setdefault(f, have[f])
+                    found.setdefault("\0" + entry["name"], b"")
+        side = graph.streams.get("dve")
+        if dve is None and side is not None and side.sidecar is not None and side.sidecar in real.members:
+            named = json.loads(real.members[side.sidecar]).get("dve_tables")
+            if isinstance(named, list) and all(isinstance(t, dict) for t in named) and all(
+                    isinstance(f, str) and f in have for t in named for f in t.values()):
+                dve = named
+                for t in named:
+                    for f in t.values():
+                        found.setdefault(f, have[f])
+    if ACT_INFO not in found or dve is None:
+        raise InputError(f"{where} holds no graph with an {ACT_INFO} and the DVE tables its DVE.json names (D-36)")
+    lacking = [x for x in sets if "\0" + x not in found]
+    if lacking:
+        raise InputError(f"{where} holds no table members of the activation set{'s' * (len(lacking) > 1)} "
+                         f"{', '.join(lacking)} the kernel loads; take the tables from a NEFF whose graphs load "
+                         f"{'them' if len(lacking) > 1 else 'it'} (D-36)")
+    return {k: v for k, v in found.items() if not k.startswith("\0")}, dve
+
+
+def _debug_info(engine: str, text: str, parent: str, entries: Iterable[dict[str, Any]], source: str = "") -> bytes:
     from .debuginfo import message_class
 
     msg = message_class("DebugInfo")()
     msg.description = text
     msg.parent_file = parent
     msg.engine = DBG_ENGINE[engine]
+    if source:
+        msg.source_file = source
     for e in entries:
         i = msg.instructions.add()
         if "id" in e:
@@ -468,6 +588,14 @@ def _debug_info(engine: str, text: str, parent: str, entries: Iterable[dict[str,
         if "name" in e:
             i.name = e["name"]
         i.parent_ids.extend(e.get("parent_ids", ()))
+        if "sync_deps" in e:
+            i.sync_deps.extend(e["sync_deps"])
+            i.sync_dep_kinds.extend([SYNC_DEP_KIND] * len(e["sync_deps"]))
+        if "unknown_6" in e:
+            i.unknown_6 = e["unknown_6"]
+        for k, v in e.get("attributes", ()):
+            a = i.attributes.add()
+            a.key, a.value = k, v
     return bytes(msg.SerializeToString())
 
 
@@ -495,9 +623,11 @@ def neff_json(variables: list[NeffVariable]) -> dict[str, Any]:
 
 
 def build_neff(asm: Any, *, decisions: DecisionSet | None = None, name: str = "file.neff",
-               target: str | Target | None = None) -> Neff:
+               target: str | Target | None = None, tables: Neff | None = None, source: str | None = None) -> Neff:
     """A :class:`Neff` holding the assembled kernel ``asm`` as one graph ``sg00`` (see the module doc).
-    ``target`` must be the assembly's (a kernel is encoded for one target); ``name`` is info.json's."""
+    ``target`` must be the assembly's (a kernel is encoded for one target); ``name`` is info.json's;
+    ``tables``: a real NEFF to copy the table members from (D-36); ``source``: the kernel's BIR JSON file,
+    whose line of each instruction becomes its ``.dbg`` entry's ``kernel_line`` (D-37)."""
     ds = decisions if decisions is not None else asm.decisions
     tgt: Target = asm.target
     if target is not None and get_target(target) is not tgt:
@@ -510,15 +640,13 @@ def build_neff(asm: Any, *, decisions: DecisionSet | None = None, name: str = "f
         raise InputError(f"the kernel has bundles on stream{'s' * (len(extra) > 1)} {', '.join(extra)}, which a "
                          "NEFF has no engine file for (its engines: " + ", ".join(ENGINE_FILES.values()) + ")")
     plan = plan_neff(asm, ds)
-    g = "sg00/"
-    members: dict[str, bytes] = {}
     # --- streams, with the staging around the kernel's bundles (after an R-18 prologue pair) ----------
     log_names: dict[str, list[str]] = {}
     for e in asm.log.entries(asm.streams):
         if e.stream:
             log_names.setdefault(e.stream, []).extend([e.name] * len(e.offsets))
     streams: dict[str, bytearray] = {}
-    labels: dict[str, list[str]] = {}
+    labels: dict[str, list[str | None]] = {}
     for s in ENGINE_FILES:
         body = bytes(asm.streams.get(s, b""))
         names = log_names.get(s, [])
@@ -528,14 +656,30 @@ def build_neff(asm: Any, *, decisions: DecisionSet | None = None, name: str = "f
         cut = head * BUNDLE_SIZE
         pre, post = plan.labels.get(s, ([], []))
         streams[s] = bytearray(body[:cut] + plan.prologue.get(s, b"") + body[cut:] + plan.epilogue.get(s, b""))
-        labels[s] = names[:head] + pre + names[head:] + post
+        labels[s] = [*names[:head], *pre, *names[head:], *post]
     sets = _act_sets(streams["act"], ds) if streams["act"] else []
+    lines = instruction_lines(source) if source else None
+    return _write_neff(tgt, ds, name, streams, labels, sets, plan, tables, source or "", lines)
+
+
+def _write_neff(tgt: Target, ds: DecisionSet, name: str, streams: Mapping[str, bytearray | bytes],
+                labels: Mapping[str, list[str | None]], sets: list[str], plan: NeffPlan,
+                tables: Neff | None = None, source: str = "", lines: Mapping[str, int] | None = None) -> Neff:
+    """The NEFF of one graph ``sg00``: its engine ``streams`` (every token of :data:`ENGINE_FILES`), the BIR
+    instruction name of each bundle (``labels``; None or ``R-18-prologue``: an empty debug entry), the
+    activation sets its Activation stream loads and the variables and queues of ``plan``."""
+    g = "sg00/"
+    members: dict[str, bytes] = {}
+    table_members, dve_tables = table_copy(tables, tgt, sets, ds) if tables is not None else ({}, [])
+    members.update({g + k: v for k, v in table_members.items()})
     # --- debug info: one backend entry per BIR instruction (program order), one asm entry per bundle -----
     ids: dict[str, int] = {}
     for s in ENGINE_FILES:
         for n in labels[s]:
-            if n != "R-18-prologue":
+            if n is not None and n != "R-18-prologue":
                 ids.setdefault(f"{s}\0{n}", len(ids) + 1)
+    assert ds.get(NeffDebugDeps).reading is NeffDebugDeps.SEMAPHORES
+    deps = _sync_deps(streams, labels, ds)
     copied, queues = ds.get(NeffCopiedFields), ds.get(NeffDmaQueues)
     assert copied.reading is copied.COPY and queues.reading is queues.PER_ENGINE
     definition: dict[str, Any] = {"#rank_world_size": 0}
@@ -568,10 +712,25 @@ def build_neff(asm: Any, *, decisions: DecisionSet | None = None, name: str = "f
         side: dict[str, Any] = {"dma": [], "instr": f"{e}.bin", "name": f"{e}.json"}
         if s == "act":
             side = {"act_semaphore": 12, "activation_function_sets": sets, **side}
+            if table_members:
+                side["act_info"] = ACT_INFO
+        if s == "dve" and table_members:
+            side["dve_tables"] = dve_tables
         members[f"{g}{e}.json"] = _json(side, indent=None, sort=True)
-        backend = [{"id": i, "name": n.split("\0", 1)[1]} for n, i in ids.items() if n.startswith(f"{s}\0")]
-        members[f"{g}debug_info_backend_{e}.dbg"] = _debug_info(e, BACKEND_DBG_TEXT, "debug_info_penguin.dbg", backend)
-        asm_entries = [{"parent_ids": [ids[f"{s}\0{n}"]]} if n != "R-18-prologue" else {} for n in labels[s]]
+        backend = []
+        for n, i in ids.items():
+            if not n.startswith(f"{s}\0"):
+                continue
+            entry: dict[str, Any] = {"id": i, "name": n.split("\0", 1)[1], "unknown_6": UNKNOWN_6,
+                                     "sync_deps": sorted(ids[k] for k in deps.get(n, ()) if k in ids)}
+            line = (lines or {}).get(entry["name"]) if source else None
+            if line is not None:
+                entry["attributes"] = [("kernel_file", "0"), ("kernel_line", str(line))]
+            backend.append(entry)
+        members[f"{g}debug_info_backend_{e}.dbg"] = _debug_info(e, BACKEND_DBG_TEXT, "debug_info_penguin.dbg", backend,
+                                                                 source if any("attributes" in x for x in backend) else "")
+        asm_entries = [{"parent_ids": [ids[f"{s}\0{n}"]]} if n is not None and n != "R-18-prologue" else {}
+                       for n in labels[s]]
         members[f"{g}debug_info_asm_{e}.dbg"] = _debug_info(e, ASM_DBG_TEXT, f"debug_info_backend_{e}.dbg",
                                                              asm_entries)
     members[g + "debug_info_backend_DMA.dbg"] = _debug_info("DMA", DMA_DBG_TEXT, "debug_info_penguin.dbg", [])
@@ -604,5 +763,152 @@ def build_neff(asm: Any, *, decisions: DecisionSet | None = None, name: str = "f
     return neff
 
 
-__all__ = ["COMPILER", "KELF_TARGET", "NeffPlan", "NeffVariable", "build_neff", "dma_queues", "neff_json",
+# --- a NEFF from a listing (tongasm assemble LISTING.s --neff) ------------------------------------------
+
+#: def.json variable types a NEFF written from a listing can hold (a 'file' variable's constant is a .npy
+#: member, a 'pointer' one a form the writer does not have)
+LISTING_VAR_TYPES = ("state-buffer", "input", "output", "virtual", "dge-table")
+
+
+def graph_directives(neff: Neff, graph: str) -> list[str]:
+    """The ``.var`` and ``.act_sets`` lines of one graph (``tongasm disasm FILE.neff``): each def.json
+    variable as it is, with its neff.json dtype and shape for an input or output, then the graph's
+    activation sets: what ``assemble LISTING.s --neff`` needs besides the bundles."""
+    try:  # a listing is written whatever neff.json holds: without it, no dtypes and shapes
+        graph_json = neff.graph_json
+    except NeffError:
+        graph_json = None
+    entries = {e.name: e for e in (graph_json.entries if graph_json is not None else ())}
+    lines = []
+    table = neff.graph(graph).definition.variables
+    order = [n for n in entries if n in table] + [n for n in table if n not in entries]  # neff.json's order first
+    for v in (table[n] for n in order):
+        obj: dict[str, Any] = {"graph": graph, "name": v.name, **v.raw}
+        e = entries.get(v.name)
+        if v.type in ("input", "output") and e is not None:
+            if e.dtype is not None:
+                obj["dtype"] = e.dtype
+            if e.shape is not None:
+                obj["shape"] = list(e.shape)
+        lines.append(".var " + json.dumps(obj, separators=(", ", ": ")))
+    try:
+        sets = neff.activation_function_sets(graph)
+    except NeffError as e:  # the listing says so, and assemble --neff then reads the 0x23 bytes as act_info's
+        return [*lines, f"; no .act_sets: {e}"]
+    if sets is not None:
+        lines.append(".act_sets " + json.dumps({"graph": graph, "sets": list(sets)}))
+    return lines
+
+
+def _named_var_ids(streams: Mapping[str, bytes | bytearray], decisions: DecisionSet) -> dict[int, tuple[str, int]]:
+    """var_id → (stream, bundle) of its first use, for every DRAM variable a DMA or SP load/store names."""
+    from ..sim.scheduler import load_streams
+
+    out: dict[int, tuple[str, int]] = {}
+    for st in load_streams({k: v for k, v in streams.items() if v}, decisions):
+        for pc, d in enumerate(st.bundles):
+            for key in ("src.var", "dst.var", "var_id"):
+                if key in d.fields:
+                    out.setdefault(int(d.fields[key]), (st.engine, pc))
+    return out
+
+
+def build_neff_from_listing(prog: Any, *, source: str | None = None, decisions: DecisionSet | None = None,
+                            name: str = "file.neff", tables: Neff | None = None) -> Neff:
+    """A NEFF from an assembled listing (a :class:`tongasm.text.assembler.TextProgram`): its streams as they
+    are (a listing's bundles already hold any staging), the BIR names of its bundles' comments as the
+    ``.dbg`` members, its ``.var`` directives as def.json's ``var`` table and neff.json (D-35). A listing
+    that does not hold what the NEFF needs is refused naming what is missing. ``source``: the listing's
+    path, then each BIR instruction's ``kernel_line`` in the ``.dbg`` members is its first bundle's line."""
+    ds = decisions if decisions is not None else prog.decisions
+    where = source or "the listing"
+    assert ds.get(NeffFromListing).reading is NeffFromListing.VAR_LINES
+    tgt: Target = prog.target
+    if tgt.name not in KELF_TARGET:
+        raise InputError(f"no NEFF layout for target {tgt.name} (known: {', '.join(KELF_TARGET)})")
+    graphs: dict[str, dict[str, str]] = {}  # graph -> engine token -> stream name
+    for sname in prog.streams:
+        graph, _, engine = sname.rpartition(".")
+        if engine not in ENGINE_FILES:
+            raise InputError(f"{where}: stream {sname!r} is no engine of a NEFF graph (its engines: "
+                             f"{', '.join(ENGINE_FILES)}, named ENGINE or GRAPH.ENGINE)")
+        graphs.setdefault(graph or "sg00", {})[engine] = sname
+    declared = set(prog.variables) | set(prog.act_sets)
+    if len(graphs | dict.fromkeys(declared)) > 1:
+        raise InputError(f"{where}: the listing holds graphs {', '.join(sorted(set(graphs) | declared))}; a NEFF "
+                         "written from a listing has one graph (list one: tongasm disasm FILE.neff:sg00)")
+    graph = next(iter(graphs), None) or next(iter(declared), "sg00")
+    streams = {e: bytearray(prog.streams[graphs.get(graph, {})[e]]) if e in graphs.get(graph, {}) else bytearray()
+               for e in ENGINE_FILES}
+    labels: dict[str, list[str | None]] = {}
+    for e in ENGINE_FILES:
+        n = len(streams[e]) // BUNDLE_SIZE
+        notes = list(prog.comment_of.get(graphs.get(graph, {}).get(e, ""), []))[:n]
+        labels[e] = notes + [None] * (n - len(notes))
+    plan = NeffPlan()
+    named = _named_var_ids(streams, ds)
+    given = prog.variables.get(graph, [])
+    by_id = {int(v["var_id"]): v for v in given}
+    missing = sorted(i for i in named if i not in by_id and i != 0)
+    if missing:
+        what = ", ".join(f"{i} ({named[i][0]} bundle {named[i][1]})" for i in missing[:8])
+        more = f" and {len(missing) - 8} more" if len(missing) > 8 else ""
+        held = "no .var directive" if not given else f".var directives for var_ids {', '.join(map(str, sorted(by_id)))}"
+        raise InputError(f"{where}: the bundles name DRAM variables {what}{more}, and the listing holds {held}: a "
+                         "NEFF needs each one's name, type (input, output, virtual) and size (.var lines, which "
+                         "'tongasm disasm FILE.neff' writes)")
+    for v in given:
+        kind = v["type"]
+        if kind not in LISTING_VAR_TYPES:
+            raise InputError(f"{where}: variable {v['name']!r} is a {kind!r} variable, which a NEFF written from a "
+                             "listing cannot hold (" + ("its constant is a .npy member, not in a listing"
+                                                        if kind == "file" else f"known: {', '.join(LISTING_VAR_TYPES)}")
+                             + ")")
+        if kind == "state-buffer":
+            if v["name"] != "SB" or v["var_id"] != 0:
+                raise InputError(f"{where}: the state buffer is variable 'SB', var_id 0, in a NEFF; got "
+                                 f"{v['name']!r}, var_id {v['var_id']}")
+            continue
+        if kind == "dge-table":
+            if v["name"] != "DGETable0" or not all(isinstance(x, int) for x in v.get("list", [None])):
+                raise InputError(f"{where}: a DGE table is variable 'DGETable0' with a list of var_ids; got "
+                                 f"{v['name']!r} with {v.get('list')!r}")
+            plan.dge_table = list(v["list"])
+            continue
+        if v["name"] in ("SB", "DGETable0"):
+            raise InputError(f"{where}: variable {v['name']!r} is a {kind} variable; that name is the "
+                             f"{'state buffer' if v['name'] == 'SB' else 'DGE table'}'s in a NEFF")
+        if "size" not in v:
+            raise InputError(f"{where}: {kind} variable {v['name']!r} has no size")
+        dtype = v.get("dtype", "uint8")
+        shape = v.get("shape", [v["size"]])
+        plan.variables.append(NeffVariable(v["name"], v["var_id"], kind, v["size"], dtype, shape))
+    dge_id = next((v["var_id"] for v in given if v["type"] == "dge-table"), None)
+    want_id = max((v.var_id for v in plan.variables), default=0) + 1
+    if dge_id is not None and dge_id != want_id:
+        raise InputError(f"{where}: the DGE table has var_id {dge_id}; a NEFF's DGE table takes the id after the "
+                         f"variables' ({want_id}, R-17)")
+    plan.queues, _used = dma_queues({e: bytes(b) for e, b in streams.items()}, ds)
+    sets = prog.act_sets.get(graph)
+    if sets is None:
+        sets = _act_sets(streams["act"], ds) if streams["act"] else []  # the sel bytes name act_info's sets
+    else:
+        known = {x.name for x in ACT_SETS}
+        unknown = [x for x in sets if x not in known]
+        if unknown:
+            raise InputError(f"{where}: .act_sets names {', '.join(unknown)}, which act_info.json has not (R-21)")
+        for off in range(0, len(streams["act"]), BUNDLE_SIZE):
+            if streams["act"][off] == _ACT_TABLE_LOAD and streams["act"][off + _ACT_SEL] >= len(sets):
+                raise InputError(f"{where}: act bundle {off // BUNDLE_SIZE}: ActivationTableLoad loads set "
+                                 f"{streams['act'][off + _ACT_SEL]} of the graph's {len(sets)} (.act_sets; R-21)")
+    lines: dict[str, int] = {}  # each BIR name's first bundle line in the listing
+    for e in ENGINE_FILES:
+        sname = graphs.get(graph, {}).get(e)
+        for nm, ln in zip(labels[e], prog.line_of.get(sname, []) if sname else []):
+            if nm is not None:
+                lines.setdefault(nm, ln)
+    return _write_neff(tgt, ds, name, streams, labels, list(sets), plan, tables, source or "", lines)
+
+
+__all__ = ["COMPILER", "KELF_TARGET", "NeffPlan", "NeffVariable", "build_neff", "build_neff_from_listing", "dma_queues", "graph_directives", "neff_json",
            "plan_neff"]

@@ -6,6 +6,9 @@ Accepted lines (``;`` starts a comment):
 * ``.stream NAME`` — the following bundles go to stream NAME (``dve``, ``pool``...; a JSON string for a
   name with other characters than letters, digits, ``_``, ``.`` and ``-``);
 * ``.bytes HEX`` — 64 raw bytes, copied verbatim;
+* ``.var {JSON}`` and ``.act_sets {JSON}`` — a NEFF graph's variables and activation sets, which
+  ``tongasm disasm FILE.neff`` writes and ``tongasm assemble LISTING.s --neff`` reads (the streams
+  do not depend on them);
 * an instruction, optionally preceded by ``OFFSET:`` and a ``|...|`` bytes column (both ignored).
 
 Errors point at the line and column: ``kernel.s:12:34: error: ...`` with the line and a caret.
@@ -20,6 +23,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..errors import TongasmError
 from ..isa.decisions import DecisionSet
@@ -73,6 +77,12 @@ class TextProgram:
     line_of: dict[str, list[int]] = field(default_factory=dict)
     #: where :attr:`target` came from: ``"argument"``, ``".target"`` or ``"default"`` (neither given)
     target_from: str = "default"
+    #: the end-of-line comment of every bundle (``None`` without one): a NEFF listing's BIR names
+    comment_of: dict[str, list[str | None]] = field(default_factory=dict)
+    #: the ``.var`` directives (a NEFF listing's def.json variables), per graph in order of appearance
+    variables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: the ``.act_sets`` directives (a NEFF graph's Activation.json activation_function_sets), per graph
+    act_sets: dict[str, list[str]] = field(default_factory=dict)
 
 
 def mnemonic_table(fs: FormatSet) -> dict[str, tuple[int, str]]:
@@ -100,6 +110,47 @@ def _strip_comment(line: str) -> str:
         if line[i] in ";#":
             return line[:i]
     return line
+
+
+#: what a ``.var`` directive's JSON object holds (key → JSON types): a def.json ``var`` entry with its
+#: graph and name, and for an input or output its neff.json dtype and shape
+VAR_KEYS: dict[str, tuple[type, ...]] = {"graph": (str,), "name": (str,), "var_id": (int,), "type": (str,),
+                                         "size": (int,), "dtype": (str,), "shape": (list,), "list": (list,),
+                                         "ops": (list,), "file_name": (str,), "alignment": (int,),
+                                         "fabric_path": (str,), "backing_variable_off": (int,),
+                                         "referenced_var_id": (int,)}
+
+
+def _neff_directive(prog: TextProgram, word: str, arg: str, err: Any) -> None:
+    """``.var {JSON}`` (one variable of a NEFF graph: graph, name, var_id, type and, as def.json has them,
+    size, dtype, shape, list, file_name...) and ``.act_sets {"graph": G, "sets": [...]}``: what ``tongasm disasm
+    FILE.neff`` writes of a graph besides its bundles, for ``assemble LISTING.s --neff``; ``asm`` ignores them."""
+    try:
+        obj = json.loads(arg)
+    except ValueError as e:
+        raise err(f"{word} expects a JSON object, got {arg[:60]!r} ({e})") from None
+    if not isinstance(obj, dict) or not isinstance(obj.get("graph"), str) or not obj["graph"]:
+        raise err(f'{word} expects a JSON object with a "graph" name, got {arg[:60]!r}')
+    graph = obj["graph"]
+    if word == ".act_sets":
+        sets = obj.get("sets")
+        if set(obj) != {"graph", "sets"} or not isinstance(sets, list) or not all(isinstance(x, str) for x in sets):
+            raise err('.act_sets expects {"graph": NAME, "sets": [SET NAME, ...]}')
+        if graph in prog.act_sets:
+            raise err(f".act_sets of graph {graph!r} is given twice")
+        prog.act_sets[graph] = list(sets)
+        return
+    for k, v in obj.items():  # a key tongasm does not know is kept (a real def.json entry as it is)
+        if k in VAR_KEYS and (not isinstance(v, VAR_KEYS[k]) or isinstance(v, bool)):
+            raise err(f".var: {k} should be {VAR_KEYS[k][0].__name__}, got {v!r}")
+    for k in ("name", "var_id", "type"):
+        if k not in obj:
+            raise err(f".var needs {k!r} (as def.json's var entry has it)")
+    seen = prog.variables.setdefault(graph, [])
+    for v in seen:
+        if v["name"] == obj["name"] or v["var_id"] == obj["var_id"]:
+            raise err(f".var: graph {graph!r} already has variable {v['name']!r} (var_id {v['var_id']})")
+    seen.append(obj)
 
 
 def assemble_text(text: str, *, path: str = "<text>", decisions: DecisionSet | None = None,
@@ -165,8 +216,11 @@ def assemble_text(text: str, *, path: str = "<text>", decisions: DecisionSet | N
                 current = arg
                 prog.streams.setdefault(current, bytearray())
                 continue
+            if word in (".var", ".act_sets"):
+                _neff_directive(prog, word, arg, lambda m, c=acol: err(m, c))
+                continue
             if word != ".bytes":
-                raise err(f"unknown directive {word!r} (.target, .decision, .stream, .bytes)", col0)
+                raise err(f"unknown directive {word!r} (.target, .decision, .stream, .bytes, .var, .act_sets)", col0)
         # instructions and .bytes: settle the decisions first
         if fs is None:
             try:
@@ -191,6 +245,8 @@ def assemble_text(text: str, *, path: str = "<text>", decisions: DecisionSet | N
             continue
         prog.streams[current] += bundle
         prog.line_of.setdefault(current, []).append(lineno)
+        note = raw_line[len(_strip_comment(raw_line)) + 1:].strip()
+        prog.comment_of.setdefault(current, []).append(note or None)
     if target is not None and prog.target_from != "argument":  # a listing of directives only
         prog.target = target if isinstance(target, Target) else TARGETS[target]
         prog.target_from = "argument"

@@ -217,4 +217,61 @@ class NeffTables(Decision):
               "R-21 makes the index of every ActivationTableLoad")
     NAMES = Reading("names", "Activation.json lists the sets the Activation stream loads (in first-load order, "
                              "each ActivationTableLoad's +0x23 rewritten to its position under R-21=graph-table); no "
-                             "table member is written, and no sidecar key names one (act_info, dve_tables)")
+                             "table member is written, and no sidecar key names one (act_info, dve_tables), unless a real "
+                             "NEFF to copy them from is given (--tables, D-36)")
+
+
+class NeffFromListing(Decision):
+    id = "D-35"
+    subject = "what a NEFF written from a text listing (assemble LISTING.s --neff) takes besides its bundles"
+    reason = ("a listing holds a graph's bundles, its target and decisions and, as comments, each bundle's BIR "
+              "instruction name; a NEFF also needs every DRAM variable the bundles name by var_id (name, type, size; "
+              "neff.json's dtype and shape), which no bundle says, and the graph's activation sets, which the "
+              "ActivationTableLoad bytes index (R-21: graph-local in a NEFF). 'tongasm disasm FILE.neff' writes them "
+              "as .var and .act_sets lines (the def.json entry as it is); a listing of each written example kernel "
+              "assembles back to the identical NEFF. The DMA queues are derived from the bundles (R-86), the staging "
+              "(R-81) is already bundles of the listing")
+    VAR_LINES = Reading("var-lines", "the .var and .act_sets lines: a var_id the bundles name that no .var line "
+                                     "gives, a 'file' variable (its .npy constant is not in a listing) or a "
+                                     "'pointer' one is refused naming it; without .act_sets the 0x23 bytes are read "
+                                     "in act_info.json's order, as a kernel's, and rewritten per R-21")
+
+
+class NeffTableSource(Decision):
+    id = "D-36"
+    subject = "the activation and DVE table members of a NEFF written from a kernel or a listing, given a real NEFF to take them from (--tables)"
+    reason = ("the tables are the compiler's data, which tongasm does not ship (R-85); they are the same bytes in every "
+              "graph of one target and compiler: act_info.json, each set's <set>.json/_bkt.bin/_ctrl.bin and the DVE "
+              "default_*_table.bin in the 22 cayman 2.23 graphs (12 loading a set), the 6 sunda 2.23 graphs and the "
+              "80 sunda 2.14 graphs each have one digest per member; every graph holds act_info.json and the DVE tables "
+              "(cayman four: control_fast, control_slow, datapath, opcode; sunda three: control, datapath, opcode) and "
+              "exactly the sets its Activation.json lists, named in its sidecars (act_info, dve_tables). Another "
+              "compiler's tables differ: 2.14's act_info.json has 20 sets in another order than 2.23's 21 (which "
+              "act_func_set_id and R-21 follow), and its DVE tables other bytes")
+    SAME_COMPILER = Reading("same-compiler", "copied from the given NEFF when its target and compiler are the writer's "
+                                             "(2.23.6484.0+3b612583, R-82); another compiler's NEFF, or one lacking a "
+                                             "set the kernel loads, is refused naming it")
+    ANY_COMPILER = Reading("any-compiler", "copied from a given NEFF of the target whatever compiler wrote it (its "
+                                           "act_info.json then may not be the one the kernel's set ids name)")
+
+    @property
+    def any_compiler(self) -> bool:
+        return self.reading is self.ANY_COMPILER
+
+
+class NeffDebugDeps(Decision):
+    id = "D-37"
+    subject = ("the source lines, dependency tables and unknown_6 of the backend .dbg entries of a NEFF written from "
+               "a kernel or a listing")
+    reason = ("a real backend entry names its Penguin parent ids, data dependencies (deps, kinds 1..4), the "
+              "instructions it synchronises with (sync_deps, with kinds), unknown_6 and kernel_file/kernel_line "
+              "(file 0 = the DebugInfo's source_file, the NKI Python file). Measured on matmul_small and 5 corpus "
+              "files (1,508 entries): unknown_6 is 1 in 1,360 (3 in 148, the PE transposes); 663 sync deps point at "
+              "another engine's entry, 621 of them with kind 4; the kinds' meanings are unknown. A BIR kernel has no "
+              "Penguin layer (no parent ids) and its data dependencies are the compiler scheduler's, which the bundles "
+              "do not say; the semaphore waits are in the bytes")
+    SEMAPHORES = Reading("semaphores", "sync_deps: the instructions of other engines whose semaphore updates (an "
+                                       "update lane, a DMA's completion semaphore) the instruction's waits count, kind "
+                                       "4; no deps and no parent ids; unknown_6 1; kernel_file 0 and kernel_line the "
+                                       "line of the instruction's name in the kernel JSON (for a listing: its first "
+                                       "bundle's line), source_file that file; none for the staging (R-81)")
