@@ -41,6 +41,15 @@ MAX_JSON_BYTES = _neff("the JSON member size", 1 << 26, "TONGASM_MAX_NEFF_JSON_B
 #: Nesting of arrays/objects in a JSON member (corpus deepest: 21, a moe klir.debuginfo.json).
 MAX_JSON_DEPTH = _neff("the JSON nesting depth", 256, "TONGASM_MAX_NEFF_JSON_DEPTH",
                        "256: 12x the corpus's deepest JSON member (21), well below Python's recursion limit")
+#: Values (array elements and object members, counted as the commas and opening brackets outside
+#: strings, plus one) in one JSON member (corpus most: 203,261, a yolox sg00/SP.json). Parsed, a
+#: value costs Python 50-100 bytes: 64 MiB of ``[],`` would become 1.4 GB of empty lists.
+MAX_JSON_VALUES = _neff("the JSON value count", 1 << 22, "TONGASM_MAX_NEFF_JSON_VALUES",
+                        "4,194,304: 20x the corpus's most values in one JSON member (203,261)")
+#: Values in all the JSON members of one NEFF that a command reads (corpus most: 260,594, yolox
+#: MODULE_15023315273075843957): a NEFF keeps its parsed members, 64 graphs of them.
+MAX_NEFF_JSON_VALUES = _neff("the JSON value count of the NEFF", 1 << 23, "TONGASM_MAX_NEFF_ALL_JSON_VALUES",
+                             "8,388,608: 32x the corpus's most values in one NEFF's JSON members (260,594)")
 #: One ``.dbg`` protobuf member's size (corpus largest: 764,276 bytes).
 MAX_DBG_BYTES = _neff("the debug-info member size", 1 << 25, "TONGASM_MAX_NEFF_DBG_BYTES",
                       "32 MiB: 43x the corpus's largest .dbg member (764 KB)")
@@ -61,4 +70,5 @@ MAX_GRAPHS = _neff("the graph count", 64, "TONGASM_MAX_NEFF_GRAPHS",
                    "64: 32x the corpus's most graphs in one NEFF (2)")
 
 LIMITS: tuple[Limit, ...] = (MAX_TAR_BYTES, MAX_MEMBERS, MAX_MEMBER_BYTES, MAX_JSON_BYTES, MAX_JSON_DEPTH,
+                             MAX_JSON_VALUES, MAX_NEFF_JSON_VALUES,
                              MAX_DBG_BYTES, MAX_DBG_ENTRIES, MAX_DBG_IDS, MAX_DBG_TOTAL_IDS, MAX_GRAPHS)

@@ -25,7 +25,7 @@ from typing import Any
 from ..isa.enums import ENGINE_STREAM, Engine
 from ..isa.targets import TARGETS, Target
 from .errors import NeffError
-from .limits import MAX_JSON_BYTES, MAX_JSON_DEPTH
+from .limits import MAX_JSON_BYTES, MAX_JSON_DEPTH, MAX_JSON_VALUES
 
 #: ``kelf-0.json`` target → tongasm target (§1.10: cayman V, sunda B).
 NEFF_TARGETS: Mapping[str, str] = {"cayman": "gen3", "sunda": "gen2"}
@@ -96,11 +96,24 @@ def json_depth(data: bytes) -> int:
     return int(np.cumsum(steps, dtype=np.int64).max())
 
 
+def json_values(data: bytes | memoryview, cap: int) -> int:
+    """How many values JSON text holds, counted without parsing it: its commas and opening brackets,
+    plus one (each array element and object member but the first of each follows a comma). An upper
+    bound, made exact (strings left out) when it is above ``cap``."""
+    n = data.count(b",") + data.count(b"[") + data.count(b"{") + 1
+    if n <= cap:
+        return n
+    bare = _JSON_STRING.sub(b"", bytes(data))
+    return bare.count(b",") + bare.count(b"[") + bare.count(b"{") + 1
+
+
 def load_json(path: str, data: bytes) -> Any:
-    """Parse a JSON member, refusing one larger than :data:`~tongasm.neff.limits.MAX_JSON_BYTES` or
-    nested deeper than :data:`~tongasm.neff.limits.MAX_JSON_DEPTH` before parsing it."""
+    """Parse a JSON member, refusing one larger than :data:`~tongasm.neff.limits.MAX_JSON_BYTES`,
+    nested deeper than :data:`~tongasm.neff.limits.MAX_JSON_DEPTH` or holding more values than
+    :data:`~tongasm.neff.limits.MAX_JSON_VALUES` before parsing it."""
     where = f"NEFF member {path}"
     MAX_JSON_BYTES.check(len(data), where, "bytes")
+    MAX_JSON_VALUES.check(json_values(data, MAX_JSON_VALUES.value()), where, "values")
     if data.count(b"[") + data.count(b"{") > MAX_JSON_DEPTH.value():  # (else it cannot be that deep)
         MAX_JSON_DEPTH.check(json_depth(bytes(data)), where, "levels")
     try:
