@@ -11,12 +11,18 @@ from __future__ import annotations
 BRIEF_DIGITS = 20
 
 
-def brief_int(v: int, keep: int = BRIEF_DIGITS) -> str:
+def brief_int(v: int, keep: int = BRIEF_DIGITS, *, hexa: bool = False) -> str:
     """An integer for a message: in full up to ``keep`` digits, else its first digits and how many
-    there are (``12345678901234567... (41 digits)``). The one way tongasm echoes a number taken from
-    its input: a huge number must not become a huge message, nor hit Python's limit on converting
-    integers of more than 4300 digits to text."""
+    there are (``12345678901234567... (41 digits)``); ``hexa``: the same in hex (``0x`` and up to 16
+    hex digits in full, else ``0x1234567890abc... (33 hex digits)``). The one way tongasm echoes a
+    number taken from its input: a huge number must not become a huge message, nor hit Python's
+    limit on converting integers of more than 4300 digits to text."""
     a, sign = (-v, "-") if v < 0 else (v, "")
+    if hexa:
+        if a < 1 << 64:
+            return f"{sign}{a:#x}"
+        text = f"{a:x}"
+        return f"{sign}0x{text[:keep - 7]}... ({len(text)} hex digits)"
     if a < 10 ** keep:
         return str(v)
     if a.bit_length() < 14_000:  # (about 4200 digits: within Python's int-to-text limit)
@@ -140,7 +146,7 @@ class FieldRangeError(EncodeError):
         self.lo = lo
         self.hi = hi
         super().__init__(
-            f"field {field!r} of {fmt}: value {value} does not fit (allowed {lo}..{hi})",
+            f"field {field!r} of {fmt}: value {brief_int(value)} does not fit (allowed {lo}..{hi})",
             field=field,
             value=value,
             limit=f"{lo}..{hi}",

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import brief_int
 from ..isa.enums import ENGINE_STREAM, Engine
 from ..isa.targets import TARGETS, Target
 from .errors import NeffError
@@ -305,8 +306,7 @@ class GraphDef:
                 raise NeffError(f"NEFF member {where}: semaphore_set should be a list of integers")
             wild = next((s for s in sems if not 0 <= s < MAX_SEMAPHORE_ID), None)
             if wild is not None:
-                shown = wild if abs(wild) < 10 ** 20 else f"{str(wild)[:12]}... ({len(str(wild))} digits)"
-                raise NeffError(f"NEFF member {where}: semaphore_set entry {shown} is not a semaphore number "
+                raise NeffError(f"NEFF member {where}: semaphore_set entry {brief_int(wild)} is not a semaphore number "
                                 f"(allowed 0..{MAX_SEMAPHORE_ID - 1})")
             queues[name] = DmaQueue(name, _get(q, where, "owner", str, ""), _get(q, where, "type", str, ""),
                                     _get(q, where, "num_queues", int, None), tuple(sems), q)

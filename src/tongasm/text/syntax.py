@@ -27,7 +27,7 @@ from typing import Any
 from dataclasses import dataclass, field
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
-from ..errors import TongasmError
+from ..errors import TongasmError, brief_int
 from ..isa.decisions import DecisionSet
 from ..isa.decisions.dma import Addr8Modes
 from ..isa.decisions.spec import FreeDimOrder, UpdateModeWire
@@ -144,7 +144,7 @@ def parse_value(text: str, width_bits: int, col: int = 0) -> tuple[int, int]:
         v = parse_int(val, col)
         lo, hi = (-(1 << (8 * size - 1)), (1 << (8 * size - 1)) - 1) if signed else (0, (1 << (8 * size)) - 1)
         if not lo <= v <= hi:
-            raise ParseError(f"{v} does not fit {dtype_text(w)} ({lo}..{hi})", col)
+            raise ParseError(f"{brief_int(v)} does not fit {dtype_text(w)} ({lo}..{hi})", col)
         return v & ((1 << (8 * size)) - 1), w
     if w in _FLOAT_WIRE:
         try:
