@@ -200,3 +200,85 @@ def test_a_npy_header_declaring_40_gb_is_refused(tmp_path: Path) -> None:
 def test_a_declared_shape_larger_than_the_variable_is_refused(tmp_path: Path) -> None:
     err = hostile("run", small(), "--declare", "x=float32:100000x100000", *_inputs(tmp_path), "-o", tmp_path / "o")
     assert "shape [100000, 100000] of float32 is not its 65536 bytes" in err
+
+
+# --- huge numbers in messages: one helper, about 20 characters and the digit count ----------------
+
+BIG = 10 ** 39 + 1234567  # 40 digits
+SHORT = "10000000000000000... (40 digits)"
+
+
+def test_brief_int_keeps_20_digits_whole_and_cuts_longer_ones_saying_how_many() -> None:
+    from tongasm.errors import brief_int
+
+    assert brief_int(18446744073709551615) == "18446744073709551615"  # every 64-bit value is shown whole
+    assert brief_int(-(10 ** 20)) == "-10000000000000000... (21 digits)"
+    assert brief_int(BIG) == SHORT
+    assert brief_int(10 ** 5000) == "10000000000000000... (5001 digits)"  # past Python's int-to-text limit
+    assert brief_int(0xFFFF_FFFF_FFFF_FFFF, hexa=True) == "0xffffffffffffffff"
+    assert brief_int(1 << 130, hexa=True) == "0x4000000000000... (33 hex digits)"
+
+
+def _in_messages(text: str) -> None:
+    assert not re.search(r"\d{21,}", text), text
+
+
+@pytest.mark.parametrize("path", [
+    ("ins", 0, "ap", 0, 1),  # a num
+    ("ins", 0, "ap", 1, 0),  # a step
+    ("ins", 0, "offset"),  # a start partition and byte
+    ("sync", "update", "index"),  # a semaphore index
+])
+@pytest.mark.parametrize("cmd", ["check", "run"])
+def test_a_40_digit_number_in_a_kernel_is_echoed_shortened(tmp_path: Path, capsys: Any, cmd: str,
+                                                          path: tuple[Any, ...]) -> None:
+    from tongasm.cli import main
+
+    k = json.loads(EXAMPLE.read_text())
+    x = k["functions"][0]["blocks"][0]["instructions"][0]
+    for key in path[:-1]:
+        x = x[key]
+    x[path[-1]] = BIG
+    (tmp_path / "k.json").write_text(json.dumps(k))
+    argv = [cmd, str(tmp_path / "k.json")] + (["-o", str(tmp_path / "o"), "-q"] if cmd == "run" else [])
+    assert main(argv) == 1
+    out = capsys.readouterr()
+    _in_messages(out.err + out.out)
+    assert re.search(r"\.\.\. \(\d\d (hex )?digits\)", out.err + out.out), out  # (an offset: its partition, 37 digits)
+
+
+def test_a_40_digit_number_in_a_memory_description_or_a_listing_is_echoed_shortened(tmp_path: Path,
+                                                                                     capsys: Any) -> None:
+    from tongasm.cli import main
+
+    out = tmp_path / "a"
+    assert main(["assemble", str(EXAMPLE), "-o", str(out), "-q"]) == 0
+    m = json.loads((out / "memory.json").read_text())
+    m["variables"][0]["dims"][0] = BIG
+    (tmp_path / "m.json").write_text(json.dumps(m))
+    capsys.readouterr()
+    assert main(["run", *map(str, sorted(out.glob("*.bin"))), "--memory", str(tmp_path / "m.json"),
+                 "-o", str(tmp_path / "o"), "-q"]) == 2
+    err = capsys.readouterr().err
+    _in_messages(err)
+    assert f"got [{SHORT}, 2048]" in err
+    assert main(["disasm", str(out / "dve.bin"), "-o", str(tmp_path / "t.s")]) == 0
+    text = (tmp_path / "t.s").read_text().replace("sb[p0:128]+0x1000", f"sb[p0:{BIG}]+0x1000", 1)
+    (tmp_path / "h.s").write_text(text)
+    assert main(["asm", str(tmp_path / "h.s"), "-o", str(tmp_path / "hs")]) == 1  # (a listing error, as before)
+    first = capsys.readouterr().err.splitlines()[0]
+    _in_messages(first)
+    assert f"partition count {SHORT} differs from 128" in first
+
+
+def test_a_40_digit_figure_in_a_neff_is_shortened_in_info(tmp_path: Path, capsys: Any) -> None:
+    from tongasm.cli import main
+
+    def edit(j: Any) -> None:
+        j["dma_queue"]["qPoolDynamic"]["num_queues"] = BIG
+        j["runtime_event_count"] = BIG
+    neff = _neff(tmp_path, {"sg00/def.json": _json_edit(edit)})
+    assert main(["neff", "info", str(neff)]) == 0
+    text = capsys.readouterr().out
+    _in_messages(text.replace("0" * 32, ""))  # (the header's hash fields are hex dumps, not numbers)
+    assert f"{SHORT} queues" in text and f"runtime: {SHORT} events" in text

@@ -38,8 +38,26 @@ def brief_int(v: int, keep: int = BRIEF_DIGITS, *, hexa: bool = False) -> str:
 def brief_repr(v: object, limit: int = 60) -> str:
     """``repr(v)`` for a message, cut to ``limit`` characters (a name of 5000 characters must not
     become a message of 5000); an integer as :func:`brief_int` gives it."""
-    text = brief_int(v) if isinstance(v, int) and not isinstance(v, bool) else repr(v)
+    text = _brief_text(v)
     return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _brief_text(v: object, room: int = 1000) -> str:
+    """``repr(v)`` with every integer in it (in lists and tuples too) as :func:`brief_int` gives it,
+    built only as far as a message needs (``room`` characters)."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        return brief_int(v)
+    if isinstance(v, (list, tuple)):
+        parts, n = [], 0
+        for x in v:
+            if n > room:
+                parts.append("...")
+                break
+            parts.append(_brief_text(x, room - n))
+            n += len(parts[-1]) + 2
+        inner = ", ".join(parts)
+        return f"[{inner}]" if isinstance(v, list) else f"({inner}{',' * (len(v) == 1)})"
+    return repr(v)
 
 
 class TongasmError(Exception):

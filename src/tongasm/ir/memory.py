@@ -186,8 +186,9 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def _show(v: Any) -> str:
-    text = repr(v) if not isinstance(v, int) or isinstance(v, bool) else _brief(v)
-    return text if len(text) <= 60 else text[:57] + "..."
+    from ..errors import brief_repr
+
+    return brief_repr(v)
 
 
 def _brief(v: int) -> str:
