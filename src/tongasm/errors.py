@@ -7,6 +7,58 @@ non-zero; it never shows a Python traceback for these.
 
 from __future__ import annotations
 
+#: Digits of an integer a message shows in full (every 64-bit value fits); a longer one is cut.
+BRIEF_DIGITS = 20
+
+
+def brief_int(v: int, keep: int = BRIEF_DIGITS, *, hexa: bool = False) -> str:
+    """An integer for a message: in full up to ``keep`` digits, else its first digits and how many
+    there are (``12345678901234567... (41 digits)``); ``hexa``: the same in hex (``0x`` and up to 16
+    hex digits in full, else ``0x1234567890abc... (33 hex digits)``). The one way tongasm echoes a
+    number taken from its input: a huge number must not become a huge message, nor hit Python's
+    limit on converting integers of more than 4300 digits to text."""
+    a, sign = (-v, "-") if v < 0 else (v, "")
+    if hexa:
+        if a < 1 << 64:
+            return f"{sign}{a:#x}"
+        text = f"{a:x}"
+        return f"{sign}0x{text[:keep - 7]}... ({len(text)} hex digits)"
+    if a < 10 ** keep:
+        return str(v)
+    if a.bit_length() < 14_000:  # (about 4200 digits: within Python's int-to-text limit)
+        text = str(a)
+        return f"{sign}{text[:keep - 3]}... ({len(text)} digits)"
+    import math
+
+    d = int(math.log10(a)) + 1  # (log10 of a huge int is exact enough for a digit count)
+    head = a // 10 ** (d - keep + 3) if d < 100_000 else None
+    return f"{sign}{head}... ({d} digits)" if head is not None else f"{sign}about 10^{d - 1} ({d} digits)"
+
+
+def brief_repr(v: object, limit: int = 60) -> str:
+    """``repr(v)`` for a message, cut to ``limit`` characters (a name of 5000 characters must not
+    become a message of 5000); an integer as :func:`brief_int` gives it."""
+    text = _brief_text(v)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _brief_text(v: object, room: int = 1000) -> str:
+    """``repr(v)`` with every integer in it (in lists and tuples too) as :func:`brief_int` gives it,
+    built only as far as a message needs (``room`` characters)."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        return brief_int(v)
+    if isinstance(v, (list, tuple)):
+        parts, n = [], 0
+        for x in v:
+            if n > room:
+                parts.append("...")
+                break
+            parts.append(_brief_text(x, room - n))
+            n += len(parts[-1]) + 2
+        inner = ", ".join(parts)
+        return f"[{inner}]" if isinstance(v, list) else f"({inner}{',' * (len(v) == 1)})"
+    return repr(v)
+
 
 class TongasmError(Exception):
     """Base class of every error tongasm raises on purpose."""
@@ -112,7 +164,7 @@ class FieldRangeError(EncodeError):
         self.lo = lo
         self.hi = hi
         super().__init__(
-            f"field {field!r} of {fmt}: value {value} does not fit (allowed {lo}..{hi})",
+            f"field {field!r} of {fmt}: value {brief_int(value)} does not fit (allowed {lo}..{hi})",
             field=field,
             value=value,
             limit=f"{lo}..{hi}",

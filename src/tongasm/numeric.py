@@ -16,7 +16,7 @@ from functools import cache
 
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, brief_int
 from .isa.enums import DTYPE_INFO, FLOAT_DTYPES, INTEGER_DTYPES, PACKED_DTYPES, Dtype
 
 
@@ -85,7 +85,7 @@ def _bit_pattern(value: int | float, d: Dtype) -> int:
             value = int(value)
         lo, hi = int_range(d)
         if not lo <= value <= hi:
-            raise NumericError(f"{value} does not fit {d.name} (range {lo}..{hi})")
+            raise NumericError(f"{brief_int(value)} does not fit {d.name} (range {lo}..{hi})")
         return value & ((1 << (8 * size)) - 1)
     if d in FLOAT_DTYPES:
         nt = numpy_dtype(d)

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
+from ..errors import brief_int
 from ..ir.instructions import Instruction
 from ..ir.operands import Operand, PhysicalAP, RegisterAP, SymbolicAP
 from ..isa.decisions.scalar import (
@@ -70,7 +71,7 @@ def equal_partitions(check: str, roles: tuple[str, ...]) -> Callable[[Instructio
         parts = {r: p for r in roles if (p := partition_count(getattr(inst, r, None))) is not None}
         if len(set(parts.values())) > 1:
             yield Finding(check, "operands have different partition counts (the bundle carries one, N-34)",
-                          "partitions", ", ".join(f"{k}={v}" for k, v in parts.items()), "equal")
+                          "partitions", ", ".join(f"{k}={brief_int(v)}" for k, v in parts.items()), "equal")
 
     return fn
 
@@ -80,7 +81,7 @@ def equal_elements(check: str, roles: tuple[str, ...]) -> Callable[[Instruction]
         n = {r: e for r in roles if (e := elements(getattr(inst, r, None))) is not None}
         if len(set(n.values())) > 1:
             yield Finding(check, "operands have different element counts per partition", "elements",
-                          ", ".join(f"{k}={v}" for k, v in n.items()), "equal")
+                          ", ".join(f"{k}={brief_int(v)}" for k, v in n.items()), "equal")
 
     return fn
 

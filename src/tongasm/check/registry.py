@@ -28,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Callable, Iterator, Mapping
+from ..errors import brief_int
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,10 @@ class Finding:
 
 def _fmt(v: Any) -> str:
     if isinstance(v, int) and not isinstance(v, bool) and v > 255:
-        return f"{v} ({v:#x})"
+        return f"{brief_int(v)} ({brief_int(v, hexa=True)})"
+    if isinstance(v, tuple):
+        return f"({', '.join(brief_int(x) if isinstance(x, int) and not isinstance(x, bool) else repr(x) for x in v)}" \
+               f"{',' * (len(v) == 1)})"
     return str(v)
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..errors import EncodeError
+from ..errors import EncodeError, brief_int
 from ..isa.decisions import DecisionSet
 from ..isa.decisions.spec import SharedSyncValue, SyncBandScope, UpdateModeWire
 from ..isa.descriptors import (
@@ -148,7 +148,7 @@ def reg_id(ctx: Context, reg_id_value: int, role: str) -> int:
     """A physical register id. It must fit the u8 id fields; the usable range (0..61 on gen2/gen3)
     is an ISA-validator rule (``register.id_range``), not an encoder refusal."""
     if not 0 <= reg_id_value <= 0xFF:
-        raise EncodeError(f"{role}: register id {reg_id_value} does not fit a register id byte (0..255)",
+        raise EncodeError(f"{role}: register id {brief_int(reg_id_value)} does not fit a register id byte (0..255)",
                           field=role, value=reg_id_value, limit="0..255", check="field.range")
     return reg_id_value
 
@@ -268,7 +268,7 @@ def sync_part(ctx: Context, fmt: Format, sync: SyncInfo, *, sp_op: bool) -> int:
 
 def _sem_index(index: int, what: str, field: str | None = None) -> int:
     if not 0 <= index <= SEMAPHORE_MAX:
-        raise EncodeError(f"sync {what}: semaphore index {index} does not fit (0..{SEMAPHORE_MAX})",
+        raise EncodeError(f"sync {what}: semaphore index {brief_int(index)} does not fit (0..{SEMAPHORE_MAX})",
                           field=field or f"{what}_idx", value=index, limit=f"0..{SEMAPHORE_MAX}",
                           check="sync.index_range")
     return index
@@ -276,7 +276,7 @@ def _sem_index(index: int, what: str, field: str | None = None) -> int:
 
 def _u32(v: int, what: str, field: str = "sync_value") -> int:
     if not 0 <= v <= 0xFFFFFFFF:
-        raise EncodeError(f"{what} {v} does not fit the u32 field (0..4294967295)", field=field, value=v,
+        raise EncodeError(f"{what} {brief_int(v)} does not fit the u32 field (0..4294967295)", field=field, value=v,
                           limit="0..4294967295", check="sync.value")
     return v
 
@@ -313,8 +313,8 @@ def start_address(op: Operand | None, role: str, ctx: Context) -> int:
         space, shift = ("PSUM", PSUM_PARTITION_SHIFT) if psum else ("SBUF", SBUF_PARTITION_SHIFT)
         if psum:
             byte += loc.bank * PSUM_BANK_BYTES
-        bank = f" (bank {loc.bank})" if psum else ""
-        raise EncodeError(f"{role}: {space} start partition {part} / byte {byte:#x}{bank} does not fit an ADDR4 word "
+        bank = f" (bank {brief_int(loc.bank)})" if psum else ""
+        raise EncodeError(f"{role}: {space} start partition {brief_int(part)} / byte {brief_int(byte, hexa=True)}{bank} does not fit an ADDR4 word "
                           f"(partition 0..127, byte < {1 << shift:#x})", field=f"{role}.addr", value=(part, byte),
                           check="addr4.composition")
     return word
@@ -483,11 +483,11 @@ def check_pairs(op: PhysicalAP | RegisterAP | SymbolicAP, role: str) -> tuple[tu
                           field=f"{role}.ap[0].step", value=pairs[0][0], limit=">= 0", check="desc.partition_step")
     for k, (step, num) in enumerate(pairs):
         if not NUM_MIN <= num <= NUM_MAX:
-            raise EncodeError(f"{role}: num {num} of access-pattern pair {k} does not fit (allowed "
+            raise EncodeError(f"{role}: num {brief_int(num)} of access-pattern pair {k} does not fit (allowed "
                               f"{NUM_MIN}..{NUM_MAX})", field=f"{role}.ap[{k}].num", value=num,
                               limit=f"{NUM_MIN}..{NUM_MAX}", check="desc.count_range")
         if k and not STEP_MIN <= step <= STEP_MAX and num != 1:
-            raise EncodeError(f"{role}: step {step} of access-pattern pair {k} does not fit the i16 step field "
+            raise EncodeError(f"{role}: step {brief_int(step)} of access-pattern pair {k} does not fit the i16 step field "
                               f"(allowed {STEP_MIN}..{STEP_MAX})", field=f"{role}.ap[{k}].step", value=step,
                               limit=f"{STEP_MIN}..{STEP_MAX}", check="desc.step_range")
     return pairs
@@ -621,7 +621,7 @@ def scalar_words(op: Operand | None, role: str, ctx: Context) -> Scalar:
         assert op.register is not None
         rid = op.register.lo
         if not 0 <= rid <= 0xFF:
-            raise EncodeError(f"{role}: register id {rid} does not fit", field=role, value=rid, limit="0..255",
+            raise EncodeError(f"{role}: register id {brief_int(rid)} does not fit", field=role, value=rid, limit="0..255",
                               check="field.range")
         d = dtype_of(op, role)
         return Scalar(ScalarKind.REGISTER, rid, DTYPE_INFO[d].wire, d)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import EncodeError
+from ..errors import EncodeError, brief_int
 from ..isa.decisions.dma import Addr8Modes, DmaElementOrder, DmaStepWords, DmaSyncCommand
 from ..isa.decisions.spec import VariableId
 from ..isa.descriptors import NUM_MAX, NUM_MIN, SBUF_PARTITION_SHIFT
@@ -82,7 +82,7 @@ def _side(op: Operand | None, role: str, ctx: Context) -> tuple[dict[str, int], 
         pairs = check_pairs(op, role)  # SBUF: pair 0 is the partition pair
         part, byte = resolve_offset(op, role)
         if part > 127 or byte >= PARTITION_BYTES:
-            raise EncodeError(f"{role}: SBUF start partition {part} / byte {byte:#x} do not fit the address word",
+            raise EncodeError(f"{role}: SBUF start partition {brief_int(part)} / byte {brief_int(byte, hexa=True)} do not fit the address word",
                               field=f"{role}.addr", value=(part, byte), check="addr4.composition")
         addr = {"addr": part << SBUF_PARTITION_SHIFT | byte, "var": Addr8Modes.SBUF_VAR, "var_hi": 0,
                 "addr_mode": Addr8Modes.PHYSICAL}
@@ -101,17 +101,17 @@ def _side(op: Operand | None, role: str, ctx: Context) -> tuple[dict[str, int], 
                 raise EncodeError(f"{role}: DRAM location {loc.name!r} has var_id 0, which names SBUF in a DMA (R-17); "
                                   "give it a tensor_id", field=f"{role}.var", value=0, limit=">= 1", check="dma.operands")
             if var >> 24:
-                raise EncodeError(f"{role}: var_id {var} does not fit the 24-bit ADDR8 variable", field=f"{role}.var",
+                raise EncodeError(f"{role}: var_id {brief_int(var)} does not fit the 24-bit ADDR8 variable", field=f"{role}.var",
                                   value=var, limit="< 2**24", check="dma.operands")
         byte = op.offset * size
         if byte >> 32:
-            raise EncodeError(f"{role}: byte offset {byte} does not fit the u32 address word", field=f"{role}.addr",
+            raise EncodeError(f"{role}: byte offset {brief_int(byte)} does not fit the u32 address word", field=f"{role}.addr",
                               value=byte, limit="< 2**32", check="dma.operands")
         addr = {"addr": byte, "var": var & 0xFFFF, "var_hi": var >> 16, "addr_mode": mode}
         pairs = op.ap  # DRAM: every pair is a dim (no partition pair; a negative step is R-22's business)
         for k, (_st, n) in enumerate(pairs):
             if not NUM_MIN <= n <= NUM_MAX:
-                raise EncodeError(f"{role}: num {n} of access-pattern pair {k} does not fit (allowed {NUM_MIN}..{NUM_MAX})",
+                raise EncodeError(f"{role}: num {brief_int(n)} of access-pattern pair {k} does not fit (allowed {NUM_MIN}..{NUM_MAX})",
                                   field=f"{role}.ap[{k}].num", value=n, limit=f"{NUM_MIN}..{NUM_MAX}",
                                   check="desc.count_range")
         dims = [(st * size, n) for st, n in pairs]

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from ..errors import EncodeError
+from ..errors import EncodeError, brief_int
 from ..ir.instructions import Instruction
 from ..ir.operands import PhysicalAP, RegisterAP, SymbolicAP
 from ..ir.reduce import BNStats, BNStatsAggregate, CrossLaneReduce, Iota, Pool, TensorReduce
@@ -296,7 +296,7 @@ def iota_select(inst: Iota, ctx: Context) -> Selection:
         if not 1 <= num <= 0xFFFF:
             raise EncodeError(IOTA_U16_MSG, field="pattern", value=num, limit="1..65535", check="iota.operands")
         if not -(1 << 15) <= step < (1 << 15):
-            raise EncodeError(f"Iota pattern step {step} does not fit the i16 step field", field="pattern", value=step,
+            raise EncodeError(f"Iota pattern step {brief_int(step)} does not fit the i16 step field", field="pattern", value=step,
                               limit="-32768..32767", check="iota.operands")
     packed = [p for p in pattern if p[1] != 1][::-1]  # innermost first, num == 1 pairs dropped (N-22)
     slots = 4 - n22.first_slot

@@ -19,7 +19,7 @@ import stat
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 
-from ..errors import InputError
+from ..errors import InputError, brief_int, brief_repr  # noqa: F401  (brief_*: re-exported, the one helper lives in errors)
 
 
 #: (as given, path) of every file or directory the running command reads (see :func:`inputs_kept`)
@@ -182,19 +182,3 @@ def drop_pages(buf: object, start: int, stop: int) -> None:
             pass
 
 
-def brief_repr(v: object, limit: int = 60) -> str:
-    """``repr(v)`` for a message, cut to ``limit`` characters (a name of 5000 characters must not
-    become a message of 5000); an integer as :func:`brief_int` gives it."""
-    text = brief_int(v) if isinstance(v, int) and not isinstance(v, bool) else repr(v)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
-def brief_int(v: int, limit: int = 40) -> str:
-    """An integer for a message: in full up to ``limit`` digits, else its magnitude (``about
-    10^5000``): a huge number must not become a huge message, nor hit Python's limit on converting
-    integers of more than 4300 digits to text."""
-    if -(10 ** limit) < v < 10 ** limit:
-        return str(v)
-    import math
-
-    return f"{'-' if v < 0 else ''}about 10^{int(math.log10(abs(v)))}"

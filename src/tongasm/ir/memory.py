@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from ..io.limits import Limit
 from ..isa.enums import DTYPE_INFO, Dtype
 from .instructions import Instruction, Kernel, Loop
 from .operands import MemoryLocation, PhysicalAP, RegisterAP
@@ -63,9 +64,15 @@ class Variable:
         return (self.dims[0], self.dims[1] // size) if self.space != "DRAM" else (self.nbytes // size,)
 
 
-#: The simulator models at most this many bytes of DRAM variables in all (a memory description that
-#: asks for more is refused instead of exhausting the host's memory).
-MAX_DRAM_BYTES = 1 << 32
+#: The most bytes of DRAM variables the simulator allocates in all (a memory description, a kernel or
+#: a NEFF that asks for more is refused before a byte is allocated, not by the host running out of
+#: memory). The corpus's largest: 434 MB of outputs and private variables (yolox
+#: MODULE_15023315273075843957), 805 MB of inputs (moe v6b); each output is copied once more when its
+#: ``.npy`` is written, so the default leaves a 4 GB machine room to finish.
+SIM_DRAM_BYTES = Limit("the DRAM the simulator allocates", 1 << 30, "TONGASM_MAX_SIM_DRAM_BYTES",
+                       "1 GiB: 2.5x the corpus's largest outputs and private variables (434 MB) and above its "
+                       "largest inputs (805 MB)")
+MAX_DRAM_BYTES = SIM_DRAM_BYTES.default
 
 
 @dataclass
@@ -131,11 +138,13 @@ class MemoryDescription:
 
     def validate(self, target: Any) -> None:
         """Each variable must lie inside its space on ``target`` (SB and PSUM: partitions and bytes
-        per partition; DRAM: :data:`MAX_DRAM_BYTES` in all), its shape must fit its bytes: an
+        per partition; DRAM: :data:`SIM_DRAM_BYTES` in all), its shape must fit its bytes: an
         InputError naming the variable otherwise. Runs before a machine is built."""
         from ..isa.descriptors import PSUM_PARTITION_BYTES
 
         dram = 0
+        total = sum(v.dims[0] * v.dims[1] for v in self.variables if v.space == "DRAM" and min(v.dims) >= 0)
+        dram_limit = SIM_DRAM_BYTES.value()
         for v in self.variables:
             rows, width = v.dims
             if rows < 0 or width < 0:
@@ -144,9 +153,8 @@ class MemoryDescription:
                     f"bytes {_brief(v.addr)}..{_brief(v.addr + width - 1)})"
             if v.space == "DRAM":
                 dram += rows * width
-                if dram > MAX_DRAM_BYTES:
-                    raise InputError(f"{where}: the DRAM variables need more than {MAX_DRAM_BYTES} bytes, "
-                                     "the most the simulator models")
+                if dram > dram_limit:
+                    raise SIM_DRAM_BYTES.error(total, where, "bytes")
             else:
                 per = target.sbuf_bytes_per_partition if v.space == "SB" else PSUM_PARTITION_BYTES
                 start = v.addr + (v.bank * 2048 if v.space == "PSUM" else 0)
@@ -178,8 +186,9 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def _show(v: Any) -> str:
-    text = repr(v) if not isinstance(v, int) or isinstance(v, bool) else _brief(v)
-    return text if len(text) <= 60 else text[:57] + "..."
+    from ..errors import brief_repr
+
+    return brief_repr(v)
 
 
 def _brief(v: int) -> str:

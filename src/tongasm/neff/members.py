@@ -22,10 +22,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import brief_int
 from ..isa.enums import ENGINE_STREAM, Engine
 from ..isa.targets import TARGETS, Target
 from .errors import NeffError
-from .limits import MAX_JSON_BYTES, MAX_JSON_DEPTH
+from .limits import MAX_JSON_BYTES, MAX_JSON_DEPTH, MAX_JSON_VALUES
 
 #: ``kelf-0.json`` target → tongasm target (§1.10: cayman V, sunda B).
 NEFF_TARGETS: Mapping[str, str] = {"cayman": "gen3", "sunda": "gen2"}
@@ -96,11 +97,24 @@ def json_depth(data: bytes) -> int:
     return int(np.cumsum(steps, dtype=np.int64).max())
 
 
+def json_values(data: bytes, cap: int) -> int:
+    """How many values JSON text holds, counted without parsing it: its commas and opening brackets,
+    plus one (each array element and object member but the first of each follows a comma). An upper
+    bound, made exact (strings left out) when it is above ``cap``."""
+    n = data.count(b",") + data.count(b"[") + data.count(b"{") + 1
+    if n <= cap:
+        return n
+    bare = _JSON_STRING.sub(b"", data)
+    return bare.count(b",") + bare.count(b"[") + bare.count(b"{") + 1
+
+
 def load_json(path: str, data: bytes) -> Any:
-    """Parse a JSON member, refusing one larger than :data:`~tongasm.neff.limits.MAX_JSON_BYTES` or
-    nested deeper than :data:`~tongasm.neff.limits.MAX_JSON_DEPTH` before parsing it."""
+    """Parse a JSON member, refusing one larger than :data:`~tongasm.neff.limits.MAX_JSON_BYTES`,
+    nested deeper than :data:`~tongasm.neff.limits.MAX_JSON_DEPTH` or holding more values than
+    :data:`~tongasm.neff.limits.MAX_JSON_VALUES` before parsing it."""
     where = f"NEFF member {path}"
     MAX_JSON_BYTES.check(len(data), where, "bytes")
+    MAX_JSON_VALUES.check(json_values(data, MAX_JSON_VALUES.value()), where, "values")
     if data.count(b"[") + data.count(b"{") > MAX_JSON_DEPTH.value():  # (else it cannot be that deep)
         MAX_JSON_DEPTH.check(json_depth(bytes(data)), where, "levels")
     try:
@@ -292,8 +306,7 @@ class GraphDef:
                 raise NeffError(f"NEFF member {where}: semaphore_set should be a list of integers")
             wild = next((s for s in sems if not 0 <= s < MAX_SEMAPHORE_ID), None)
             if wild is not None:
-                shown = wild if abs(wild) < 10 ** 20 else f"{str(wild)[:12]}... ({len(str(wild))} digits)"
-                raise NeffError(f"NEFF member {where}: semaphore_set entry {shown} is not a semaphore number "
+                raise NeffError(f"NEFF member {where}: semaphore_set entry {brief_int(wild)} is not a semaphore number "
                                 f"(allowed 0..{MAX_SEMAPHORE_ID - 1})")
             queues[name] = DmaQueue(name, _get(q, where, "owner", str, ""), _get(q, where, "type", str, ""),
                                     _get(q, where, "num_queues", int, None), tuple(sems), q)

@@ -93,13 +93,24 @@ class Members(MutableMapping[str, bytes]):
         self.entries = {e.name: e for e in index.entries}
         self._names: dict[str, None] = dict.fromkeys(self.entries)
         self._data: dict[str, bytes] = {}
+        #: values in the JSON members inflated so far (bounded by MAX_NEFF_JSON_VALUES: each is parsed)
+        self.json_values = 0
 
     def __getitem__(self, name: str) -> bytes:
         data = self._data.get(name)
         if data is None:
             if name not in self._names:
                 raise KeyError(name)
-            data = self._data[name] = self.index.data(self.entries[name])
+            data = self.index.data(self.entries[name])
+            if name.endswith(".json"):
+                from .limits import MAX_JSON_VALUES, MAX_NEFF_JSON_VALUES
+                from .members import json_values
+
+                n = json_values(data, min(MAX_JSON_VALUES.value(), MAX_NEFF_JSON_VALUES.value() - self.json_values))
+                MAX_JSON_VALUES.check(n, f"NEFF member {name}", "values")  # (as load_json would, before the total)
+                self.json_values += n
+                MAX_NEFF_JSON_VALUES.check(self.json_values, f"{self.index.what}: at member {name}", "values")
+            self._data[name] = data
         return data
 
     def __setitem__(self, name: str, data: bytes) -> None:

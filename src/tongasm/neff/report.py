@@ -12,6 +12,7 @@ import datetime as _dt
 from collections import Counter
 from typing import Any
 
+from ..errors import brief_int
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.fields import BUNDLE_SIZE
 from ..isa.formats import build_formats
@@ -117,7 +118,7 @@ def render_report(r: dict[str, Any]) -> str:
             out.append("  (* = no tongasm layout yet: listed as .bytes, not checked)")
         out.append("  variables:")
         for v in g["variables"]:
-            extra = f" size {v['size']}" if v["size"] is not None else ""
+            extra = f" size {brief_int(v['size'])}" if v["size"] is not None else ""
             extra += f" file {v['file_name']}" if v["file_name"] else ""
             out.append(f"    var {v['var_id']:>3}  {v['name']:<34} {v['type']:<13}{extra}")
         out.append("  DMA queues:")
@@ -125,9 +126,9 @@ def render_report(r: dict[str, Any]) -> str:
             sems = q["semaphore_set"]
             contiguous = bool(sems) and all(b == a + 1 for a, b in zip(sems, sems[1:]))
             rng = f"{sems[0]}..{sems[-1]}" if contiguous else str(sems)
-            out.append(f"    {q['name']:<16} owner {q['owner']:<5} {q['type']:<8} {q['num_queues']} queues, "
+            out.append(f"    {q['name']:<16} owner {q['owner']:<5} {q['type']:<8} {_num(q['num_queues'])} queues, "
                        f"semaphores {rng}")
-        out.append(f"  runtime: {g['runtime_event_count']} events, {g['runtime_semaphore_count']} semaphores; "
+        out.append(f"  runtime: {_num(g['runtime_event_count'])} events, {_num(g['runtime_semaphore_count'])} semaphores; "
                    f"SBUF reservations {g['runtime_statebuffer_reservation']}; features {g['neff_features']}")
     if r["tensors"]:  # an entry that several graphs' nodes repeat (output0 of each core) is listed once
         shown = dict.fromkeys(f"{t['name']} {t['dtype']} {t['shape']}" for t in r["tensors"])
@@ -145,3 +146,8 @@ def render_report(r: dict[str, Any]) -> str:
     for n in r["notes"]:
         out.append(f"note: {n}")
     return "\n".join(out)
+
+
+def _num(v: Any) -> str:
+    """A figure of a member for the text report: an integer as :func:`~tongasm.errors.brief_int` gives it."""
+    return brief_int(v) if isinstance(v, int) and not isinstance(v, bool) else str(v)

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..decode.bundle import DecodedBundle, DecodeFailure
 from ..errors import InputError
-from ..ir.memory import MAX_DRAM_BYTES, MemoryDescription, Variable, conform_input
+from ..ir.memory import SIM_DRAM_BYTES, MemoryDescription, Variable, conform_input
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.decisions.semantics import ActTableLoadStandIn, DmaQueues
 from ..isa.enums import Dtype
@@ -402,9 +402,7 @@ def run_neff(neff: Neff, inputs: Mapping[str, np.ndarray], *, graphs: list[str] 
     # what the simulator allocates (outputs, file constants, virtual buffers) is bounded; inputs are the caller's
     alloc = sum(v.nbytes for v in shared.values() if v.kind == "Output") + sum(
         v.nbytes for c in cores for v in c.memory.variables if v.kind == "Internal")
-    if alloc > MAX_DRAM_BYTES:
-        raise InputError(f"the NEFF's outputs and private DRAM variables need {alloc} bytes; the simulator models "
-                         f"at most {MAX_DRAM_BYTES}")
+    SIM_DRAM_BYTES.check(alloc, f"{neff.path or 'NEFF'}: its outputs and private DRAM variables", "bytes")
     buffers: dict[str, np.ndarray] = {}
     for n, v in shared.items():
         if v.kind == "Input":

@@ -9,7 +9,6 @@ gather. Addresses come from the decoded ADDR4 word exactly as the spec lays it o
 from __future__ import annotations
 
 import math
-import os
 
 from collections import deque
 
@@ -20,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 import numpy as np
 
 from ..errors import TongasmError
+from ..io.limits import Limit
 from ..isa.descriptors import ADDR4_REGMODE, PSUM_BANK_BYTES, PSUM_PARTITION_BYTES, Addr4, decode_addr4
 from ..isa.targets import Target
 from . import numeric
@@ -45,17 +45,18 @@ class SimLimitExceeded(SimError):
 #: whole SBUF holds 24 MiB (128 partitions x 192 KiB): a pattern past 5x that many one-byte elements
 #: re-reads its bytes (a step-0 or overlapping pattern) on a scale no real kernel has, and copying it
 #: would take gigabytes. ``TONGASM_MAX_SIM_ELEMENTS`` overrides it.
-MAX_SIM_ELEMENTS = 1 << 27
-MAX_SIM_ELEMENTS_ENV = "TONGASM_MAX_SIM_ELEMENTS"
+SIM_ELEMENTS = Limit("the pattern size", 1 << 27, "TONGASM_MAX_SIM_ELEMENTS",
+                     "134,217,728: five times the whole SBUF in one-byte elements",
+                     error_class=SimLimitExceeded, grouped=True,
+                     template="{where}: the pattern covers {figure}{unit}, more than the simulator's limit of "
+                              "{limit}; refused before the memory is spent ({env} raises it)")
+MAX_SIM_ELEMENTS = SIM_ELEMENTS.default
+MAX_SIM_ELEMENTS_ENV = SIM_ELEMENTS.env
 
 
 def check_extent(n: int, what: str, unit: str = "elements") -> None:
     """Refuse (exit 2) an access pattern or DMA side of ``n`` elements past the simulator's limit."""
-    text = os.environ.get(MAX_SIM_ELEMENTS_ENV, "").strip()
-    limit = int(text) if text.isdigit() and len(text) <= 18 and int(text) > 0 else MAX_SIM_ELEMENTS
-    if n > limit:
-        raise SimLimitExceeded(f"{what}: the pattern covers {n:,} {unit}, more than the simulator's limit of "
-                               f"{limit:,}; refused before the memory is spent ({MAX_SIM_ELEMENTS_ENV} raises it)")
+    SIM_ELEMENTS.check(n, what, unit)
 
 
 def rewrap(e: Exception, where: str) -> SimError:

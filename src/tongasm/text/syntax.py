@@ -27,7 +27,7 @@ from typing import Any
 from dataclasses import dataclass, field
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
-from ..errors import TongasmError
+from ..errors import TongasmError, brief_int
 from ..isa.decisions import DecisionSet
 from ..isa.decisions.dma import Addr8Modes
 from ..isa.decisions.spec import FreeDimOrder, UpdateModeWire
@@ -144,7 +144,7 @@ def parse_value(text: str, width_bits: int, col: int = 0) -> tuple[int, int]:
         v = parse_int(val, col)
         lo, hi = (-(1 << (8 * size - 1)), (1 << (8 * size - 1)) - 1) if signed else (0, (1 << (8 * size)) - 1)
         if not lo <= v <= hi:
-            raise ParseError(f"{v} does not fit {dtype_text(w)} ({lo}..{hi})", col)
+            raise ParseError(f"{brief_int(v)} does not fit {dtype_text(w)} ({lo}..{hi})", col)
         return v & ((1 << (8 * size)) - 1), w
     if w in _FLOAT_WIRE:
         try:
@@ -377,13 +377,13 @@ class ApOp(Operand):
             p = int(part)
             if base == "sb":
                 if p > 127 or off >= 1 << SBUF_PARTITION_SHIFT:
-                    raise ParseError(f"{s.name}: SBUF partition {p} / byte {off:#x} do not fit an ADDR4 word", col)
+                    raise ParseError(f"{s.name}: SBUF partition {brief_int(p)} / byte {brief_int(off, hexa=True)} do not fit an ADDR4 word", col)
                 word = addr4_sbuf(p, off)
             else:
                 bank = int(m.group("bank"))
                 byte = bank * PSUM_BANK_BYTES + off
                 if p > 127 or byte >= 1 << PSUM_PARTITION_SHIFT or off >= PSUM_BANK_BYTES:
-                    raise ParseError(f"{s.name}: PSUM partition {p} / bank {bank} / byte {off:#x} do not fit an "
+                    raise ParseError(f"{s.name}: PSUM partition {brief_int(p)} / bank {brief_int(bank)} / byte {brief_int(off, hexa=True)} do not fit an "
                                      "ADDR4 word", col)
                 word = addr4_psum(p, byte)
         else:
@@ -624,7 +624,7 @@ class Addr8Op(Operand):
         if m.group("part") is not None:
             p = int(m.group("part"))
             if p > 127 or off >= 1 << SBUF_PARTITION_SHIFT:
-                raise ParseError(f"{self.name}: SBUF partition {p} / byte {off:#x} do not fit the address word", col)
+                raise ParseError(f"{self.name}: SBUF partition {brief_int(p)} / byte {brief_int(off, hexa=True)} do not fit the address word", col)
             mode, var, word = Addr8Modes.PHYSICAL, Addr8Modes.SBUF_VAR, p << SBUF_PARTITION_SHIFT | off
         elif m.group("var") is not None:
             mode, var, word = Addr8Modes.PHYSICAL, int(m.group("var")), off
@@ -1096,7 +1096,7 @@ def parse_operands(fmt: Format, opcode: int, text: str, ds: DecisionSet, col0: i
     for ap, (count, col, pfield) in c.ap_counts.items():
         parts = c.values.get(pfield)
         if parts is not None and count != parts:
-            raise ParseError(f"{ap}: partition count {count} differs from {parts}; the bundle has one partition-count "
+            raise ParseError(f"{ap}: partition count {brief_int(count)} differs from {parts}; the bundle has one partition-count "
                              f"byte for it ({pfield})", col)
     values = dict(c.values)
     for f in fmt.fields:
