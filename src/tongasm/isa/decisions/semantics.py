@@ -671,3 +671,27 @@ class PeIntegerPsum(Decision):
     @property
     def integer(self) -> bool:
         return self.reading is self.INT32
+
+
+class NeffOutputAlias(Decision):
+    id = "S-113"
+    subject = ("an output that neff.json's signature says must alias an input "
+               "(metadata.signatures.default.inputs[X].must_alias)")
+    reason = ("the XLA frontend hands a parameter back as a result (input_output_alias ... must-alias) and the "
+              "compiler records it in neff.json: input X's must_alias lists the outputs bound to X's own buffer. "
+              "yolox-trn1 MODULE_36492259600070294 (an optimizer-state pass-through: its HLO returns 388 of its "
+              "parameters unchanged, plus 74 s64 zeros) has 388 inputs whose must_alias names one output each and "
+              "never copies them: its 1,077 bundles write only the other outputs. With separate, zeroed output "
+              "buffers 388 of its 924 NEFF outputs (output0..output460, every aliased f32 one) disagree with XLA; "
+              "with the output bound to the input's buffer all 924 are bit-exact (benchmarks/corpus_oracle.py). "
+              "Two other corpus NEFFs carry must_alias (MODULE_14856528739640727327 and MODULE_15023315273075843957, "
+              "222 inputs each); may_alias is empty in all 96")
+    SHARED = Reading("shared", "an output named in an input's must_alias is the input's DRAM buffer: it starts "
+                               "with the input's bytes and every write to either is a write to both (refused when "
+                               "their sizes differ or the output is named by two inputs)")
+    SEPARATE = Reading("separate", "every output is its own buffer, zeroed (contradicted: the graph above then "
+                                   "returns zeros for its pass-through results)")
+
+    @property
+    def shared(self) -> bool:
+        return self.reading is self.SHARED
