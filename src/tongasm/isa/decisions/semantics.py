@@ -695,3 +695,33 @@ class NeffOutputAlias(Decision):
     @property
     def shared(self) -> bool:
         return self.reading is self.SHARED
+
+
+class OracleFloatToIntConvert(Decision):
+    id = "S-114"
+    subject = ("what the oracle takes an HLO float -> integer convert to compute where the NEFF has no conversion "
+               "for it (the reference side of benchmarks/corpus_oracle.py, not a bundle)")
+    reason = ("yolox-trn1 MODULE_11715220187876601876 is F.one_hot(x.to(int64), 80) of one float (HLO: pad the "
+              "f32[1] to the index vector (0, x), convert.2 to s64, scatter 1 into s64[1,80]). Its NEFF has no "
+              "conversion: the SP DMA I-32 copies input0 float32 -> float32 into SB p0+0x2fff8, and the Pool's "
+              "TensorScalarAddr I-35-0_TSPAddAddr reads those bytes with src dtype INT32 (+0x29 low nibble 8) as the "
+              "index, then PseudoRangeCheck drops the write when index*4 is outside the 320-byte output. XLA truncates "
+              "(0.27 -> column 0); the NEFF uses the float's bits (0.27 -> 0x3E8A3D71, out of range, no write): "
+              "1 of 80 elements differs by 1.0 for every x in (-1, 1) except +0.0. The simulator follows the bytes: "
+              "on crafted inputs whose bits are 5 and 79 it writes column 5 and 79, on bits 80 nothing, as XLA does "
+              "with convert.2 replaced by a bitcast; with that replacement the graph is bit-exact (seeds 0..9). The "
+              "same scatter with a real conversion, MODULE_11369514141456202230 (f32[9] -> one-hot f32[9,80]), "
+              "converts through Activate Copy float32 -> int32 plus a sign/compare correction and matches XLA's "
+              "plain convert: the difference is this NEFF's compilation (pad + convert folded away), not a "
+              "semantic the simulator lacks")
+    BITS_FALLBACK = Reading("bits-fallback", "where the plain reference disagrees and the HLO holds float -> integer "
+                                             "converts, the oracle reruns XLA with each one reinterpreting the "
+                                             "float's bits as a same-width signed integer (then widened or "
+                                             "narrowed) and accepts the graph only when every output then agrees "
+                                             "under the same tolerance; the table names the reference 'hlo, "
+                                             "<converts> as float bits'")
+    TRUNCATE = Reading("truncate", "XLA's convert only (round toward zero): the graph above then disagrees")
+
+    @property
+    def falls_back(self) -> bool:
+        return self.reading is self.BITS_FALLBACK
