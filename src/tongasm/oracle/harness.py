@@ -12,6 +12,10 @@ The references, by the corpus family a NEFF belongs to (its directory):
   the Neuron compiler, so the function is extracted, not imported) and evaluated in float64 on the
   same (rounded) inputs; inputs are ``(rng.random(shape) - 0.5) * 2`` as the benchmark's
   ``make_inputs`` draws them, from the given seed.
+* **causal-attention-trn1** — :mod:`tongasm.oracle.kernels`' transcription of the NKI kernel its debug
+  info names (``beta2_csa2048_test.py`` of ucb-bar/autocomp), evaluated in float64 at the kernel's
+  bfloat16 storage points, with k's tiles as the NEFF's DMAs load them (:func:`~tongasm.oracle.kernels
+  .csa_k_tiles`); tolerance ``K = d_head + seqlen``, ``u`` bfloat16's (the outputs), ``u_acc`` float32's.
 * the other families have no reference here: their result says so.
 
 Random inputs: floats uniform in [-1, 1) (rounded to the dtype), integers in [0, 4), booleans 0/1,
@@ -283,6 +287,28 @@ def _prepare_attention(neff: Neff, source: Path, seed: int) -> Prepared:
     return Prepared("numpy", neff_inputs, reference, read_back, lambda name: tol)
 
 
+def _prepare_csa(neff: Neff, which: str, seed: int) -> Prepared:
+    """causal-attention-trn1: :func:`tongasm.oracle.kernels.csa2048` on the NEFF's q (input3), k (input2),
+    v (input1) and the script's causal mask (input0); ``output0`` is the kernel result ``which``."""
+    from .kernels import causal_mask, csa2048, csa_k_tiles
+
+    nv = _neff_vars(neff)
+    want = {"input0": (2048, 2048), "input1": (2048, 128), "input2": (128, 2048), "input3": (2048, 128)}
+    if {n: v[2] for n, v in nv.items() if v[0] == "Input"} != want or [n for n, v in nv.items() if v[0] == "Output"] != \
+            ["output0"]:
+        raise OracleUnavailable("not the causal-attention kernel's interface (input0..input3 -> output0)")
+    k_tiles = csa_k_tiles(neff)
+    rng = np.random.default_rng(seed)
+    q, k, v = (((rng.random(want[n]) - 0.5) * 2).astype(np.float32) for n in ("input3", "input2", "input1"))
+    mask = causal_mask(2048)
+    neff_inputs = {"input0": mask, "input1": v, "input2": k, "input3": q}
+    tol = Tolerance(unit_roundoff([nv["output0"][1]]), 128 + 2048, exact=False)
+    kind = "numpy" if k_tiles == sorted(k_tiles) and len(set(k_tiles)) == len(k_tiles) else \
+        f"numpy, k tiles {k_tiles} as the NEFF's DMAs load them"
+    return Prepared(kind, neff_inputs, lambda: {"output0": csa2048(q, k, v, mask, k_tiles)[which]},
+                    lambda name, value: value.astype(np.float64), lambda name: tol)
+
+
 def prepare(path: Path, neff: Neff, seed: int) -> Prepared:
     """The reference of a corpus NEFF by its family (the directory it is in)."""
     family = path.parent.name
@@ -293,6 +319,13 @@ def prepare(path: Path, neff: Neff, seed: int) -> Prepared:
         if not src.is_file():
             raise OracleUnavailable(f"the attention kernels' source is not beside the NEFF ({src})")
         return _prepare_attention(neff, src, seed)
+    if family == "causal-attention-trn1":
+        from .kernels import csa_kernel_output
+
+        which = csa_kernel_output(neff)
+        if which is None:
+            raise OracleUnavailable("its debug info does not name the causal-attention kernel (beta2_csa2048_test.py)")
+        return _prepare_csa(neff, which, seed)
     raise OracleUnavailable(f"no reference for the {family} family (its kernels' source is not in the corpus)")
 
 
