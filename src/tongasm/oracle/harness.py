@@ -14,8 +14,8 @@ The references, by the corpus family a NEFF belongs to (its directory):
   ``make_inputs`` draws them, from the given seed.
 * **causal-attention-trn1** — :mod:`tongasm.oracle.kernels`' transcription of the NKI kernel its debug
   info names (``beta2_csa2048_test.py`` of ucb-bar/autocomp), evaluated in float64 at the kernel's
-  bfloat16 storage points, with k's tiles as the NEFF's DMAs load them (:func:`~tongasm.oracle.kernels
-  .csa_k_tiles`); tolerance ``K = d_head + seqlen``, ``u`` bfloat16's (the outputs), ``u_acc`` float32's.
+  bfloat16 storage points, as the NEFFs compiled it where they differ from the stored source (S-115:
+  k's tiles as the NEFF's DMAs load them, the score tiles stored bfloat16); tolerance ``K = d_head + seqlen``, ``u`` bfloat16's (the outputs), ``u_acc`` float32's.
 * the other families have no reference here: their result says so.
 
 Random inputs: floats uniform in [-1, 1) (rounded to the dtype), integers in [0, 4), booleans 0/1,
@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
-from ..isa.decisions.semantics import OracleFloatToIntConvert
+from ..isa.decisions.semantics import OracleCompiledKernel, OracleFloatToIntConvert
 from ..isa.enums import Dtype
 from ..neff import read_neff
 from ..neff.neff import Neff
@@ -287,7 +287,7 @@ def _prepare_attention(neff: Neff, source: Path, seed: int) -> Prepared:
     return Prepared("numpy", neff_inputs, reference, read_back, lambda name: tol)
 
 
-def _prepare_csa(neff: Neff, which: str, seed: int) -> Prepared:
+def _prepare_csa(neff: Neff, which: str, seed: int, decisions: DecisionSet = DEFAULT_DECISIONS) -> Prepared:
     """causal-attention-trn1: :func:`tongasm.oracle.kernels.csa2048` on the NEFF's q (input3), k (input2),
     v (input1) and the script's causal mask (input0); ``output0`` is the kernel result ``which``."""
     from .kernels import causal_mask, csa2048, csa_k_tiles
@@ -297,19 +297,19 @@ def _prepare_csa(neff: Neff, which: str, seed: int) -> Prepared:
     if {n: v[2] for n, v in nv.items() if v[0] == "Input"} != want or [n for n, v in nv.items() if v[0] == "Output"] != \
             ["output0"]:
         raise OracleUnavailable("not the causal-attention kernel's interface (input0..input3 -> output0)")
-    k_tiles = csa_k_tiles(neff)
+    compiled = decisions.get(OracleCompiledKernel).as_compiled
+    k_tiles = csa_k_tiles(neff) if compiled else [0, 1, 2, 3]
     rng = np.random.default_rng(seed)
     q, k, v = (((rng.random(want[n]) - 0.5) * 2).astype(np.float32) for n in ("input3", "input2", "input1"))
     mask = causal_mask(2048)
     neff_inputs = {"input0": mask, "input1": v, "input2": k, "input3": q}
     tol = Tolerance(unit_roundoff([nv["output0"][1]]), 128 + 2048, exact=False)
-    kind = "numpy" if k_tiles == sorted(k_tiles) and len(set(k_tiles)) == len(k_tiles) else \
-        f"numpy, k tiles {k_tiles} as the NEFF's DMAs load them"
-    return Prepared(kind, neff_inputs, lambda: {"output0": csa2048(q, k, v, mask, k_tiles)[which]},
+    kind = "numpy" if not compiled else f"numpy, as compiled (S-115: k tiles {k_tiles}, scores stored bf16)"
+    return Prepared(kind, neff_inputs, lambda: {"output0": csa2048(q, k, v, mask, k_tiles, compiled)[which]},
                     lambda name, value: value.astype(np.float64), lambda name: tol)
 
 
-def prepare(path: Path, neff: Neff, seed: int) -> Prepared:
+def prepare(path: Path, neff: Neff, seed: int, decisions: DecisionSet = DEFAULT_DECISIONS) -> Prepared:
     """The reference of a corpus NEFF by its family (the directory it is in)."""
     family = path.parent.name
     if path.name.startswith("MODULE_") and path.with_suffix(".hlo.pb").is_file():
@@ -325,7 +325,7 @@ def prepare(path: Path, neff: Neff, seed: int) -> Prepared:
         which = csa_kernel_output(neff)
         if which is None:
             raise OracleUnavailable("its debug info does not name the causal-attention kernel (beta2_csa2048_test.py)")
-        return _prepare_csa(neff, which, seed)
+        return _prepare_csa(neff, which, seed, decisions)
     raise OracleUnavailable(f"no reference for the {family} family (its kernels' source is not in the corpus)")
 
 
@@ -335,7 +335,7 @@ def check_neff(path: Path, seed: int = 0, decisions: DecisionSet = DEFAULT_DECIS
     res = OracleResult(str(path), "")
     neff = read_neff(path)
     try:
-        prep = prepare(Path(path), neff, seed)
+        prep = prepare(Path(path), neff, seed, decisions)
     except OracleUnavailable as e:
         prep = None
         res.why = f"no reference: {e}"

@@ -16,9 +16,18 @@ place: o for model_84dd1b5e and model_fe60d24a, l for model_795597d1 and model_e
 model_3c6ff38f and model_d3959d01). Per 128-row query tile, with bf16 loads of q, k and v:
 
 * ``s = q @ k`` in float32 (PE), then per 512-key tile: left of the diagonal ``s``; on it
-  ``(s + 9984) * mask - 9984``; right of it ``-9984`` (memset); ``mx`` = the row max (float32);
+  ``(s + 9984) * mask - 9984`` (float32: s keeps 2^-10); right of it ``-9984`` (memset); ``mx`` = the
+  row max (float32);
 * ``p = bf16(exp(s - mx))`` (the activation's output dtype); ``ps`` = the float32 sum of p;
 * ``o = bf16(p @ v)`` (not normalised by ``ps``), ``l = bf16(log(ps) + mx)``, ``m = bf16(mx)``.
+
+Where the NEFFs differ from that text, the reference follows the NEFFs (S-115; ``S-115=source`` takes
+the text): (1) each NEFF loads k only once, ``k[:, 0:512]`` (one DMA reads input2; the source loads
+each of the four k tiles), so every QK tile multiplies keys 0..511 (:func:`csa_k_tiles`); (2) every
+stored score tile goes through bfloat16 (a Cast pair float32 -> bfloat16 -> float32 before the max
+and the exp: on the diagonal after the mask, left of it as the PSUM copy ``qk_sbuf``), where the
+stored revision keeps ``qk_res_buf`` and ``qk_sbuf`` in float32 (``acc_type``); the compiled revision
+is not the stored one (its debug lines after line 63 are two lines further on).
 
 The test script's own inputs are its ``csa2048_{q,k,v}.npy`` (not published) and the causal mask
 ``mask[i, :i+1] = 1``; here q, k, v are uniform in [-1, 1) from the seed and the mask is that one.
@@ -49,9 +58,11 @@ def causal_mask(n: int) -> np.ndarray:
 
 
 def csa2048(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: np.ndarray,
-            k_tiles: list[int] | None = None) -> dict[str, np.ndarray]:
+            k_tiles: list[int] | None = None, qk_bf16: bool = False) -> dict[str, np.ndarray]:
     """``o``, ``l``, ``m`` of the kernel (float64 arrays holding bfloat16 values), q [S, D], k [D, S],
-    v [S, D], mask [S, S]; tiles of 128 queries and 512 keys as the kernel's."""
+    v [S, D], mask [S, S]; tiles of 128 queries and 512 keys as the kernel's. ``k_tiles``: which k tile
+    each QK tile multiplies (default the source's, tile j for tile j); ``qk_bf16``: each score tile is
+    stored through bfloat16 before the max and the exp (as the corpus NEFFs store it, S-115)."""
     seq, d = q.shape
     bp, bf = 128, 512
     qb, kb, vb = _bf16(q), _bf16(k), _bf16(v)
@@ -62,6 +73,7 @@ def csa2048(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: np.ndarray,
         q0 = t * bp
         kk = kb if k_tiles is None else np.concatenate([kb[:, j * bf:(j + 1) * bf] for j in k_tiles], axis=1)
         s = (qb[q0:q0 + bp] @ kk).astype(np.float32).astype(np.float64)
+        store = _bf16 if qk_bf16 else (lambda x: np.asarray(x, np.float64))
         for j in range(seq // bf):
             k0 = j * bf
             blk = slice(k0, k0 + bf)
@@ -70,7 +82,9 @@ def csa2048(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: np.ndarray,
             elif not q0 >= k0 + bf:  # on the diagonal: the mask formula, in float32
                 m32 = mask[q0:q0 + bp, blk].astype(np.float32)
                 s32 = s[:, blk].astype(np.float32)
-                s[:, blk] = ((s32 + np.float32(-NEG_INF)) * m32 + np.float32(NEG_INF)).astype(np.float64)
+                s[:, blk] = store((s32 + np.float32(-NEG_INF)) * m32 + np.float32(NEG_INF))
+            else:  # left of it: the scores as they are
+                s[:, blk] = store(s[:, blk])
         mx = s.max(axis=1, keepdims=True)
         p = _bf16(np.exp(s - mx))
         ps = p.sum(axis=1, keepdims=True)
@@ -124,9 +138,9 @@ def dram_reads(neff: Neff, name: str) -> list[tuple[int, int, int]]:
                 f = d.fields
                 if d.opcode != 0xD4 or "src.var" not in f:
                     continue
-                var = f["src.var"] | f.get("src.var_hi", 0) << 16
+                var: int | None = int(f["src.var"]) | int(f.get("src.var_hi", 0)) << 16
                 if f.get("src.addr_mode") == 0x20:
-                    var = table[var] if var < len(table) else -1
+                    var = table[var] if var is not None and var < len(table) else None
                 elif f.get("src.addr_mode") != 0x10:
                     continue
                 if var == ids[name]:
