@@ -81,7 +81,7 @@ def test_s110_whole_passes_double_the_fp32_products():
 
 
 def test_graph_without_a_reference_says_so():
-    r = check_neff(corpus_dir() / "causal-attention-trn1" / "model_3c6ff38f.neff")
+    r = check_neff(corpus_dir() / "moe-trn2" / "attn_v6.neff")
     assert r.matched is None and r.why.startswith("no reference")
 
 
@@ -135,7 +135,7 @@ def _yolox(name, decisions=None):
     r = check_neff(corpus_dir() / "yolox-trn1" / f"{name}.neff", **kw)
     if not r.ran and "PseudoDMATrigger" in r.why:
         pytest.skip("this graph needs the simulated 0xC1 DMA path")
-    assert r.ran and r.reference == "hlo", r.why
+    assert r.ran and r.reference.startswith("hlo"), r.why
     return r
 
 
