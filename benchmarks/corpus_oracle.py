@@ -72,6 +72,8 @@ def main(argv: list[str] | None = None) -> int:
         r["file"] = str(p.relative_to(a.corpus))
         rows.append(r)
         m = {True: "yes", False: "NO", None: "-"}[r.get("matched")]
+        if "," in (r.get("reference") or ""):  # a reference reading other than the plain one (S-114, ...)
+            r["why"] = f"reference: {r['reference']}" + (f"; {r['why']}" if r["why"] else "")
         print(f"{r['file']:50} {'ran' if r['ran'] else 'no':4} {m:7} {_fmt(r.get('max_error'), '10.3g')} "
               f"{_fmt(r.get('ratio'), '9.3g')} {_fmt(r.get('sim'), '6.1f')}s {_fmt(r.get('ref'), '5.1f')}s  {r['why']}",
               flush=True)

@@ -9,7 +9,7 @@ The machine model comes from the NEFF alone (chapter §4.1):
 * its ``dma_queue`` table says which engine owns which queue and which semaphores the queue's DMAs
   signal (S-64: checked before the run; the trace shows each DMA on its queue's track);
 * the graphs (cores) run one after the other on their own machines, sharing the input and output
-  buffers (S-61).
+  buffers (S-61); an output that ``neff.json`` says must alias an input *is* that input's buffer (S-113).
 
 Nothing outside the NEFF and the given inputs is read. :func:`run_neff` returns a
 :class:`NeffRunResult` with the outputs, each core's machine and statistics; a deadlock ends the run
@@ -316,6 +316,28 @@ class CoreRun:
     streams: list[Stream]
 
 
+def output_aliases(neff: Neff, decisions: DecisionSet = DEFAULT_DECISIONS) -> dict[str, str]:
+    """input name -> the output bound to its buffer (neff.json's ``must_alias``, S-113); empty under
+    S-113=separate."""
+    from ..isa.decisions.semantics import NeffOutputAlias
+
+    if neff.graph_json is None or not decisions.get(NeffOutputAlias).shared:
+        return {}
+    out: dict[str, str] = {}
+    seen: dict[str, str] = {}
+    for name, sig in neff.graph_json.inputs.items():
+        names = sig.get("must_alias") or []
+        if not isinstance(names, list) or not all(isinstance(x, str) for x in names) or len(names) > 1:
+            raise NeffError(f"neff.json: input {name!r}: must_alias should list at most one output name, got "
+                            f"{names!r} (S-113)")
+        for o in names:
+            if o in seen:
+                raise NeffError(f"neff.json: output {o!r} must alias both {seen[o]!r} and {name!r} (S-113)")
+            seen[o] = name
+            out[name] = o
+    return out
+
+
 @dataclass
 class NeffRunResult:
     """The outputs (shared DRAM buffers) and each core's run."""
@@ -420,6 +442,15 @@ def run_neff(neff: Neff, inputs: Mapping[str, np.ndarray], *, graphs: list[str] 
             buffers[n] = flat.copy() if copy_inputs and np.shares_memory(flat, np.asarray(inputs[n])) else flat
         else:
             buffers[n] = np.zeros(v.nbytes, dtype=np.uint8)
+    for n, out in output_aliases(neff, decisions).items():  # S-113: the output is the input's buffer
+        src, dst = shared.get(n), shared.get(out)
+        if src is None or dst is None or src.kind != "Input" or dst.kind != "Output":
+            raise NeffError(f"neff.json: input {n!r} must alias {out!r}, but the graphs declare no such input and "
+                            f"output (S-113)")
+        if src.nbytes != dst.nbytes:
+            raise NeffError(f"neff.json: input {n!r} ({src.nbytes} bytes) must alias output {out!r} of "
+                            f"{dst.nbytes} bytes (S-113)")
+        buffers[out] = buffers[n]
     from ..passes.program import max_instructions
 
     for core in cores:  # as check and disasm refuse it: an unusable NEFF (exit 2), before the run

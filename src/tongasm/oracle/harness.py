@@ -12,6 +12,10 @@ The references, by the corpus family a NEFF belongs to (its directory):
   the Neuron compiler, so the function is extracted, not imported) and evaluated in float64 on the
   same (rounded) inputs; inputs are ``(rng.random(shape) - 0.5) * 2`` as the benchmark's
   ``make_inputs`` draws them, from the given seed.
+* **causal-attention-trn1** — :mod:`tongasm.oracle.kernels`' transcription of the NKI kernel its debug
+  info names (``beta2_csa2048_test.py`` of ucb-bar/autocomp), evaluated in float64 at the kernel's
+  bfloat16 storage points, as the NEFFs compiled it where they differ from the stored source (S-115:
+  k's tiles as the NEFF's DMAs load them, the score tiles stored bfloat16); tolerance ``K = d_head + seqlen``, ``u`` bfloat16's (the outputs), ``u_acc`` float32's.
 * the other families have no reference here: their result says so.
 
 Random inputs: floats uniform in [-1, 1) (rounded to the dtype), integers in [0, 4), booleans 0/1,
@@ -40,13 +44,14 @@ from typing import Any
 import numpy as np
 
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
+from ..isa.decisions.semantics import OracleCompiledKernel, OracleFloatToIntConvert
 from ..isa.enums import Dtype
 from ..neff import read_neff
 from ..neff.neff import Neff
 from ..neff.run import core_program, run_neff
 from ..numeric import numpy_dtype
 from .compare import Comparison, Tolerance, compare, unit_roundoff
-from .xla import HloModule, OracleUnavailable, load_hlo, run_hlo
+from .xla import HloModule, OracleUnavailable, float_to_int_converts, load_hlo, run_hlo
 
 #: HLO opcodes whose result on floats is rounded (everything else moves, selects or compares values)
 ROUNDING_OPS = frozenset({
@@ -197,6 +202,9 @@ class Prepared:
     tolerance: Callable[[str], Tolerance]
     #: the reference on the float inputs rounded to a dtype (the compiler's auto-cast), where it applies
     rounded: Callable[[str], dict[str, np.ndarray]] | None = None
+    #: the HLO's float -> integer converts, and the reference with them reinterpreting bits (S-114)
+    converts: list[str] = field(default_factory=list)
+    float_bits: Callable[[], dict[str, np.ndarray]] | None = None
 
 
 def _prepare_hlo(neff: Neff, hlo_path: Path, seed: int) -> Prepared:
@@ -234,9 +242,10 @@ def _prepare_hlo(neff: Neff, hlo_path: Path, seed: int) -> Prepared:
         return run_hlo(module, {n: v.astype(narrow).astype(v.dtype) if v.dtype.kind == "f" else v
                                 for n, v in ref_inputs.items()})
 
+    converts = float_to_int_converts(module)
     return Prepared("hlo", neff_inputs, lambda: run_hlo(module, ref_inputs), read_back,
                     lambda name: Tolerance(tol.u, tol.k, tol.exact or results[name].dtype.kind in "biu", tol.u_acc),
-                    rounded)
+                    rounded, converts, (lambda: run_hlo(module, ref_inputs, float_bits=True)) if converts else None)
 
 
 def numpy_function(source: Path, name: str) -> Callable[..., Any]:
@@ -278,7 +287,29 @@ def _prepare_attention(neff: Neff, source: Path, seed: int) -> Prepared:
     return Prepared("numpy", neff_inputs, reference, read_back, lambda name: tol)
 
 
-def prepare(path: Path, neff: Neff, seed: int) -> Prepared:
+def _prepare_csa(neff: Neff, which: str, seed: int, decisions: DecisionSet = DEFAULT_DECISIONS) -> Prepared:
+    """causal-attention-trn1: :func:`tongasm.oracle.kernels.csa2048` on the NEFF's q (input3), k (input2),
+    v (input1) and the script's causal mask (input0); ``output0`` is the kernel result ``which``."""
+    from .kernels import causal_mask, csa2048, csa_k_tiles
+
+    nv = _neff_vars(neff)
+    want = {"input0": (2048, 2048), "input1": (2048, 128), "input2": (128, 2048), "input3": (2048, 128)}
+    if {n: v[2] for n, v in nv.items() if v[0] == "Input"} != want or [n for n, v in nv.items() if v[0] == "Output"] != \
+            ["output0"]:
+        raise OracleUnavailable("not the causal-attention kernel's interface (input0..input3 -> output0)")
+    compiled = decisions.get(OracleCompiledKernel).as_compiled
+    k_tiles = csa_k_tiles(neff) if compiled else [0, 1, 2, 3]
+    rng = np.random.default_rng(seed)
+    q, k, v = (((rng.random(want[n]) - 0.5) * 2).astype(np.float32) for n in ("input3", "input2", "input1"))
+    mask = causal_mask(2048)
+    neff_inputs = {"input0": mask, "input1": v, "input2": k, "input3": q}
+    tol = Tolerance(unit_roundoff([nv["output0"][1]]), 128 + 2048, exact=False)
+    kind = "numpy" if not compiled else f"numpy, as compiled (S-115: k tiles {k_tiles}, scores stored bf16)"
+    return Prepared(kind, neff_inputs, lambda: {"output0": csa2048(q, k, v, mask, k_tiles, compiled)[which]},
+                    lambda name, value: value.astype(np.float64), lambda name: tol)
+
+
+def prepare(path: Path, neff: Neff, seed: int, decisions: DecisionSet = DEFAULT_DECISIONS) -> Prepared:
     """The reference of a corpus NEFF by its family (the directory it is in)."""
     family = path.parent.name
     if path.name.startswith("MODULE_") and path.with_suffix(".hlo.pb").is_file():
@@ -288,6 +319,13 @@ def prepare(path: Path, neff: Neff, seed: int) -> Prepared:
         if not src.is_file():
             raise OracleUnavailable(f"the attention kernels' source is not beside the NEFF ({src})")
         return _prepare_attention(neff, src, seed)
+    if family == "causal-attention-trn1":
+        from .kernels import csa_kernel_output
+
+        which = csa_kernel_output(neff)
+        if which is None:
+            raise OracleUnavailable("its debug info does not name the causal-attention kernel (beta2_csa2048_test.py)")
+        return _prepare_csa(neff, which, seed, decisions)
     raise OracleUnavailable(f"no reference for the {family} family (its kernels' source is not in the corpus)")
 
 
@@ -297,7 +335,7 @@ def check_neff(path: Path, seed: int = 0, decisions: DecisionSet = DEFAULT_DECIS
     res = OracleResult(str(path), "")
     neff = read_neff(path)
     try:
-        prep = prepare(Path(path), neff, seed)
+        prep = prepare(Path(path), neff, seed, decisions)
     except OracleUnavailable as e:
         prep = None
         res.why = f"no reference: {e}"
@@ -354,6 +392,14 @@ def check_neff(path: Path, seed: int = 0, decisions: DecisionSet = DEFAULT_DECIS
         if not tol.exact and prep.rounded is not None and u_pe > tol.u_acc:  # else the loose check (HLO only)
             tol = Tolerance(max(tol.u, u_pe), tol.k, False, u_pe)
         res.outputs.append(compare(name, s, r, tol))
+    if res.matched is False and prep.float_bits is not None and decisions.get(OracleFloatToIntConvert).falls_back:
+        # S-114: a float -> integer convert the NEFF performs as no conversion at all (its bits read as an integer)
+        bref = prep.float_bits()
+        alt = [compare(c.name, prep.read_back(c.name, sim[c.name]), np.asarray(bref[c.name]), c.tolerance)
+               for c in res.outputs]
+        if all(c.matched for c in alt):
+            res.reference = f"hlo, {', '.join(prep.converts)} as float bits (S-114)"
+            res.outputs = alt
     return res
 
 

@@ -119,9 +119,44 @@ def load_hlo(data: bytes) -> HloModule:
     return HloModule(comp, text, params, results)
 
 
-def run_hlo(module: HloModule, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+_MLIR_CONVERT = re.compile(r"^(\s*)(%[\w.#]+) = stablehlo\.convert (%[\w.#]+) : \(tensor<((?:\d+x)*)(f64|f32|f16|bf16)>\) "
+                           r"-> tensor<((?:\d+x)*)(i\d+|ui\d+)>(.*)$")
+_FLOAT_BITS = {"f64": 64, "f32": 32, "f16": 16, "bf16": 16}
+
+
+def float_to_int_converts(module: HloModule) -> list[str]:
+    """The HLO ``convert`` instructions from a float to an integer type, by name (``convert.2``)."""
+    out = []
+    for m in re.finditer(r"^\s*(?:ROOT\s+)?(\S+) = [su]\d+\[[0-9,]*\]\S* convert\((\S+?)\)", module.text, re.M):
+        src = re.search(rf"^\s*(?:ROOT\s+)?{re.escape(m.group(2))} = (?:f64|f32|f16|bf16)\[", module.text, re.M)
+        if src:
+            out.append(m.group(1))
+    return out
+
+
+def bits_as_integers(mlir: str) -> str:
+    """The StableHLO text with every float -> integer ``convert`` replaced by a reinterpretation of the
+    float's bits as the same-width signed integer, then an integer convert (sign extension or
+    narrowing) to the result type: S-114's reading of a conversion the NEFF does not perform."""
+    lines = []
+    for line in mlir.splitlines():
+        m = _MLIR_CONVERT.match(line)
+        if m is None:
+            lines.append(line)
+            continue
+        ind, res, arg, dims, ft, rdims, it, rest = m.groups()
+        bits = f"%bits_{res[1:].replace('#', '_')}"
+        lines.append(f"{ind}{bits} = stablehlo.bitcast_convert {arg} : (tensor<{dims}{ft}>) -> "
+                     f"tensor<{dims}i{_FLOAT_BITS[ft]}>{rest}")
+        lines.append(f"{ind}{res} = stablehlo.convert {bits} : (tensor<{dims}i{_FLOAT_BITS[ft]}>) -> "
+                     f"tensor<{rdims}{it}>{rest}")
+    return "\n".join(lines)
+
+
+def run_hlo(module: HloModule, inputs: dict[str, np.ndarray], *, float_bits: bool = False) -> dict[str, np.ndarray]:
     """Execute the module on XLA's CPU backend: ``inputs`` by NEFF input name (each of the parameter's
-    dtype and shape); returns every result by NEFF output name."""
+    dtype and shape); returns every result by NEFF output name. ``float_bits``: every float -> integer
+    ``convert`` reinterprets the float's bits instead (:func:`bits_as_integers`, S-114)."""
     calls = module.custom_calls()
     if calls:
         raise OracleUnavailable(f"the HLO holds custom calls XLA's CPU backend cannot run: {', '.join(calls)}")
@@ -130,6 +165,8 @@ def run_hlo(module: HloModule, inputs: dict[str, np.ndarray]) -> dict[str, np.nd
 
     dev = jax.devices("cpu")[0]
     mlir = xc._xla.mlir.xla_computation_to_mlir_module(module.computation)
+    if float_bits:
+        mlir = bits_as_integers(mlir)
     exe = dev.client.compile_and_load(mlir, xc.DeviceList((dev,)), xc.CompileOptions())
     args = []
     x64 = jax.enable_x64(True) if hasattr(jax, "enable_x64") else None  # else device_put makes s64 into s32
@@ -148,4 +185,5 @@ def run_hlo(module: HloModule, inputs: dict[str, np.ndarray]) -> dict[str, np.nd
     return {r.name: np.asarray(o).reshape(r.shape) for r, o in zip(module.results, outs)}
 
 
-__all__ = ["HloArray", "HloModule", "OracleUnavailable", "load_hlo", "run_hlo"]
+__all__ = ["HloArray", "HloModule", "OracleUnavailable", "bits_as_integers", "float_to_int_converts", "load_hlo",
+           "run_hlo"]

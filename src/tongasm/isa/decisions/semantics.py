@@ -671,3 +671,82 @@ class PeIntegerPsum(Decision):
     @property
     def integer(self) -> bool:
         return self.reading is self.INT32
+
+
+class NeffOutputAlias(Decision):
+    id = "S-113"
+    subject = ("an output that neff.json's signature says must alias an input "
+               "(metadata.signatures.default.inputs[X].must_alias)")
+    reason = ("the XLA frontend hands a parameter back as a result (input_output_alias ... must-alias) and the "
+              "compiler records it in neff.json: input X's must_alias lists the outputs bound to X's own buffer. "
+              "yolox-trn1 MODULE_36492259600070294 (an optimizer-state pass-through: its HLO returns 388 of its "
+              "parameters unchanged, plus 74 s64 zeros) has 388 inputs whose must_alias names one output each and "
+              "never copies them: its 1,077 bundles write only the other outputs. With separate, zeroed output "
+              "buffers 388 of its 924 NEFF outputs (output0..output460, every aliased f32 one) disagree with XLA; "
+              "with the output bound to the input's buffer all 924 are bit-exact (benchmarks/corpus_oracle.py). "
+              "Two other corpus NEFFs carry must_alias (MODULE_14856528739640727327 and MODULE_15023315273075843957, "
+              "222 inputs each); may_alias is empty in all 96")
+    SHARED = Reading("shared", "an output named in an input's must_alias is the input's DRAM buffer: it starts "
+                               "with the input's bytes and every write to either is a write to both (refused when "
+                               "their sizes differ or the output is named by two inputs)")
+    SEPARATE = Reading("separate", "every output is its own buffer, zeroed (contradicted: the graph above then "
+                                   "returns zeros for its pass-through results)")
+
+    @property
+    def shared(self) -> bool:
+        return self.reading is self.SHARED
+
+
+class OracleFloatToIntConvert(Decision):
+    id = "S-114"
+    subject = ("what the oracle takes an HLO float -> integer convert to compute where the NEFF has no conversion "
+               "for it (the reference side of benchmarks/corpus_oracle.py, not a bundle)")
+    reason = ("yolox-trn1 MODULE_11715220187876601876 is F.one_hot(x.to(int64), 80) of one float (HLO: pad the "
+              "f32[1] to the index vector (0, x), convert.2 to s64, scatter 1 into s64[1,80]). Its NEFF has no "
+              "conversion: the SP DMA I-32 copies input0 float32 -> float32 into SB p0+0x2fff8, and the Pool's "
+              "TensorScalarAddr I-35-0_TSPAddAddr reads those bytes with src dtype INT32 (+0x29 low nibble 8) as the "
+              "index, then PseudoRangeCheck drops the write when index*4 is outside the 320-byte output. XLA truncates "
+              "(0.27 -> column 0); the NEFF uses the float's bits (0.27 -> 0x3E8A3D71, out of range, no write): "
+              "1 of 80 elements differs by 1.0 for every x in (-1, 1) except +0.0. The simulator follows the bytes: "
+              "on crafted inputs whose bits are 5 and 79 it writes column 5 and 79, on bits 80 nothing, as XLA does "
+              "with convert.2 replaced by a bitcast; with that replacement the graph is bit-exact (seeds 0..9). The "
+              "same scatter with a real conversion, MODULE_11369514141456202230 (f32[9] -> one-hot f32[9,80]), "
+              "converts through Activate Copy float32 -> int32 plus a sign/compare correction and matches XLA's "
+              "plain convert: the difference is this NEFF's compilation (pad + convert folded away), not a "
+              "semantic the simulator lacks")
+    BITS_FALLBACK = Reading("bits-fallback", "where the plain reference disagrees and the HLO holds float -> integer "
+                                             "converts, the oracle reruns XLA with each one reinterpreting the "
+                                             "float's bits as a same-width signed integer (then widened or "
+                                             "narrowed) and accepts the graph only when every output then agrees "
+                                             "under the same tolerance; the table names the reference 'hlo, "
+                                             "<converts> as float bits'")
+    TRUNCATE = Reading("truncate", "XLA's convert only (round toward zero): the graph above then disagrees")
+
+    @property
+    def falls_back(self) -> bool:
+        return self.reading is self.BITS_FALLBACK
+
+
+class OracleCompiledKernel(Decision):
+    id = "S-115"
+    subject = ("what the causal-attention-trn1 reference (tongasm.oracle.kernels.csa2048) takes where the six NEFFs "
+               "differ from the stored source of their kernel (beta2_csa2048_test.py)")
+    reason = ("all six NEFFs are the kernel test(q, k, v, causal_mask) of ucb-bar/autocomp's beta2_csa2048_test.py "
+              "(each NEFF's debug info names it), keeping one of its results o, l or m. Against the stored revision "
+              "(commit ad74e876) all six disagree (max error 5.4..8.1; m outside the tolerance in 767 of 2,048 rows). Two "
+              "differences are in the NEFFs' own bundles: (1) one 0xD4 DMA reads k (input2), k[:, 0:512]: the "
+              "source's four k-tile loads became one, and every QK tile multiplies keys 0..511 (the simulated m "
+              "then equals the max over keys 0..511 in every row where the others would win); (2) each score tile "
+              "goes float32 -> bfloat16 -> float32 (a Cast pair) before the max and the exp, where the stored "
+              "revision keeps it float32 (its debug lines after line 63 are two further on: a later revision was "
+              "compiled). With both, m (model_3c6ff38f, model_d3959d01) and l (model_795597d1, model_e0afb7fc) are "
+              "bit-exact and o (model_84dd1b5e, model_fe60d24a) is within 10 elements of bit-exact (<= 1 bf16 ulp, "
+              "err/tol 0.13; seed 0); with (1) alone m and l match and o does not (45,504 of 262,144 outside)")
+    AS_COMPILED = Reading("as-compiled", "k's tiles as the NEFF's DMAs load them (tongasm.oracle.kernels.csa_k_tiles) "
+                                         "and every stored score tile rounded to bfloat16")
+    SOURCE = Reading("source", "the stored revision's text: k tile j for QK tile j, scores kept float32 "
+                               "(contradicted by all six NEFFs)")
+
+    @property
+    def as_compiled(self) -> bool:
+        return self.reading is self.AS_COMPILED
