@@ -136,7 +136,8 @@ class DmaOffsetRegisters(Decision):
     id = "R-23"
     subject = "DMA (0xD4) +0x26/+0x27 (book: offset-register ids of the DGE register mode)"
     reason = ("the 912 corpus DMAs whose src side uses ADDR8 mode 0x28 (cayman 2.23 Pool, moe-trn2) hold 0xBD at "
-              "+0x26: 0x80 | 61, register 61 being the one the RegisterAlu just before each of them writes; +0x26 "
+              "+0x26: 0x80 | 61 (not the register the RegisterAlu just before each writes: that is r31, the address "
+              "word's, R-103/R-104); +0x26 "
               "and +0x27 are 0 on the 1,247 DMAs of modes 0x10 and 0x20 (and +0x27 on all 2,159: no dst side uses "
               "mode 0x28), as on the 8,778 of the two matmul NEFFs that first read them as reserved")
     REGISTERS = Reading("registers", "the book: register id & 0x3F | 0x80 (bit 6 the mode) on a side of mode 0x28, "
