@@ -96,8 +96,9 @@ def test_alu_register_path():
     )
 
 
-def test_alu_immediate_path_places_src1_at_0x14():
-    """R-31 (the corpus's 2,704 RegisterAlus): src1 at +0x14, +0x0F zero; under R-31=spec D-7's bytes."""
+def test_alu_immediate_path_places_its_registers_at_0x10_and_0x14():
+    """R-31 (the corpus's 2,704 RegisterAlus): registers at +0x10 and +0x14, +0x0F zero; R-103: +0x10 is the
+    source (the corpus's chains read it), +0x14 the destination; under R-31=spec D-7's bytes."""
     k = alu("is_lt", reg("a", "uint32"), imm("uint32", 7), reg("d", "uint32"))
     assert one(k) == hx(
         "a8 10 0000" + NO_SYNC +
@@ -105,9 +106,15 @@ def test_alu_immediate_path_places_src1_at_0x14():
         "09"      # +0x0D wire(src1 dtype uint32) = 0x09
         "01"      # operand_mode 1: immediate
         "00"      # +0x0F zero: no dst dtype (R-31)
-        "01 00 00 00"     # dst 1; +0x11..+0x13 zero
-        "02 00 00 00"     # +0x14 src1 2 (R-31)
+        "02 00 00 00"     # +0x10 src1 2 (R-103); +0x11..+0x13 zero
+        "01 00 00 00"     # +0x14 dst 1 (R-103)
         "07000000"        # +0x18 u32 immediate 7
+    )
+    assert one(k, decisions=("R-103=dst-at-0x10",)) == hx(
+        "a8 10 0000" + NO_SYNC + "16" "09" "01" "00"
+        "01 00 00 00"     # +0x10 dst 1 (R-31's first roles)
+        "02 00 00 00"     # +0x14 src1 2
+        "07000000"
     )
     assert one(k, decisions=("R-31=spec",)) == hx(
         "a8 10 0000" + NO_SYNC +

@@ -64,6 +64,7 @@ class Sem(enum.Enum):
     DMA_TRIGGER = "DMA: fire a descriptor block of the engine's sidecar, then signal the block's semaphore"
     DMA_INDIRECT = "DMA: move rows between SBUF and the DRAM addresses an index tensor holds"
     RANGE_CHECK = "check the index rows of the next indirect DMA against a variable's bounds"
+    DMA_EXTENSION = "check the bytes the register-mode DMA before it read against its bound"
     # --- the DVE search family and the batch-norm backward family ---
     MAX8 = "the 8 largest values of each partition"
     MATCH_VALUE_LOAD = "latch 8 values per partition for the next MatchReplace8"

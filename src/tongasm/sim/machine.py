@@ -360,6 +360,9 @@ class Machine:
         self.range_checks: dict[str, tuple[int, np.ndarray]] = {}
         #: the DGE table (R-17): entry → var_id
         self.dge_table: list[int | None] = list(self.memory.dge_table)
+        #: the last DGE register-mode (0x28) DMA side of each engine (R-104): its var_id, one past the last
+        #: byte it read and where it is; the PseudoExtension after it checks that end against its bound (R-105)
+        self.dge_register_reads: dict[str, tuple[int, int, str]] = {}
         #: custom-op functions by sub_opcode (a NEFF's ucode_lib.json, opcode 133), for the simulator's stop message
         self.custom_functions: dict[int, str] = {}
         #: the pool buffer a PoolBufferLoad (0x67) filled, per engine: (start partition, [P, n] values, wire

@@ -136,7 +136,8 @@ class DmaOffsetRegisters(Decision):
     id = "R-23"
     subject = "DMA (0xD4) +0x26/+0x27 (book: offset-register ids of the DGE register mode)"
     reason = ("the 912 corpus DMAs whose src side uses ADDR8 mode 0x28 (cayman 2.23 Pool, moe-trn2) hold 0xBD at "
-              "+0x26: 0x80 | 61, register 61 being the one the RegisterAlu just before each of them writes; +0x26 "
+              "+0x26: 0x80 | 61 (not the register the RegisterAlu just before each writes: that is r31, the address "
+              "word's, R-103/R-104); +0x26 "
               "and +0x27 are 0 on the 1,247 DMAs of modes 0x10 and 0x20 (and +0x27 on all 2,159: no dst side uses "
               "mode 0x28), as on the 8,778 of the two matmul NEFFs that first read them as reserved")
     REGISTERS = Reading("registers", "the book: register id & 0x3F | 0x80 (bit 6 the mode) on a side of mode 0x28, "
@@ -343,6 +344,50 @@ class QueueOrder(Decision):
         return self.reading is self.FIFO
 
 
-__all__ = ["DescriptorUnits", "DgeRegisterSide", "DmaBlockCompletion", "DramAddresses", "ExtensionForm",
-           "IndirectBounds", "IndirectTransfer", "QueueOrder", "RaceSources", "RangeCheckOperands",
+class DgeRegisterAddress(Decision):
+    id = "R-104"
+    subject = "DMA (0xD4) ADDR8 mode 0x28 (DGE register): what the address word and +0x26 say"
+    reason = ("all 912 corpus sides of mode 0x28 (moe-trn2 Pool: neff_171450338541704 768, v6b 144; src only) hold "
+              "address word 31 (0x1F), var 1 or 2 (a dge-table entry, R-91) and +0x26 = 0xBD; in all 912 the "
+              "RegisterAlu just before writes r31 (R-103), the last link of a chain from the PseudoTensorLoad of an "
+              "expert index: r31 = 2 * (expert * 1048576 + h * 65536) before entry 1 (input3 = gate_up_weights "
+              "[128, 2048, 512] bf16) and 2 * (expert * 524288 + i * 262144) before entry 2 (input2 = "
+              "down_weights [128, 256, 2048]), the byte offsets of the kernel's .ap(offset, scalar_offset=expert, "
+              "indirect_dim=0) (nki-moe-megakernel v6b_coalesce_down_dma.py). Register 61, which 0xBD = 0x80 | 61 "
+              "would name (R-23), holds the raw expert index at some of those DMAs and expert * 1048576 at others: "
+              "it is not the offset, and what +0x26 does is not known")
+    OFFSET_REGISTER = Reading("offset-register", "mode 0x28: the address word names the register whose value "
+                                                 "(unsigned 32-bit) is the byte offset into the variable the var "
+                                                 "field's dge-table entry gives; +0x26 must be 0xBD (every corpus "
+                                                 "side; any other value stops the simulator) and is not read")
+    STOP = Reading("stop", "a side of mode 0x28 stops the simulator (ADDR8 mode 0x28 not simulated)")
+
+    ADDRESS_MARK = 0xBD  # the only +0x26 of the corpus's 912 register-mode sides
+
+    @property
+    def simulated(self) -> bool:
+        return self.reading is self.OFFSET_REGISTER
+
+
+class ExtensionBound(Decision):
+    id = "R-105"
+    subject = "PseudoExtension 0xDA: the u32 at +0x0C (R-30's +0x0F byte, +0x0C..+0x0E zero)"
+    reason = ("in all 912 corpus bundles the u32 at +0x0C is the byte size of the variable the register-mode DMA "
+              "before it reads: 0x10000000 after entry 1 (640 bundles; input3, 268,435,456 bytes) and 0x08000000 "
+              "after entry 2 (272; input2, 134,217,728 bytes), in both moe-trn2 NEFFs (dge-table [5, 4, 3]). A "
+              "register offset is computed at run time; the bound is what keeps it inside its variable. Only "
+              "bounds equal to the variable's size are seen, so whether a run past it is clipped, skipped or a "
+              "fault is not known")
+    BOUND = Reading("bound", "the u32 at +0x0C is the byte bound of the preceding register-mode DMA's variable: "
+                             "the simulator checks every byte that DMA read lies below it and stops the run if "
+                             "not, or if no register-mode DMA precedes it on its engine")
+    STOP = Reading("stop", "a PseudoExtension stops the simulator (its meaning unknown)")
+
+    @property
+    def bound(self) -> bool:
+        return self.reading is self.BOUND
+
+
+__all__ = ["DescriptorUnits", "DgeRegisterAddress", "DgeRegisterSide", "DmaBlockCompletion", "DramAddresses",
+           "ExtensionBound", "ExtensionForm", "IndirectBounds", "IndirectTransfer", "QueueOrder", "RaceSources", "RangeCheckOperands",
            "StateBufferVariable"]

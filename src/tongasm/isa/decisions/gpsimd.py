@@ -132,7 +132,14 @@ class CustomOpExecution(Decision):
     id = "S-77"
     subject = "custom ops (0x85 + 0x86)"
     reason = ("the function is Xtensa code (the NEFF's libbuiltincustomop_cpu*.so members) run by the Pool "
-              "engine's CPUs; its behaviour is not in any byte map")
+              "engine's CPUs; its behaviour is not in any byte map. Its HLO does not state it either: the two "
+              "graphs that reach one (yolox MODULE_14856528739640727327, MODULE_15023315273075843957) hold no "
+              "partial_sort custom-call; their HLO has 9 and 14 key/value `sort`s (f32[142] resp. f32[346] with an "
+              "s32 iota, compare-less-than, from aten topk), and the NEFFs lower each to one "
+              "partial_sort_multicore_compute (sub_opcode 0: 9 and 14 headers) and three "
+              "partial_merge_multicore_compute (sub_opcode 1: 27 and 42). The HLO states what the four together "
+              "compute, not what one of them leaves for the next (the layout of the partial results, which of the "
+              "four payload descriptors is keys, indices, scratch or output: R-72 leaves their words unread)")
     STOP = Reading("stop", "the simulator stops at the header, naming the ucode_lib.json function")
 
 

@@ -15,7 +15,7 @@ the real bytes confirm its DIRECT2D map except +0x0F (R-14).
 from __future__ import annotations
 
 from ..decisions import DecisionSet
-from ..decisions.dma import ExtensionForm, RangeCheckOperands
+from ..decisions.dma import ExtensionBound, ExtensionForm, RangeCheckOperands
 from ..decisions.dma import Addr8Modes, BookOnlyLayouts, DmaCompletion, DmaOffsetRegisters, DmaStepWords
 from ..descriptors import slot
 from ..fields import Conf, EnumTable, Field, Kind, Slot
@@ -137,11 +137,13 @@ def extension(ds: DecisionSet) -> list[Layout]:
             Field("inst_word_len", 0x01, 1, Kind.CONSTANT, const=0, conf=V, decision="R-30",
                   doc="0 in all 912 corpus PseudoExtensions: not an instruction of its own (the 0xD4 before it is)"),
             *zero_run(0x0C, 3, V, "observed zero in all 912 corpus PseudoExtensions"),
-            u8("dge_param", 0x0F, V, "0x10 after a DMA of DGE-table entry 1 (640 bundles), 0x08 after entry 2 (272); "
-                                     "meaning unknown", decision="R-30"),
+            u8("dge_param", 0x0F, V, "0x10 after a DMA of DGE-table entry 1 (640 bundles), 0x08 after entry 2 (272): "
+                                     "the top byte of the u32 at +0x0C, the byte bound of that DMA's variable "
+                                     "(R-105)", decision="R-30"),
             *zero_run(0x10, 0x30, V, "observed zero in all 912 corpus PseudoExtensions"),
         )
-        return [Layout("DmaExtension", (DMA_EXTENSION,), body, Sem.UNMODELLED,
+        sem = Sem.DMA_EXTENSION if ds.get(ExtensionBound).bound else Sem.UNMODELLED
+        return [Layout("DmaExtension", (DMA_EXTENSION,), body, sem,
                        (IntText(name="param", field="dge_param", hexa=True),),
                        doc="the continuation of the DGE register-mode (0x28) 0xD4 before it (R-30); not encoded")]
     return [Layout(

@@ -4,7 +4,7 @@ TensorLoad/TensorSave 0xCE/0xCD (IMM form) and 0xAA/0xAB (REG form)."""
 from __future__ import annotations
 
 from ..decisions import DecisionSet
-from ..decisions.sp import RegisterAluImmediateForm
+from ..decisions.sp import RegisterAluImmediateForm, RegisterAluImmediateRoles
 from ..decisions.spec import LoadSaveOffset, RegisterAluDtypes
 from ..enums import WireDtype
 from ..fields import NONZERO, Field, Kind
@@ -67,13 +67,17 @@ def register_alu(ds: DecisionSet) -> list[Layout]:
     imm_common = (op_f, *imm_dtypes, mode, dst, src1, third)
     real_imm = ds.get(RegisterAluImmediateForm).src1_at_14
     seen = "all 2,704 corpus RegisterAlus"
-    # R-31: the corpus's immediate path (32-bit): src1 at +0x14, +0x0F zero, +0x11..+0x13 zero
+    # R-103: which of the two register bytes is read (the corpus's dataflow: +0x10) and which written (+0x14)
+    at10, at14 = (("src1", "first source register"), ("dst", "destination register")) \
+        if ds.get(RegisterAluImmediateRoles).source_at_10 else \
+        (("dst", "destination register"), ("src1", "first source register"))
+    # R-31: the corpus's immediate path (32-bit): registers at +0x10 and +0x14, +0x0F zero, +0x11..+0x13 zero
     imm32_body = ((op_f, dtype("src_dtype", 0x0D, V, "wire(src1 dtype): uint32 in " + seen, decision="R-31"), mode,
-                   reg("dst", 0x10, V, "destination register", "R-31"),
+                   reg(at10[0], 0x10, V, at10[1] + " (R-103)", "R-31"),
                    Field("reserved_0f", 0x0F, 1, Kind.CONSTANT, const=0, conf=V, decision="R-31",
                          doc=f"0 in {seen} (D-7's dst dtype is not written)"),
                    *zero_run(0x11, 3, V, f"observed zero in {seen}"),
-                   reg("src1", 0x14, V, "first source register", "R-31"),
+                   reg(at14[0], 0x14, V, at14[1] + " (R-103)", "R-31"),
                    *zero_run(0x15, 3, V, f"observed zero in {seen}"))
                   if real_imm else imm_common)
 

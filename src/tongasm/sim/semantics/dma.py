@@ -2,7 +2,9 @@
 
 * 0xD4 moves ``num1 x num0`` runs from its src side to its dst side with element conversion (R-16,
   R-17, S-44, S-45) and then adds its increment to its completion semaphore (R-15); when, is S-40
-  (the transfer is queued on the machine and the scheduler completes it);
+  (the transfer is queued on the machine and the scheduler completes it); a side of the DGE register
+  mode 0x28 starts at the byte offset its address word's register holds (R-104), and the
+  PseudoExtension 0xDA after it checks the bytes read against its bound (R-105);
 * 0xC1 PseudoDMATrigger fires a descriptor block of its engine's sidecar (R-90): each descriptor
   moves its src pattern to its dst pattern (R-100: bytes, dims innermost first) with element
   conversion (S-44), one queued transfer per descriptor, and the block's semaphore gains 16 when the
@@ -21,8 +23,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...isa.decisions.dma import (Addr8Modes, DescriptorUnits, DmaBlockCompletion, DmaCompletion, DmaElementOrder,
-                                  IndirectBounds, IndirectTransfer)
+from ...isa.decisions.dma import (Addr8Modes, DescriptorUnits, DgeRegisterAddress, DgeRegisterSide, DmaBlockCompletion,
+                                  DmaCompletion, DmaElementOrder, IndirectBounds, IndirectTransfer)
 from ...isa.decisions.semantics import DmaTiming
 from ...isa.descriptors import SBUF_PARTITION_SHIFT, decode_addr4
 from ...isa.enums import WireDtype
@@ -41,8 +43,18 @@ def _side(c: Ctx, side: str, points: list[tuple[int, int]]) -> np.ndarray | tupl
     mode, var = f[f"{side}.addr_mode"], f[f"{side}.var"] | f[f"{side}.var_hi"] << 16
     word, run = f[f"{side}.addr"], f[f"{side}.elem_size"]
     step0, step1 = f[f"{side}.step0"], f[f"{side}.step1"]
+    register_mode = mode == Addr8Modes.DGE_REGISTER and c.ds.get(DgeRegisterAddress).simulated
+    if register_mode:  # R-104: the address word names the register holding the byte offset
+        mark = f.get(f"{side}.offset_reg", 0)
+        if mark != DgeRegisterAddress.ADDRESS_MARK:
+            raise SimError(f"{c.where()} {side}: ADDR8 mode 0x28 with +0x26 = {mark:#04x}; only "
+                           f"{DgeRegisterAddress.ADDRESS_MARK:#04x} is known (R-104)")
+        if not 0 <= word < c.m.target.registers:
+            raise SimError(f"{c.where()} {side}: ADDR8 mode 0x28 names register {word}, which the engine does not "
+                           f"have ({c.m.target.registers}) (R-104)")
+        word = c.m.reg(c.engine, word)
     starts = np.array([word + i * step0 + j * step1 for i, j in points], dtype=np.int64)
-    if mode not in (Addr8Modes.PHYSICAL, Addr8Modes.DGE_IMMEDIATE):
+    if mode not in (Addr8Modes.PHYSICAL, Addr8Modes.DGE_IMMEDIATE) and not register_mode:
         raise SimError(f"{c.where()} {side}: ADDR8 mode {mode:#04x} is not simulated (R-17)")
     if mode == Addr8Modes.PHYSICAL and var == Addr8Modes.SBUF_VAR:
         parts, byte = starts >> SBUF_PARTITION_SHIFT, starts & ((1 << SBUF_PARTITION_SHIFT) - 1)
@@ -50,8 +62,11 @@ def _side(c: Ctx, side: str, points: list[tuple[int, int]]) -> np.ndarray | tupl
             raise SimError(f"{c.where()} {side}: a run leaves the SBUF partitions ({m.sbuf_stride:#x} bytes each)")
         buf, base = m.sbuf, parts * m.sbuf_stride + byte
     else:
-        try:
-            vid = c.ds.get(Addr8Modes).var_id(mode, var, [-1 if e is None else e for e in m.dge_table])
+        if register_mode and not c.ds.get(DgeRegisterSide).indexed:
+            raise SimError(f"{c.where()} {side}: ADDR8 mode 0x28 under R-91=any names no variable")
+        try:  # R-91: a register-mode side's var indexes the dge-table list as mode 0x20's does
+            vid = c.ds.get(Addr8Modes).var_id(Addr8Modes.DGE_IMMEDIATE if register_mode else mode, var,
+                                              [-1 if e is None else e for e in m.dge_table])
         except ValueError as e:
             raise rewrap(e, f"{c.where()} {side}") from None
         buf_ = m.dram.get(vid)
@@ -60,6 +75,8 @@ def _side(c: Ctx, side: str, points: list[tuple[int, int]]) -> np.ndarray | tupl
         if (starts < 0).any() or (starts + run > buf_.size).any():
             raise SimError(f"{c.where()} {side}: a run leaves variable {vid} ({buf_.size} bytes)")
         buf, base = buf_, starts
+        if register_mode:  # R-105: the PseudoExtension after this DMA checks these bytes against its bound
+            c.m.dge_register_reads[c.engine] = (vid, int(starts.max()) + run if starts.size else 0, c.where())
     return _strided(buf, base, run)
 
 
@@ -86,6 +103,20 @@ def dma_2d(c: Ctx) -> None:
         c.m.dma_pending.append(t)
     else:
         t.complete(c.m)
+
+
+def dma_extension(c: Ctx) -> None:
+    """R-105: the u32 at +0x0C bounds the bytes the register-mode DMA before it read (R-30: +0x0C..+0x0E are zero,
+    +0x0F the top byte)."""
+    last = c.m.dge_register_reads.pop(c.engine, None)
+    if last is None:
+        raise SimError(f"{c.where()}: a PseudoExtension with no DGE register-mode (0x28) DMA before it on this "
+                       "engine (R-105)")
+    vid, end, dma = last
+    bound = int.from_bytes(bytes(c.d.raw[0x0C:0x10]), "little")
+    if end > bound:
+        raise SimError(f"{c.where()}: the DMA before it ({dma}) read variable {vid} up to byte {end:#x}, past the "
+                       f"bound {bound:#x} (R-105: whether the hardware clips, skips or faults is not known)")
 
 
 # --- 0xC1: descriptor blocks (R-90, R-100) ------------------------------------------------------------------
@@ -244,6 +275,7 @@ def dma_indirect(c: Ctx) -> None:
 
 HANDLERS_DMA: dict[Sem, Callable[[Ctx], None]] = {
     Sem.DMA_2D: dma_2d,
+    Sem.DMA_EXTENSION: dma_extension,
     Sem.DMA_TRIGGER: dma_trigger,
     Sem.RANGE_CHECK: range_check,
     Sem.DMA_INDIRECT: dma_indirect,

@@ -1,0 +1,172 @@
+"""The moe-trn2 graphs' dynamic expert loads: the RegisterAlu chains that compute a byte offset (R-103),
+the DGE register-mode DMA side that reads at it (R-104) and the PseudoExtension that bounds it (R-105).
+The bytes of all 912 chains first; then both MoE NEFFs run on the simulator and give the MoE layer the
+kernel source states (nki-moe-megakernel kernels/moe_tkg/agents/v6b*.py), against a numpy reference.
+"""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+import pytest
+
+from corpus_support import corpus_dir
+from tongasm.isa.decisions import DecisionSet
+from tongasm.sim.machine import SimError
+
+MOE = ("moe-trn2/v6b.neff", "moe-trn2/neff_171450338541704.neff")
+
+
+def _pool_rows(name: str) -> np.ndarray:
+    from tongasm.neff.neff import Neff
+
+    n = Neff.read(corpus_dir() / name)
+    s = next(s for s in n.streams() if s.graph == "sg00" and s.stream == "pool")
+    a = np.frombuffer(n.stream_data(s), np.uint8)
+    return a[: len(a) // 64 * 64].reshape(-1, 64)
+
+
+def _chains() -> list[tuple[np.ndarray, list[np.ndarray], np.ndarray, np.ndarray]]:
+    """Per register-mode DMA: the PseudoTensorLoad before its RegisterAlu chain, the chain, the DMA, the 0xDA."""
+    out = []
+    for name in MOE:
+        a = _pool_rows(name)
+        for i in np.flatnonzero((a[:, 0] == 0xD4) & (a[:, 0x17] == 0x28)):
+            j = i - 1
+            while a[j, 0] == 0xA8:
+                j -= 1
+            out.append((a[j], list(a[j + 1:i]), a[i], a[i + 1]))
+    return out
+
+
+def test_r103_the_chains_read_0x10_and_write_0x14() -> None:
+    chains = _chains()
+    assert len(chains) == 912
+    for load, alus, dma, _ext in chains:
+        assert load[0] == 0xCE and 2 <= len(alus) <= 4
+        assert alus[0][0x10] == load[0x20]  # the first reads the register the load wrote
+        assert all(b[0x10] == a[0x14] for a, b in zip(alus, alus[1:]))  # each reads what the one before wrote
+        assert alus[-1][0x14] == 31 == struct.unpack_from("<I", dma, 0x10)[0]  # the last writes the DMA's r31
+
+
+def test_r104_r105_the_register_sides_and_their_bounds() -> None:
+    sizes = {1: 268_435_456, 2: 134_217_728}  # dge-table [5, 4, 3]: entry 1 = input3, entry 2 = input2
+    seen = {1: 0, 2: 0}
+    for _load, _alus, dma, ext in _chains():
+        entry = int(dma[0x14])
+        seen[entry] += 1
+        assert dma[0x26] == 0xBD and ext[0] == 0xDA
+        assert struct.unpack_from("<I", ext, 0x0C)[0] == sizes[entry]
+    assert seen == {1: 640, 2: 272}
+
+
+def _moe_inputs(seed: int) -> dict[str, np.ndarray]:
+    """Inputs of the v6b signature: routing weights, expert indices (distinct, spread over the 128 experts),
+    down_weights [E, I, H], gate_up_weights [E, H, 2I], hidden [1, H]; bf16 values in (-1, 1)."""
+    import ml_dtypes
+
+    rng = np.random.default_rng(seed)
+
+    def bf16(*shape: int) -> np.ndarray:
+        n = int(np.prod(shape))
+        bits = rng.integers(0x3C00, 0x3F80, n, dtype=np.uint16) | (rng.integers(0, 2, n, dtype=np.uint16) << 15)
+        return bits.view(ml_dtypes.bfloat16).reshape(shape)
+
+    return {"input0": rng.uniform(0, 1, (1, 8)).astype(np.float32),
+            "input1": np.array([[3, 17, 100, 5, 64, 127, 0, 42]], dtype=np.int32),
+            "input2": bf16(128, 256, 2048), "input3": bf16(128, 2048, 512), "input4": bf16(1, 2048)}
+
+
+def _moe_reference(x: dict[str, np.ndarray]) -> np.ndarray:
+    """out = sum_k w_k * (silu(h @ Wgu[e_k][:, :I]) * (h @ Wgu[e_k][:, I:])).bf16 @ Wd[e_k] (the kernel source)."""
+    import ml_dtypes
+
+    h = x["input4"].astype(np.float32)
+    out = np.zeros((1, 2048), np.float64)
+    for w, e in zip(x["input0"][0], x["input1"][0]):
+        g = h @ x["input3"][e].astype(np.float32)
+        gate, up = g[:, :256], g[:, 256:]
+        act = (gate / (1 + np.exp(-gate)) * up).astype(ml_dtypes.bfloat16).astype(np.float32)
+        out += w * (act @ x["input2"][e].astype(np.float32))
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", MOE)
+def test_the_moe_graphs_run_to_the_kernels_answer(name: str) -> None:
+    """Each output element within one bf16 rounding (2^-8 relative) of the float64 reference: the products of
+    bf16 inputs are exact in fp32 and the sums of 2048 or 256 of them lose far less; the routing of a
+    wrong expert (e.g. expert 0 for every k, an offset register ignored) is off by hundreds."""
+    from tongasm.neff import read_neff
+    from tongasm.neff.run import run_neff
+
+    x = _moe_inputs(1)
+    res = run_neff(read_neff(corpus_dir() / name), x, copy_inputs=False)
+    got = res.outputs()["output0"].astype(np.float64)
+    ref = _moe_reference(x)
+    assert np.abs(ref).max() > 100
+    assert (np.abs(got - ref) <= 2.0 ** -8 * np.abs(ref) + 1e-3).all()
+
+
+def _decoded(name: str, offset: int, decisions: tuple[str, ...] = ()):  # type: ignore[no-untyped-def]
+    from tongasm.check.races import decode_streams
+    from tongasm.neff import read_neff
+
+    n = read_neff(corpus_dir() / name)
+    g = n.graph("sg00")
+    ds = decode_streams({"pool": n.stream_data(g.streams["pool"])}, DecisionSet.parse(list(decisions)))["pool"]
+    return n, next(d for d in ds if d.offset == offset)
+
+
+def test_r104_a_register_side_reads_at_its_registers_offset_and_r105_bounds_it() -> None:
+    """v6b sg00 Pool +0x240 (inst.183): 128 rows of 1024 bytes of input3 from r31's byte offset; its 0xDA at
+    +0x280 passes while the rows end inside 0x10000000 bytes."""
+    from tongasm.isa.decisions import DEFAULT_DECISIONS
+    from tongasm.neff.run import core_program
+    from tongasm.sim.execute import execute
+    from tongasm.sim.machine import Machine
+
+    n, dma = _decoded(MOE[0], 0x240)
+    _, ext = _decoded(MOE[0], 0x280)
+    mem = core_program(n, "sg00").memory
+    m = Machine(n.target, memory=mem)
+    src = m.dram[4]  # input3
+    off = 2 * (5 * 1048576 + 0)  # expert 5, h tile 0
+    src[off:off + 128 * 1024] = np.arange(128 * 1024, dtype=np.uint32).astype(np.uint8)
+    m.set_reg("pool", 31, off)
+    execute(m, "pool", dma, DEFAULT_DECISIONS)
+    m.complete_dmas("pool")
+    got = m.sbuf.reshape(n.target.sbuf_partitions, -1)[:, 0x4000:0x4400]
+    assert (got == src[off:off + 128 * 1024].reshape(128, 1024)).all()
+    execute(m, "pool", ext, DEFAULT_DECISIONS)  # within its bound
+    with pytest.raises(SimError, match="no DGE register-mode"):
+        execute(m, "pool", ext, DEFAULT_DECISIONS)  # a second one has no DMA before it
+    with pytest.raises(SimError, match="mode 0x28 is not simulated"):
+        execute(Machine(n.target, memory=mem), "pool", dma, DecisionSet.parse(["R-104=stop"]))
+
+
+def test_r104_an_unknown_mark_and_r105_a_run_past_the_bound_stop_the_run() -> None:
+    from dataclasses import replace
+
+    from tongasm.isa.decisions import DEFAULT_DECISIONS
+    from tongasm.neff.run import core_program
+    from tongasm.sim.execute import execute
+    from tongasm.sim.machine import Machine
+
+    n, dma = _decoded(MOE[0], 0x240)
+    _, ext = _decoded(MOE[0], 0x280)
+    mem = core_program(n, "sg00").memory
+    bad = replace(dma, fields={**dma.fields, "src.offset_reg": 0x80 | 31})
+    with pytest.raises(SimError, match=r"\+0x26 = 0x9f; only 0xbd is known \(R-104\)"):
+        execute(Machine(n.target, memory=mem), "pool", bad, DEFAULT_DECISIONS)
+    m = Machine(n.target, memory=mem)
+    m.set_reg("pool", 31, 0x10000000 - 128 * 1024)  # the last rows of input3: inside the variable
+    execute(m, "pool", dma, DEFAULT_DECISIONS)
+    raw = bytearray(ext.raw)
+    raw[0x0F] = 0x08  # a bound of 0x08000000, below what the DMA read
+    with pytest.raises(SimError, match="past the bound 0x8000000"):
+        execute(m, "pool", replace(ext, raw=bytes(raw)), DEFAULT_DECISIONS)
+    _, stop = _decoded(MOE[0], 0x280, ("R-105=stop",))
+    with pytest.raises(SimError, match="PseudoExtension.* not simulated"):
+        execute(Machine(n.target, memory=mem), "pool", stop, DecisionSet.parse(["R-105=stop"]))
