@@ -34,7 +34,7 @@ from corpus_support import corpus_dir, corpus_files
 from tongasm.check.races import Footprint, _conflict, decode_streams, footprints
 from tongasm.isa.enums import WAIT_WIRE, WaitMode
 from tongasm.neff.neff import Neff
-from tongasm.neff.semaphores import dma_blocks, graph_races
+from tongasm.neff.semaphores import dma_blocks, graph_races, indirect_semaphores
 
 _GE = WAIT_WIRE[WaitMode.sem_ge_imm]
 
@@ -119,6 +119,7 @@ def _downstream(m: Mutant) -> dict[str, int]:
     d2 = DEFAULT_DECISIONS.get(UpdateModeWire)
     blocks = dma_blocks(m.neff, m.graph)
     g = m.graph
+    indirect = indirect_semaphores(m.neff, g)
     raised: dict[str, list[tuple[int, int]]] = {}
     for name, bs in m.original.items():
         ups = []
@@ -126,6 +127,8 @@ def _downstream(m: Mutant) -> dict[str, int]:
             ups += [(i, idx) for _, idx, _ in _updates(d, d2.by_wire(), d2.zero_is_none)]
             if d.fmt.layout.sem.name == "DMA_2D":
                 ups.append((i, d.fields["dma_semaphore"]))
+            elif d.fmt.layout.sem.name == "DMA_INDIRECT" and f"{g}.{name}" in indirect:
+                ups.append((i, indirect[f"{g}.{name}"]))
             elif d.mnemonic == "PseudoDMATrigger":
                 q = bytes(d.raw[0x0C:0x2B]).split(b"\0")[0].decode("ascii", "replace")
                 b = blocks.get((q, d.fields.get("dma_block_id", -1)))
@@ -162,6 +165,8 @@ def _raisers(m: Mutant) -> set[str]:
                 out.add("dma")
     if any(b.semaphore == m.sem for b in dma_blocks(m.neff, m.graph).values()):
         out.add("dma")
+    if m.sem in indirect_semaphores(m.neff, m.graph).values():
+        out.add("dma")
     return out
 
 
@@ -173,10 +178,10 @@ def _all(d, blocks) -> Footprint:
         b = blocks.get((q, d.fields.get("dma_block_id", -1)))
         if b is not None:
             fp = Footprint(fp.reads + b.footprint.reads, fp.writes + b.footprint.writes)
-    elif d.fmt.layout.sem.name == "DMA_2D":
-        from tongasm.check.races import dma_footprint
+    elif d.fmt.layout.sem.name in ("DMA_2D", "DMA_INDIRECT"):
+        from tongasm.check.races import dma_footprint, indirect_footprint
 
-        t = dma_footprint(d, None)
+        t = dma_footprint(d, None) if d.fmt.layout.sem.name == "DMA_2D" else indirect_footprint(d)
         fp = Footprint(fp.reads + t.reads, fp.writes + t.writes)
     return fp
 

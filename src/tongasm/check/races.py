@@ -12,7 +12,9 @@ What it holds:
   A DRAM region is ``("dram", var_id, 1, first byte, end byte)``; an address tongasm cannot resolve
   (a DGE register offset, no DGE table) is every variable (:data:`ANY_DRAM`).
 * :func:`dma_footprint` -- what a 0xD4 DMA moves (its two ADDR8 sides, R-17); a 0xC1 trigger moves
-  what its descriptor block says (:class:`DmaBlock`, given by the caller: a NEFF's sidecars, R-90).
+  what its descriptor block says (:class:`DmaBlock`, given by the caller: a NEFF's sidecars, R-90); a
+  0xC4 indirect DMA its index and data rows (:func:`indirect_footprint`, its DRAM side any variable) and
+  its completion raises its engine's indirect_memcpy semaphore (given by the caller: def.json, S-92).
 * :func:`races` -- the happens-before relation every legal schedule respects, and the conflicting
   pairs it does not order.
 
@@ -282,6 +284,32 @@ def dma_footprint(d: DecodedBundle, dge_table: Sequence[int] | None, decisions: 
     return Footprint((out[0],), (out[1],))
 
 
+#: The queue name of an engine's 0xC4 transfers (one indirect_memcpy queue per engine, S-92).
+INDIRECT_QUEUE = "<indirect_memcpy>"
+
+
+def indirect_footprint(d: DecodedBundle) -> Footprint:
+    """What a 0xC4 PseudoDMAMemcpyFullInd moves (R-101): it reads its index rows (the uint64 addresses at
+    indirect_start_offset, one row every engine_config bytes) and moves direct_elem_size bytes per row
+    between those DRAM addresses and SBUF at direct_start_offset (a row every engine_config2 bytes);
+    direction 0 loads (DRAM to SBUF), 1 saves. The addresses are computed at run time: the DRAM side is
+    any byte of any variable (:data:`ANY_DRAM`)."""
+    f = d.fields
+    rows = f["indirect_num_elems1"]
+
+    def rows_at(word: int, stride: int, run: int) -> Region:
+        a = decode_addr4(word)
+        if a.space != "sbuf" or a.partition is None or a.byte is None:
+            return (a.space if a.space == "psum" else "sbuf", 0, PARTITIONS, 0, WHOLE)
+        return sbuf_box(a.partition << SBUF_PARTITION_SHIFT | a.byte, [(stride, rows)], max(run, 1))
+
+    index = rows_at(f["indirect_start_offset"], f["engine_config"], 8 * max(f["indirect_num_elems0"], 1))
+    data = rows_at(f["direct_start_offset"], f["engine_config2"], f["direct_elem_size"] * max(f["direct_num_elems0"], 1))
+    if f["direction"] == 0:
+        return Footprint((index, ANY_DRAM), (data,))
+    return Footprint((index, data), (ANY_DRAM,))
+
+
 def _overlap(a: Region, b: Region) -> bool:
     if not (a[0] == b[0] and a[1] < b[1] + b[2] and b[1] < a[1] + a[2] and a[3] < b[4] and b[3] < a[4]):
         return False
@@ -377,7 +405,8 @@ class RaceReport:
     pairs_examined: int
     bundles: int
     dmas: int = 0
-    #: DMA bundles whose transfer or completion tongasm does not know (0xC4, a 0xC1 of no known block)
+    #: DMA bundles whose transfer or completion tongasm does not know (a 0xC4 of an engine with no known
+    #: indirect_memcpy semaphore, a 0xC1 of no known block)
     unanalysed: list[Access] = field(default_factory=list)
     #: waits that prove nothing by their form (sem_ge_reg; a written semaphore), by (stream, index)
     unproven_waits: int = 0
@@ -411,6 +440,7 @@ class _Counter:
     groups: dict[int, _Group] = field(default_factory=dict)
     written: bool = False
     static: bool = False  # raised only by one stream's own updates: the n-th increment is fixed
+    serial: bool = False  # raised only by one engine's 0xC4s, completing in issue order (S-92): the n-th is fixed
 
 
 _WAIT_GE = WAIT_WIRE[WaitMode.sem_ge_imm]
@@ -465,7 +495,8 @@ def _masked_transpose(d: DecodedBundle, fp: Footprint, mask: tuple[int, ...], la
 def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet = DEFAULT_DECISIONS, *,
           blocks: Mapping[tuple[str, int], DmaBlock] | None = None, dge_table: Sequence[int] | None = None,
           labels: Mapping[str, Sequence[str | None] | None] | None = None,
-          sources: Mapping[str, Sequence[str | None] | None] | None = None, limit: int = 100,
+          sources: Mapping[str, Sequence[str | None] | None] | None = None,
+          indirect: Mapping[str, int] | None = None, limit: int = 100,
           cap: int = 512, max_passes: int = 8) -> RaceReport:
     """The unordered conflicting pairs of ``streams`` (name -> decoded bundles); see the module doc.
 
@@ -474,7 +505,7 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
     lines, for the reports. At most
     ``limit`` races are kept (the rest counted). ``cap`` bounds the updates examined one by one for
     one candidate of one wait (beyond it the candidate is not proven: sound, and said by a race)."""
-    from ..isa.decisions.dma import DmaBlockCompletion, QueueOrder, RaceSources
+    from ..isa.decisions.dma import DmaBlockCompletion, IndirectRaceSource, IndirectTransfer, QueueOrder, RaceSources
     from ..isa.decisions.move import TransposeMask
     from ..isa.layouts.move import lane_fields
     from ..isa.decisions.dma import DmaCompletion
@@ -488,6 +519,9 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
     lane_index = decisions.get(TransposeMask).lane_index
     fifo = decisions.get(QueueOrder).fifo
     block_inc = DmaBlockCompletion.INCREMENT
+    indirect_inc = decisions.get(IndirectTransfer).increment
+    indirect_on = decisions.get(IndirectRaceSource).modelled
+    indirect_fifo = decisions.get(IndirectRaceSource).fifo
     names = list(streams)
     k = len(names)
     bs = [list(streams[n]) for n in names]
@@ -512,6 +546,7 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
     tr_sem: list[int | None] = []  # the semaphore each transfer's completion raises
     sem_ups: list[list[tuple[int, int]]] = [[] for _ in range(k)]  # per stream: (bundle, semaphore) raised  # the transfer triggered on the same queue just before (S-91), -1 for none
     queue_last: dict[tuple[int, str], int] = {}
+    serial_tr: set[int] = set()  # the 0xC4 transfers of an engine's indirect queue, completing in issue order
     counters: dict[tuple[str, int], _Counter] = {}
 
     def source(key: tuple[str, int], s: int, i: int, amount: int, t: int) -> None:
@@ -564,19 +599,27 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                     report.unanalysed.append(access(s, i, True))
                 else:
                     tfp, tsem, amount = blk.footprint, blk.semaphore, block_inc
-            elif d.mnemonic == "PseudoDMAMemcpyFullInd":
-                report.unanalysed.append(access(s, i, True))
+            elif sem == Sem.DMA_INDIRECT:
+                isem = (indirect or {}).get(names[s]) if indirect_on else None
+                if isem is None:
+                    report.unanalysed.append(access(s, i, True))
+                else:  # R-101: the rows move in the transfer, the queue's semaphore gains the increment at its end
+                    tfp, tsem, amount = indirect_footprint(d), isem, indirect_inc
+                    if indirect_fifo:
+                        queue = INDIRECT_QUEUE
             if tfp is not None:
                 t = len(tr_point)
                 mine[i] = t
                 tr_point.append((s, i))
                 tr_fp.append(tfp)
-                tr_slack.append(amount - 1 if parts else 0)
+                tr_slack.append(amount - 1 if parts and sem != Sem.DMA_INDIRECT else 0)
                 prev_t = -1
-                if queue is not None and fifo:
+                if queue is not None and (fifo or queue == INDIRECT_QUEUE):
                     prev_t = queue_last.get((s, queue), -1)
                     queue_last[(s, queue)] = t
                 tr_prev.append(prev_t)
+                if queue == INDIRECT_QUEUE:
+                    serial_tr.add(t)
                 tr_sem.append(tsem if amount > 0 else None)
                 if tsem is not None and amount > 0:
                     source(("sem", tsem), s, i, amount, t)
@@ -588,6 +631,8 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
             c.written = True  # an unknown DMA might raise any semaphore: no wait proves anything
     for c in counters.values():
         c.static = not c.written and len(c.groups) == 1 and all(t < 0 for g in c.groups.values() for t in g.transfer)
+        c.serial = not c.written and len(c.groups) == 1 and all(t in serial_tr for g in c.groups.values()
+                                                                for t in g.transfer)
 
     def waits(d: DecodedBundle) -> list[tuple[tuple[str, int], int] | None]:
         """Each wait of ``d``: (semaphore or event, count needed), None for one that proves nothing."""
@@ -681,6 +726,13 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
         c = counters.get(key)
         if c is None or c.written:
             return []
+        if c.serial:  # S-92: the n-th unit comes from a fixed source, the first whose running sum reaches n
+            (s, g), = c.groups.items()
+            j = bisect_left(g.cum, need)
+            if j >= len(g.cum):
+                return []  # never satisfied: a deadlock, not a race
+            ei, et = g.index[j - 1], g.transfer[j - 1]
+            return (s, ei) if clocks[s][ei] is None else [(s, ei, et)]
         # the sources not known to come after the wait: a prefix of each stream's
         prefix: dict[int, int] = {}
         total = 0

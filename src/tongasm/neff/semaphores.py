@@ -98,7 +98,25 @@ def graph_races(neff: Neff, graph: str, decisions: DecisionSet = DEFAULT_DECISIO
     labels = {f"{graph}.{s.stream}": neff.bir_names(s) for s in g.streams.values()}
     sources = {f"{graph}.{s.stream}": neff.source_lines(s) for s in g.streams.values()}
     return races({f"{graph}.{n}": b for n, b in streams.items()}, decisions, blocks=dma_blocks(neff, graph, decisions),
-                 dge_table=dge_table(neff, graph), labels=labels, sources=sources, limit=limit)
+                 dge_table=dge_table(neff, graph), labels=labels, sources=sources,
+                 indirect=indirect_semaphores(neff, graph), limit=limit)
+
+
+def indirect_semaphores(neff: Neff, graph: str) -> dict[str, int]:
+    """The semaphore of each engine's ``indirect_memcpy`` DMA queue (def.json), by the race check's stream
+    name: the 0xC4 completions of that engine raise it (R-101). An engine with more than one such
+    queue, or a queue of more than one semaphore, is left out (its 0xC4s stay unanalysed)."""
+    out: dict[str, int] = {}
+    seen: set[str] = set()
+    for q in neff.graph(graph).definition.dma_queues.values():
+        if q.raw.get("indirect_memcpy") is True:
+            key = f"{graph}.{q.owner}"
+            if key in seen or len(q.semaphore_set) != 1:
+                out.pop(key, None)
+            else:
+                out[key] = q.semaphore_set[0]
+            seen.add(key)
+    return out
 
 
 def race_findings(report: RaceReport, where: str) -> list[Finding]:

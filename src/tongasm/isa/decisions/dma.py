@@ -296,10 +296,11 @@ class RaceSources(Decision):
     subject = "the race check: which updates can raise a semaphore, and its value before the first"
     reason = ("a wait orders a bundle after an update only when every way of reaching its count needs that "
               "update, so every source must be known: the engines' sync updates, 0xD4 completions (R-15) and "
-              "0xC1 block completions (R-90). The indirect DMA 0xC4 names its semaphore in no field tongasm "
-              "reads; the simulator starts every semaphore at 0")
+              "0xC1 block completions (R-90), 0xC4 completions on the engine's indirect_memcpy queue (S-92). A DMA "
+              "of no known completion (a 0xC4 of an engine with no such queue, a 0xC1 of no known block) "
+              "names its semaphore in no field tongasm reads; the simulator starts every semaphore at 0")
     KNOWN = Reading("known", "semaphores start at 0 and are raised only by the known sources; a DMA whose "
-                             "completion semaphore is unknown (0xC4) is listed as unanalysed, not assumed to "
+                             "completion semaphore is unknown is listed as unanalysed, not assumed to "
                              "raise any semaphore")
     STRICT = Reading("strict", "as known, but a graph holding a DMA with an unknown completion semaphore proves "
                                "no wait at all (it might raise any semaphore)")
@@ -343,6 +344,43 @@ class QueueOrder(Decision):
         return self.reading is self.FIFO
 
 
+class IndirectRaceSource(Decision):
+    id = "S-92"
+    subject = "the race check: the 0xC4 indirect DMA as a transfer and a semaphore source, and its completion order"
+    reason = ("yolox-trn1 MODULE_10890989129169494766 sg00: SP bundle 859 (aten__add_add.3500-t15951_ReloadStore261_"
+              "Reload-trig, a 0xC1 of qSPSpillReload0 block 67 writing SBUF partition 96 bytes 0x50..0x250) waits "
+              "sem104 >= 8; sem104 is the only semaphore of def.json's qPoolIndirectMemCopy0 (indirect_memcpy, owner "
+              "pool) and no bundle, 0xD4 or 0xC1 block raises it: the 8 is the completion of Pool's first 0xC4 "
+              "(bundle 7, R-101: +8 per 0xC4), issued after the PseudoRangeCheck (bundle 6) that reads byte 0x160 of "
+              "every partition. The consumers count the queue's completions in issue order: in "
+              "MODULE_13897282659183476702 Pool issues three 0xC4s back to back (bundles 11, 15, 18: SBUF rows "
+              "0x2fff0, 0x2ffe0, 0x2ffd0) and ACT's readers of those rows (7950, 7951, 7952) wait sem104 >= 8, >= 16 "
+              "and >= 24, DVE's 8684 >= 8 for the first; the k-th 0xC4's semaphore_wait_value is 8k + 4 in all 234 "
+              "corpus 0xC4s (each waits on those before it). With the 0xC4 unanalysed (S-90) those waits proved "
+              "nothing: MODULE_10890989129169494766 reported 1 pair, MODULE_13897282659183476702 2 (Pool's "
+              "TensorScalarAddr 7 and PseudoRangeCheck 10 against SP's reload 2155, which waits sem104 >= 8); modelled "
+              "in any completion order 8 pairs there; in issue order none. The rows' DRAM addresses are computed at "
+              "run time (uint64s built by TensorScalarAddr): the DRAM side is any byte of any variable; the SBUF "
+              "rows are exact")
+    QUEUE_FIFO = Reading("queue-fifo", "a 0xC4 reads its index rows and moves its data rows in a transfer after its "
+                                       "bundle; its end raises its engine's indirect_memcpy queue semaphore "
+                                       "(def.json) by R-101's increment, the 0xC4s of one engine completing in "
+                                       "issue order (the n-th unit of the semaphore is a fixed 0xC4's); its DRAM "
+                                       "side is any variable")
+    QUEUE = Reading("queue", "as queue-fifo, but the 0xC4s may complete in any order (a wait proves a 0xC4 complete "
+                             "only when every way of reaching its count needs it)")
+    UNANALYSED = Reading("unanalysed", "a 0xC4 is listed as unanalysed: no footprint, no semaphore source (S-90 "
+                                       "decides whether waits are proven at all then)")
+
+    @property
+    def modelled(self) -> bool:
+        return self.reading is not self.UNANALYSED
+
+    @property
+    def fifo(self) -> bool:
+        return self.reading is self.QUEUE_FIFO
+
+
 __all__ = ["DescriptorUnits", "DgeRegisterSide", "DmaBlockCompletion", "DramAddresses", "ExtensionForm",
-           "IndirectBounds", "IndirectTransfer", "QueueOrder", "RaceSources", "RangeCheckOperands",
+           "IndirectBounds", "IndirectRaceSource", "IndirectTransfer", "QueueOrder", "RaceSources", "RangeCheckOperands",
            "StateBufferVariable"]
