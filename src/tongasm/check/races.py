@@ -288,12 +288,12 @@ def dma_footprint(d: DecodedBundle, dge_table: Sequence[int] | None, decisions: 
 INDIRECT_QUEUE = "<indirect_memcpy>"
 
 
-def indirect_footprint(d: DecodedBundle) -> Footprint:
+def indirect_footprint(d: DecodedBundle, dram: Sequence[Region] = (ANY_DRAM,)) -> Footprint:
     """What a 0xC4 PseudoDMAMemcpyFullInd moves (R-101): it reads its index rows (the uint64 addresses at
     indirect_start_offset, one row every engine_config bytes) and moves direct_elem_size bytes per row
     between those DRAM addresses and SBUF at direct_start_offset (a row every engine_config2 bytes);
     direction 0 loads (DRAM to SBUF), 1 saves. The addresses are computed at run time: the DRAM side is
-    any byte of any variable (:data:`ANY_DRAM`)."""
+    ``dram`` (by default any byte of any variable, :data:`ANY_DRAM`; S-93 narrows it)."""
     f = d.fields
     rows = f["indirect_num_elems1"]
 
@@ -306,8 +306,8 @@ def indirect_footprint(d: DecodedBundle) -> Footprint:
     index = rows_at(f["indirect_start_offset"], f["engine_config"], 8 * max(f["indirect_num_elems0"], 1))
     data = rows_at(f["direct_start_offset"], f["engine_config2"], f["direct_elem_size"] * max(f["direct_num_elems0"], 1))
     if f["direction"] == 0:
-        return Footprint((index, ANY_DRAM), (data,))
-    return Footprint((index, data), (ANY_DRAM,))
+        return Footprint((index, *dram), (data,))
+    return Footprint((index, data), tuple(dram))
 
 
 def _overlap(a: Region, b: Region) -> bool:
@@ -330,13 +330,16 @@ def _overlap(a: Region, b: Region) -> bool:
 
 def _conflict(x: Footprint, y: Footprint) -> Region | None:
     """The first region of ``x`` that overlaps one of ``y`` with at least one of the two writing."""
-    for mine, theirs in ((x.writes, y.writes + y.reads), (x.reads, y.writes)):
+    for mine, group in ((x.writes, (y.writes, y.reads)), (x.reads, (y.writes,))):
         for a in mine:
-            if a[0] == "register":  # an engine's registers are its own
+            space = a[0]
+            if space == "register":  # an engine's registers are its own
                 continue
-            for b in theirs:
-                if _overlap(a, b):
-                    return a
+            p0, p1, b0, b1 = a[1], a[1] + a[2], a[3], a[4]
+            for theirs in group:
+                for b in theirs:  # the boxes first (inline: most pairs are apart), then the exact runs
+                    if b[0] == space and p0 < b[1] + b[2] and b[1] < p1 and b0 < b[4] and b[3] < b1 and _overlap(a, b):
+                        return a
     return None
 
 
@@ -496,7 +499,8 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
           blocks: Mapping[tuple[str, int], DmaBlock] | None = None, dge_table: Sequence[int] | None = None,
           labels: Mapping[str, Sequence[str | None] | None] | None = None,
           sources: Mapping[str, Sequence[str | None] | None] | None = None,
-          indirect: Mapping[str, int] | None = None, limit: int = 100,
+          indirect: Mapping[str, int] | None = None,
+          indirect_targets: Mapping[int, Sequence[int]] | None = None, limit: int = 100,
           cap: int = 512, max_passes: int = 8) -> RaceReport:
     """The unordered conflicting pairs of ``streams`` (name -> decoded bundles); see the module doc.
 
@@ -505,7 +509,7 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
     lines, for the reports. At most
     ``limit`` races are kept (the rest counted). ``cap`` bounds the updates examined one by one for
     one candidate of one wait (beyond it the candidate is not proven: sound, and said by a race)."""
-    from ..isa.decisions.dma import DmaBlockCompletion, IndirectRaceSource, IndirectTransfer, QueueOrder, RaceSources
+    from ..isa.decisions.dma import DmaBlockCompletion, IndirectRaceBounds, IndirectRaceSource, IndirectTransfer, QueueOrder, RaceSources
     from ..isa.decisions.move import TransposeMask
     from ..isa.layouts.move import lane_fields
     from ..isa.decisions.dma import DmaCompletion
@@ -522,6 +526,18 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
     indirect_inc = decisions.get(IndirectTransfer).increment
     indirect_on = decisions.get(IndirectRaceSource).modelled
     indirect_fifo = decisions.get(IndirectRaceSource).fifo
+    bounded = decisions.get(IndirectRaceBounds).bounded
+
+    def indirect_dram(chk: DecodedBundle | None, d: DecodedBundle) -> tuple[Region, ...]:
+        """S-93: the DRAM a 0xC4 may touch: the variables a pointer references whose size is the bound of
+        the PseudoRangeCheck on its index rows (the same rows and count) before it; else any."""
+        if not bounded or chk is None or not indirect_targets:
+            return (ANY_DRAM,)
+        f, c = d.fields, chk.fields
+        if c.get("slot_a.addr") != f["indirect_start_offset"] or c.get("idx_meta") != f["indirect_num_elems1"]:
+            return (ANY_DRAM,)
+        vids = indirect_targets.get(c["bound_size_bytes"])
+        return tuple(("dram", v, 1, 0, WHOLE) for v in vids) if vids else (ANY_DRAM,)
     names = list(streams)
     k = len(names)
     bs = [list(streams[n]) for n in names]
@@ -561,11 +577,14 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
         row: list[Footprint] = []
         mine: dict[int, int] = {}
         mask: tuple[int, ...] | None = None  # the engine's lane mask (the last LoadMaskSelect, S-68)
+        check: DecodedBundle | None = None  # the stream's last PseudoRangeCheck (S-93)
         for i, d in enumerate(bs[s]):
             fp = footprints(d)
             lsem = d.fmt.layout.sem
             if lsem == Sem.LOAD_LANE_MASK:
                 mask = tuple(d.fields[n] for n in lane_fields())
+            elif lsem == Sem.RANGE_CHECK:
+                check = d
             elif lsem == Sem.STREAM_TRANSPOSE and d.fields.get("use_mask") and mask is not None:
                 fp = _masked_transpose(d, fp, mask, lane_index)
             row.append(fp if not fp.empty else EMPTY)
@@ -604,7 +623,7 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                 if isem is None:
                     report.unanalysed.append(access(s, i, True))
                 else:  # R-101: the rows move in the transfer, the queue's semaphore gains the increment at its end
-                    tfp, tsem, amount = indirect_footprint(d), isem, indirect_inc
+                    tfp, tsem, amount = indirect_footprint(d, indirect_dram(check, d)), isem, indirect_inc
                     if indirect_fifo:
                         queue = INDIRECT_QUEUE
             if tfp is not None:
@@ -650,6 +669,8 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                 out.append(None)
         return out
 
+    wait_of = [[waits(d) for d in b] for b in bs]  # each bundle's waits, once (every pass reads them)
+
     # --- pass 2: static clocks (program order and the waits of one-stream update-only semaphores) --------
     zero = (0,) * k
 
@@ -671,7 +692,7 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                     vc = list(static[s][i - 1]) if i else [0] * k
                     vc[s] = i + 1
                     blocked = False
-                    for w in waits(bs[s][i]):
+                    for w in wait_of[s][i]:
                         c = counters.get(w[0]) if w is not None else None
                         if w is None or c is None or not c.static:
                             continue
@@ -821,7 +842,10 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
         last_sem: list[int | None] = [None] * k
         # the visited bundles of each stream that touch memory, for the windows
         touching: list[list[int]] = [[] for _ in range(k)]
-        open_tr: list[int] = []
+        # per stream, the issued transfers not yet known to have finished before its next bundle: a
+        # transfer after one bundle's clock is after every later bundle's of that stream (clocks grow
+        # along a stream, ``aft`` only shrinks), so it leaves that stream's list for good
+        open_by: list[list[int]] = [[] for _ in range(k)]
         found = report.races
         seen: set[tuple[int, int, int, int]] = set()
         waiting: list[tuple[int, int] | None] = [None] * k  # what a blocked stream waits to be visited
@@ -860,9 +884,12 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                     if r is not None and (sj, j, s, i * 2 + (tr >= 0)) not in seen:
                         seen.add((sj, j, s, i * 2 + (tr >= 0)))
                         record(access(sj, j), me, r, nearest(sj, j, -1, s))
-            for t in open_tr:
-                if t == tr or after_transfer(t, vc):
-                    continue
+            keep: list[int] = []
+            for t in open_by[s]:
+                a = aft[t]
+                if any(x > y for x, y in zip(vc, a)):
+                    continue  # finished before this access (and every later one of the stream)
+                keep.append(t)
                 ts, ti = tr_point[t]
                 if (after_transfer(tr, clock_of(ts, ti)) if tr >= 0 else clock_of(ts, ti)[s] > i):
                     continue  # issued after this access
@@ -870,8 +897,8 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                 r = _conflict(fp, tr_fp[t])
                 if r is not None:
                     record(access(ts, ti, True), me, r, nearest(ts, ti, t, s))
+            open_by[s] = keep
 
-        visits = 0
         progressed = True
         stuck = False  # every stream waits: resolve the first waiting one with what is known
         while progressed or (not stuck and any(w is not None for w in waiting)):
@@ -886,7 +913,6 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                 if wt is not None and pc[wt[0]] <= wt[1] and not stuck:
                     continue
                 waiting[s] = None
-                d = bs[s][i]
                 prev = clocks[s][i - 1] if i else None
                 # what earlier passes proved holds in every schedule: start from it (the needed updates
                 # are joined even when it covers them, so at the fixed point a clock that covers a
@@ -894,7 +920,7 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                 vc = list(prior[s][i]) if prev is None else [max(a, b) for a, b in zip(prev, prior[s][i])]
                 blocked = False
                 proven: list[tuple[int, int, int]] = []
-                for w in waits(d):
+                for w in wait_of[s][i]:
                     if w is None:
                         report.unproven_waits += scanning
                         continue
@@ -928,17 +954,13 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                 if t is not None and scanning:
                     if not tr_fp[t].empty:
                         scan(s, i, tr_fp[t], vc, t)
-                    open_tr.append(t)
+                    for lst in open_by:
+                        lst.append(t)
                 if not fp.empty:
                     touching[s].append(i)
                 pc[s] += 1
                 progressed = True
                 stuck = False
-                visits += 1
-                if scanning and visits % 64 == 0 and open_tr:
-                    open_tr = [t for t in open_tr if not all(
-                        pc[u] >= lens[u] or (pc[u] > 0 and after_transfer(t, clocks[u][pc[u] - 1] or zero))
-                        for u in range(k))]
 
     passes = 0
     while True:

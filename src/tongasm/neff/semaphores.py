@@ -99,7 +99,20 @@ def graph_races(neff: Neff, graph: str, decisions: DecisionSet = DEFAULT_DECISIO
     sources = {f"{graph}.{s.stream}": neff.source_lines(s) for s in g.streams.values()}
     return races({f"{graph}.{n}": b for n, b in streams.items()}, decisions, blocks=dma_blocks(neff, graph, decisions),
                  dge_table=dge_table(neff, graph), labels=labels, sources=sources,
-                 indirect=indirect_semaphores(neff, graph), limit=limit)
+                 indirect=indirect_semaphores(neff, graph), indirect_targets=pointer_targets(neff, graph), limit=limit)
+
+
+def pointer_targets(neff: Neff, graph: str) -> dict[int, list[int]]:
+    """By size in bytes, the var_ids of the variables a def.json ``pointer`` variable references (its
+    ``referenced_var_id``): what an indirect DMA bounded by a PseudoRangeCheck of that size may touch (S-93)."""
+    vs = neff.graph(graph).definition.variables.values()
+    size = {v.var_id: v.size for v in vs}
+    out: dict[int, list[int]] = {}
+    for v in vs:
+        ref = v.raw.get("referenced_var_id") if v.type == "pointer" else None
+        if isinstance(ref, int) and ref in size and ref not in out.get(size[ref], []):
+            out.setdefault(size[ref], []).append(ref)
+    return out
 
 
 def indirect_semaphores(neff: Neff, graph: str) -> dict[str, int]:

@@ -381,6 +381,26 @@ class IndirectRaceSource(Decision):
         return self.reading is self.QUEUE_FIFO
 
 
+class IndirectRaceBounds(Decision):
+    id = "S-93"
+    subject = "the race check: which DRAM variables a 0xC4 indirect DMA may touch"
+    reason = ("the rows' addresses are a pointer variable's value plus computed offsets (TensorScalarAddr), and the "
+              "0xD6 before each 0xC4 checks the same rows (slot_a = indirect_start_offset, idx_meta = the row count, "
+              "R-101) against bound_size_bytes, the size of the variable the pointer references (S-101; rows out of "
+              "range are not moved). yolox-trn1 MODULE_14856528739640727327 sg00: Pool's 0xC4 4531 follows a 0xD6 "
+              "of bound 0x20d00 = 134,400, the size of reshape.20 (var 1181, referenced by reshape.20-ADDR) and of no "
+              "other referenced variable; with the DRAM side any variable 192 pairs were reported against DMAs of "
+              "reshape.10 (var 1178) and input398 (var 399), none with it the referenced variables of that size")
+    REFERENCED = Reading("referenced", "after a 0xD6 on its rows, a 0xC4's DRAM side is any byte of the variables "
+                                       "a def.json pointer references whose size is the 0xD6's bound; else any "
+                                       "variable")
+    ANY = Reading("any", "a 0xC4's DRAM side is any byte of any variable")
+
+    @property
+    def bounded(self) -> bool:
+        return self.reading is self.REFERENCED
+
+
 __all__ = ["DescriptorUnits", "DgeRegisterSide", "DmaBlockCompletion", "DramAddresses", "ExtensionForm",
-           "IndirectBounds", "IndirectRaceSource", "IndirectTransfer", "QueueOrder", "RaceSources", "RangeCheckOperands",
+           "IndirectBounds", "IndirectRaceBounds", "IndirectRaceSource", "IndirectTransfer", "QueueOrder", "RaceSources", "RangeCheckOperands",
            "StateBufferVariable"]
