@@ -500,7 +500,8 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
           labels: Mapping[str, Sequence[str | None] | None] | None = None,
           sources: Mapping[str, Sequence[str | None] | None] | None = None,
           indirect: Mapping[str, int] | None = None,
-          indirect_targets: Mapping[int, Sequence[int]] | None = None, limit: int = 100,
+          indirect_targets: Mapping[int, Sequence[int]] | None = None,
+          pointer_copies: Mapping[tuple[int, int], Sequence[int]] | None = None, limit: int = 100,
           cap: int = 512, max_passes: int = 8) -> RaceReport:
     """The unordered conflicting pairs of ``streams`` (name -> decoded bundles); see the module doc.
 
@@ -509,7 +510,8 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
     lines, for the reports. At most
     ``limit`` races are kept (the rest counted). ``cap`` bounds the updates examined one by one for
     one candidate of one wait (beyond it the candidate is not proven: sound, and said by a race)."""
-    from ..isa.decisions.dma import DmaBlockCompletion, IndirectRaceBounds, IndirectRaceSource, IndirectTransfer, QueueOrder, RaceSources
+    from ..isa.decisions.dma import (DmaBlockCompletion, IndirectRaceBounds, IndirectRaceSource, IndirectTransfer,
+                                     QueueOrder, RaceSources, SelfWaits)
     from ..isa.decisions.move import TransposeMask
     from ..isa.layouts.move import lane_fields
     from ..isa.decisions.dma import DmaCompletion
@@ -526,17 +528,26 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
     indirect_inc = decisions.get(IndirectTransfer).increment
     indirect_on = decisions.get(IndirectRaceSource).modelled
     indirect_fifo = decisions.get(IndirectRaceSource).fifo
+    if not decisions.get(SelfWaits).program_order:
+        from ..errors import UsageError
+
+        raise UsageError("S-94=pipelined (an engine's bundles overlapping their successors) is not modelled by the "
+                         "race check; S-94=program-order is")
     bounded = decisions.get(IndirectRaceBounds).bounded
 
     def indirect_dram(chk: DecodedBundle | None, d: DecodedBundle) -> tuple[Region, ...]:
-        """S-93: the DRAM a 0xC4 may touch: the variables a pointer references whose size is the bound of
-        the PseudoRangeCheck on its index rows (the same rows and count) before it; else any."""
-        if not bounded or chk is None or not indirect_targets:
+        """S-93: the DRAM a 0xC4 may touch, from the PseudoRangeCheck on its index rows (the same rows and
+        count) before it: the variables referenced by the pointers the DMAs copy to its bound_addr; without
+        such a copy, the variables a pointer references whose size is its bound; else any."""
+        if not bounded or chk is None or not (indirect_targets or pointer_copies):
             return (ANY_DRAM,)
         f, c = d.fields, chk.fields
         if c.get("slot_a.addr") != f["indirect_start_offset"] or c.get("idx_meta") != f["indirect_num_elems1"]:
             return (ANY_DRAM,)
-        vids = indirect_targets.get(c["bound_size_bytes"])
+        a = decode_addr4(c.get("bound_addr", 0))
+        vids = (pointer_copies or {}).get((a.partition or 0, a.byte or 0)) if a.space == "sbuf" else None
+        if vids is None:  # no block copies a pointer there: the referenced variables of the bound's size
+            vids = (indirect_targets or {}).get(c["bound_size_bytes"])
         return tuple(("dram", v, 1, 0, WHOLE) for v in vids) if vids else (ANY_DRAM,)
     names = list(streams)
     k = len(names)

@@ -401,6 +401,39 @@ class IndirectRaceBounds(Decision):
         return self.reading is self.REFERENCED
 
 
+class SelfWaits(Decision):
+    id = "S-94"
+    subject = ("the race check: the compiler's self-waits (an engine waiting on a semaphore only its own bundles "
+               "or its own DMAs' completions raise)")
+    reason = ("causal-attention-trn1 model_3c6ff38f sg00 (448 bundles, 308 sem_ge_imm waits, each deleted in turn by "
+              "tests/test_race_mutants.py): 99 waits are on a semaphore only the waiting engine's bundles raise "
+              "(ACT, DVE and Pool wait their own sem4/sem6/sem3 counts before a DMA or a bundle reads what they "
+              "wrote); 15 are Pool DMAs waiting their own queue semaphore's earlier use (bundle 20, "
+              "src=dge2+0x600800, signals sem8 and waits sem8 >= 16, the completion of bundle 2's DMA on sem8; "
+              "40 waits sem8 >= 32): a re-used semaphore's counts keep naming one DMA each. Deleting one of the 99 "
+              "changes no schedule tongasm knows (S-40: a bundle finishes before the next of its engine starts, "
+              "and the check compares only different engines and queues); deleting one of the 15 left no race, "
+              "and for each every other waiter of that count (PE bundle 2 waits sem8 >= 16) reaches the DMA's "
+              "bundle through waits on one-stream semaphores (found by the test's own search, 'reuse-ordered'): "
+              "the re-use was already ordered. The 16th, DVE bundle 6 (Memset of 0x7c04..0x7c08) waiting sem3 >= 1 "
+              "(Pool bundle 4, a TensorScalarAffineSelect of 0xc250 only), orders DVE after a bundle it shares no "
+              "byte with (by hand; the test's 'nothing-to-order' looks at the whole window, which conflicts with "
+              "later bundles ordered by other waits): a wait the compiler did not need. Whether the hardware needs "
+              "the 99 (an engine's pipeline still writing when its own DMA starts reading) is not in the bytes")
+    PROGRAM_ORDER = Reading("program-order", "an engine's bundles are ordered by program order (each finishes "
+                                             "before the next starts): a self-wait on the engine's own updates "
+                                             "orders nothing more; a wait on its own DMAs' completion orders as "
+                                             "any wait")
+    PIPELINED = Reading("pipelined", "an engine's bundle may still be writing when a later bundle of it, or a DMA "
+                                     "it issues, starts; only a self-wait orders them (not modelled: selecting it "
+                                     "is refused)")
+
+    @property
+    def program_order(self) -> bool:
+        return self.reading is self.PROGRAM_ORDER
+
+
 __all__ = ["DescriptorUnits", "DgeRegisterSide", "DmaBlockCompletion", "DramAddresses", "ExtensionForm",
-           "IndirectBounds", "IndirectRaceBounds", "IndirectRaceSource", "IndirectTransfer", "QueueOrder", "RaceSources", "RangeCheckOperands",
+           "IndirectBounds", "IndirectRaceBounds", "IndirectRaceSource", "IndirectTransfer", "QueueOrder", "RaceSources",
+           "SelfWaits", "RangeCheckOperands",
            "StateBufferVariable"]
