@@ -26,6 +26,7 @@ from corpus_support import corpus_files  # noqa: E402
 
 CHILD = r"""
 import json, resource, sys, time
+resource.setrlimit(resource.RLIMIT_CPU, (int(sys.argv[2]), int(sys.argv[2]) + 5))  # a runaway NEFF is killed
 from tongasm.neff.neff import Neff
 from tongasm.neff.semaphores import graph_races
 t0 = time.process_time(); w0 = time.perf_counter()
@@ -46,14 +47,15 @@ def main() -> int:
     ap.add_argument("--json", type=Path)
     ap.add_argument("--only", default="")
     ap.add_argument("--start", type=int, default=0, help="skip the first N files (PROVENANCE order)")
+    ap.add_argument("--cpu-limit", type=int, default=600, help="CPU seconds a NEFF may take (default 600)")
     args = ap.parse_args()
     files = [f for f in corpus_files() if args.only in f.relative][args.start:]
     out = []
     tot_pairs = tot_races = 0
     for f in files:
         t = time.perf_counter()
-        p = subprocess.run([sys.executable, "-c", CHILD, str(f.path)], capture_output=True, text=True,
-                           env={"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"})
+        p = subprocess.run([sys.executable, "-c", CHILD, str(f.path), str(args.cpu_limit)], capture_output=True,
+                           text=True, env={"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"})
         if p.returncode != 0:
             print(f"{f.relative}: FAILED\n{p.stderr[-2000:]}")
             out.append({"file": f.relative, "error": p.stderr[-2000:]})

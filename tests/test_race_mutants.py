@@ -34,7 +34,7 @@ from corpus_support import corpus_dir, corpus_files
 from tongasm.check.races import Footprint, _conflict, decode_streams, footprints
 from tongasm.isa.enums import WAIT_WIRE, WaitMode
 from tongasm.neff.neff import Neff
-from tongasm.neff.semaphores import dma_blocks, graph_races
+from tongasm.neff.semaphores import dma_blocks, graph_races, indirect_semaphores
 
 _GE = WAIT_WIRE[WaitMode.sem_ge_imm]
 
@@ -105,7 +105,65 @@ def classify(m: Mutant) -> tuple[str, str]:
         return "nothing-to-order", ""
     if any(s == m.sem and v >= m.need for s, v in later):
         return "implied", ""
+    if _reuse_ordered(m):
+        return "reuse-ordered", ""
     return "unexplained", ""
+
+
+def _reuse_ordered(m: Mutant) -> bool:
+    """The deleted wait is a DMA's wait on its own completion semaphore for the uses before it (S-94:
+    the compiler re-uses a queue's semaphore only once the earlier count is reached), and every bundle
+    of another stream that waits that semaphore for at most that count reaches the DMA's bundle through
+    chains of waits on semaphores one stream's bundles alone raise (the k-th increment is then a fixed
+    bundle): found here by a search of its own, not by the analysis."""
+    from tongasm.check.races import _updates
+    from tongasm.isa.decisions import DEFAULT_DECISIONS
+    from tongasm.isa.decisions.spec import UpdateModeWire
+
+    short = m.stream.split(".", 1)[1]
+    d = m.original[short][m.index]
+    if d.fmt.layout.sem.name != "DMA_2D" or d.fields["dma_semaphore"] != m.sem:
+        return False
+    d2 = DEFAULT_DECISIONS.get(UpdateModeWire)
+    raisers: dict[int, set[str]] = {}
+    ups: dict[str, list[tuple[int, int]]] = {}  # stream -> (bundle, semaphore) of each increment by one
+    for name, bs in m.original.items():
+        ups[name] = []
+        for i, x in enumerate(bs):
+            for um, idx, v in _updates(x, d2.by_wire(), d2.zero_is_none):
+                raisers.setdefault(idx, set()).add(name if um.name == "sem_inc" else "?")
+                if um.name == "sem_inc":
+                    ups[name].append((i, idx))
+            if x.fmt.layout.sem.name in ("DMA_2D", "DMA_TRIGGER", "DMA_INDIRECT"):
+                raisers.setdefault(x.fields.get("dma_semaphore", -1), set()).add("dma")
+    for b in dma_blocks(m.neff, m.graph).values():
+        raisers.setdefault(b.semaphore, set()).add("dma")
+    static = {sem for sem, who in raisers.items() if len(who) == 1 and "dma" not in who and "?" not in who}
+
+    def reaches(start: str, at: int) -> bool:
+        reach = {start: at}
+        changed = True
+        while changed:
+            changed = False
+            for name, r in list(reach.items()):
+                count: dict[int, int] = {}
+                for i, sem in ups[name]:
+                    count[sem] = count.get(sem, 0) + 1
+                    if i < r or sem not in static:
+                        continue
+                    for other, bs in m.original.items():  # a wait for more than the increments before i
+                        for j, x in enumerate(bs):
+                            if (other, j) == (short, m.index) or j >= reach.get(other, 1 << 60):
+                                continue
+                            if any(s == sem and count[sem] <= v for s, v in _waits(x)):
+                                reach[other] = j
+                                changed = True
+                                break
+        return reach.get(short, 1 << 60) <= m.index
+
+    waiters = [(name, j) for name, bs in m.original.items() if name != short for j, x in enumerate(bs)
+               if any(s == m.sem and v <= m.need for s, v in _waits(x))]
+    return bool(waiters) and all(reaches(name, j) for name, j in waiters)
 
 
 def _downstream(m: Mutant) -> dict[str, int]:
@@ -119,6 +177,7 @@ def _downstream(m: Mutant) -> dict[str, int]:
     d2 = DEFAULT_DECISIONS.get(UpdateModeWire)
     blocks = dma_blocks(m.neff, m.graph)
     g = m.graph
+    indirect = indirect_semaphores(m.neff, g)
     raised: dict[str, list[tuple[int, int]]] = {}
     for name, bs in m.original.items():
         ups = []
@@ -126,6 +185,8 @@ def _downstream(m: Mutant) -> dict[str, int]:
             ups += [(i, idx) for _, idx, _ in _updates(d, d2.by_wire(), d2.zero_is_none)]
             if d.fmt.layout.sem.name == "DMA_2D":
                 ups.append((i, d.fields["dma_semaphore"]))
+            elif d.fmt.layout.sem.name == "DMA_INDIRECT" and f"{g}.{name}" in indirect:
+                ups.append((i, indirect[f"{g}.{name}"]))
             elif d.mnemonic == "PseudoDMATrigger":
                 q = bytes(d.raw[0x0C:0x2B]).split(b"\0")[0].decode("ascii", "replace")
                 b = blocks.get((q, d.fields.get("dma_block_id", -1)))
@@ -162,6 +223,8 @@ def _raisers(m: Mutant) -> set[str]:
                 out.add("dma")
     if any(b.semaphore == m.sem for b in dma_blocks(m.neff, m.graph).values()):
         out.add("dma")
+    if m.sem in indirect_semaphores(m.neff, m.graph).values():
+        out.add("dma")
     return out
 
 
@@ -173,10 +236,10 @@ def _all(d, blocks) -> Footprint:
         b = blocks.get((q, d.fields.get("dma_block_id", -1)))
         if b is not None:
             fp = Footprint(fp.reads + b.footprint.reads, fp.writes + b.footprint.writes)
-    elif d.fmt.layout.sem.name == "DMA_2D":
-        from tongasm.check.races import dma_footprint
+    elif d.fmt.layout.sem.name in ("DMA_2D", "DMA_INDIRECT"):
+        from tongasm.check.races import dma_footprint, indirect_footprint
 
-        t = dma_footprint(d, None)
+        t = dma_footprint(d, None) if d.fmt.layout.sem.name == "DMA_2D" else indirect_footprint(d)
         fp = Footprint(fp.reads + t.reads, fp.writes + t.writes)
     return fp
 
@@ -208,18 +271,17 @@ def test_matmul_small_each_deleted_wait() -> None:
     assert "unexplained" not in kinds and "stray" not in kinds and kinds.count("race") >= 1
 
 
-def test_the_small_corpus_neffs_report_no_race() -> None:
-    """Every graph of at most 400 bundles in a corpus NEFF of at most 200 kB: correct compiler output, so 0 races (the whole corpus:
-    benchmarks/corpus_races.py)."""
+def test_the_corpus_neffs_of_up_to_5000_bundles_report_no_race() -> None:
+    """Every corpus NEFF whose graphs hold at most 5,000 bundles (66 of the 96, ~12 s CPU in all): correct
+    compiler output, so 0 races. The other 30 (20,000 to 110,000 bundles, 6 to 60 s CPU each) report 0
+    too in benchmarks/corpus_races.py (benchmarks/RESULTS.md)."""
     checked = 0
     for f in corpus_files():
-        if f.size > 200_000:
-            continue
         n = Neff.read(f.path)
+        if sum(len(n.stream_data(s)) for g in n.graphs for s in n.graph(g).streams.values()) > 5000 * 64:
+            continue
         for g in n.graphs:
-            if sum(len(n.stream_data(s)) for s in n.graph(g).streams.values()) > 400 * 64:
-                continue
             r = graph_races(n, g)
             assert r.count == 0, f"{f.relative}:{g}: {r.races[0].line()}"
-            checked += 1
-    assert checked >= 50  # 59 graphs of the corpus are under 200 kB
+        checked += 1
+    assert checked >= 60  # 66 NEFFs of the corpus

@@ -169,3 +169,73 @@ def test_a_masked_stream_transpose_reads_only_the_columns_its_mask_picks() -> No
     assert box.reads == (("sbuf", 96, 32, 0xE8E0, 0xE960),)
     assert _masked_transpose(tr, box, mask, True).reads == (("sbuf", 96, 32, 0xE8E0, 0xE8E4),)
     assert _masked_transpose(tr, box, mask, False).reads == (("sbuf", 96, 32, 0xE8E0, 0xE8E0 + 80),)  # lanes 0..19
+
+
+def test_s92_an_indirect_dmas_completion_orders_the_reload_that_waits_on_its_queue() -> None:
+    """yolox MODULE_10890989129169494766 sg00: Pool's PseudoRangeCheck (bundle 6) reads byte 0x160 of
+    every partition and its 0xC4 (bundle 7) moves 128 rows of 16 bytes to SBUF 0x2fff0, its index rows
+    the uint64s at 0x8; SP's reload (bundle 859, qSPSpillReload0 block 67: SBUF partition 96 bytes
+    0x50..0x250) waits sem104 >= 8, the only semaphore of the indirect_memcpy queue qPoolIndirectMemCopy0:
+    the first 0xC4's completion (+8, R-101). Unanalysed (S-92=unanalysed) that wait proves nothing."""
+    from tongasm.check.races import ANY_DRAM, decode_streams, indirect_footprint, races
+    from tongasm.neff.semaphores import dma_blocks, indirect_semaphores
+
+    n = _neff("yolox-trn1/MODULE_10890989129169494766.neff")
+    g = n.graph("sg00")
+    assert indirect_semaphores(n, "sg00") == {"sg00.pool": 104}
+    bs = decode_streams({s: n.stream_data(g.streams[s]) for s in ("pool", "sp")})
+    c4 = bs["pool"][7]
+    assert c4.mnemonic == "PseudoDMAMemcpyFullInd"
+    fp = indirect_footprint(c4)
+    assert fp.reads == (("sbuf", 0, 128, 0x8, 0x10), ANY_DRAM)  # 128 uint64 index rows, any DRAM byte
+    assert fp.writes == (("sbuf", 0, 128, 0x2FFF0, 0x30000),)  # 16 bytes a partition
+    streams = {"sg00.pool": bs["pool"][6:8], "sg00.sp": [bs["sp"][859]]}
+    blocks = dma_blocks(n, "sg00")
+    kw = {"blocks": blocks, "indirect": {"sg00.pool": 104}}
+    assert races(streams, **kw).count == 0  # type: ignore[arg-type]
+    r = races(streams, _decisions("S-92=unanalysed"), **kw)  # type: ignore[arg-type]
+    assert r.count == 1 and len(r.unanalysed) == 1
+    x = r.races[0]
+    assert {(a.stream, a.index, a.dma) for a in (x.first, x.second)} == {("sg00.pool", 0, False), ("sg00.sp", 0, True)}
+    assert x.region[:5] == ("sbuf", 96, 1, 0x50, 0x250)  # the reload's bytes, which meet 0x160..0x168
+
+
+def test_s93_an_indirect_save_touches_the_variable_of_the_pointer_copied_to_its_bound() -> None:
+    """yolox MODULE_14856528739640727327 sg00: Pool's IndirectSave (0xC4 bundle 4758, one byte) follows a
+    0xD6 of bound_addr SBUF p96 0xc8e0 and bound 0x8e; the only block writing p96 0xc8e0 is qSPPIO0 block 9,
+    a copy of scatter.2-ADDR (referenced: scatter.2, var 1188). Nine scatter variables are 142 bytes; SP's
+    reload 1539 (qSPSpillReload0 block 186) reads scatter.1 (var 1185) bytes 0..128, which the save
+    does not touch. As any variable (S-93=any) the pair is reported."""
+    from tongasm.check.races import decode_streams, races
+    from tongasm.neff.semaphores import dma_blocks, indirect_semaphores, pointer_copies, pointer_targets
+
+    n = _neff("yolox-trn1/MODULE_14856528739640727327.neff")
+    g = n.graph("sg00")
+    blocks = dma_blocks(n, "sg00")
+    copies = pointer_copies(n, "sg00", blocks)
+    assert copies[(96, 0xC8E0)] == [1188]
+    assert len(pointer_targets(n, "sg00")[142]) == 9
+    bs = decode_streams({s: n.stream_data(g.streams[s]) for s in ("pool", "sp")})
+    assert [d.mnemonic for d in bs["pool"][4757:4759]] == ["PseudoRangeCheck", "PseudoDMAMemcpyFullInd"]
+    streams = {"sg00.pool": bs["pool"][4757:4759], "sg00.sp": [bs["sp"][1539]]}
+    kw = {"blocks": blocks, "indirect": indirect_semaphores(n, "sg00"), "pointer_copies": copies,
+          "indirect_targets": pointer_targets(n, "sg00")}
+    assert races(streams, **kw).count == 0  # type: ignore[arg-type]
+    r = races(streams, _decisions("S-93=any"), **kw)  # type: ignore[arg-type]
+    assert r.count == 1 and {r.races[0].first.stream, r.races[0].second.stream} == {"sg00.pool", "sg00.sp"}
+
+
+def test_s94_a_dma_reusing_its_semaphore_is_ordered_after_the_earlier_count_s_waiters() -> None:
+    """causal-attention model_3c6ff38f sg00: Pool's DMA 20 signals sem8 and waits sem8 >= 16 (bundle 2's DMA
+    on sem8). Deleted, no race: PE bundle 2, the only other waiter of sem8 >= 16, reaches Pool 20 through
+    waits on one-stream semaphores (the test's own search). S-94=pipelined is not modelled: refused."""
+    from test_race_mutants import classify, mutants
+    from tongasm.check.races import races
+    from tongasm.errors import UsageError
+
+    n = _neff("causal-attention-trn1/model_3c6ff38f.neff")
+    m = next(m for m in mutants(n) if m.stream == "sg00.pool" and m.index == 20)
+    assert (m.sem, m.need) == (8, 16)
+    assert classify(m) == ("reuse-ordered", "")
+    with pytest.raises(UsageError, match="S-94"):
+        races({}, _decisions("S-94=pipelined"))

@@ -12,7 +12,9 @@ What it holds:
   A DRAM region is ``("dram", var_id, 1, first byte, end byte)``; an address tongasm cannot resolve
   (a DGE register offset, no DGE table) is every variable (:data:`ANY_DRAM`).
 * :func:`dma_footprint` -- what a 0xD4 DMA moves (its two ADDR8 sides, R-17); a 0xC1 trigger moves
-  what its descriptor block says (:class:`DmaBlock`, given by the caller: a NEFF's sidecars, R-90).
+  what its descriptor block says (:class:`DmaBlock`, given by the caller: a NEFF's sidecars, R-90); a
+  0xC4 indirect DMA its index and data rows (:func:`indirect_footprint`, its DRAM side any variable) and
+  its completion raises its engine's indirect_memcpy semaphore (given by the caller: def.json, S-92).
 * :func:`races` -- the happens-before relation every legal schedule respects, and the conflicting
   pairs it does not order.
 
@@ -282,6 +284,32 @@ def dma_footprint(d: DecodedBundle, dge_table: Sequence[int] | None, decisions: 
     return Footprint((out[0],), (out[1],))
 
 
+#: The queue name of an engine's 0xC4 transfers (one indirect_memcpy queue per engine, S-92).
+INDIRECT_QUEUE = "<indirect_memcpy>"
+
+
+def indirect_footprint(d: DecodedBundle, dram: Sequence[Region] = (ANY_DRAM,)) -> Footprint:
+    """What a 0xC4 PseudoDMAMemcpyFullInd moves (R-101): it reads its index rows (the uint64 addresses at
+    indirect_start_offset, one row every engine_config bytes) and moves direct_elem_size bytes per row
+    between those DRAM addresses and SBUF at direct_start_offset (a row every engine_config2 bytes);
+    direction 0 loads (DRAM to SBUF), 1 saves. The addresses are computed at run time: the DRAM side is
+    ``dram`` (by default any byte of any variable, :data:`ANY_DRAM`; S-93 narrows it)."""
+    f = d.fields
+    rows = f["indirect_num_elems1"]
+
+    def rows_at(word: int, stride: int, run: int) -> Region:
+        a = decode_addr4(word)
+        if a.space != "sbuf" or a.partition is None or a.byte is None:
+            return (a.space if a.space == "psum" else "sbuf", 0, PARTITIONS, 0, WHOLE)
+        return sbuf_box(a.partition << SBUF_PARTITION_SHIFT | a.byte, [(stride, rows)], max(run, 1))
+
+    index = rows_at(f["indirect_start_offset"], f["engine_config"], 8 * max(f["indirect_num_elems0"], 1))
+    data = rows_at(f["direct_start_offset"], f["engine_config2"], f["direct_elem_size"] * max(f["direct_num_elems0"], 1))
+    if f["direction"] == 0:
+        return Footprint((index, *dram), (data,))
+    return Footprint((index, data), tuple(dram))
+
+
 def _overlap(a: Region, b: Region) -> bool:
     if not (a[0] == b[0] and a[1] < b[1] + b[2] and b[1] < a[1] + a[2] and a[3] < b[4] and b[3] < a[4]):
         return False
@@ -302,13 +330,16 @@ def _overlap(a: Region, b: Region) -> bool:
 
 def _conflict(x: Footprint, y: Footprint) -> Region | None:
     """The first region of ``x`` that overlaps one of ``y`` with at least one of the two writing."""
-    for mine, theirs in ((x.writes, y.writes + y.reads), (x.reads, y.writes)):
+    for mine, group in ((x.writes, (y.writes, y.reads)), (x.reads, (y.writes,))):
         for a in mine:
-            if a[0] == "register":  # an engine's registers are its own
+            space = a[0]
+            if space == "register":  # an engine's registers are its own
                 continue
-            for b in theirs:
-                if _overlap(a, b):
-                    return a
+            p0, p1, b0, b1 = a[1], a[1] + a[2], a[3], a[4]
+            for theirs in group:
+                for b in theirs:  # the boxes first (inline: most pairs are apart), then the exact runs
+                    if b[0] == space and p0 < b[1] + b[2] and b[1] < p1 and b0 < b[4] and b[3] < b1 and _overlap(a, b):
+                        return a
     return None
 
 
@@ -377,7 +408,8 @@ class RaceReport:
     pairs_examined: int
     bundles: int
     dmas: int = 0
-    #: DMA bundles whose transfer or completion tongasm does not know (0xC4, a 0xC1 of no known block)
+    #: DMA bundles whose transfer or completion tongasm does not know (a 0xC4 of an engine with no known
+    #: indirect_memcpy semaphore, a 0xC1 of no known block)
     unanalysed: list[Access] = field(default_factory=list)
     #: waits that prove nothing by their form (sem_ge_reg; a written semaphore), by (stream, index)
     unproven_waits: int = 0
@@ -411,6 +443,7 @@ class _Counter:
     groups: dict[int, _Group] = field(default_factory=dict)
     written: bool = False
     static: bool = False  # raised only by one stream's own updates: the n-th increment is fixed
+    serial: bool = False  # raised only by one engine's 0xC4s, completing in issue order (S-92): the n-th is fixed
 
 
 _WAIT_GE = WAIT_WIRE[WaitMode.sem_ge_imm]
@@ -465,7 +498,10 @@ def _masked_transpose(d: DecodedBundle, fp: Footprint, mask: tuple[int, ...], la
 def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet = DEFAULT_DECISIONS, *,
           blocks: Mapping[tuple[str, int], DmaBlock] | None = None, dge_table: Sequence[int] | None = None,
           labels: Mapping[str, Sequence[str | None] | None] | None = None,
-          sources: Mapping[str, Sequence[str | None] | None] | None = None, limit: int = 100,
+          sources: Mapping[str, Sequence[str | None] | None] | None = None,
+          indirect: Mapping[str, int] | None = None,
+          indirect_targets: Mapping[int, Sequence[int]] | None = None,
+          pointer_copies: Mapping[tuple[int, int], Sequence[int]] | None = None, limit: int = 100,
           cap: int = 512, max_passes: int = 8) -> RaceReport:
     """The unordered conflicting pairs of ``streams`` (name -> decoded bundles); see the module doc.
 
@@ -474,7 +510,8 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
     lines, for the reports. At most
     ``limit`` races are kept (the rest counted). ``cap`` bounds the updates examined one by one for
     one candidate of one wait (beyond it the candidate is not proven: sound, and said by a race)."""
-    from ..isa.decisions.dma import DmaBlockCompletion, QueueOrder, RaceSources
+    from ..isa.decisions.dma import (DmaBlockCompletion, IndirectRaceBounds, IndirectRaceSource, IndirectTransfer,
+                                     QueueOrder, RaceSources, SelfWaits)
     from ..isa.decisions.move import TransposeMask
     from ..isa.layouts.move import lane_fields
     from ..isa.decisions.dma import DmaCompletion
@@ -488,6 +525,30 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
     lane_index = decisions.get(TransposeMask).lane_index
     fifo = decisions.get(QueueOrder).fifo
     block_inc = DmaBlockCompletion.INCREMENT
+    indirect_inc = decisions.get(IndirectTransfer).increment
+    indirect_on = decisions.get(IndirectRaceSource).modelled
+    indirect_fifo = decisions.get(IndirectRaceSource).fifo
+    if not decisions.get(SelfWaits).program_order:
+        from ..errors import UsageError
+
+        raise UsageError("S-94=pipelined (an engine's bundles overlapping their successors) is not modelled by the "
+                         "race check; S-94=program-order is")
+    bounded = decisions.get(IndirectRaceBounds).bounded
+
+    def indirect_dram(chk: DecodedBundle | None, d: DecodedBundle) -> tuple[Region, ...]:
+        """S-93: the DRAM a 0xC4 may touch, from the PseudoRangeCheck on its index rows (the same rows and
+        count) before it: the variables referenced by the pointers the DMAs copy to its bound_addr; without
+        such a copy, the variables a pointer references whose size is its bound; else any."""
+        if not bounded or chk is None or not (indirect_targets or pointer_copies):
+            return (ANY_DRAM,)
+        f, c = d.fields, chk.fields
+        if c.get("slot_a.addr") != f["indirect_start_offset"] or c.get("idx_meta") != f["indirect_num_elems1"]:
+            return (ANY_DRAM,)
+        a = decode_addr4(c.get("bound_addr", 0))
+        vids = (pointer_copies or {}).get((a.partition or 0, a.byte or 0)) if a.space == "sbuf" else None
+        if vids is None:  # no block copies a pointer there: the referenced variables of the bound's size
+            vids = (indirect_targets or {}).get(c["bound_size_bytes"])
+        return tuple(("dram", v, 1, 0, WHOLE) for v in vids) if vids else (ANY_DRAM,)
     names = list(streams)
     k = len(names)
     bs = [list(streams[n]) for n in names]
@@ -512,6 +573,7 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
     tr_sem: list[int | None] = []  # the semaphore each transfer's completion raises
     sem_ups: list[list[tuple[int, int]]] = [[] for _ in range(k)]  # per stream: (bundle, semaphore) raised  # the transfer triggered on the same queue just before (S-91), -1 for none
     queue_last: dict[tuple[int, str], int] = {}
+    serial_tr: set[int] = set()  # the 0xC4 transfers of an engine's indirect queue, completing in issue order
     counters: dict[tuple[str, int], _Counter] = {}
 
     def source(key: tuple[str, int], s: int, i: int, amount: int, t: int) -> None:
@@ -526,11 +588,14 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
         row: list[Footprint] = []
         mine: dict[int, int] = {}
         mask: tuple[int, ...] | None = None  # the engine's lane mask (the last LoadMaskSelect, S-68)
+        check: DecodedBundle | None = None  # the stream's last PseudoRangeCheck (S-93)
         for i, d in enumerate(bs[s]):
             fp = footprints(d)
             lsem = d.fmt.layout.sem
             if lsem == Sem.LOAD_LANE_MASK:
                 mask = tuple(d.fields[n] for n in lane_fields())
+            elif lsem == Sem.RANGE_CHECK:
+                check = d
             elif lsem == Sem.STREAM_TRANSPOSE and d.fields.get("use_mask") and mask is not None:
                 fp = _masked_transpose(d, fp, mask, lane_index)
             row.append(fp if not fp.empty else EMPTY)
@@ -564,19 +629,27 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                     report.unanalysed.append(access(s, i, True))
                 else:
                     tfp, tsem, amount = blk.footprint, blk.semaphore, block_inc
-            elif d.mnemonic == "PseudoDMAMemcpyFullInd":
-                report.unanalysed.append(access(s, i, True))
+            elif sem == Sem.DMA_INDIRECT:
+                isem = (indirect or {}).get(names[s]) if indirect_on else None
+                if isem is None:
+                    report.unanalysed.append(access(s, i, True))
+                else:  # R-101: the rows move in the transfer, the queue's semaphore gains the increment at its end
+                    tfp, tsem, amount = indirect_footprint(d, indirect_dram(check, d)), isem, indirect_inc
+                    if indirect_fifo:
+                        queue = INDIRECT_QUEUE
             if tfp is not None:
                 t = len(tr_point)
                 mine[i] = t
                 tr_point.append((s, i))
                 tr_fp.append(tfp)
-                tr_slack.append(amount - 1 if parts else 0)
+                tr_slack.append(amount - 1 if parts and sem != Sem.DMA_INDIRECT else 0)
                 prev_t = -1
-                if queue is not None and fifo:
+                if queue is not None and (fifo or queue == INDIRECT_QUEUE):
                     prev_t = queue_last.get((s, queue), -1)
                     queue_last[(s, queue)] = t
                 tr_prev.append(prev_t)
+                if queue == INDIRECT_QUEUE:
+                    serial_tr.add(t)
                 tr_sem.append(tsem if amount > 0 else None)
                 if tsem is not None and amount > 0:
                     source(("sem", tsem), s, i, amount, t)
@@ -588,6 +661,8 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
             c.written = True  # an unknown DMA might raise any semaphore: no wait proves anything
     for c in counters.values():
         c.static = not c.written and len(c.groups) == 1 and all(t < 0 for g in c.groups.values() for t in g.transfer)
+        c.serial = not c.written and len(c.groups) == 1 and all(t in serial_tr for g in c.groups.values()
+                                                                for t in g.transfer)
 
     def waits(d: DecodedBundle) -> list[tuple[tuple[str, int], int] | None]:
         """Each wait of ``d``: (semaphore or event, count needed), None for one that proves nothing."""
@@ -604,6 +679,8 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
             elif mode == _WAIT_REG:
                 out.append(None)
         return out
+
+    wait_of = [[waits(d) for d in b] for b in bs]  # each bundle's waits, once (every pass reads them)
 
     # --- pass 2: static clocks (program order and the waits of one-stream update-only semaphores) --------
     zero = (0,) * k
@@ -626,7 +703,7 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                     vc = list(static[s][i - 1]) if i else [0] * k
                     vc[s] = i + 1
                     blocked = False
-                    for w in waits(bs[s][i]):
+                    for w in wait_of[s][i]:
                         c = counters.get(w[0]) if w is not None else None
                         if w is None or c is None or not c.static:
                             continue
@@ -681,6 +758,13 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
         c = counters.get(key)
         if c is None or c.written:
             return []
+        if c.serial:  # S-92: the n-th unit comes from a fixed source, the first whose running sum reaches n
+            (s, g), = c.groups.items()
+            j = bisect_left(g.cum, need)
+            if j >= len(g.cum):
+                return []  # never satisfied: a deadlock, not a race
+            ei, et = g.index[j - 1], g.transfer[j - 1]
+            return (s, ei) if clocks[s][ei] is None else [(s, ei, et)]
         # the sources not known to come after the wait: a prefix of each stream's
         prefix: dict[int, int] = {}
         total = 0
@@ -769,7 +853,10 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
         last_sem: list[int | None] = [None] * k
         # the visited bundles of each stream that touch memory, for the windows
         touching: list[list[int]] = [[] for _ in range(k)]
-        open_tr: list[int] = []
+        # per stream, the issued transfers not yet known to have finished before its next bundle: a
+        # transfer after one bundle's clock is after every later bundle's of that stream (clocks grow
+        # along a stream, ``aft`` only shrinks), so it leaves that stream's list for good
+        open_by: list[list[int]] = [[] for _ in range(k)]
         found = report.races
         seen: set[tuple[int, int, int, int]] = set()
         waiting: list[tuple[int, int] | None] = [None] * k  # what a blocked stream waits to be visited
@@ -808,9 +895,12 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                     if r is not None and (sj, j, s, i * 2 + (tr >= 0)) not in seen:
                         seen.add((sj, j, s, i * 2 + (tr >= 0)))
                         record(access(sj, j), me, r, nearest(sj, j, -1, s))
-            for t in open_tr:
-                if t == tr or after_transfer(t, vc):
-                    continue
+            keep: list[int] = []
+            for t in open_by[s]:
+                a = aft[t]
+                if any(x > y for x, y in zip(vc, a)):
+                    continue  # finished before this access (and every later one of the stream)
+                keep.append(t)
                 ts, ti = tr_point[t]
                 if (after_transfer(tr, clock_of(ts, ti)) if tr >= 0 else clock_of(ts, ti)[s] > i):
                     continue  # issued after this access
@@ -818,8 +908,8 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                 r = _conflict(fp, tr_fp[t])
                 if r is not None:
                     record(access(ts, ti, True), me, r, nearest(ts, ti, t, s))
+            open_by[s] = keep
 
-        visits = 0
         progressed = True
         stuck = False  # every stream waits: resolve the first waiting one with what is known
         while progressed or (not stuck and any(w is not None for w in waiting)):
@@ -834,7 +924,6 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                 if wt is not None and pc[wt[0]] <= wt[1] and not stuck:
                     continue
                 waiting[s] = None
-                d = bs[s][i]
                 prev = clocks[s][i - 1] if i else None
                 # what earlier passes proved holds in every schedule: start from it (the needed updates
                 # are joined even when it covers them, so at the fixed point a clock that covers a
@@ -842,7 +931,7 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                 vc = list(prior[s][i]) if prev is None else [max(a, b) for a, b in zip(prev, prior[s][i])]
                 blocked = False
                 proven: list[tuple[int, int, int]] = []
-                for w in waits(d):
+                for w in wait_of[s][i]:
                     if w is None:
                         report.unproven_waits += scanning
                         continue
@@ -876,17 +965,13 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                 if t is not None and scanning:
                     if not tr_fp[t].empty:
                         scan(s, i, tr_fp[t], vc, t)
-                    open_tr.append(t)
+                    for lst in open_by:
+                        lst.append(t)
                 if not fp.empty:
                     touching[s].append(i)
                 pc[s] += 1
                 progressed = True
                 stuck = False
-                visits += 1
-                if scanning and visits % 64 == 0 and open_tr:
-                    open_tr = [t for t in open_tr if not all(
-                        pc[u] >= lens[u] or (pc[u] > 0 and after_transfer(t, clocks[u][pc[u] - 1] or zero))
-                        for u in range(k))]
 
     passes = 0
     while True:

@@ -97,8 +97,65 @@ def graph_races(neff: Neff, graph: str, decisions: DecisionSet = DEFAULT_DECISIO
     streams = decode_streams({s.stream: neff.stream_data(s) for s in g.streams.values()}, decisions)
     labels = {f"{graph}.{s.stream}": neff.bir_names(s) for s in g.streams.values()}
     sources = {f"{graph}.{s.stream}": neff.source_lines(s) for s in g.streams.values()}
-    return races({f"{graph}.{n}": b for n, b in streams.items()}, decisions, blocks=dma_blocks(neff, graph, decisions),
-                 dge_table=dge_table(neff, graph), labels=labels, sources=sources, limit=limit)
+    blocks = dma_blocks(neff, graph, decisions)
+    return races({f"{graph}.{n}": b for n, b in streams.items()}, decisions, blocks=blocks,
+                 dge_table=dge_table(neff, graph), labels=labels, sources=sources,
+                 indirect=indirect_semaphores(neff, graph), indirect_targets=pointer_targets(neff, graph),
+                 pointer_copies=pointer_copies(neff, graph, blocks), limit=limit)
+
+
+def pointer_copies(neff: Neff, graph: str, blocks: Mapping[tuple[str, int], DmaBlock]
+                   ) -> dict[tuple[int, int], list[int]]:
+    """By SBUF (partition, first byte), the variables referenced by the def.json pointers the graph's
+    descriptor blocks copy there (the bound of a PseudoRangeCheck, S-93). A place some block also
+    writes from anything but a pointer is left out."""
+    vs = neff.graph(graph).definition.variables.values()
+    ref = {v.var_id: v.raw.get("referenced_var_id") for v in vs if v.type == "pointer"}
+    out: dict[tuple[int, int], list[int]] = {}
+    others: list[Region] = []  # the SBUF writes of anything but a pointer
+    for b in blocks.values():
+        for r, w in zip(b.footprint.reads, b.footprint.writes):
+            if w[0] != "sbuf":
+                continue
+            target = ref.get(r[1]) if r[0] == "dram" and r != ANY_DRAM else None
+            if not isinstance(target, int):
+                others.append(w)
+                continue
+            for p in range(w[1], w[1] + w[2]):
+                if target not in out.setdefault((p, w[3]), []):
+                    out[(p, w[3])].append(target)
+    return {(p, at): v for (p, at), v in out.items()
+            if not any(o[1] <= p < o[1] + o[2] and o[3] < at + 8 and at < o[4] for o in others)}
+
+
+def pointer_targets(neff: Neff, graph: str) -> dict[int, list[int]]:
+    """By size in bytes, the var_ids of the variables a def.json ``pointer`` variable references (its
+    ``referenced_var_id``): what an indirect DMA bounded by a PseudoRangeCheck of that size may touch (S-93)."""
+    vs = neff.graph(graph).definition.variables.values()
+    size = {v.var_id: v.size for v in vs if v.size is not None}
+    out: dict[int, list[int]] = {}
+    for v in vs:
+        ref = v.raw.get("referenced_var_id") if v.type == "pointer" else None
+        if isinstance(ref, int) and ref in size and ref not in out.get(size[ref], []):
+            out.setdefault(size[ref], []).append(ref)
+    return out
+
+
+def indirect_semaphores(neff: Neff, graph: str) -> dict[str, int]:
+    """The semaphore of each engine's ``indirect_memcpy`` DMA queue (def.json), by the race check's stream
+    name: the 0xC4 completions of that engine raise it (R-101). An engine with more than one such
+    queue, or a queue of more than one semaphore, is left out (its 0xC4s stay unanalysed)."""
+    out: dict[str, int] = {}
+    seen: set[str] = set()
+    for q in neff.graph(graph).definition.dma_queues.values():
+        if q.raw.get("indirect_memcpy") is True:
+            key = f"{graph}.{q.owner}"
+            if key in seen or len(q.semaphore_set) != 1:
+                out.pop(key, None)
+            else:
+                out[key] = q.semaphore_set[0]
+            seen.add(key)
+    return out
 
 
 def race_findings(report: RaceReport, where: str) -> list[Finding]:

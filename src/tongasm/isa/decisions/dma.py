@@ -297,10 +297,11 @@ class RaceSources(Decision):
     subject = "the race check: which updates can raise a semaphore, and its value before the first"
     reason = ("a wait orders a bundle after an update only when every way of reaching its count needs that "
               "update, so every source must be known: the engines' sync updates, 0xD4 completions (R-15) and "
-              "0xC1 block completions (R-90). The indirect DMA 0xC4 names its semaphore in no field tongasm "
-              "reads; the simulator starts every semaphore at 0")
+              "0xC1 block completions (R-90), 0xC4 completions on the engine's indirect_memcpy queue (S-92). A DMA "
+              "of no known completion (a 0xC4 of an engine with no such queue, a 0xC1 of no known block) "
+              "names its semaphore in no field tongasm reads; the simulator starts every semaphore at 0")
     KNOWN = Reading("known", "semaphores start at 0 and are raised only by the known sources; a DMA whose "
-                             "completion semaphore is unknown (0xC4) is listed as unanalysed, not assumed to "
+                             "completion semaphore is unknown is listed as unanalysed, not assumed to "
                              "raise any semaphore")
     STRICT = Reading("strict", "as known, but a graph holding a DMA with an unknown completion semaphore proves "
                                "no wait at all (it might raise any semaphore)")
@@ -388,6 +389,95 @@ class ExtensionBound(Decision):
         return self.reading is self.BOUND
 
 
+class IndirectRaceSource(Decision):
+    id = "S-92"
+    subject = "the race check: the 0xC4 indirect DMA as a transfer and a semaphore source, and its completion order"
+    reason = ("yolox-trn1 MODULE_10890989129169494766 sg00: SP bundle 859 (aten__add_add.3500-t15951_ReloadStore261_"
+              "Reload-trig, a 0xC1 of qSPSpillReload0 block 67 writing SBUF partition 96 bytes 0x50..0x250) waits "
+              "sem104 >= 8; sem104 is the only semaphore of def.json's qPoolIndirectMemCopy0 (indirect_memcpy, owner "
+              "pool) and no bundle, 0xD4 or 0xC1 block raises it: the 8 is the completion of Pool's first 0xC4 "
+              "(bundle 7, R-101: +8 per 0xC4), issued after the PseudoRangeCheck (bundle 6) that reads byte 0x160 of "
+              "every partition. The consumers count the queue's completions in issue order: in "
+              "MODULE_13897282659183476702 Pool issues three 0xC4s back to back (bundles 11, 15, 18: SBUF rows "
+              "0x2fff0, 0x2ffe0, 0x2ffd0) and ACT's readers of those rows (7950, 7951, 7952) wait sem104 >= 8, >= 16 "
+              "and >= 24, DVE's 8684 >= 8 for the first; the k-th 0xC4's semaphore_wait_value is 8k + 4 in all 234 "
+              "corpus 0xC4s (each waits on those before it). With the 0xC4 unanalysed (S-90) those waits proved "
+              "nothing: MODULE_10890989129169494766 reported 1 pair, MODULE_13897282659183476702 2 (Pool's "
+              "TensorScalarAddr 7 and PseudoRangeCheck 10 against SP's reload 2155, which waits sem104 >= 8); modelled "
+              "in any completion order 8 pairs there; in issue order none. The rows' DRAM addresses are computed at "
+              "run time (uint64s built by TensorScalarAddr): the DRAM side is any byte of any variable; the SBUF "
+              "rows are exact")
+    QUEUE_FIFO = Reading("queue-fifo", "a 0xC4 reads its index rows and moves its data rows in a transfer after its "
+                                       "bundle; its end raises its engine's indirect_memcpy queue semaphore "
+                                       "(def.json) by R-101's increment, the 0xC4s of one engine completing in "
+                                       "issue order (the n-th unit of the semaphore is a fixed 0xC4's); its DRAM "
+                                       "side is any variable")
+    QUEUE = Reading("queue", "as queue-fifo, but the 0xC4s may complete in any order (a wait proves a 0xC4 complete "
+                             "only when every way of reaching its count needs it)")
+    UNANALYSED = Reading("unanalysed", "a 0xC4 is listed as unanalysed: no footprint, no semaphore source (S-90 "
+                                       "decides whether waits are proven at all then)")
+
+    @property
+    def modelled(self) -> bool:
+        return self.reading is not self.UNANALYSED
+
+    @property
+    def fifo(self) -> bool:
+        return self.reading is self.QUEUE_FIFO
+
+
+class IndirectRaceBounds(Decision):
+    id = "S-93"
+    subject = "the race check: which DRAM variables a 0xC4 indirect DMA may touch"
+    reason = ("the rows' addresses are a pointer variable's value plus computed offsets (TensorScalarAddr), and the "
+              "0xD6 before each 0xC4 checks the same rows (slot_a = indirect_start_offset, idx_meta = the row count, "
+              "R-101) against bound_size_bytes, the size of the variable the pointer references (S-101; rows out of "
+              "range are not moved). yolox-trn1 MODULE_14856528739640727327 sg00: Pool's 0xC4 4531 follows a 0xD6 "
+              "of bound 0x20d00 = 134,400, the size of reshape.20 (var 1181, referenced by reshape.20-ADDR) and of no "
+              "other referenced variable; with the DRAM side any variable 192 pairs were reported against DMAs of "
+              "reshape.10 (var 1178) and input398 (var 399), none with it the referenced variables of that size")
+    REFERENCED = Reading("referenced", "after a 0xD6 on its rows, a 0xC4's DRAM side is any byte of the variables "
+                                       "a def.json pointer references whose size is the 0xD6's bound; else any "
+                                       "variable")
+    ANY = Reading("any", "a 0xC4's DRAM side is any byte of any variable")
+
+    @property
+    def bounded(self) -> bool:
+        return self.reading is self.REFERENCED
+
+
+class SelfWaits(Decision):
+    id = "S-94"
+    subject = ("the race check: the compiler's self-waits (an engine waiting on a semaphore only its own bundles "
+               "or its own DMAs' completions raise)")
+    reason = ("causal-attention-trn1 model_3c6ff38f sg00 (448 bundles, 308 sem_ge_imm waits, each deleted in turn by "
+              "tests/test_race_mutants.py): 99 waits are on a semaphore only the waiting engine's bundles raise "
+              "(ACT, DVE and Pool wait their own sem4/sem6/sem3 counts before a DMA or a bundle reads what they "
+              "wrote); 15 are Pool DMAs waiting their own queue semaphore's earlier use (bundle 20, "
+              "src=dge2+0x600800, signals sem8 and waits sem8 >= 16, the completion of bundle 2's DMA on sem8; "
+              "40 waits sem8 >= 32): a re-used semaphore's counts keep naming one DMA each. Deleting one of the 99 "
+              "changes no schedule tongasm knows (S-40: a bundle finishes before the next of its engine starts, "
+              "and the check compares only different engines and queues); deleting one of the 15 left no race, "
+              "and for each every other waiter of that count (PE bundle 2 waits sem8 >= 16) reaches the DMA's "
+              "bundle through waits on one-stream semaphores (found by the test's own search, 'reuse-ordered'): "
+              "the re-use was already ordered. The 16th, DVE bundle 6 (Memset of 0x7c04..0x7c08) waiting sem3 >= 1 "
+              "(Pool bundle 4, a TensorScalarAffineSelect of 0xc250 only), orders DVE after a bundle it shares no "
+              "byte with (by hand; the test's 'nothing-to-order' looks at the whole window, which conflicts with "
+              "later bundles ordered by other waits): a wait the compiler did not need. Whether the hardware needs "
+              "the 99 (an engine's pipeline still writing when its own DMA starts reading) is not in the bytes")
+    PROGRAM_ORDER = Reading("program-order", "an engine's bundles are ordered by program order (each finishes "
+                                             "before the next starts): a self-wait on the engine's own updates "
+                                             "orders nothing more; a wait on its own DMAs' completion orders as "
+                                             "any wait")
+    PIPELINED = Reading("pipelined", "an engine's bundle may still be writing when a later bundle of it, or a DMA "
+                                     "it issues, starts; only a self-wait orders them (not modelled: selecting it "
+                                     "is refused)")
+
+    @property
+    def program_order(self) -> bool:
+        return self.reading is self.PROGRAM_ORDER
+
+
 __all__ = ["DescriptorUnits", "DgeRegisterAddress", "DgeRegisterSide", "DmaBlockCompletion", "DramAddresses",
-           "ExtensionBound", "ExtensionForm", "IndirectBounds", "IndirectTransfer", "QueueOrder", "RaceSources", "RangeCheckOperands",
-           "StateBufferVariable"]
+           "ExtensionBound", "ExtensionForm", "IndirectBounds", "IndirectRaceBounds", "IndirectRaceSource",
+           "IndirectTransfer", "QueueOrder", "RaceSources", "RangeCheckOperands", "SelfWaits", "StateBufferVariable"]
