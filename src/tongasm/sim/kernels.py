@@ -126,6 +126,10 @@ def fold(op: AluOp, x: np.ndarray, *, bitvec: bool = False, w: int = _WIRE_F32) 
             acc = numeric.tensor_tensor(op, acc, w, np.ascontiguousarray(x[..., j]), w, w, bitvec=True)
         return numeric.bits_view(np.ascontiguousarray(acc)).astype(np.uint64)
     xf = numeric.to_fp32(x, w)
+    ufunc = numeric.fold_ufunc(op)
+    if ufunc is not None and n:  # the same steps in one call: accumulate is sequential, each step float32
+        with np.errstate(all="ignore"):
+            return np.array(ufunc.accumulate(xf, axis=-1, dtype=F32)[..., -1], dtype=F32)
     acc = np.array(xf[..., 0], dtype=F32)
     for j in range(1, n):
         acc = numeric.tensor_tensor(op, acc, _WIRE_F32, np.ascontiguousarray(xf[..., j]), _WIRE_F32, _WIRE_F32)
@@ -146,6 +150,12 @@ def accumulate(acc: np.ndarray, cmd: AccType, op: AluOp, row: np.ndarray, init: 
     if cmd == AccType.Zero:
         return
     cur = acc.astype(F32)
+    ufunc = numeric.fold_ufunc(op)
+    if ufunc is not None:  # the fold below in one sequential float32 accumulate, the old value first
+        with np.errstate(all="ignore"):
+            steps = np.concatenate([cur.reshape(-1, 1), np.asarray(row, dtype=F32)], axis=1)
+            acc[...] = ufunc.accumulate(steps, axis=1, dtype=F32)[:, -1].reshape(acc.shape)
+        return
     for j in range(row.shape[1]):
         cur = numeric.tensor_tensor(op, cur, _WIRE_F32, np.ascontiguousarray(row[:, j], dtype=F32), _WIRE_F32,
                                     _WIRE_F32)

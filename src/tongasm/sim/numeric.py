@@ -152,6 +152,18 @@ def _bool_op(op: AluOp, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 #: The float32 ALU ops that are one numpy ufunc (also used to write straight into an output view).
 _UFUNCS = {AluOp.add: np.add, AluOp.subtract: np.subtract, AluOp.mult: np.multiply, AluOp.divide: np.divide,
            AluOp.max: np.maximum, AluOp.min: np.minimum, AluOp.pow: np.power, AluOp.mod: np.fmod}
+
+
+def fold_ufunc(op: AluOp) -> np.ufunc | None:
+    """The numpy ufunc whose float32 ``accumulate`` is the sequential float32 left fold
+    ``acc = OP(acc, x)`` that :func:`tensor_tensor` computes one step at a time on float32 operands
+    (the arithmetic ops of :data:`_UFUNCS`, each step rounded to float32), or None (bypass, the
+    comparison and bit-vector ops: the step-by-step path)."""
+    if op not in _UFUNCS or alu_class(op) == AluClass.BITVEC:
+        return None
+    return _UFUNCS[op]
+
+
 def _float_op(op: AluOp, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         if op == AluOp.bypass:

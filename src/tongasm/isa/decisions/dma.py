@@ -88,6 +88,11 @@ class DmaElementOrder(Decision):
         outer, inner = outer_first
         return (inner, outer) if self.reading is self.DIM1_OUTER else (outer, inner)
 
+    @property
+    def dim0_inner(self) -> bool:
+        """Whether dim 0 varies fastest: the runs of one j come one after another (as :meth:`points`)."""
+        return self.reading is self.DIM1_OUTER
+
     def points(self, num0: int, num1: int) -> list[tuple[int, int]]:
         """The (i, j) of every run, in transfer order."""
         if self.reading is self.DIM1_OUTER:

@@ -35,7 +35,15 @@ from ..machine import DmaDescriptor, DmaTransfer, SimError, check_extent, rewrap
 
 # --- DMA ---------------------------------------------------------------------------------------------------
 
-def _side(c: Ctx, side: str, points: list[tuple[int, int]]) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+def run_starts(word: int, num0: int, step0: int, num1: int, step1: int, order: DmaElementOrder) -> np.ndarray:
+    """The start of every run, ``word + i * step0 + j * step1``, in R-16's order (as ``order.points`` lists
+    the (i, j)), int64."""
+    i = np.arange(num0, dtype=np.int64) * step0
+    j = np.arange(num1, dtype=np.int64) * step1
+    return (word + (j[:, None] + i[None, :] if order.dim0_inner else i[:, None] + j[None, :])).reshape(-1)
+
+
+def _side(c: Ctx, side: str, order: DmaElementOrder) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """S-45: the bytes of one DMA side, runs in transfer order: a [runs, run bytes] view of the buffer
     when the runs are evenly spaced and do not overlap (every real DMA), else (the buffer, the byte
     index of every byte of every run)."""
@@ -53,7 +61,7 @@ def _side(c: Ctx, side: str, points: list[tuple[int, int]]) -> np.ndarray | tupl
             raise SimError(f"{c.where()} {side}: ADDR8 mode 0x28 names register {word}, which the engine does not "
                            f"have ({c.m.target.registers}) (R-104)")
         word = c.m.reg(c.engine, word)
-    starts = np.array([word + i * step0 + j * step1 for i, j in points], dtype=np.int64)
+    starts = run_starts(word, f[f"{side}.num0"], step0, f[f"{side}.num1"], step1, order)
     if mode not in (Addr8Modes.PHYSICAL, Addr8Modes.DGE_IMMEDIATE) and not register_mode:
         raise SimError(f"{c.where()} {side}: ADDR8 mode {mode:#04x} is not simulated (R-17)")
     if mode == Addr8Modes.PHYSICAL and var == Addr8Modes.SBUF_VAR:
@@ -95,8 +103,8 @@ def dma_2d(c: Ctx) -> None:
     for side in ("src", "dst"):  # the runs are listed one by one: bound them before they are
         check_extent(f[f"{side}.num0"] * f[f"{side}.num1"] * max(f[f"{side}.elem_size"], 1), f"{c.where()} {side}",
                      "bytes")
-    reads = _side(c, "src", order.points(f["src.num0"], f["src.num1"]))
-    writes = _side(c, "dst", order.points(f["dst.num0"], f["dst.num1"]))
+    reads = _side(c, "src", order)
+    writes = _side(c, "dst", order)
     t = DmaTransfer(c.engine, c.where(), reads, writes, f["src_dtype"], f["dst_dtype"], f["dma_semaphore"],
                     c.ds.get(DmaCompletion).increments(f["dma_sem_increment"]))
     if c.ds.get(DmaTiming).deferred:  # S-40: the scheduler completes it when every engine is blocked
