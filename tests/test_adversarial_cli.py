@@ -398,3 +398,29 @@ def test_a_dma_side_past_the_simulator_limit_is_refused(tmp_path: Path, capsys: 
                   says="more than the simulator's limit of 4,096")
     assert "bytes" in err
     assert not (tmp_path / "r").exists()
+
+
+def test_a_listing_not_named_dot_s_is_sniffed_the_same_by_every_command(tmp_path: Path) -> None:
+    """`assemble` (listing or BIR JSON) and `check`/`diff` (listing or raw stream) share one sniff: a
+    leading byte-order mark or comment does not make a listing read as JSON or as bundles."""
+    from tongasm.io.inputs import is_listing
+
+    assert run("assemble", EXAMPLE, "-o", tmp_path / "b", "-q") == 0
+    listing = tmp_path / "l.s"
+    assert run("disasm", tmp_path / "b" / "dve.bin", "-o", listing) == 0
+    text = listing.read_bytes()
+    for name, data in (("bom.txt", b"\xef\xbb\xbf" + text), ("comment.txt", b"; from dve.bin\n\n" + text)):
+        f = tmp_path / name
+        f.write_bytes(data)
+        assert is_listing(str(f), other_suffix=".json", comment_is_listing=False)
+        assert is_listing(str(f), other_suffix=".bin", comment_is_listing=True)
+        assert run("check", f) == 0
+        assert run("asm", f, "-o", tmp_path / name.replace(".", "_"), "-q") == 0
+        assert (tmp_path / name.replace(".", "_") / "dve.bin").read_bytes() == (tmp_path / "b" / "dve.bin").read_bytes()
+    json_like = tmp_path / "k.txt"
+    json_like.write_bytes(EXAMPLE.read_bytes())
+    assert not is_listing(str(json_like), other_suffix=".json", comment_is_listing=False)
+    stream = tmp_path / "b" / "dve.bin"
+    assert not is_listing(str(stream), other_suffix=".bin", comment_is_listing=True)
+    with pytest.raises(Exception, match="cannot read"):
+        is_listing(str(tmp_path / "missing.txt"), other_suffix=".json", comment_is_listing=False)

@@ -98,6 +98,37 @@ def test_asm_checks_the_streams_and_writes_nothing_on_a_finding(tmp_path, capsys
     assert (tmp_path / "o" / "dve.bin").stat().st_size == 128
 
 
+def test_check_of_a_listing_checks_its_bundles_with_their_lines(tmp_path, capsys):
+    """`check` assembles a listing as `asm` does (it used to read the text as raw bundles: dozens of
+    findings about ASCII bytes), names each finding by line, and reports it in JSON with the line."""
+    import json
+
+    src = tmp_path / "k.s"
+    src.write_text("\n".join(line for line in _BAD.splitlines() if "Bogus" not in line and "Nope" not in line))
+    assert main(["check", str(src)]) == 1
+    cap = capsys.readouterr()
+    out = cap.out
+    assert f"{src}:3: dve+0x0: error[desc.count_range]" in out and f"{src}:5:" not in out
+    assert f"{src}:dve: 2 bundles: 7 findings" in cap.err
+    assert main(["asm", str(src), "-o", str(tmp_path / "o")]) == 1
+    assert capsys.readouterr().out == out  # the very findings asm prints, line for line
+    assert main(["check", str(src), "--format", "json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    (inp,) = doc["inputs"]
+    assert inp["kind"] == "listing" and inp["bundles"] == 2
+    assert {(f["line"], f["offset"]) for f in inp["findings"]} == {(3, 0)} and len(inp["findings"]) == 7
+    assert [f["field"] for f in inp["findings"] if f["check"] == "desc.count_range"] == \
+        ["dst.num0", "dst.num1", "dst.num2", "dst.num3"]  # the Copy on line 3 has no dst descriptor
+    raw = tmp_path / "k.txt"  # no .s suffix: sniffed (its first line is a directive or a comment)
+    raw.write_bytes(src.read_bytes())
+    assert main(["check", str(raw)]) == 1
+    assert f"{raw}:3: dve+0x0: error[desc.count_range]" in capsys.readouterr().out
+    bad = tmp_path / "bad.s"
+    bad.write_text(_BAD)
+    assert main(["check", str(bad)]) == 2  # a listing that does not assemble is unusable input
+    assert "unknown mnemonic 'Bogus'" in capsys.readouterr().err
+
+
 def test_run_says_which_inputs_start_as_zeros(tmp_path, capsys):
     import numpy as np
 

@@ -92,14 +92,15 @@ def build_parser() -> argparse.ArgumentParser:
     _add_format(a)
     a.set_defaults(func=cmd_assemble)
 
-    c = sub.add_parser("check", help="validate kernels (BIR JSON), raw bundle streams (.bin) or NEFFs",
+    c = sub.add_parser("check", help="validate kernels (BIR JSON), listings (.s), raw bundle streams (.bin) or NEFFs",
                        description="Run every named ISA check. KERNEL.json is checked instruction by instruction "
-                                   "(RUN_ISA_CHECKS); FILE.bin is decoded and checked bundle by bundle; FILE.neff "
+                                   "(RUN_ISA_CHECKS); FILE.s (a listing) is assembled as 'tongasm asm' assembles it and each "
+                                   "finding names its line; FILE.bin is decoded and checked bundle by bundle; FILE.neff "
                                    "checks every engine stream of every graph (or FILE.neff:sg00, FILE.neff:sg00/pe) "
                                    "with the NEFF's target, and bundles of ISA opcodes tongasm has no layout for "
                                    "yet are counted as bundle.unmodelled warnings, not errors. Exit 0 when "
                                    "clean, 1 when any check fails, 2 for unusable input.")
-    c.add_argument("inputs", nargs="+", metavar="KERNEL.json|FILE.bin|FILE.neff[:sg00[/pe]]")
+    c.add_argument("inputs", nargs="+", metavar="KERNEL.json|FILE.s|FILE.bin|FILE.neff[:sg00[/pe]]")
     c.add_argument("--target", choices=sorted(TARGETS),
                    help="target (kernels: overrides the arch; streams: default gen2; a NEFF names its own)")
     c.add_argument("--engine", choices=["pool", "act", "pe", "dma", "dve", "sp"],

@@ -13,7 +13,7 @@ from ..isa.decisions import DecisionSet
 from ..isa.fields import BUNDLE_SIZE
 from ..progress import NullProgress
 from . import common
-from .common import _bar, _decisions, _is_kernel, _kernel_target_note, _json_with_list, _neff_target, _plural, _print_json, _print_notes, _read_stream, _stream_target
+from .common import _bar, _decisions, _is_kernel, _is_listing, _kernel_target_note, _json_with_list, _neff_target, _plural, _print_json, _print_notes, _read_stream, _stream_target
 from .kernel import Repeats
 
 
@@ -57,6 +57,9 @@ def cmd_check(args: argparse.Namespace) -> int:
                         whole = len([ns for ns in sel.streams if ns.graph == graph]) == len(sel.neff.graph(graph).streams)
                         if whole or only_races:
                             inputs.append(_graph_races(sel.neff, graph, str(sel.selector.path), decisions, bar))
+                continue
+            if _is_listing(path):  # assembled as `asm` does, each stream checked, each finding with its line
+                inputs.extend(_listing_inputs(path, args, decisions, checks, only_races, bar))
                 continue
             if only_races:  # raw streams are checked together: the streams of one program
                 raw_streams.append(path)
@@ -102,12 +105,14 @@ def cmd_check(args: argparse.Namespace) -> int:
                     counts[f.severity != "error"] += 1
                     yield f
 
+            lines = r.pop("lines", None)
             if args.format == "json":
                 out("\n  " if k == 0 else ",\n  ")
-                for piece in _json_with_list(r, "findings", (f.to_json() for f in counted(findings)), "  "):
+                items = (_with_line(f.to_json(), f, lines) for f in counted(findings))
+                for piece in _json_with_list(r, "findings", items, "  "):
                     out(piece)
             else:
-                _print_findings(counted(findings), r)
+                _print_findings(counted(findings), r, lines)
             errors += counts[0]
             what = (_plural(r["instructions"], "instruction") + ", " if r["kind"] == "kernel" else "") + \
                 _plural(r["bundles"], "bundle")
@@ -187,9 +192,74 @@ def _stream_findings(stream: memoryview | bytes, path: str, engine: str | None, 
         drop_pages(stream, a, a + step)
 
 
-def _print_findings(findings: Iterable[Any], r: dict[str, Any]) -> None:
-    """One line per finding on stdout; identical warnings once, then counted (:class:`Repeats`)."""
-    if r["kind"] != "stream":  # a kernel's or a NEFF stream's findings already name their input
+def _listing_line(f: Any, lines: list[int] | None) -> int | None:
+    """The listing line of a finding's bundle (``lines``: the line of each bundle of its stream)."""
+    if lines is None or f.offset is None:
+        return None
+    i = f.offset // BUNDLE_SIZE
+    return lines[i] if i < len(lines) else None
+
+
+def _with_line(d: dict[str, Any], f: Any, lines: list[int] | None) -> dict[str, Any]:
+    if lines is not None:
+        d["line"] = _listing_line(f, lines)
+    return d
+
+
+def _listing_inputs(path: str, args: argparse.Namespace, decisions: DecisionSet, checks: Any, only_races: bool,
+                    bar: NullProgress) -> list[dict[str, Any]]:
+    """A listing's streams, assembled as ``tongasm asm`` assembles them (its ``.target`` and ``.decision``
+    lines; ``--target``/``-D`` override) and checked as streams (bundles of opcodes with no layout counted,
+    not errors), each finding naming its listing line; with ``--races``, each graph's streams together."""
+    from ..check.races import decode_streams, races
+    from ..check.runner import check_stream
+    from ..codegen.output import STREAM_NAMES
+    from ..neff.semaphores import race_findings
+    from ..text.assembler import assemble_file
+
+    from ..text.assembler import TextSyntaxError
+
+    try:
+        prog = assemble_file(path, decisions=decisions if args.decision else None, target=args.target)
+    except TextSyntaxError as e:  # what check cannot read is unusable input (exit 2), as a bad kernel is
+        e.exit_code = 2
+        raise
+    if prog.target_from == "default":  # never assumed silently
+        sys.stderr.write(f"tongasm: note: {path}: no .target directive and no --target; assuming "
+                         f"{prog.target.name}\n")
+    out: list[dict[str, Any]] = []
+    graphs: dict[str, dict[str, bytes]] = {}
+    for name, data in prog.streams.items():
+        graph, _, engine = name.rpartition(".")
+        graphs.setdefault(graph, {})[engine] = bytes(data)
+        if only_races:
+            continue
+        bar.phase(f"check {name}", len(data) // BUNDLE_SIZE, unit="bundles")
+        sets = getattr(prog, "act_sets", {}).get(graph or "sg00")
+        found = check_stream(bytes(data), name=name, target=prog.target, decisions=prog.decisions,
+                             checks=checks, stream=engine if engine in STREAM_NAMES else None, progress=bar.hook,
+                             unmodelled="note", act_sets=sets)
+        out.append({"input": f"{path}:{name}", "kind": "listing", "bundles": len(data) // BUNDLE_SIZE,
+                    "findings": found, "lines": prog.line_of.get(name, [])})
+    if only_races:
+        for graph, streams in graphs.items():
+            label = f"{path}:{graph}" if graph else path
+            bar.phase(f"races {label}", 1, unit="stream sets")
+            r = races(decode_streams(streams, prog.decisions), prog.decisions)
+            out.append(_races_input(label + " (races)", r, race_findings(r, label)))
+    return out
+
+
+def _print_findings(findings: Iterable[Any], r: dict[str, Any], lines: list[int] | None = None) -> None:
+    """One line per finding on stdout; identical warnings once, then counted (:class:`Repeats`). A
+    listing's findings begin with ``FILE:LINE:``, as ``tongasm asm`` prints them."""
+    if lines is not None:
+        src = r["input"].rpartition(":")[0]
+
+        def line(f: Any) -> str:
+            n = _listing_line(f, lines)
+            return f"{src}:{n if n is not None else '?'}: {f.line()}"
+    elif r["kind"] != "stream":  # a kernel's or a NEFF stream's findings already name their input
         def line(f: Any) -> str:
             return str(f.line())
     else:

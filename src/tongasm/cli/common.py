@@ -252,17 +252,14 @@ def _refuse_overwriting_inputs(output: str | None, inputs: Iterable[str], flag: 
 
 
 def _is_listing(path: str) -> bool:
-    """A listing by its .s suffix; a stream by .bin; otherwise sniff for listing text (a directive or a comment)."""
-    if path.endswith(".s"):
-        return True
-    if path.endswith(".bin"):
-        return False
+    """A listing by its .s suffix; a stream by .bin; otherwise sniffed as listing text (a directive or a
+    comment first); an unreadable file is left to the stream reader, which reports it."""
+    from ..io.inputs import is_listing
+
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(256)
-    except OSError:
-        return False  # reading it as a stream reports the error
-    return head.lstrip()[:1] in (b".", b";", b"#")
+        return is_listing(path, other_suffix=".bin", comment_is_listing=True)
+    except InputError:
+        return False
 
 
 def _has_target(spec: str) -> bool:

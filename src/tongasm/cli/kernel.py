@@ -8,7 +8,7 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import Any
 from .._meta import __version__
-from ..errors import TongasmError, UsageError
+from ..errors import InputError, TongasmError, UsageError
 from ..isa.decisions import DecisionSet
 from ..isa.fields import BUNDLE_SIZE
 from ..progress import NullProgress
@@ -100,26 +100,15 @@ def cmd_assemble(args: argparse.Namespace) -> int:
 
 
 def _is_listing(path: str) -> bool:
-    """Whether ``path`` is a text listing rather than BIR JSON: named ``.s``, or text whose first line
-    that is not blank or a comment is a directive (every ``tongasm disasm`` listing starts with
-    ``.target``); anything else is read as JSON (and refused as such when it is not)."""
-    from ..io.inputs import read_text
+    """Whether ``path`` is a text listing rather than BIR JSON (``.s``, or text whose first line that is
+    not blank or a comment is a directive); anything else is read as JSON (and refused as such)."""
+    from ..io.inputs import is_listing, read_text
 
-    if path.endswith(".json"):
-        return False
-    if path.endswith(".s"):
-        return True
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(4096)
-    except OSError:
+        return is_listing(path, other_suffix=".json", comment_is_listing=False)
+    except InputError:
         read_text(Path(path))  # the reader's own message for a missing or unreadable file
         raise
-    for line in head.splitlines():
-        line = line.strip()
-        if line and not line.startswith((b";", b"#")):
-            return line.startswith(b".")
-    return False
 
 
 def _assemble_listing(args: argparse.Namespace, decisions: DecisionSet | None, tables: Any) -> int:

@@ -153,6 +153,35 @@ def read_head(path: str | os.PathLike[str], n: int = 64) -> bytes:
             raise InputError(f"cannot read {path}: {_reason(e)}") from None
 
 
+def is_listing(path: str, *, other_suffix: str, comment_is_listing: bool) -> bool:
+    """Whether ``path`` names a text listing (``tongasm disasm`` output) rather than the other input a
+    command takes there (BIR JSON, a raw stream): by name first (``.s`` is a listing, ``other_suffix``
+    is not), else by its first 4 KiB. The first line that is not blank or a comment decides: a listing's
+    first is a directive (every listing starts with ``.target``). A leading byte-order mark is skipped,
+    as :func:`read_text` skips it, and a head holding a NUL byte is not text. ``comment_is_listing``: a comment before that line is enough (a raw
+    stream's bytes are not read as text; JSON cannot hold a comment, so there the directive decides).
+    Raises InputError when the file cannot be read (the caller decides whether its own reader should
+    say so instead)."""
+    if path.endswith(".s"):
+        return True
+    if path.endswith(other_suffix):
+        return False
+    head = read_head(path, 4096)
+    if b"\0" in head:  # a stream's bundles hold NUL bytes, a listing's text never does
+        return False
+    head = head.removeprefix(b"\xef\xbb\xbf")
+    for line in head.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        if line.startswith((b";", b"#")):
+            if comment_is_listing:
+                return True
+            continue
+        return line.startswith(b".")
+    return False
+
+
 def input_size(path: str | os.PathLike[str], what: str = "input") -> int:
     """The size of a regular file; a FIFO, device or directory is refused where a size is needed."""
     try:
