@@ -159,3 +159,19 @@ def test_builder_json_and_reader_agree(ops):
     via_json = assemble(read_bir(kb.to_json_text()))
     assert direct.streams == via_json.streams
     assert direct.manifest() == via_json.manifest()
+
+
+def test_identical_bundles_of_a_stream_are_decoded_once_and_share_their_fields():
+    """A stream that repeats bundles (a third to a half of a large real NEFF's; all of a hostile one)
+    keeps one field dict per distinct bundle, and each bundle decodes as it does alone."""
+    from tongasm.decode import decode_bundle, iter_stream
+
+    a = bytes.fromhex("46100000" + "00" * 8 + "00080000") + bytes(48)
+    b = bytes([0x46, 0x10]) + bytes(62)
+    out = list(iter_stream(a + b + a + a))
+    assert [d.offset for d in out] == [0, 64, 128, 192]
+    assert out[0].fields is out[2].fields is out[3].fields and out[0].raw is out[3].raw
+    assert out[1].fields is not out[0].fields
+    for d, raw in zip(out, (a, b, a, a)):
+        alone = decode_bundle(raw)
+        assert (d.opcode, d.fmt.name, d.fields, d.raw) == (alone.opcode, alone.fmt.name, alone.fields, raw)
