@@ -424,3 +424,18 @@ def test_a_listing_not_named_dot_s_is_sniffed_the_same_by_every_command(tmp_path
     assert not is_listing(str(stream), other_suffix=".bin", comment_is_listing=True)
     with pytest.raises(Exception, match="cannot read"):
         is_listing(str(tmp_path / "missing.txt"), other_suffix=".json", comment_is_listing=False)
+
+
+def test_a_run_past_the_instruction_cap_is_refused_before_any_note(tmp_path: Path, capsys: Any,
+                                                                    monkeypatch: Any) -> None:
+    """A kernel or streams past the cap: exit 2 and only the refusal (no 'starts as zeros' note first)."""
+    assert run("assemble", EXAMPLE, "-o", tmp_path / "b", "-q") == 0
+    capsys.readouterr()
+    monkeypatch.setenv("TONGASM_MAX_INSTRUCTIONS", "3")
+    for args in (("run", EXAMPLE, "-o", tmp_path / "r"),
+                 ("run", *(tmp_path / "b" / f"{e}.bin" for e in ("act", "dve", "sp")), "--memory",
+                  tmp_path / "b" / "memory.json", "-o", tmp_path / "r")):
+        assert run(*args) == 2
+        err = capsys.readouterr().err
+        assert "at most 3" in err and "note:" not in err, err
+        assert not (tmp_path / "r").exists()

@@ -87,13 +87,21 @@ def cmd_run(args: argparse.Namespace) -> int:
             from ..ir import read_bir
             from ..ir.memory import describe_kernel
 
+            from ..passes.program import unrolled_count
+
             kernel = read_bir(Path(first))
+            unrolled_count(kernel)  # a kernel past the instruction cap is refused before any note or work
             _print_notes(kernel.notes)
             _kernel_target_note(first, kernel.arch, args)
             memory = describe_kernel(kernel, resolve_target(kernel.arch, args.target).name)
         else:
             from ..ir.memory import MemoryDescription
+            from ..sim.run import check_stream_cap
 
+            streams = {_stream_name(p): _read_stream(p) for p in args.inputs}
+            for p, data in zip(args.inputs, streams.values()):
+                _check_length(p, data)
+            check_stream_cap(streams)  # before any note or work
             memory = MemoryDescription.load(args.memory)
         # the variables the inputs and --outputs name, and each input's fit, before the run
         for n in names or ():
@@ -111,9 +119,6 @@ def cmd_run(args: argparse.Namespace) -> int:
                                     check="warn" if args.warn else "refuse", trace=trace, progress=bar.hook,
                                     timeline=timeline)
         else:
-            streams = {_stream_name(p): _read_stream(p) for p in args.inputs}
-            for p, data in zip(args.inputs, streams.values()):
-                _check_length(p, data)
             with _tracing(timeline, args.trace):
                 if timeline is not None:
                     timeline.core("streams")

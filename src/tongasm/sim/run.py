@@ -80,6 +80,18 @@ def conform_inputs(memory: MemoryDescription, inputs: Mapping[str, np.ndarray],
     return out
 
 
+def check_stream_cap(streams: Mapping[str, bytes | bytearray | memoryview]) -> None:
+    """Refuse (InputError, exit 2) streams that together hold more bundles than
+    :func:`tongasm.passes.program.max_instructions`: every bundle is decoded before a run."""
+    from ..passes.program import max_instructions
+
+    total = sum(len(d) for d in streams.values()) // 64
+    cap = max_instructions()
+    if total > cap:
+        raise InputError(f"the streams hold {total} bundles; tongasm runs at most {cap} "
+                         "(TONGASM_MAX_INSTRUCTIONS raises the cap)")
+
+
 def run_streams(streams: Mapping[str, bytes | bytearray | memoryview], memory: MemoryDescription, inputs: Mapping[str, np.ndarray] = {},
                 *, target: Target | str | None = None, decisions: DecisionSet = DEFAULT_DECISIONS, seed: int = 0,
                 trace: Callable[[str, DecodedBundle, int, str | None], None] | None = None,
@@ -93,14 +105,8 @@ def run_streams(streams: Mapping[str, bytes | bytearray | memoryview], memory: M
     (:meth:`MemoryDescription.validate`). ``progress(executed, total)`` is called as bundles run
     (see :class:`Scheduler`).
     """
-    from ..passes.program import max_instructions
-
     tgt = get_target(target or memory.target)
-    total = sum(len(d) for d in streams.values()) // 64
-    cap = max_instructions()
-    if total > cap:
-        raise InputError(f"the streams hold {total} bundles; tongasm runs at most {cap} "
-                         "(TONGASM_MAX_INSTRUCTIONS raises the cap)")
+    check_stream_cap(streams)
     memory.validate(tgt)
     m = Machine(tgt, memory, seed=seed)
     load_inputs(m, memory, inputs)
