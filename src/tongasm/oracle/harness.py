@@ -326,6 +326,10 @@ def prepare(path: Path, neff: Neff, seed: int, decisions: DecisionSet = DEFAULT_
         if which is None:
             raise OracleUnavailable("its debug info does not name the causal-attention kernel (beta2_csa2048_test.py)")
         return _prepare_csa(neff, which, seed, decisions)
+    if family == "moe-trn2":  # the moe-trn2 kernels' numpy references live in tongasm.oracle.moe
+        from .moe import prepare_moe
+
+        return prepare_moe(path, neff, seed)
     raise OracleUnavailable(f"no reference for the {family} family (its kernels' source is not in the corpus)")
 
 
