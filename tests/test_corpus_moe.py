@@ -157,3 +157,48 @@ def test_the_moe_reference_on_a_hand_computed_layer() -> None:
     got = moe_reference(x)
     assert got.shape == (1, 2)
     assert np.allclose(got, [[0.5 * 0.87890625, -2 * 0.5 * 0.87890625]], rtol=0, atol=1e-12)
+
+
+def test_the_attention_reference_contracts_as_the_source_states() -> None:
+    """hidden = e_0 and Wq = Wk = 0: q = k = 0 (RMSNorm of 0 is 0), every score 0, each of the 640 + 1
+    positions has weight exp(0) = 1 and the sum is 641. V_cache[kv 0, row 5, :] = 1 and Wv = 0: the
+    source's value matmul ``nc_matmul(V_tile.T, e) = V_tile @ e`` sums row 5 over its 128 columns into
+    output element 5 (128 / 641 = 0.199688, stored bf16 as 204 * 2^-10 = 0.19921875) for both heads of kv 0;
+    a textbook ``e @ V`` would give every element 1/641."""
+    import ml_dtypes
+
+    from tongasm.oracle.moe import attn_tkg_v6
+
+    bf = ml_dtypes.bfloat16
+    v_cache = np.zeros((1, 4, 640, 128), bf)
+    v_cache[0, 0, 5, :] = 1
+    hidden = np.zeros((1, 1, 2048), bf)
+    hidden[0, 0, 0] = 1
+    a = {"hidden": hidden, "Wq": np.zeros((1024, 2048), bf), "Wk": np.zeros((512, 2048), bf),
+         "Wv": np.zeros((512, 2048), bf), "q_norm_weight": np.ones(128, bf), "k_norm_weight": np.ones(128, bf),
+         "K_cache": np.ones((1, 4, 640, 128), bf), "V_cache": v_cache, "cos": np.ones((1, 128), bf),
+         "sin": np.zeros((1, 128), bf)}
+    got = attn_tkg_v6(a).reshape(8, 128)
+    want = np.zeros((8, 128))
+    want[0:2, 5] = 0.19921875
+    assert (got == want).all()
+
+
+def test_attn_v6_runs_to_the_kernels_answer() -> None:
+    """attn_v6.neff against :func:`tongasm.oracle.moe.attn_tkg_v6` on the harness's inputs: every element
+    within the tolerance; with Wk and Wv exchanged (a wrong input mapping) the reference is far off."""
+    from tongasm.oracle.compare import compare
+    from tongasm.oracle.harness import check_neff
+    from tongasm.oracle.moe import ATTN_ARGS, attn_tkg_v6, prepare_moe
+    from tongasm.neff import read_neff
+    from tongasm.neff.run import run_neff
+
+    path = corpus_dir() / "moe-trn2/attn_v6.neff"
+    r = check_neff(path, 0)
+    assert r.ran and r.matched and r.reference == "numpy", r.why
+    prep = prepare_moe(path, read_neff(path), 0)
+    sim = run_neff(read_neff(path), prep.neff_inputs, seed=0).outputs()["output0"].astype(np.float64)
+    args = {a: prep.neff_inputs[n] for a, n in ATTN_ARGS.items()}
+    args["Wk"], args["Wv"] = args["Wv"], args["Wk"]
+    wrong = compare("output0", sim, attn_tkg_v6(args), prep.tolerance("output0"))
+    assert not wrong.matched and wrong.mismatches > 500
