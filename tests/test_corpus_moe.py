@@ -1,7 +1,8 @@
 """The moe-trn2 graphs' dynamic expert loads: the RegisterAlu chains that compute a byte offset (R-103),
 the DGE register-mode DMA side that reads at it (R-104) and the PseudoExtension that bounds it (R-105).
 The bytes of all 912 chains first; then both MoE NEFFs run on the simulator and give the MoE layer the
-kernel source states (nki-moe-megakernel kernels/moe_tkg/agents/v6b*.py), against a numpy reference.
+kernel source states (nki-moe-megakernel kernels/moe_tkg/agents/v6b*.py), against the oracle's numpy
+reference (tongasm.oracle.moe).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import pytest
 
 from corpus_support import corpus_dir
 from tongasm.isa.decisions import DecisionSet
+from tongasm.oracle.moe import moe_inputs, moe_reference
 from tongasm.sim.machine import SimError
 
 MOE = ("moe-trn2/v6b.neff", "moe-trn2/neff_171450338541704.neff")
@@ -61,37 +63,6 @@ def test_r104_r105_the_register_sides_and_their_bounds() -> None:
     assert seen == {1: 640, 2: 272}
 
 
-def _moe_inputs(seed: int) -> dict[str, np.ndarray]:
-    """Inputs of the v6b signature: routing weights, expert indices (distinct, spread over the 128 experts),
-    down_weights [E, I, H], gate_up_weights [E, H, 2I], hidden [1, H]; bf16 values in (-1, 1)."""
-    import ml_dtypes
-
-    rng = np.random.default_rng(seed)
-
-    def bf16(*shape: int) -> np.ndarray:
-        n = int(np.prod(shape))
-        bits = rng.integers(0x3C00, 0x3F80, n, dtype=np.uint16) | (rng.integers(0, 2, n, dtype=np.uint16) << 15)
-        return bits.view(ml_dtypes.bfloat16).reshape(shape)
-
-    return {"input0": rng.uniform(0, 1, (1, 8)).astype(np.float32),
-            "input1": np.array([[3, 17, 100, 5, 64, 127, 0, 42]], dtype=np.int32),
-            "input2": bf16(128, 256, 2048), "input3": bf16(128, 2048, 512), "input4": bf16(1, 2048)}
-
-
-def _moe_reference(x: dict[str, np.ndarray]) -> np.ndarray:
-    """out = sum_k w_k * (silu(h @ Wgu[e_k][:, :I]) * (h @ Wgu[e_k][:, I:])).bf16 @ Wd[e_k] (the kernel source)."""
-    import ml_dtypes
-
-    h = x["input4"].astype(np.float32)
-    out = np.zeros((1, 2048), np.float64)
-    for w, e in zip(x["input0"][0], x["input1"][0]):
-        g = h @ x["input3"][e].astype(np.float32)
-        gate, up = g[:, :256], g[:, 256:]
-        act = (gate / (1 + np.exp(-gate)) * up).astype(ml_dtypes.bfloat16).astype(np.float32)
-        out += w * (act @ x["input2"][e].astype(np.float32))
-    return out
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("name", MOE)
 def test_the_moe_graphs_run_to_the_kernels_answer(name: str) -> None:
@@ -101,10 +72,10 @@ def test_the_moe_graphs_run_to_the_kernels_answer(name: str) -> None:
     from tongasm.neff import read_neff
     from tongasm.neff.run import run_neff
 
-    x = _moe_inputs(1)
+    x = moe_inputs(1)
     res = run_neff(read_neff(corpus_dir() / name), x, copy_inputs=False)
     got = res.outputs()["output0"].astype(np.float64)
-    ref = _moe_reference(x)
+    ref = moe_reference(x)
     assert np.abs(ref).max() > 100
     assert (np.abs(got - ref) <= 2.0 ** -8 * np.abs(ref) + 1e-3).all()
 
@@ -170,3 +141,64 @@ def test_r104_an_unknown_mark_and_r105_a_run_past_the_bound_stop_the_run() -> No
     _, stop = _decoded(MOE[0], 0x280, ("R-105=stop",))
     with pytest.raises(SimError, match="PseudoExtension.* not simulated"):
         execute(Machine(n.target, memory=mem), "pool", stop, DecisionSet.parse(["R-105=stop"]))
+
+
+def test_the_moe_reference_on_a_hand_computed_layer() -> None:
+    """E = 2, H = 2, I = 1: h = [1, 0] picks row 0 of Wgu, gate 2 and up 0.5 give silu(2) * 0.5 =
+    2 / (1 + e^-2) * 0.5 = 0.880797, stored bf16 as 225 * 2^-8 = 0.87890625 (0x3F61); the down row [1, -2] scaled by the
+    routing weight 0.5; the second routed expert has weight 0 and adds nothing."""
+    import ml_dtypes
+
+    bf = ml_dtypes.bfloat16
+    x = {"input0": np.array([[0.5, 0.0]], np.float32), "input1": np.array([[1, 0]], np.int32),
+         "input2": np.array([[[9.0, 9.0]], [[1.0, -2.0]]], bf),
+         "input3": np.array([[[9.0, 9.0], [9.0, 9.0]], [[2.0, 0.5], [7.0, 7.0]]], bf),
+         "input4": np.array([[1.0, 0.0]], bf)}
+    got = moe_reference(x)
+    assert got.shape == (1, 2)
+    assert np.allclose(got, [[0.5 * 0.87890625, -2 * 0.5 * 0.87890625]], rtol=0, atol=1e-12)
+
+
+def test_the_attention_reference_contracts_as_the_source_states() -> None:
+    """hidden = e_0 and Wq = Wk = 0: q = k = 0 (RMSNorm of 0 is 0), every score 0, each of the 640 + 1
+    positions has weight exp(0) = 1 and the sum is 641. V_cache[kv 0, row 5, :] = 1 and Wv = 0: the
+    source's value matmul ``nc_matmul(V_tile.T, e) = V_tile @ e`` sums row 5 over its 128 columns into
+    output element 5 (128 / 641 = 0.199688, stored bf16 as 204 * 2^-10 = 0.19921875) for both heads of kv 0;
+    a textbook ``e @ V`` would give every element 1/641."""
+    import ml_dtypes
+
+    from tongasm.oracle.moe import attn_tkg_v6
+
+    bf = ml_dtypes.bfloat16
+    v_cache = np.zeros((1, 4, 640, 128), bf)
+    v_cache[0, 0, 5, :] = 1
+    hidden = np.zeros((1, 1, 2048), bf)
+    hidden[0, 0, 0] = 1
+    a = {"hidden": hidden, "Wq": np.zeros((1024, 2048), bf), "Wk": np.zeros((512, 2048), bf),
+         "Wv": np.zeros((512, 2048), bf), "q_norm_weight": np.ones(128, bf), "k_norm_weight": np.ones(128, bf),
+         "K_cache": np.ones((1, 4, 640, 128), bf), "V_cache": v_cache, "cos": np.ones((1, 128), bf),
+         "sin": np.zeros((1, 128), bf)}
+    got = attn_tkg_v6(a).reshape(8, 128)
+    want = np.zeros((8, 128))
+    want[0:2, 5] = 0.19921875
+    assert (got == want).all()
+
+
+def test_attn_v6_runs_to_the_kernels_answer() -> None:
+    """attn_v6.neff against :func:`tongasm.oracle.moe.attn_tkg_v6` on the harness's inputs: every element
+    within the tolerance; with Wk and Wv exchanged (a wrong input mapping) the reference is far off."""
+    from tongasm.oracle.compare import compare
+    from tongasm.oracle.harness import check_neff
+    from tongasm.oracle.moe import ATTN_ARGS, attn_tkg_v6, prepare_moe
+    from tongasm.neff import read_neff
+    from tongasm.neff.run import run_neff
+
+    path = corpus_dir() / "moe-trn2/attn_v6.neff"
+    r = check_neff(path, 0)
+    assert r.ran and r.matched and r.reference == "numpy", r.why
+    prep = prepare_moe(path, read_neff(path), 0)
+    sim = run_neff(read_neff(path), prep.neff_inputs, seed=0).outputs()["output0"].astype(np.float64)
+    args = {a: prep.neff_inputs[n] for a, n in ATTN_ARGS.items()}
+    args["Wk"], args["Wv"] = args["Wv"], args["Wk"]
+    wrong = compare("output0", sim, attn_tkg_v6(args), prep.tolerance("output0"))
+    assert not wrong.matched and wrong.mismatches > 500

@@ -16,6 +16,9 @@ The references, by the corpus family a NEFF belongs to (its directory):
   info names (``beta2_csa2048_test.py`` of ucb-bar/autocomp), evaluated in float64 at the kernel's
   bfloat16 storage points, as the NEFFs compiled it where they differ from the stored source (S-115:
   k's tiles as the NEFF's DMAs load them, the score tiles stored bfloat16); tolerance ``K = d_head + seqlen``, ``u`` bfloat16's (the outputs), ``u_acc`` float32's.
+* **moe-trn2** — :mod:`tongasm.oracle.moe`'s transcriptions of the nki-moe-megakernel kernels, chosen by the
+  NEFF's interface (the MoE layer of v6b.neff and neff_171450338541704.neff; the attention decode step of
+  attn_v6.neff), with their own inputs and tolerances (see that module).
 * the other families have no reference here: their result says so.
 
 Random inputs: floats uniform in [-1, 1) (rounded to the dtype), integers in [0, 4), booleans 0/1,
@@ -326,6 +329,10 @@ def prepare(path: Path, neff: Neff, seed: int, decisions: DecisionSet = DEFAULT_
         if which is None:
             raise OracleUnavailable("its debug info does not name the causal-attention kernel (beta2_csa2048_test.py)")
         return _prepare_csa(neff, which, seed, decisions)
+    if family == "moe-trn2":  # the moe-trn2 kernels' numpy references live in tongasm.oracle.moe
+        from .moe import prepare_moe
+
+        return prepare_moe(path, neff, seed)
     raise OracleUnavailable(f"no reference for the {family} family (its kernels' source is not in the corpus)")
 
 
