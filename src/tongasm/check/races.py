@@ -171,7 +171,7 @@ def footprints(d: DecodedBundle) -> Footprint:
             a = decode_addr4(f[ptr])
             if a.space in ("sbuf", "psum"):
                 first, base = a.partition or 0, a.byte or 0
-                parts = max(f.get("num_partitions", PARTITIONS - first), 1)
+                parts = max(f.get(d.fmt.layout.pointer_parts, PARTITIONS - first), 1)
                 reads.append((a.space, first, parts, base, base + WIRE_DTYPE_ALIGN.get(f.get(dt, -1), 8)))
     return Footprint(tuple(reads), tuple(writes))
 
