@@ -94,14 +94,15 @@ def graph_races(neff: Neff, graph: str, decisions: DecisionSet = DEFAULT_DECISIO
     """The race check (:func:`tongasm.check.races.races`) of one graph: its engine streams with their
     0xC1 blocks, DGE table and BIR names."""
     g = neff.graph(graph)
-    streams = decode_streams({s.stream: neff.stream_data(s) for s in g.streams.values()}, decisions)
+    where = f"{neff.path}:{graph}" if neff.path else graph
+    streams = decode_streams({s.stream: neff.stream_data(s) for s in g.streams.values()}, decisions, where)
     labels = {f"{graph}.{s.stream}": neff.bir_names(s) for s in g.streams.values()}
     sources = {f"{graph}.{s.stream}": neff.source_lines(s) for s in g.streams.values()}
     blocks = dma_blocks(neff, graph, decisions)
     return races({f"{graph}.{n}": b for n, b in streams.items()}, decisions, blocks=blocks,
                  dge_table=dge_table(neff, graph), labels=labels, sources=sources,
                  indirect=indirect_semaphores(neff, graph), indirect_targets=pointer_targets(neff, graph),
-                 pointer_copies=pointer_copies(neff, graph, blocks), limit=limit)
+                 pointer_copies=pointer_copies(neff, graph, blocks), limit=limit, where=where)
 
 
 def pointer_copies(neff: Neff, graph: str, blocks: Mapping[tuple[str, int], DmaBlock]
