@@ -125,11 +125,8 @@ class Footprint:
 
     @cached_property
     def read_box(self) -> tuple[int, int, int, int] | None:
+        """One box around every region read, None when nothing is."""
         return _summary(self.reads)
-
-    @cached_property
-    def any_box(self) -> tuple[int, int, int, int] | None:
-        return _summary(self.reads + self.writes)
 
 
 #: Where each space's partitions (DRAM: variables) start on the one axis of :func:`_summary`'s boxes.
@@ -380,13 +377,24 @@ def _overlap(a: Region, b: Region) -> bool:
     return False
 
 
+def _boxes_meet(x: Footprint, y: Footprint) -> bool:
+    """Whether a box of what ``x`` writes meets one of what ``y`` reads or writes, or a box of what
+    ``x`` reads one of what ``y`` writes (:func:`_summary`): False proves :func:`_conflict` None."""
+    u, v = x.write_box, y.write_box
+    if u is not None:
+        if v is not None and u[0] < v[1] and v[0] < u[1] and u[2] < v[3] and v[2] < u[3]:
+            return True
+        w = y.read_box
+        if w is not None and u[0] < w[1] and w[0] < u[1] and u[2] < w[3] and w[2] < u[3]:
+            return True
+    u = x.read_box
+    return u is not None and v is not None and u[0] < v[1] and v[0] < u[1] and u[2] < v[3] and v[2] < u[3]
+
+
 def _conflict(x: Footprint, y: Footprint) -> Region | None:
     """The first region of ``x`` that overlaps one of ``y`` with at least one of the two writing."""
-    u, v = x.write_box, y.any_box  # first the two footprints' boxes: most pairs are apart
-    if u is None or v is None or not (u[0] < v[1] and v[0] < u[1] and u[2] < v[3] and v[2] < u[3]):
-        u, v = x.read_box, y.write_box
-        if u is None or v is None or not (u[0] < v[1] and v[0] < u[1] and u[2] < v[3] and v[2] < u[3]):
-            return None
+    if not _boxes_meet(x, y):  # first the two footprints' boxes: most pairs are apart
+        return None
     for mine, group in ((x.writes, (y.writes, y.reads)), (x.reads, (y.writes,))):
         for a in mine:
             space = a[0]
@@ -652,6 +660,7 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
     serial_tr: set[int] = set()  # the 0xC4 transfers of an engine's indirect queue, completing in issue order
     counters: dict[tuple[str, int], _Counter] = {}
     interned: dict[Footprint, Footprint] = {}
+    fcache: dict[tuple[int, bytes], Footprint] = {}
 
     def source(key: tuple[str, int], s: int, i: int, amount: int, t: int) -> None:
         c = counters.setdefault(key, _Counter())
@@ -667,7 +676,10 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
         mask: tuple[int, ...] | None = None  # the engine's lane mask (the last LoadMaskSelect, S-68)
         check: DecodedBundle | None = None  # the stream's last PseudoRangeCheck (S-93)
         for i, d in enumerate(bs[s]):
-            fp = footprints(d)
+            key = (id(d.fmt), bytes(d.raw))  # identical bundles of one layout: one footprint (a pure function)
+            fp = fcache.get(key)
+            if fp is None:
+                fp = fcache[key] = footprints(d)
             lsem = d.fmt.layout.sem
             if lsem == Sem.LOAD_LANE_MASK:
                 mask = tuple(d.fields[n] for n in lane_fields())
@@ -991,11 +1003,14 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                         continue
                     other = fl[j]
                     examined += 1
-                    # the boxes first, inline (as _conflict's first test: most pairs are apart)
-                    u = other.any_box
-                    if xw is None or u is None or not (xw[0] < u[1] and u[0] < xw[1] and xw[2] < u[3] and u[2] < xw[3]):
-                        u = other.write_box
-                        if xr is None or u is None or not (xr[0] < u[1] and u[0] < xr[1] and xr[2] < u[3] and u[2] < xr[3]):
+                    # the boxes first, inline (as _boxes_meet: most pairs are apart)
+                    u = other.write_box
+                    if u is None or not (xw is not None and xw[0] < u[1] and u[0] < xw[1] and xw[2] < u[3] and
+                                         u[2] < xw[3] or xr is not None and xr[0] < u[1] and u[0] < xr[1] and
+                                         xr[2] < u[3] and u[2] < xr[3]):
+                        u = other.read_box
+                        if xw is None or u is None or not (xw[0] < u[1] and u[0] < xw[1] and xw[2] < u[3] and
+                                                           u[2] < xw[3]):
                             continue
                     r = _conflict(fp, other)
                     if r is not None and (sj, j, s, i * 2 + (tr >= 0)) not in seen:
@@ -1028,12 +1043,15 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                     continue
                 keep: list[int] = []
                 for t in ms:
-                    a = aft[t]
-                    if any(map(gt, vc, a)):
+                    if any(map(gt, vc, aft[t])):
                         continue  # finished before this access (and every later one of the stream)
                     keep.append(t)
-                    if issued_after(t, s, i, tr):
-                        continue  # issued after this access
+                    ts, ti = tr_point[t]
+                    ct = clocks[ts][ti]
+                    if ct is None:
+                        ct = prior[ts][ti]
+                    if (any(map(gt, ct, aft[tr])) if tr >= 0 else ct[s] > i):
+                        continue  # issued after this access (as issued_after)
                     report.pairs_examined += 1
                     report.comparisons += 1
                     r = _conflict(fp, tr_fp[t])
