@@ -35,6 +35,7 @@ rows = []
 for g in n.graphs:
     r = graph_races(n, g)
     rows.append({"graph": g, "bundles": r.bundles, "dmas": r.dmas, "pairs": r.pairs_examined, "races": r.count,
+                 "comparisons": r.comparisons,
                  "unanalysed": len(r.unanalysed), "unproven_waits": r.unproven_waits, "unreached": r.unreached,
                  "passes": r.passes, "lines": [x.line() for x in r.races[:20]]})
 print(json.dumps({"cpu": time.process_time() - t0, "wall": time.perf_counter() - w0,
@@ -51,7 +52,7 @@ def main() -> int:
     args = ap.parse_args()
     files = [f for f in corpus_files() if args.only in f.relative][args.start:]
     out = []
-    tot_pairs = tot_races = 0
+    tot_pairs = tot_races = tot_cmp = 0
     for f in files:
         t = time.perf_counter()
         p = subprocess.run([sys.executable, "-c", CHILD, str(f.path), str(args.cpu_limit)], capture_output=True,
@@ -66,16 +67,19 @@ def main() -> int:
         out.append(row)
         pairs = sum(g["pairs"] for g in row["graphs"])
         nr = sum(g["races"] for g in row["graphs"])
+        cmp = sum(g["comparisons"] for g in row["graphs"])
+        tot_cmp += cmp
         bundles = sum(g["bundles"] for g in row["graphs"])
         tot_pairs += pairs
         tot_races += nr
-        print(f"{f.relative:60} {bundles:7} bundles {pairs:10} pairs {nr:4} races {row['cpu']:7.2f} s cpu "
+        print(f"{f.relative:60} {bundles:7} bundles {pairs:10} pairs {cmp:10} comparisons {nr:4} races "
+              f"{row['cpu']:7.2f} s cpu "
               f"{row['rss_mb']:7.1f} MB  ({time.perf_counter() - t:.1f} s wall)", flush=True)
         for g in row["graphs"]:
             for line in g["lines"]:
                 print("   ", line)
     ok = [r for r in out if "error" not in r]
-    print(f"{len(ok)}/{len(files)} NEFFs, {tot_pairs} pairs examined, {tot_races} races, "
+    print(f"{len(ok)}/{len(files)} NEFFs, {tot_pairs} pairs examined, {tot_cmp} comparisons, {tot_races} races, "
           f"{sum(r['cpu'] for r in ok):.1f} s CPU in all")
     if ok:
         big = max(ok, key=lambda r: sum(g["bundles"] for g in r["graphs"]))

@@ -271,17 +271,18 @@ def test_matmul_small_each_deleted_wait() -> None:
     assert "unexplained" not in kinds and "stray" not in kinds and kinds.count("race") >= 1
 
 
-def test_the_corpus_neffs_of_up_to_5000_bundles_report_no_race() -> None:
-    """Every corpus NEFF whose graphs hold at most 5,000 bundles (66 of the 96, ~12 s CPU in all): correct
-    compiler output, so 0 races. The other 30 (20,000 to 110,000 bundles, 6 to 60 s CPU each) report 0
+@pytest.mark.slow
+def test_the_corpus_neffs_of_up_to_36000_bundles_report_no_race() -> None:
+    """Every corpus NEFF whose graphs hold at most 36,000 bundles (86 of the 96, ~52 s CPU in all): correct
+    compiler output, so 0 races. The other 10 (48,364 to 109,042 bundles, 3 to 14 s CPU each) report 0
     too in benchmarks/corpus_races.py (benchmarks/RESULTS.md)."""
     checked = 0
     for f in corpus_files():
         n = Neff.read(f.path)
-        if sum(len(n.stream_data(s)) for g in n.graphs for s in n.graph(g).streams.values()) > 5000 * 64:
+        if sum(len(n.stream_data(s)) for g in n.graphs for s in n.graph(g).streams.values()) > 36_000 * 64:
             continue
         for g in n.graphs:
             r = graph_races(n, g)
             assert r.count == 0, f"{f.relative}:{g}: {r.races[0].line()}"
         checked += 1
-    assert checked >= 60  # 66 NEFFs of the corpus
+    assert checked >= 86  # 86 NEFFs of the corpus

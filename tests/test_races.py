@@ -239,3 +239,32 @@ def test_s94_a_dma_reusing_its_semaphore_is_ordered_after_the_earlier_count_s_wa
     assert classify(m) == ("reuse-ordered", "")
     with pytest.raises(UsageError, match="S-94"):
         races({}, _decisions("S-94=pipelined"))
+
+
+def test_r110_a_range_check_reads_the_index_rows_of_its_indirect_dma_not_every_partition() -> None:
+    """yolox MODULE_5809157664872167249 sg00: Pool's PseudoRangeCheck (bundle 10) has slot_a = SBUF
+    partition 32 byte 0x14d78 (ADDR4 0x814d78), bound_addr partition 32 byte 0x3658 (0x803658),
+    idx_meta 1; the 0xC4 after it (bundle 11) reads one index row at 0x814d78. ACT's Activate 5041
+    writes partition 64 bytes 0x14d70..0x14eb0 (0x14d70 + 80 fp32): it meets the slot_a bytes only in
+    another partition. Read as every partition from the first (R-110=from-first), the pair is reported."""
+    from tongasm.check.races import decode_streams, footprints, races
+
+    n = _neff("yolox-trn1/MODULE_5809157664872167249.neff")
+    g = n.graph("sg00")
+    data = {s: n.stream_data(g.streams[s]) for s in ("pool", "act")}
+    bs = decode_streams(data)
+    chk, act = bs["pool"][10], bs["act"][5041]
+    assert (chk.mnemonic, act.mnemonic) == ("PseudoRangeCheck", "Activate")
+    assert (chk.fields["slot_a.addr"], chk.fields["bound_addr"], chk.fields["idx_meta"]) == (0x814D78, 0x803658, 1)
+    assert bs["pool"][11].fields["indirect_start_offset"] == 0x814D78
+    fp = footprints(chk)
+    assert fp.reads[0] == ("sbuf", 32, 1, 0x14D78, 0x14D80)  # one uint64 index row, partition 32
+    assert fp.reads[2] == ("sbuf", 32, 1, 0x3658, 0x3660)  # its bound's base address, partition 32
+    assert footprints(act).writes == (("sbuf", 64, 1, 0x14D70, 0x14EB0),)
+    streams = {"sg00.pool": [chk], "sg00.act": [act]}
+    assert races(streams).count == 0
+    old = _decisions("R-110=from-first")
+    wide = decode_streams(data, old)
+    assert footprints(wide["pool"][10]).reads[0] == ("sbuf", 32, 96, 0x14D78, 0x14D80)
+    r = races({"sg00.pool": [wide["pool"][10]], "sg00.act": [wide["act"][5041]]}, old)
+    assert r.count == 1 and r.races[0].region[:5] in {("sbuf", 32, 96, 0x14D78, 0x14D80), ("sbuf", 64, 1, 0x14D70, 0x14EB0)}

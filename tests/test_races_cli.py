@@ -163,3 +163,73 @@ def test_explain_shows_the_footprint_and_a_blocks_dma(tmp_path: Path) -> None:
     assert t.returncode == 0, t.stderr
     assert "footprint:" in t.stdout and "reads: sbuf partitions 0..127 bytes 0x37b00" in t.stdout
     assert "writes: psum partitions" in t.stdout
+
+
+def _dma_stream(tmp_path: Path, n: int, distinct: bool) -> Path:
+    """matmul_small with its sg00 SP stream replaced by ``n`` copies of its first DMA (x: DRAM var 4 to
+    SBUF 0x37b00 of 128 partitions, 256 bytes each), none waiting, and its other engines' streams empty; ``distinct``: copy j writes SBUF byte
+    j * 0x100 instead (no two overlap: no race, but every pair is unordered and must be compared)."""
+    from tongasm.neff.neff import Neff
+
+    n_ = Neff.read(_matmul_small())
+    sp = n_.stream_data(n_.graph("sg00").streams["sp"])
+    o = 2 * BUNDLE_SIZE
+    one = bytearray(sp[o:o + BUNDLE_SIZE])
+    assert one[0] == 0xD4 and int.from_bytes(one[0x28:0x2C], "little") == 0x37B00  # dst.addr
+    out = bytearray()
+    for j in range(n):
+        if distinct:
+            one[0x28:0x2C] = (j * 0x100).to_bytes(4, "little")
+        out += one
+    n_.replace_stream("sg00", "sp", bytes(out))
+    for other in ("act", "pe", "pool", "dve"):  # the other engines' streams empty: only these DMAs
+        n_.replace_stream("sg00", other, b"")
+    p = tmp_path / ("distinct.neff" if distinct else "repeated.neff")
+    p.write_bytes(n_.to_bytes())
+    return p
+
+
+def test_race_work_past_its_limit_stops_the_check_with_no_verdict(tmp_path: Path) -> None:
+    """600 DMAs on distinct SBUF bytes, none ordered: 600 * 599 / 2 = 179,700 pairs, each compared. Under a
+    limit of 50,000 comparisons the check stops (exit 2), names the graph, where it stopped and the
+    variable, and claims no verdict; at the default limit it is clean."""
+    p = _dma_stream(tmp_path, 600, distinct=True)
+    env = {**os.environ, "PYTHONPATH": SRC, "TONGASM_MAX_RACE_COMPARISONS": "50000"}
+    cut = subprocess.run([sys.executable, "-m", "tongasm", "check", "--races", str(p)], capture_output=True,
+                         text=True, env=env, timeout=300)
+    assert cut.returncode == 2, cut.stderr
+    err = cut.stderr.strip().splitlines()
+    assert len(err) == 1 and "Traceback" not in cut.stderr, cut.stderr
+    assert f"{p}:sg00: at sg00.sp bundle " in err[0] and "more than the limit of 50,000" in err[0]
+    assert "cut there" in err[0] and "TONGASM_MAX_RACE_COMPARISONS raises the limit" in err[0]
+    assert "clean" not in cut.stderr + cut.stdout
+    ok = tongasm("check", "--races", p)
+    assert ok.returncode == 0 and "sg00 (races): 600 bundles, 600 DMAs, 179700 pairs examined: clean" in ok.stderr
+
+
+def test_repeated_identical_dmas_are_compared_once_per_access(tmp_path: Path) -> None:
+    """600 copies of one DMA, none ordered: every two of them write the same SBUF bytes, 179,700 races (the
+    first 100 kept, in issue order). An open run of identical transfers is one comparison per access,
+    so it stays under a limit of 1,000 comparisons while every pair is still counted."""
+    p = _dma_stream(tmp_path, 600, distinct=False)
+    env = {**os.environ, "PYTHONPATH": SRC, "TONGASM_MAX_RACE_COMPARISONS": "1000"}
+    r = subprocess.run([sys.executable, "-m", "tongasm", "check", "--races", "--format", "json", str(p)],
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 1, r.stderr
+    doc = json.loads(r.stdout)
+    (g,) = [x for x in doc["inputs"] if x["input"].endswith(":sg00 (races)")]
+    assert g["pairs"] == 600 * 599 // 2 and len(g["races"]) == 100
+    # the kept races: the second DMA against the first, then the third against the first and second ...
+    got = [(x["first"]["index"], x["second"]["index"]) for x in g["races"][:4]]
+    assert got == [(0, 1), (0, 2), (1, 2), (0, 3)]
+    assert "and 179600 more unordered conflicting pairs" in r.stdout
+
+
+def test_a_race_check_of_more_bundles_than_its_limit_is_refused_before_decoding(tmp_path: Path) -> None:
+    p = _dma_stream(tmp_path, 300, distinct=False)
+    env = {**os.environ, "PYTHONPATH": SRC, "TONGASM_MAX_RACE_BUNDLES": "200"}
+    r = subprocess.run([sys.executable, "-m", "tongasm", "check", "--races", str(p)], capture_output=True,
+                       text=True, env=env, timeout=300)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert f"{p}:sg00: the race check would hold 300 bundles, more than the limit of 200" in r.stderr
+    assert "TONGASM_MAX_RACE_BUNDLES raises the limit" in r.stderr

@@ -51,15 +51,17 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
+from operator import gt
 
 from ..decode.bundle import DecodedBundle, DecodeFailure, iter_stream
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.descriptors import SBUF_PARTITION_SHIFT, decode_addr4
 from ..isa.enums import WAIT_WIRE, WIRE_DTYPE_ALIGN, UpdateMode, WaitMode
-from ..isa.fields import Slot
+from ..isa.fields import BUNDLE_SIZE, Slot
 from ..isa.formats import build_formats
 from ..isa.layout import Sem
+from ..io.limits import Limit
 from ..numeric import signed
 from .registry import register
 
@@ -85,6 +87,22 @@ ANY_DRAM: Region = ("dram", 0, 1 << 31, 0, WHOLE)
 #: The partitions of SBUF and PSUM (every target tongasm knows).
 PARTITIONS = 128
 
+#: The footprint comparisons one race check may make (an access against an earlier one it is not
+#: ordered with; a run of identical open DMA transfers counts once). Past it the check stops with no
+#: verdict (exit 2): a stream built to make every access unordered with every other costs n^2 / 2.
+#: The largest corpus graph makes 19,481,478 (yolox MODULE_15023315273075843957, 109,042 bundles, 12 s CPU).
+RACE_WORK = Limit("the race check's footprint comparisons", 1 << 27, "TONGASM_MAX_RACE_COMPARISONS",
+                  "134,217,728: 7x the largest corpus graph's 19,481,478, a minute or two of CPU",
+                  template="{where}: the race check made {figure} footprint comparisons, more than the limit of "
+                           "{limit}; it was cut there and says nothing of this graph's races ({env} raises the limit)",
+                  grouped=True)
+#: The bundles one race check holds decoded (all of a graph's streams at once; about 3 KB each).
+RACE_BUNDLES = Limit("the bundles of one race check", 1 << 19, "TONGASM_MAX_RACE_BUNDLES",
+                     "524,288: 5x the largest corpus graph (109,042 bundles, 310 MB peak); about 1.5 GB",
+                     template="{where}: the race check would hold {figure} bundles, more than the limit of {limit}; "
+                              "refused before decoding, no verdict on this graph's races ({env} raises the limit)",
+                     grouped=True)
+
 
 @dataclass(frozen=True)
 class Footprint:
@@ -99,6 +117,37 @@ class Footprint:
     @property
     def empty(self) -> bool:
         return not self.reads and not self.writes
+
+    @cached_property
+    def write_box(self) -> tuple[int, int, int, int] | None:
+        """One box around every region written (:func:`_summary`), None when nothing is."""
+        return _summary(self.writes)
+
+    @cached_property
+    def read_box(self) -> tuple[int, int, int, int] | None:
+        """One box around every region read, None when nothing is."""
+        return _summary(self.reads)
+
+
+#: Where each space's partitions (DRAM: variables) start on the one axis of :func:`_summary`'s boxes.
+_SPACE_AXIS = {"sbuf": 0, "psum": 1 << 8, "dram": 1 << 16}
+
+
+def _summary(regions: Sequence[Region]) -> tuple[int, int, int, int] | None:
+    """(first, end) on one axis of every space's partitions -- SBUF, PSUM, then the DRAM variables --
+    and (first, end) bytes: a box around all of ``regions`` but registers (an engine's own), so two
+    footprints whose boxes are apart share no byte (the exact test is :func:`_conflict`'s)."""
+    p0 = b0 = WHOLE << 1
+    p1 = b1 = -1
+    for r in regions:
+        if r[0] == "register":
+            continue
+        base = _SPACE_AXIS.get(r[0])
+        if base is None:  # a space of no axis: every place
+            return (-1, WHOLE << 1, -1, WHOLE << 1)
+        p0, p1 = min(p0, base + r[1]), max(p1, base + r[1] + r[2])
+        b0, b1 = min(b0, r[3]), max(b1, r[4])
+    return None if p1 < 0 else (p0, p1, b0, b1)
 
 
 def region_json(r: Region) -> dict[str, object]:
@@ -171,7 +220,7 @@ def footprints(d: DecodedBundle) -> Footprint:
             a = decode_addr4(f[ptr])
             if a.space in ("sbuf", "psum"):
                 first, base = a.partition or 0, a.byte or 0
-                parts = max(f.get("num_partitions", PARTITIONS - first), 1)
+                parts = max(f.get(d.fmt.layout.pointer_parts, PARTITIONS - first), 1)
                 reads.append((a.space, first, parts, base, base + WIRE_DTYPE_ALIGN.get(f.get(dt, -1), 8)))
     return Footprint(tuple(reads), tuple(writes))
 
@@ -328,8 +377,24 @@ def _overlap(a: Region, b: Region) -> bool:
     return False
 
 
+def _boxes_meet(x: Footprint, y: Footprint) -> bool:
+    """Whether a box of what ``x`` writes meets one of what ``y`` reads or writes, or a box of what
+    ``x`` reads one of what ``y`` writes (:func:`_summary`): False proves :func:`_conflict` None."""
+    u, v = x.write_box, y.write_box
+    if u is not None:
+        if v is not None and u[0] < v[1] and v[0] < u[1] and u[2] < v[3] and v[2] < u[3]:
+            return True
+        w = y.read_box
+        if w is not None and u[0] < w[1] and w[0] < u[1] and u[2] < w[3] and w[2] < u[3]:
+            return True
+    u = x.read_box
+    return u is not None and v is not None and u[0] < v[1] and v[0] < u[1] and u[2] < v[3] and v[2] < u[3]
+
+
 def _conflict(x: Footprint, y: Footprint) -> Region | None:
     """The first region of ``x`` that overlaps one of ``y`` with at least one of the two writing."""
+    if not _boxes_meet(x, y):  # first the two footprints' boxes: most pairs are apart
+        return None
     for mine, group in ((x.writes, (y.writes, y.reads)), (x.reads, (y.writes,))):
         for a in mine:
             space = a[0]
@@ -341,6 +406,22 @@ def _conflict(x: Footprint, y: Footprint) -> Region | None:
                     if b[0] == space and p0 < b[1] + b[2] and b[1] < p1 and b0 < b[4] and b[3] < b1 and _overlap(a, b):
                         return a
     return None
+
+
+@dataclass
+class _Run:
+    """Open DMA transfers issued by one stream with one footprint (one object, interned), in issue
+    order: one entry of a stream's open list. While ``clean`` none of them is known to have finished
+    before anything, so an access is unordered with exactly those issued before it -- a prefix, since
+    clocks grow along the issuing stream -- and one footprint comparison answers for all of them (the
+    pairs are counted as before, the races kept in issue order). Once a wait proves one of them
+    finished somewhere the run is compared member by member, and the stream's next such transfer
+    starts a new run. A stream repeating one DMA n times costs one comparison per access, not n."""
+
+    fp: Footprint
+    stream: int
+    members: list[int]
+    clean: bool
 
 
 @dataclass(frozen=True)
@@ -419,6 +500,8 @@ class RaceReport:
     unreached: int = 0
     #: passes over the streams (each proves what the one before made provable)
     passes: int = 0
+    #: footprint comparisons made (at most ``pairs_examined``: a run of identical open transfers is one)
+    comparisons: int = 0
 
     @property
     def count(self) -> int:
@@ -502,14 +585,15 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
           indirect: Mapping[str, int] | None = None,
           indirect_targets: Mapping[int, Sequence[int]] | None = None,
           pointer_copies: Mapping[tuple[int, int], Sequence[int]] | None = None, limit: int = 100,
-          cap: int = 512, max_passes: int = 8) -> RaceReport:
+          cap: int = 512, max_passes: int = 8, where: str = "the streams") -> RaceReport:
     """The unordered conflicting pairs of ``streams`` (name -> decoded bundles); see the module doc.
 
     ``blocks``: the 0xC1 descriptor blocks by (queue name, block id); ``dge_table``: the var_ids of
     the DGE table (R-17); ``labels``: each stream's BIR instruction names, ``sources`` its kernel source
     lines, for the reports. At most
     ``limit`` races are kept (the rest counted). ``cap`` bounds the updates examined one by one for
-    one candidate of one wait (beyond it the candidate is not proven: sound, and said by a race)."""
+    one candidate of one wait (beyond it the candidate is not proven: sound, and said by a race).
+    Past :data:`RACE_WORK` comparisons it raises (``where`` names the input), never a partial answer."""
     from ..isa.decisions.dma import (DmaBlockCompletion, IndirectRaceBounds, IndirectRaceSource, IndirectTransfer,
                                      QueueOrder, RaceSources, SelfWaits)
     from ..isa.decisions.move import TransposeMask
@@ -575,6 +659,8 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
     queue_last: dict[tuple[int, str], int] = {}
     serial_tr: set[int] = set()  # the 0xC4 transfers of an engine's indirect queue, completing in issue order
     counters: dict[tuple[str, int], _Counter] = {}
+    interned: dict[Footprint, Footprint] = {}
+    fcache: dict[tuple[int, bytes], Footprint] = {}
 
     def source(key: tuple[str, int], s: int, i: int, amount: int, t: int) -> None:
         c = counters.setdefault(key, _Counter())
@@ -590,7 +676,10 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
         mask: tuple[int, ...] | None = None  # the engine's lane mask (the last LoadMaskSelect, S-68)
         check: DecodedBundle | None = None  # the stream's last PseudoRangeCheck (S-93)
         for i, d in enumerate(bs[s]):
-            fp = footprints(d)
+            key = (id(d.fmt), bytes(d.raw))  # identical bundles of one layout: one footprint (a pure function)
+            fp = fcache.get(key)
+            if fp is None:
+                fp = fcache[key] = footprints(d)
             lsem = d.fmt.layout.sem
             if lsem == Sem.LOAD_LANE_MASK:
                 mask = tuple(d.fields[n] for n in lane_fields())
@@ -598,7 +687,7 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                 check = d
             elif lsem == Sem.STREAM_TRANSPOSE and d.fields.get("use_mask") and mask is not None:
                 fp = _masked_transpose(d, fp, mask, lane_index)
-            row.append(fp if not fp.empty else EMPTY)
+            row.append(interned.setdefault(fp, fp) if not fp.empty else EMPTY)
             for um, idx, value in _updates(d, by_wire, zero_is_none):
                 if um == UpdateMode.evt_set:
                     source(("evt", idx), s, i, 1, -1)
@@ -638,6 +727,7 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                     if indirect_fifo:
                         queue = INDIRECT_QUEUE
             if tfp is not None:
+                tfp = interned.setdefault(tfp, tfp)  # one object per footprint: runs compare by identity
                 t = len(tr_point)
                 mine[i] = t
                 tr_point.append((s, i))
@@ -713,7 +803,7 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                         if hit[1] >= pc[hit[0]]:
                             blocked = True
                             break
-                        vc = [max(a, b) for a, b in zip(vc, static[hit[0]][hit[1]])]
+                        vc = list(map(max, vc, static[hit[0]][hit[1]]))
                     if blocked:
                         break
                     static[s][i] = tuple(vc)
@@ -741,13 +831,16 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
 
     def after_transfer(t: int, vc: Sequence[int]) -> bool:
         a = aft[t]
-        return any(vc[u] > a[u] for u in range(k))
+        return any(map(gt, vc, a))
 
     def after_source(s: int, i: int, t: int, vc: Sequence[int]) -> bool:
         """Is the point with clock ``vc`` after source (s, i) (its completion when ``t`` >= 0)?"""
         return after_transfer(t, vc) if t >= 0 else vc[s] > i
 
     done: dict[tuple[tuple[str, int], int, int], int] = {}  # (key, source stream, waiter) -> covered prefix
+    pristine = [True] * len(tr_point)  # per transfer: never proven finished before anything (``aft`` all WHOLE)
+    runs_of: dict[int, list[_Run]] = {}  # the clean runs each transfer is in (the scanning pass)
+    max_work = RACE_WORK.value()
 
     def prove(key: tuple[str, int], need: int, ws: int, wi: int, vc: list[int], patient: bool
               ) -> list[tuple[int, int, int]] | tuple[int, int]:
@@ -856,7 +949,12 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
         # per stream, the issued transfers not yet known to have finished before its next bundle: a
         # transfer after one bundle's clock is after every later bundle's of that stream (clocks grow
         # along a stream, ``aft`` only shrinks), so it leaves that stream's list for good
-        open_by: list[list[int]] = [[] for _ in range(k)]
+        # (runs: the consecutive transfers of one stream with one footprint, never proven finished, are
+        # one entry, compared once per access; see :class:`_Run`)
+        open_by: list[list[_Run]] = [[] for _ in range(k)]
+        clean_run: list[dict[tuple[int, Footprint], _Run]] = [{} for _ in range(k)]  # per list: its clean run by key
+        visit: dict[int, int] = {}  # per transfer: when it was issued in this pass
+        runs_of.clear()
         found = report.races
         seen: set[tuple[int, int, int, int]] = set()
         waiting: list[tuple[int, int] | None] = [None] * k  # what a blocked stream waits to be visited
@@ -876,39 +974,103 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
             else:
                 report.more += 1
 
+        def issued_after(t: int, s: int, i: int, tr: int) -> bool:
+            """Is transfer ``t`` issued after access (s, i) (the transfer ``tr`` it issued, when >= 0)?"""
+            ts, ti = tr_point[t]
+            return after_transfer(tr, clock_of(ts, ti)) if tr >= 0 else clock_of(ts, ti)[s] > i
+
         def scan(s: int, i: int, fp: Footprint, vc: Sequence[int], tr: int) -> None:
             """Compare one access (bundle (s, i), or the transfer ``tr`` it issued) with what it is not ordered with."""
-            me = access(s, i, tr >= 0)
+            me_: list[Access] = []
+
+            def me() -> Access:  # made only for a race (most scans find none)
+                if not me_:
+                    me_.append(access(s, i, tr >= 0))
+                return me_[0]
+
+            xw, xr = fp.write_box, fp.read_box
             for sj in range(k):
                 if sj == s:
                     continue
                 lst = touching[sj]
                 start = bisect_left(lst, vc[sj])
+                cl, fl = clocks[sj], fps[sj]
+                examined = 0
                 for j in lst[start:]:
-                    cj = clocks[sj][j]
+                    cj = cl[j]
                     # visited earlier in this pass, but after this access by what earlier passes proved
                     if cj is not None and (after_transfer(tr, cj) if tr >= 0 else cj[s] > i):
                         continue
-                    other = fps[sj][j]
-                    report.pairs_examined += 1
+                    other = fl[j]
+                    examined += 1
+                    # the boxes first, inline (as _boxes_meet: most pairs are apart)
+                    u = other.write_box
+                    if u is None or not (xw is not None and xw[0] < u[1] and u[0] < xw[1] and xw[2] < u[3] and
+                                         u[2] < xw[3] or xr is not None and xr[0] < u[1] and u[0] < xr[1] and
+                                         xr[2] < u[3] and u[2] < xr[3]):
+                        u = other.read_box
+                        if xw is None or u is None or not (xw[0] < u[1] and u[0] < xw[1] and xw[2] < u[3] and
+                                                           u[2] < xw[3]):
+                            continue
                     r = _conflict(fp, other)
                     if r is not None and (sj, j, s, i * 2 + (tr >= 0)) not in seen:
                         seen.add((sj, j, s, i * 2 + (tr >= 0)))
-                        record(access(sj, j), me, r, nearest(sj, j, -1, s))
-            keep: list[int] = []
-            for t in open_by[s]:
-                a = aft[t]
-                if any(x > y for x, y in zip(vc, a)):
-                    continue  # finished before this access (and every later one of the stream)
-                keep.append(t)
-                ts, ti = tr_point[t]
-                if (after_transfer(tr, clock_of(ts, ti)) if tr >= 0 else clock_of(ts, ti)[s] > i):
-                    continue  # issued after this access
-                report.pairs_examined += 1
-                r = _conflict(fp, tr_fp[t])
-                if r is not None:
-                    record(access(ts, ti, True), me, r, nearest(ts, ti, t, s))
-            open_by[s] = keep
+                        record(access(sj, j), me(), r, nearest(sj, j, -1, s))
+                report.pairs_examined += examined
+                report.comparisons += examined
+            runs: list[_Run] = []
+            room = max(limit - len(found), 0)  # the races still kept one by one; the rest are counted
+            hits: list[tuple[int, int, Region]] = []  # (visit order, transfer, region) of the kept ones
+            conflicting = 0
+            for run_ in open_by[s]:
+                ms = run_.members
+                if run_.clean:  # none finished (never proven); those issued before the access are a prefix
+                    lo, hi = 0, len(ms)
+                    while lo < hi:
+                        mid = (lo + hi) // 2
+                        if issued_after(ms[mid], s, i, tr):
+                            hi = mid
+                        else:
+                            lo = mid + 1
+                    runs.append(run_)
+                    if lo:
+                        report.pairs_examined += lo
+                        report.comparisons += 1
+                        r = _conflict(fp, run_.fp)
+                        if r is not None:  # every member issued before is a race
+                            conflicting += lo
+                            hits.extend((visit[t], t, r) for t in ms[:min(lo, room)])
+                    continue
+                keep: list[int] = []
+                for t in ms:
+                    if any(map(gt, vc, aft[t])):
+                        continue  # finished before this access (and every later one of the stream)
+                    keep.append(t)
+                    ts, ti = tr_point[t]
+                    ct = clocks[ts][ti]
+                    if ct is None:
+                        ct = prior[ts][ti]
+                    if (any(map(gt, ct, aft[tr])) if tr >= 0 else ct[s] > i):
+                        continue  # issued after this access (as issued_after)
+                    report.pairs_examined += 1
+                    report.comparisons += 1
+                    r = _conflict(fp, tr_fp[t])
+                    if r is not None:
+                        conflicting += 1
+                        if room:
+                            hits.append((visit[t], t, r))
+                if keep:
+                    run_.members = keep
+                    runs.append(run_)
+            if conflicting:  # kept in the order the transfers were issued, as one list of them would give
+                hits.sort()
+                for _, t, r in hits[:room]:
+                    ts, ti = tr_point[t]
+                    record(access(ts, ti, True), me(), r, nearest(ts, ti, t, s))
+                report.more += conflicting - min(len(hits), room)
+            open_by[s] = runs
+            if report.comparisons > max_work:
+                raise RACE_WORK.error(report.comparisons, f"{where}: at {names[s]} bundle {i} of {lens[s]}")
 
         progressed = True
         stuck = False  # every stream waits: resolve the first waiting one with what is known
@@ -928,7 +1090,7 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                 # what earlier passes proved holds in every schedule: start from it (the needed updates
                 # are joined even when it covers them, so at the fixed point a clock that covers a
                 # bundle holds that bundle's whole clock)
-                vc = list(prior[s][i]) if prev is None else [max(a, b) for a, b in zip(prev, prior[s][i])]
+                vc = list(prior[s][i]) if prev is None else list(map(max, prev, prior[s][i]))
                 blocked = False
                 proven: list[tuple[int, int, int]] = []
                 for w in wait_of[s][i]:
@@ -946,7 +1108,7 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                     for ps, pi, pt in got:
                         cp = clocks[ps][pi]
                         assert cp is not None
-                        vc = [max(a, b) for a, b in zip(vc, cp)]
+                        vc = list(map(max, vc, cp))
                         proven.append((ps, pi, pt))
                     c = counters.get(key)
                     if c is not None and c.written:
@@ -956,6 +1118,10 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                 for _ps, _pi, pt in proven:
                     while pt >= 0 and aft[pt][s] > i:  # S-91: and every earlier block of its queue
                         aft[pt][s] = i
+                        if pristine[pt]:
+                            pristine[pt] = False
+                            for run_ in runs_of.get(pt, ()):
+                                run_.clean = False  # its members are compared one by one from now on
                         pt = tr_prev[pt]
                 clocks[s][i] = tuple(vc)
                 fp = fps[s][i]
@@ -965,8 +1131,19 @@ def races(streams: Mapping[str, Sequence[DecodedBundle]], decisions: DecisionSet
                 if t is not None and scanning:
                     if not tr_fp[t].empty:
                         scan(s, i, tr_fp[t], vc, t)
-                    for lst in open_by:
-                        lst.append(t)
+                    tf, clean = tr_fp[t], pristine[t]
+                    visit[t] = len(visit)
+                    for lst, by_key in zip(open_by, clean_run):
+                        last = by_key.get((s, tf)) if clean else None
+                        if last is not None and last.clean:
+                            last.members.append(t)
+                        else:
+                            last = _Run(tf, s, [t], clean)
+                            lst.append(last)
+                            if clean:
+                                by_key[(s, tf)] = last
+                        if clean:
+                            runs_of.setdefault(t, []).append(last)
                 if not fp.empty:
                     touching[s].append(i)
                 pc[s] += 1
@@ -993,9 +1170,11 @@ def _filled(clocks: list[list[tuple[int, ...] | None]], prior: list[list[tuple[i
     return [[c if c is not None else prior[s][i] for i, c in enumerate(clocks[s])] for s in range(k)]
 
 
-def decode_streams(streams: Mapping[str, bytes], decisions: DecisionSet = DEFAULT_DECISIONS
+def decode_streams(streams: Mapping[str, bytes], decisions: DecisionSet = DEFAULT_DECISIONS, where: str = "the streams"
                    ) -> dict[str, list[DecodedBundle]]:
-    """Decode each stream (undecodable bundles are left out: they have no known footprint)."""
+    """Decode each stream (undecodable bundles are left out: they have no known footprint); more than
+    :data:`RACE_BUNDLES` bundles in all are refused first (``where`` names the input)."""
+    RACE_BUNDLES.check(sum(len(data) // BUNDLE_SIZE for data in streams.values()), where)
     fs = build_formats(decisions)
     return {n: [d for d in iter_stream(data, formats=fs) if not isinstance(d, DecodeFailure)]
             for n, data in streams.items()}

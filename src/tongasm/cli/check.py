@@ -156,7 +156,8 @@ def _stream_races(paths: list[str], args: argparse.Namespace, decisions: Decisio
             raise UsageError(f"{p}: {len(stream)} bytes is not a whole number of {BUNDLE_SIZE}-byte bundles")
         names[stem] = bytes(stream)
     bar.phase("races", 1, unit="stream sets")
-    r = races(decode_streams(names, decisions), decisions)
+    where = " ".join(paths)
+    r = races(decode_streams(names, decisions, where), decisions, where=where)
     return _races_input(" ".join(paths) + " (races)", r, race_findings(r, "streams"))
 
 

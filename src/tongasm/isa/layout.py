@@ -376,6 +376,8 @@ class Layout:
     #: field of their wire dtype), each one element per partition of the bundle's ``num_partitions``
     #: (0x63's mean and varfactor columns): the race check's footprint of them
     pointer_reads: tuple[tuple[str, str], ...] = ()
+    #: the field holding the partition count of ``pointer_reads`` (0xD6's bound column: idx_meta, R-110)
+    pointer_parts: str = "num_partitions"
 
     @property
     def family(self) -> str:

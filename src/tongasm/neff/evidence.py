@@ -34,6 +34,7 @@ from ..check.runner import check_bundle
 from ..isa.decisions import DECISIONS, DecisionSet
 from ..isa.decisions.archive import ArchiveStyle, NewMemberHeader
 from ..isa.decisions.base import D, Decision
+from ..isa.decisions.dma import RangeCheckRows
 from ..isa.decisions.neff import GzipMtime, HeaderHash, HeaderUuid, KelpVersionMajor, MemberOrder, UnknownHeaderWords
 from ..isa.decisions.tensor import TensorTensorSlots
 from ..isa.fields import BUNDLE_SIZE, Format
@@ -295,6 +296,50 @@ def _r7(neff: Neff, bundles: list[_Bundle], fs: FormatSet) -> Evidence | None:
                     f"{len(tts)} distinct TensorTensor bundles; ops {sorted(hex(o) for o in ops)}", where, len(tts),
                     [ReadingVerdict(r, *verdicts[r], bundles=where if r == "out-in0-in1" and produced else [])
                      for r in info.choices])
+
+
+@probe(RangeCheckRows, per_file=True)
+def _r110(neff: Neff, _b: list[_Bundle], fs: FormatSet) -> Evidence | None:
+    """The rows a PseudoRangeCheck covers: the 0xC4 after it on its stream reads its index rows at
+    slot_a, idx_meta of them (one a partition); None for a file with no 0xD6."""
+    info = DECISIONS[RangeCheckRows.id]
+    fit: list[str] = []
+    bad: list[str] = []
+    for st in neff.streams():
+        data = neff.stream_data(st)
+        ops = data[::BUNDLE_SIZE]
+        if 0xD6 not in ops:
+            continue
+        check: tuple[int, dict[str, int]] | None = None
+        for k, op in enumerate(ops):
+            if op not in (0xD6, 0xC4):
+                continue
+            raw = bytes(data[k * BUNDLE_SIZE:(k + 1) * BUNDLE_SIZE])
+            sel = fs.select(op, raw)
+            if sel is None:
+                continue
+            v = sel[1]
+            if op == 0xD6:
+                if check is not None:
+                    bad.append(f"{st.graph}/{st.stream}[{check[0]}]")  # no 0xC4 reads its rows
+                check = (k, v)
+            elif check is not None:
+                c = check[1]
+                ok = c.get("slot_a.addr") == v.get("indirect_start_offset") and \
+                    c.get("idx_meta") == v.get("indirect_num_elems1") and v.get("engine_config") == 1 << 18
+                (fit if ok else bad).append(f"{st.graph}/{st.stream}[{check[0]}]")
+                check = None
+        if check is not None:
+            bad.append(f"{st.graph}/{st.stream}[{check[0]}]")
+    if not fit and not bad:
+        return None
+    n = len(fit) + len(bad)
+    note = (f"{len(fit)} of {n} PseudoRangeChecks: the next 0xC4 on the stream reads idx_meta index rows at slot_a, "
+            "one a partition")
+    chosen = DecisionSet()[RangeCheckRows.id]
+    verdicts = {"index-rows": (not bad, note), "from-first": (None, "sound but wider: the file cannot rule it out")}
+    return Evidence(RangeCheckRows.id, info.subject, CONTRADICTED if bad else CONFIRMED, chosen, note,
+                    (bad or fit)[:EXAMPLES], n, [ReadingVerdict(r, *verdicts.get(r, (None, ""))) for r in info.choices])
 
 
 # --- the report -----------------------------------------------------------------------------------------

@@ -11,7 +11,8 @@ signal which semaphores (the engine sidecars' ``dma`` blocks, R-90) and the DGE 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 from ..check.races import ANY_DRAM, DmaBlock, Footprint, RaceReport, Region, decode_streams, dram_range, races, sbuf_box
 from ..check.registry import Finding
@@ -94,14 +95,36 @@ def graph_races(neff: Neff, graph: str, decisions: DecisionSet = DEFAULT_DECISIO
     """The race check (:func:`tongasm.check.races.races`) of one graph: its engine streams with their
     0xC1 blocks, DGE table and BIR names."""
     g = neff.graph(graph)
-    streams = decode_streams({s.stream: neff.stream_data(s) for s in g.streams.values()}, decisions)
-    labels = {f"{graph}.{s.stream}": neff.bir_names(s) for s in g.streams.values()}
-    sources = {f"{graph}.{s.stream}": neff.source_lines(s) for s in g.streams.values()}
+    where = f"{neff.path}:{graph}" if neff.path else graph
+    streams = decode_streams({s.stream: neff.stream_data(s) for s in g.streams.values()}, decisions, where)
+    # the .dbg members are parsed only if a race (or an unanalysed DMA) is reported: a clean graph never reads them
+    by_name = {f"{graph}.{s.stream}": s for s in g.streams.values()}
+    labels = _Lazy(by_name, neff.bir_names)
+    sources = _Lazy(by_name, neff.source_lines)
     blocks = dma_blocks(neff, graph, decisions)
     return races({f"{graph}.{n}": b for n, b in streams.items()}, decisions, blocks=blocks,
                  dge_table=dge_table(neff, graph), labels=labels, sources=sources,
                  indirect=indirect_semaphores(neff, graph), indirect_targets=pointer_targets(neff, graph),
-                 pointer_copies=pointer_copies(neff, graph, blocks), limit=limit)
+                 pointer_copies=pointer_copies(neff, graph, blocks), limit=limit, where=where)
+
+
+class _Lazy(Mapping[str, "list[str | None] | None"]):
+    """Per stream name, ``make(stream)`` computed when first asked for (then kept)."""
+
+    def __init__(self, streams: Mapping[str, Any], make: Callable[[Any], list[str | None] | None]) -> None:
+        self._streams, self._make = streams, make
+        self._done: dict[str, list[str | None] | None] = {}
+
+    def __getitem__(self, name: str) -> list[str | None] | None:
+        if name not in self._done:
+            self._done[name] = self._make(self._streams[name])
+        return self._done[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._streams)
+
+    def __len__(self) -> int:
+        return len(self._streams)
 
 
 def pointer_copies(neff: Neff, graph: str, blocks: Mapping[tuple[str, int], DmaBlock]

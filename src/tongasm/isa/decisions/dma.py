@@ -27,6 +27,30 @@ class RangeCheckOperands(Decision):
         return self.reading is self.SBUF_OPERANDS
 
 
+class RangeCheckRows(Decision):
+    id = "R-110"
+    subject = "PseudoRangeCheck 0xD6: how many partitions its slot_a and bound_addr operands cover (R-29 places them)"
+    reason = ("0xD6 has no num_partitions field; its slot dims are 1, 1 (steps and counts) in all 234 corpus bundles "
+              "(26 yolox-trn1 files). In all 234 the 0xC4 after it reads its index rows at slot_a (indirect_start_"
+              "offset = slot_a.addr) and idx_meta is that 0xC4's row count indirect_num_elems1 (1 .. 128: 27 bundles "
+              "of 1 row, 128 of 128), a row a partition (engine_config 0x40000): slot_a is the [idx_meta, 1] column "
+              "of uint64 addresses the 0xC4 then moves by, and bound_addr the column of base addresses it is checked "
+              "against (R-101, S-101). Read as every partition from the first, yolox MODULE_5809157664872167249's "
+              "bundle 10 (slot_a partition 32 byte 0x14d78, idx_meta 1; its 0xC4 11 reads one row) reads partitions "
+              "32..127, and ACT's Activate 5041 writing partition 64 bytes 0x14d70..0x14eb0 was reported as an "
+              "unordered pair; with idx_meta rows none. slot_b's extent is not known (the simulator does not read it; "
+              "149 of the 234 are 8 bytes past slot_a): it stays every partition from its first")
+    INDEX_ROWS = Reading("index-rows", "slot_a and bound_addr cover idx_meta partitions from their first, 8 bytes "
+                                       "each (every corpus bundle's 0xC4 reads idx_meta rows at slot_a); slot_b "
+                                       "every partition from its first")
+    FROM_FIRST = Reading("from-first", "every operand covers every partition from its first (no count field), "
+                                       "bound_addr is not read")
+
+    @property
+    def index_rows(self) -> bool:
+        return self.reading is self.INDEX_ROWS
+
+
 class ExtensionForm(Decision):
     id = "R-30"
     subject = "PseudoExtension 0xDA: a 64-byte continuation of the DMA before it, or 0xD4's map re-tagged"
@@ -485,4 +509,4 @@ class SelfWaits(Decision):
 
 __all__ = ["DescriptorUnits", "DgeRegisterAddress", "DgeRegisterSide", "DmaBlockCompletion", "DramAddresses",
            "ExtensionBound", "ExtensionForm", "IndirectBounds", "IndirectRaceBounds", "IndirectRaceSource",
-           "IndirectTransfer", "QueueOrder", "RaceSources", "RangeCheckOperands", "SelfWaits", "StateBufferVariable"]
+           "IndirectTransfer", "QueueOrder", "RaceSources", "RangeCheckOperands", "RangeCheckRows", "SelfWaits", "StateBufferVariable"]

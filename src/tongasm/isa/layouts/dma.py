@@ -15,7 +15,7 @@ the real bytes confirm its DIRECT2D map except +0x0F (R-14).
 from __future__ import annotations
 
 from ..decisions import DecisionSet
-from ..decisions.dma import ExtensionBound, ExtensionForm, RangeCheckOperands
+from ..decisions.dma import ExtensionBound, ExtensionForm, RangeCheckOperands, RangeCheckRows
 from ..decisions.dma import Addr8Modes, BookOnlyLayouts, DmaCompletion, DmaOffsetRegisters, DmaStepWords
 from ..descriptors import slot
 from ..fields import Conf, EnumTable, Field, Kind, Slot
@@ -222,10 +222,14 @@ def range_check(ds: DecisionSet) -> list[Layout]:
                                            "the stream (all 234 corpus bundles; R-27)"),
     ]
     slots: tuple[Slot, ...] = ()
+    rows = False
     if real or ds.get(BookOnlyLayouts).guess:  # the free runs +0x0C..+0x17 and +0x34..+0x3F hold them
         sconf, sdec = (V, "R-29") if real else (I, "R-25")
-        slots = (slot("slot_a", 0x0C, 2, dtype=None, conf=sconf, decision=sdec, parts=None,
-                      doc="TENSOR2D operand (steps 1, 1 and counts 1, 1 in every corpus bundle)"),
+        rows = real and ds.get(RangeCheckRows).index_rows
+        slots = (slot("slot_a", 0x0C, 2, dtype=None, conf=sconf, decision=sdec, parts="idx_meta" if rows else None,
+                      doc="TENSOR2D operand (steps 1, 1 and counts 1, 1 in every corpus bundle): the uint64 index "
+                          "rows the next 0xC4 reads, idx_meta partitions (R-110)" if rows else
+                          "TENSOR2D operand (steps 1, 1 and counts 1, 1 in every corpus bundle)"),
                  slot("slot_b", 0x34, 2, dtype=None, conf=sconf, decision=sdec, parts=None,
                       doc="TENSOR2D operand (steps 1, 1 and counts 1, 1 in every corpus bundle)"))
     text: list[TextOp] = [ApText(name=s.name, slot=s.name) for s in slots]
@@ -234,7 +238,8 @@ def range_check(ds: DecisionSet) -> list[Layout]:
                  IntText(name="size", field="bound_size_bytes", hexa=True),
                  IntText(name="label", field="branch_label_id")]
     return [Layout("DmaRangeCheck", (DMA_RANGE_CHECK,), tuple(body), Sem.RANGE_CHECK if real else Sem.UNMODELLED,
-                   tuple(text), slots,
+                   tuple(text), slots, pointer_reads=(("bound_addr", ""),) if rows else (),
+                   pointer_parts="idx_meta",
                    doc="an indirect DMA that checks each index against bound_size_bytes and branches to "
                        "branch_label_id on failure (Pool only; R-29); not encoded")]
 
