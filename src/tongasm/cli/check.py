@@ -246,7 +246,7 @@ def _listing_inputs(path: str, args: argparse.Namespace, decisions: DecisionSet,
         for graph, streams in graphs.items():
             label = f"{path}:{graph}" if graph else path
             bar.phase(f"races {label}", 1, unit="stream sets")
-            r = races(decode_streams(streams, prog.decisions), prog.decisions)
+            r = races(decode_streams(streams, prog.decisions, label), prog.decisions, where=label)
             out.append(_races_input(label + " (races)", r, race_findings(r, label)))
     return out
 
