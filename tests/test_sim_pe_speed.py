@@ -52,3 +52,24 @@ def test_s120_does_not_apply_under_s41_fp32() -> None:
     assert run("S-41=fp32")[0, 0] == np.float32(-65532.0)
     assert run("S-41=fp32", "S-120=exact-f64")[0, 0] == np.float32(-65532.0)
 
+
+
+def test_the_float32_copy_of_2_byte_floats_is_numpy_s_cast_bit_for_bit() -> None:
+    """The fast path's fp16 / bf16 -> float32 table gives numpy's own cast of every one of the 65,536
+    values, NaN payloads and signed zeros included (a strided source, as an SBUF tile is)."""
+    import ml_dtypes
+
+    from tongasm.sim import numeric
+
+    for t in (np.float16, ml_dtypes.bfloat16):
+        x = np.arange(1 << 17, dtype=np.uint32).astype(np.uint16).view(t).reshape(512, 256)[:, ::2]
+        out = np.empty(x.shape, np.float32)
+        numeric.copy_to_float32(out, x)
+        with np.errstate(all="ignore"):
+            want = x.astype(np.float32)
+        assert (out.view(np.uint32) == want.view(np.uint32)).all()
+    # spot values worked out by hand: fp16 0x3C00 = 1.0, 0x8000 = -0.0, 0x0001 = 2**-24 (the least subnormal)
+    h = np.array([0x3C00, 0x8000, 0x0001], np.uint16).view(np.float16)
+    out = np.empty(3, np.float32)
+    numeric.copy_to_float32(out, h)
+    assert list(out.view(np.uint32)) == [0x3F800000, 0x80000000, 0x33800000]
