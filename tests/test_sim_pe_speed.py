@@ -5,8 +5,8 @@ The products are -65536, 2047/1024 * 2 = 3.998046875 and -2**-23, each exact in 
 Their exact sum is -65532.001953125 - 2**-23. float32 values near 65532 are 2**-8 apart, so -65532.001953125 is
 the midpoint of -65532 and -65532.00390625, and the -2**-23 puts the exact sum past it:
 
-* exact-f64: float64 holds the sum exactly (its spacing there is 2**-37), one rounding gives -65532.00390625;
-* f32-accumulate: whatever the order or grouping of the float32 additions, -2**-23 is lost against either
+* exact-f64 (-D S-120=exact-f64): float64 holds the sum exactly (its spacing there is 2**-37), one rounding gives -65532.00390625;
+* f32-accumulate (the default): whatever the order or grouping of the float32 additions, -2**-23 is lost against either
   large partial sum (less than half their spacing) and -65536 + 3.998046875 = -65532.001953125 is a tie that
   rounds to the even -65532.0; adding the tiny term first (3.998046875 - 2**-23) also rounds back to 3.998046875.
 """
@@ -37,7 +37,7 @@ def run(*decisions: str) -> np.ndarray:
 
 
 def test_s120_exact_f64_rounds_the_exact_sum_once() -> None:
-    out = run()
+    out = run("S-120=exact-f64")
     assert out[0, 0] == np.float32(-65532.00390625)
     assert out[0, 1] == 256 and out[1, 0] == 0
 
@@ -46,6 +46,12 @@ def test_s120_f32_accumulate_rounds_each_addition() -> None:
     out = run("S-120=f32-accumulate")
     assert out[0, 0] == np.float32(-65532.0)
     assert out[0, 1] == 256 and out[1, 0] == 0
+
+
+def test_s120_default_is_f32_accumulate() -> None:
+    """The default rounds as the hardware's float32 accumulation (S-120's corpus check): -65532.0, not
+    exact-f64's -65532.00390625."""
+    assert run()[0, 0] == np.float32(-65532.0)
 
 
 def test_s120_does_not_apply_under_s41_fp32() -> None:
