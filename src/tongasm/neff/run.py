@@ -224,7 +224,8 @@ def core_program(neff: Neff, graph: str, declared: Mapping[str, Declared] = {},
         files[vid] = np.array([bases[ref]], dtype="<u8").view(np.uint8).copy()
     if tables:
         mem.dge_table = list(tables[0])
-    streams, labels = {}, {}
+    streams: dict[str, bytes] = {}
+    labels: dict[str, Sequence[str | None]] = {}
     for s in g.streams.values():
         streams[s.stream] = neff.stream_data(s)
         labels[s.stream] = LazyLabels(neff, s)
