@@ -3,6 +3,7 @@
     python benchmarks/corpus_oracle.py                          # every NEFF, 120 s each
     python benchmarks/corpus_oracle.py --only attention --timeout 60
     python benchmarks/corpus_oracle.py --json out.json
+    python benchmarks/corpus_oracle.py --only yolox -D S-120=f32-accumulate   # the simulator under a reading
 
 Needs jax for the yolox graphs (``pip install -e '.[oracle]'``); without it they report "no
 reference". Each NEFF runs in its own child process (a wall-clock limit per NEFF) through
@@ -33,11 +34,12 @@ from corpus_child import failure, run_in_child
 CORPUS = Path(os.environ.get("TONGASM_CORPUS", "/work/shared/groundtruth/corpus"))
 
 
-def _child(path: str, seed: int, q: Any) -> None:
+def _child(path: str, seed: int, decisions: list[str], q: Any) -> None:
     try:
+        from tongasm.isa.decisions import DecisionSet
         from tongasm.oracle.harness import check_neff
 
-        r = check_neff(Path(path), seed)
+        r = check_neff(Path(path), seed, DecisionSet.parse(decisions))
         q.put({"ran": r.ran, "matched": r.matched, "max_error": r.max_error, "reference": r.reference,
                "ratio": max((c.worst_ratio for c in r.outputs), default=None),
                "outputs": [{"name": c.name, "matched": c.matched, "max_error": c.max_error, "ratio": c.worst_ratio,
@@ -48,8 +50,8 @@ def _child(path: str, seed: int, q: Any) -> None:
         q.put({"ran": False, "matched": None, "why": failure(e)})
 
 
-def run_one(path: Path, seed: int, timeout: float) -> dict[str, Any]:
-    return run_in_child(_child, (str(path), seed), timeout, {"ran": False, "matched": None})
+def run_one(path: Path, seed: int, timeout: float, decisions: list[str] | None = None) -> dict[str, Any]:
+    return run_in_child(_child, (str(path), seed, list(decisions or [])), timeout, {"ran": False, "matched": None})
 
 
 def _fmt(x: float | None, spec: str) -> str:
@@ -63,12 +65,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", default="", help="only NEFFs whose path contains this")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", type=Path)
+    ap.add_argument("-D", dest="decisions", action="append", default=[], metavar="ID=READING",
+                    help="run the simulator under this reading (repeatable)")
     a = ap.parse_args(argv)
+    from tongasm.errors import TongasmError
+    from tongasm.isa.decisions import DecisionSet
+
+    try:
+        DecisionSet.parse(a.decisions)  # a wrong -D is the user's mistake: said once, not in every row
+    except TongasmError as e:
+        ap.error(str(e))
     files = sorted(p for p in a.corpus.rglob("*.neff") if a.only in str(p))
     print(f"{'graph':50} {'ran':4} {'matched':7} {'max err':>10} {'err/tol':>9} {'sim':>7} {'ref':>6}  why")
     rows = []
     for p in files:
-        r = run_one(p, a.seed, a.timeout)
+        r = run_one(p, a.seed, a.timeout, a.decisions)
         r["file"] = str(p.relative_to(a.corpus))
         rows.append(r)
         m = {True: "yes", False: "NO", None: "-"}[r.get("matched")]

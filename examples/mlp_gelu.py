@@ -65,11 +65,11 @@ def gelu_tanh(v: np.ndarray) -> np.ndarray:
 
 def reference(x: np.ndarray, w1: np.ndarray, w2: np.ndarray, b1: np.ndarray, a_got: np.ndarray) -> tuple[
         dict[str, np.ndarray], np.ndarray]:
-    """numpy, stage by stage: the activation from the inputs (the fp16 operands are exact in float64;
-    rounded to fp16 as the kernel stores it), and the second matmul from the activation the kernel
+    """numpy, stage by stage: the activation from the inputs (the fp16 products are exact in float32, and the
+    K-sum is float32 as the hardware accumulates it, S-120; rounded to fp16 as the kernel stores it), and the second matmul from the activation the kernel
     stored (a one-ulp difference in ``a`` would otherwise dominate ``y``'s error). Also the scale of
     each ``y`` element (the sum of the magnitudes of its terms) for the fp32 comparison."""
-    h = w1.astype(np.float64).T @ x.astype(np.float64)
+    h = (w1.astype(np.float32).T @ x.astype(np.float32)).astype(np.float64)
     a = gelu_tanh(h + b1.astype(np.float64)).astype(np.float16)
     a64 = a_got.astype(np.float64)
     terms = np.abs(w2.astype(np.float64)).T @ np.abs(a64)

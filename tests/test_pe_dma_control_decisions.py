@@ -245,7 +245,7 @@ def test_s40_a_missing_wait_shows_as_wrong_data() -> None:
 
 
 def test_s41_products_in_float64_rounded_once() -> None:
-    out, ref = run_matmul()
+    out, ref = run_matmul("S-120=exact-f64")  # S-41 as written (the default S-120 accumulates in float32)
     assert np.array_equal(out, ref.astype(np.float32))  # one rounding of the exact float64 sum
     out32, _ = run_matmul("S-41=fp32")
     assert np.allclose(out32, ref, rtol=1e-5, atol=1e-5)

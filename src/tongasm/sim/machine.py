@@ -142,20 +142,49 @@ class DmaBlockSpec:
     descriptors: tuple[DmaDescriptor, ...]
 
 
+class LazyText:
+    """A report's text formatted when first read: a run names every bundle that updates a semaphore or
+    issues a DMA (for a deadlock report or an error), and reads few of those names, whose BIR labels
+    come from the NEFF's ``.dbg`` members, parsed only when a name is wanted."""
+
+    __slots__ = ("_make", "_text")
+
+    def __init__(self, make: Callable[[], str]) -> None:
+        self._make: Callable[[], str] | None = make
+        self._text = ""
+
+    def __str__(self) -> str:
+        if self._make is not None:
+            self._text, self._make = self._make(), None
+        return self._text
+
+    def __repr__(self) -> str:
+        return repr(str(self))
+
+
 class DmaTransfer:
     """An issued DMA (S-40): what it reads and writes, resolved when it was issued, done by :meth:`complete`."""
 
-    __slots__ = ("engine", "where", "reads", "writes", "w_in", "w_out", "semaphore", "increments", "issued")
+    __slots__ = ("engine", "_where", "reads", "writes", "w_in", "w_out", "semaphore", "increments", "issued")
 
-    def __init__(self, engine: str, where: str, reads: DmaSide, writes: DmaSide,
+    def __init__(self, engine: str, where: str | LazyText, reads: DmaSide, writes: DmaSide,
                  w_in: int, w_out: int, semaphore: int, increments: list[int]) -> None:
-        self.engine, self.where = engine, where
+        self.engine, self._where = engine, where
         # a [runs, run bytes] view, or (buffer, the byte index of every byte of every run), runs in transfer order (R-16)
         self.reads, self.writes = reads, writes
         self.w_in, self.w_out = w_in, w_out
         self.semaphore, self.increments = semaphore, increments
         #: the scheduler's clock when the DMA was issued (for the trace; -1 until set)
         self.issued = -1
+
+    @property
+    def where(self) -> str:
+        """The issuing bundle as a report names it (formatted on first read)."""
+        return self._where if isinstance(self._where, str) else str(self._where)
+
+    @where.setter
+    def where(self, text: str | LazyText) -> None:
+        self._where = text
 
     def complete(self, m: Machine) -> None:
         """Move the data (S-44: element-wise conversion) and apply the completion increments (R-15)."""
@@ -185,7 +214,8 @@ class DmaTransfer:
         for inc in self.increments:
             m.semaphores[self.semaphore] = _wrap32(int(m.semaphores[self.semaphore]) + inc)
         if self.increments:
-            m.sem_last[self.semaphore] = f"the completion of the DMA at {self.where}"
+            w = self._where
+            m.sem_last[self.semaphore] = LazyText(lambda: f"the completion of the DMA at {w}")
         if m.on_dma_complete is not None:
             m.on_dma_complete(self)
 
@@ -336,7 +366,7 @@ class Machine:
         self.psum_stride = PSUM_PARTITION_BYTES
         self.semaphores = np.zeros(N_SEMAPHORES, dtype=np.int64)  # int32 counters, kept wide and wrapped
         #: who last changed each semaphore (a bundle's update or a DMA's completion), for deadlock reports
-        self.sem_last: dict[int, str] = {}
+        self.sem_last: dict[int, str | LazyText] = {}
         #: called with each DMA as it completes (the trace's DMA slices)
         self.on_dma_complete: Callable[[DmaTransfer], None] | None = None
         self.events = np.zeros(N_SEMAPHORES, dtype=bool)
@@ -371,6 +401,9 @@ class Machine:
         #: engines whose stream a Halt (or Exit) ended (S-46)
         self.halted: set[str] = set()
         self._views: dict[tuple, np.ndarray] = {}
+        #: (id(bundle), slot) -> (bundle, its [partitions, elements] view): a PE bundle's tiles at a static
+        #: address (the bundle kept so that a reused id is told apart), for :mod:`.semantics.pe`
+        self.pe_tiles: dict[tuple[int, str], tuple[Any, np.ndarray]] = {}
         self.dram: dict[int, np.ndarray] = {}
         self.vars_by_id: dict[int, Variable] = {}
         for v in self.memory.variables:

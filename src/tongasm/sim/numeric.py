@@ -115,6 +115,22 @@ def as_int64(x: np.ndarray) -> np.ndarray:
 _SCRATCH: dict[tuple[str, tuple[int, ...], np.dtype], np.ndarray] = {}
 
 
+@cache
+def _half_table(t: np.dtype) -> np.ndarray:
+    """Every 2-byte value of float type ``t`` (its bits as the index) as float32, converted by numpy's cast."""
+    return np.arange(1 << 16, dtype=np.uint16).view(t).astype(np.float32)
+
+
+def copy_to_float32(out: np.ndarray, x: np.ndarray) -> None:
+    """``np.copyto(out, x, casting="unsafe")`` for a float32 ``out``, the same bits (NaN payloads too):
+    a 2-byte float ``x`` (fp16, bf16) is looked up in a table of numpy's own casts of all 65,536 values,
+    ~1.5x faster than numpy's fp16 -> float32 cast loop on this machine (it has no SIMD path there)."""
+    if x.dtype.itemsize == 2 and x.dtype.kind == "f" or x.dtype == ml_dtypes.bfloat16:
+        np.take(_half_table(x.dtype), x.view(np.uint16), out=out)  # a gather: no float arithmetic, no fp errors
+        return
+    np.copyto(out, x, casting="unsafe")
+
+
 def scratch(name: str, shape: tuple[int, ...], t: np.dtype) -> np.ndarray:
     """A reusable array (contents undefined) for a kernel's intermediate ``name``: a fresh 512 KiB array is
     mapped and page-faulted anew each time (glibc maps large blocks), which costs as much as the float64

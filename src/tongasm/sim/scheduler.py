@@ -11,7 +11,7 @@ from __future__ import annotations
 
 
 from dataclasses import dataclass, field
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -22,11 +22,11 @@ from ..isa.decisions.spec import UpdateModeWire
 from ..isa.enums import WAIT_WIRE, UpdateMode, WaitMode
 from ..isa.fields import BUNDLE_SIZE
 from ..isa.formats import build_formats
-from ..isa.layout import SyncLanes, UpdateLane, WaitLane
+from ..isa.layout import WaitLane
 from ..numeric import signed
 from .context import bundle_where
 from .execute import execute
-from .machine import DmaTransfer, ENGINES, Machine, SimError, rewrap
+from .machine import DmaTransfer, ENGINES, LazyText, Machine, SimError, rewrap
 from .trace import Timeline
 
 _WAIT = {w: m for m, w in WAIT_WIRE.items()}
@@ -42,6 +42,21 @@ class Deadlock(SimError):
                          + "\n  ".join(waiting))
 
 
+def _where_at(s: Stream, pc: int) -> LazyText:
+    """``s.where(pc)``, formatted when read (its BIR label parsed from the .dbg members only then)."""
+    return LazyText(lambda: s.where(pc))
+
+
+def _issued_where(s: Stream, pc: int, d: DecodedBundle, text: str | LazyText) -> LazyText:
+    """The name of a DMA issued by bundle ``pc`` of ``s``: the stream, bundle and BIR instruction that
+    issued it (what the handler added after its own name of the bundle, a 0xC1 block's descriptor say,
+    stays after it), formatted when read."""
+    def make() -> str:
+        head, own = bundle_where(s.engine, d), str(text)
+        return s.where(pc) + own[len(head):] if own.startswith(head) else s.where(pc)
+    return LazyText(make)
+
+
 @dataclass
 class Stream:
     engine: str
@@ -49,7 +64,12 @@ class Stream:
     pc: int = 0
     name: str = ""
     #: the BIR instruction name of each bundle (a NEFF's .dbg members), for reports and traces
-    labels: list[str | None] | None = None
+    labels: Sequence[str | None] | None = None
+    #: per bundle, its active waits as (kind, index, operand) (:meth:`Scheduler._wait_plan`), made on first test
+    wait_plans: dict[int, tuple[tuple[int, int, int], ...]] = field(default_factory=dict, repr=False)
+    #: per bundle, its sync effects as (events to clear, (update mode, index, value)...) (:meth:`Scheduler._update_plan`)
+    update_plans: dict[int, tuple[tuple[int, ...], tuple[tuple[UpdateMode, int, int], ...]]] = field(
+        default_factory=dict, repr=False)
 
     @property
     def done(self) -> bool:
@@ -151,6 +171,47 @@ class Scheduler:
                 return text
         return None
 
+    def _wait_plan(self, s: Stream, d: DecodedBundle) -> tuple[tuple[int, int, int], ...]:
+        """The bundle's active waits, read once from its fields: (0, sem, need) for sem >= imm, (1, sem,
+        register) for sem >= register, (2, event, 0) for an event; a lane of an unknown mode makes no plan
+        (:meth:`_ready` then asks :meth:`_wait_text`, which names it)."""
+        plan = s.wait_plans.get(s.pc)
+        if plan is None:
+            out = []
+            lanes = d.fmt.sync
+            for lane in lanes.waits if lanes is not None else ():
+                f = d.fields
+                mode = f[lane.mode]
+                if mode == 0:
+                    continue
+                wm = _WAIT.get(mode)
+                if wm == WaitMode.sem_ge_imm:
+                    out.append((0, f[lane.index], signed(f[lane.value], 32)))
+                elif wm == WaitMode.sem_ge_reg:
+                    out.append((1, f[lane.index], f[lane.value]))
+                elif wm == WaitMode.evt_set_clear:
+                    out.append((2, f[lane.index], 0))
+                else:
+                    return ((3, 0, 0),)  # not cached: _wait_text raises the unknown mode
+            plan = s.wait_plans[s.pc] = tuple(out)
+        return plan
+
+    def _ready(self, s: Stream, d: DecodedBundle) -> bool:
+        """Whether every wait of the bundle holds (what :meth:`_wait_text` says, without its text)."""
+        for kind, idx, v in self._wait_plan(s, d):
+            if kind == 0:
+                if self.m.semaphores[idx] < v:
+                    return False
+            elif kind == 1:
+                if self.m.semaphores[idx] < signed(self.m.reg(s.engine, v), 32):
+                    return False
+            elif kind == 2:
+                if not self.m.events[idx]:
+                    return False
+            else:
+                return self._wait_text(s, d) is None
+        return True
+
     def _lane_wait(self, s: Stream, d: DecodedBundle, lane: WaitLane) -> str | None:
         f = d.fields
         mode = f[lane.mode]
@@ -186,32 +247,42 @@ class Scheduler:
         return f"{s.where()} waits for {text}" + (f"; {notes[0]}" if notes else "")
 
     def _after(self, s: Stream, d: DecodedBundle) -> None:
+        plan = s.update_plans.get(s.pc)
+        if plan is None:
+            plan = s.update_plans[s.pc] = self._update_plan(s, d)
+        clears, updates = plan
+        for idx in clears:
+            self.m.events[idx] = False  # the waiter clears the event
+        for um, idx, value in updates:
+            self._apply_update(s, um, idx, value)
+
+    def _update_plan(self, s: Stream, d: DecodedBundle) -> tuple[tuple[int, ...], tuple[tuple[UpdateMode, int, int], ...]]:
+        """The bundle's sync effects, read once from its fields: the events its waits clear, and its
+        updates as (mode, index, value) in lane order (D-2: the all-zero bands that are no update left out)."""
         lanes = d.fmt.sync
         if lanes is None:
-            return
+            return (), ()
         f = d.fields
-        for w in lanes.waits:
-            if f[w.mode] == WAIT_WIRE[WaitMode.evt_set_clear]:
-                self.m.events[f[w.index]] = False  # the waiter clears the event
+        clears = tuple(f[w.index] for w in lanes.waits if f[w.mode] == WAIT_WIRE[WaitMode.evt_set_clear])
+        updates = []
         for u in lanes.updates:
-            self._apply_update(s, d, u, lanes)
+            mode = f[u.mode]
+            if mode == 0 and self._d2.zero_is_none:
+                continue
+            if mode == 0 and f[u.index] == 0:
+                # D-2=raw: mode 0 is evt_set, but an all-zero band is no update. The shared dword tells
+                # them apart only when no sem_ge wait owns it (else "set event 0" cannot be told apart).
+                wait_owns_value = any(f[w.mode] in (WAIT_WIRE[WaitMode.sem_ge_imm], WAIT_WIRE[WaitMode.sem_ge_reg])
+                                      for w in lanes.waits if w.value == u.value)
+                if not f[u.value] or wait_owns_value:
+                    continue
+            um = self._by_wire.get(mode)
+            if um is None:
+                raise SimError(f"{s.where()}: unknown update mode {mode:#04x}")
+            updates.append((um, f[u.index], signed(f[u.value], 32)))
+        return clears, tuple(updates)
 
-    def _apply_update(self, s: Stream, d: DecodedBundle, u: UpdateLane, lanes: SyncLanes) -> None:
-        f = d.fields
-        mode = f[u.mode]
-        if mode == 0 and self._d2.zero_is_none:
-            return
-        if mode == 0 and f[u.index] == 0:
-            # D-2=raw: mode 0 is evt_set, but an all-zero band is no update. The shared dword tells
-            # them apart only when no sem_ge wait owns it (else "set event 0" cannot be told apart).
-            wait_owns_value = any(f[w.mode] in (WAIT_WIRE[WaitMode.sem_ge_imm], WAIT_WIRE[WaitMode.sem_ge_reg])
-                                  for w in lanes.waits if w.value == u.value)
-            if not f[u.value] or wait_owns_value:
-                return
-        um = self._by_wire.get(mode)
-        if um is None:
-            raise SimError(f"{s.where()}: unknown update mode {mode:#04x}")
-        idx, value = f[u.index], signed(f[u.value], 32)
+    def _apply_update(self, s: Stream, um: UpdateMode, idx: int, value: int) -> None:
         sem = self.m.semaphores
         if um == UpdateMode.evt_set:
             self.m.events[idx] = True
@@ -226,7 +297,7 @@ class Scheduler:
         elif um == UpdateMode.sem_wr_imm:
             sem[idx] = value
         if um != UpdateMode.evt_set:
-            self.m.sem_last[idx] = s.where()
+            self.m.sem_last[idx] = _where_at(s, s.pc)
         if self.timeline is not None:
             self._changed[("evt" if um == UpdateMode.evt_set else "sem", idx)] = (s.engine, self.clock, s.where())
 
@@ -292,10 +363,7 @@ class Scheduler:
         self._after(s, d)
         for issued in self.m.dma_pending.since(mark):
             issued.issued = self.clock
-            # the stream, bundle and BIR instruction that issued it (what the handler added, a 0xC1 block's
-            # descriptor say, stays after it)
-            head = bundle_where(s.engine, d)
-            issued.where = s.where() + issued.where[len(head):] if issued.where.startswith(head) else s.where()
+            issued.where = _issued_where(s, s.pc, d, issued._where)
         s.pc += 1
         if self.m.halted and s.engine in self.m.halted:  # S-46: Halt / Exit end the stream
             s.pc = len(s.bundles)
@@ -323,21 +391,22 @@ class Scheduler:
         total = sum(len(s.bundles) for s in self.streams)
         tl = self.timeline
         while live:
-            progressed = False
+            progressed = finished = False
             for s in live:
                 d = s.bundles[s.pc]
-                text = self._wait_text(s, d)
-                if text is not None:
+                if not self._ready(s, d):
                     if tl is not None:
-                        self._note_blocked(s, text)
+                        self._note_blocked(s, self._wait_text(s, d) or "")
                     continue
                 self._step(s, d)
                 progressed = True
+                finished = finished or s.pc >= len(s.bundles)
             self.stats.rounds += 1
             if progress is not None and self.stats.executed >= next_report:
                 progress(self.stats.executed, total)
                 next_report = self.stats.executed + 256
-            live = [s for s in live if not s.done]
+            if finished:
+                live = [s for s in live if not s.done]
             if not progressed and self.m.dma_pending:
                 self.m.complete_dmas(count=1)  # S-40: every engine is blocked, the oldest queued DMA completes
                 self.clock += 1

@@ -31,7 +31,7 @@ from ...isa.enums import WireDtype
 from ...isa.layout import Sem
 from ..context import Ctx
 from .. import numeric
-from ..machine import DmaDescriptor, DmaTransfer, SimError, check_extent, rewrap
+from ..machine import DmaDescriptor, DmaTransfer, Machine, SimError, check_extent, rewrap
 
 # --- DMA ---------------------------------------------------------------------------------------------------
 
@@ -61,10 +61,16 @@ def _side(c: Ctx, side: str, order: DmaElementOrder) -> np.ndarray | tuple[np.nd
             raise SimError(f"{c.where()} {side}: ADDR8 mode 0x28 names register {word}, which the engine does not "
                            f"have ({c.m.target.registers}) (R-104)")
         word = c.m.reg(c.engine, word)
-    starts = run_starts(word, f[f"{side}.num0"], step0, f[f"{side}.num1"], step1, order)
+    num0, num1 = f[f"{side}.num0"], f[f"{side}.num1"]
+    ap = None if register_mode else _progression(word, num0, step0, num1, step1, order.dim0_inner)
     if mode not in (Addr8Modes.PHYSICAL, Addr8Modes.DGE_IMMEDIATE) and not register_mode:
         raise SimError(f"{c.where()} {side}: ADDR8 mode {mode:#04x} is not simulated (R-17)")
+    if mode == Addr8Modes.PHYSICAL and var == Addr8Modes.SBUF_VAR and ap is not None:
+        view = _sbuf_progression(m, *ap, run)
+        if view is not None:
+            return view
     if mode == Addr8Modes.PHYSICAL and var == Addr8Modes.SBUF_VAR:
+        starts = run_starts(word, num0, step0, num1, step1, order)
         parts, byte = starts >> SBUF_PARTITION_SHIFT, starts & ((1 << SBUF_PARTITION_SHIFT) - 1)
         if (starts < 0).any() or (parts >= m.target.sbuf_partitions).any() or (byte + run > m.sbuf_stride).any():
             raise SimError(f"{c.where()} {side}: a run leaves the SBUF partitions ({m.sbuf_stride:#x} bytes each)")
@@ -80,12 +86,63 @@ def _side(c: Ctx, side: str, order: DmaElementOrder) -> np.ndarray | tuple[np.nd
         buf_ = m.dram.get(vid)
         if buf_ is None:
             raise SimError(f"{c.where()} {side}: no DRAM variable with var_id {vid} in the memory description")
+        if ap is not None:
+            first, step, n = ap
+            lo, hi = first + min(0, (n - 1) * step), first + max(0, (n - 1) * step)
+            if lo >= 0 and hi + run <= buf_.size and (n == 1 or step >= run):  # what _strided would make
+                return np.lib.stride_tricks.as_strided(buf_[first:], shape=(n, run), strides=(step if n > 1 else run, 1),
+                                                       writeable=True)
+        starts = run_starts(word, num0, step0, num1, step1, order)
         if (starts < 0).any() or (starts + run > buf_.size).any():
             raise SimError(f"{c.where()} {side}: a run leaves variable {vid} ({buf_.size} bytes)")
         buf, base = buf_, starts
         if register_mode:  # R-105: the PseudoExtension after this DMA checks these bytes against its bound
             c.m.dge_register_reads[c.engine] = (vid, int(starts.max()) + run if starts.size else 0, c.where())
     return _strided(buf, base, run)
+
+
+def _progression(word: int, num0: int, step0: int, num1: int, step1: int, dim0_inner: bool) -> tuple[int, int, int] | None:
+    """(first, step, count) when :func:`run_starts` is an arithmetic progression (every real DMA: one of
+    the dims has one element, or the outer step is the inner dim's span), else None; no array is made."""
+    n = num0 * num1
+    if n <= 0:
+        return None
+    if num1 == 1:
+        return word, step0, n
+    if num0 == 1:
+        return word, step1, n
+    if dim0_inner and step1 == num0 * step0:
+        return word, step0, n
+    if not dim0_inner and step0 == num1 * step1:
+        return word, step1, n
+    return None
+
+
+def _sbuf_progression(m: Machine, first: int, step: int, n: int, run: int) -> np.ndarray | None:
+    """The [runs, run] SBUF view :func:`_side` and :func:`_strided` make of the run starts ``first + k *
+    step`` (k < n), computed without the arrays, when every run is in bounds and the runs are evenly
+    spaced and apart in the buffer: partition steps (a multiple of 1 << 18), or steps within one
+    partition. None otherwise: the caller then takes the general path, which also makes its errors."""
+    shift = SBUF_PARTITION_SHIFT
+    mask = (1 << shift) - 1
+    if first < 0 or step < 0:
+        return None
+    part0, byte0 = first >> shift, first & mask
+    if n == 1 or step & mask == 0:
+        pstep = step >> shift if n > 1 else 0
+        if part0 + (n - 1) * pstep >= m.target.sbuf_partitions or byte0 + run > m.sbuf_stride:
+            return None
+        bstep = pstep * m.sbuf_stride
+    elif byte0 + (n - 1) * step <= mask:  # no carry into the partition bits
+        if part0 >= m.target.sbuf_partitions or byte0 + (n - 1) * step + run > m.sbuf_stride:
+            return None
+        bstep = step
+    else:
+        return None
+    if n > 1 and bstep < run:
+        return None
+    return np.lib.stride_tricks.as_strided(m.sbuf[part0 * m.sbuf_stride + byte0:], shape=(n, run),
+                                           strides=(bstep if n > 1 else run, 1), writeable=True)
 
 
 def _strided(buf: np.ndarray, base: np.ndarray, run: int) -> np.ndarray | tuple[np.ndarray, np.ndarray]:

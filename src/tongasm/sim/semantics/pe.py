@@ -18,6 +18,7 @@ import numpy as np
 from ...isa.decisions.pe import PeEvaluation, PeFp32Mode, PeTranspose, PsumFlags, StationaryPattern
 from ...isa.decisions.semantics import PeArithmetic, PeFp32MovingHigh, PeFp32Passes, PeIntegerPsum
 from ...isa.decisions.spec import FreeDimOrder
+from ...isa.descriptors import ADDR4_REGMODE
 from ...isa.enums import WireDtype
 from ...isa.layout import Sem
 from .. import numeric
@@ -28,7 +29,13 @@ from ..machine import SimError, Stationary, rewrap
 
 
 def _tile(c: Ctx, slot: str, parts: int, w: int) -> np.ndarray:
-    """[partitions, elements in access-pattern order] view of a PE slot in wire dtype ``w``."""
+    """[partitions, elements in access-pattern order] view of a PE slot in wire dtype ``w`` (``parts`` and
+    ``w`` are read from the bundle's own fields, so a bundle at a static address always gets the same view:
+    it is kept per bundle, as the machine's view cache keeps it per address)."""
+    key = (id(c.d), slot)
+    hit = c.m.pe_tiles.get(key)
+    if hit is not None and hit[0] is c.d:
+        return hit[1]
     f = c.f
     s = c.d.fmt.slots[slot]
     dims = c.ds.get(FreeDimOrder).from_slots([(f[sk], f[nk]) for sk, nk in zip(s.step_keys, s.num_keys)])
@@ -36,7 +43,14 @@ def _tile(c: Ctx, slot: str, parts: int, w: int) -> np.ndarray:
         view = c.m.tensor_view(c.engine, f[s.addr_key], parts, dims, w)
     except (SimError, numeric.NumericError) as e:
         raise rewrap(e, f"{c.where()} {slot}") from None
-    return view.reshape(parts, -1)
+    tile = view.reshape(parts, -1)
+    # kept only when it is a view (a pattern numpy cannot flatten in place reshapes to a copy, read anew each
+    # time) at a static address (a register-mode address can change between runs of the bundle)
+    if not f[s.addr_key] & ADDR4_REGMODE and np.may_share_memory(tile, view):
+        if len(c.m.pe_tiles) >= 1 << 16:
+            c.m.pe_tiles.clear()
+        c.m.pe_tiles[key] = (c.d, tile)
+    return tile
 
 
 def load_stationary(c: Ctx) -> None:
@@ -88,7 +102,10 @@ def multiply_moving(c: Ctx) -> None:
     shape = dst.shape
     with np.errstate(all="ignore"):  # inf * 0 and inf - inf are NaN, as IEEE says
         rhs = numeric.scratch("pe.moving", moving.shape, t)
-        np.copyto(rhs, moving, casting="unsafe")  # as astype: bf16, fp8 and integer inputs too
+        if t is _F32:
+            numeric.copy_to_float32(rhs, moving)  # the same bits, by table for fp16 and bf16
+        else:
+            np.copyto(rhs, moving, casting="unsafe")  # as astype: bf16, fp8 and integer inputs too
         result = numeric.scratch("pe.product", shape, t)
         np.matmul(st.as_type(t).T, rhs, out=result)
         if t is _F64:
