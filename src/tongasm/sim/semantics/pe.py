@@ -31,10 +31,11 @@ from ..machine import SimError, Stationary, rewrap
 def _tile(c: Ctx, slot: str, parts: int, w: int) -> np.ndarray:
     """[partitions, elements in access-pattern order] view of a PE slot in wire dtype ``w`` (``parts`` and
     ``w`` are read from the bundle's own fields, so a bundle at a static address always gets the same view:
-    it is kept per bundle, as the machine's view cache keeps it per address)."""
-    key = (id(c.d), slot)
+    it is kept per distinct bundle, as the machine's view cache keeps it per address)."""
+    fields = c.d.fields  # identical bundles share one field dict (decode.bundle.iter_stream): one view for all
+    key = (id(fields), slot)
     hit = c.m.pe_tiles.get(key)
-    if hit is not None and hit[0] is c.d:
+    if hit is not None and hit[0] is fields:
         return hit[1]
     f = c.f
     s = c.d.fmt.slots[slot]
@@ -49,7 +50,7 @@ def _tile(c: Ctx, slot: str, parts: int, w: int) -> np.ndarray:
     if not f[s.addr_key] & ADDR4_REGMODE and np.may_share_memory(tile, view):
         if len(c.m.pe_tiles) >= 1 << 16:
             c.m.pe_tiles.clear()
-        c.m.pe_tiles[key] = (c.d, tile)
+        c.m.pe_tiles[key] = (fields, tile)
     return tile
 
 

@@ -9,7 +9,7 @@
 00000000:  |da000000 00000000 00000000 00000010  |  PseudoExtension param=0x10
 00000000:  |c1100000 00000000 00000000 71506f6f …|  PseudoDMATrigger queue="qPoolDynamic", block=7
 00000000:  |c4100000 00000000 00000000 00400000 …|  PseudoDMAMemcpyFullInd indirect_start_offset=0x4000, engine_config=0x40, indirect_num_elems0=1, indirect_num_elems1=1, direct_start_offset=0x8000, direct_step_elems0=0x200, engine_config2=0x40, direct_num_elems0=0x80, direct_num_elems1=1, direct_elem_size=0x200, semaphore_wait_value=5, direction=1
-00000000:  |d6100000 05031303 03000000 68000000 …|  PseudoRangeCheck slot_a=sb[p0]+0x68, slot_b=sb[p0]+0x6ef0, bound=0x50, size=0x8340, label=0, src_dtype_tag=0x31, idx_meta=0x67, wait sem3>=3 / upd sem3++
+00000000:  |d6100000 05031303 03000000 68000000 …|  PseudoRangeCheck slot_a=sb[p0:103]+0x68, slot_b=sb[p0]+0x6ef0, bound=0x50, size=0x8340, label=0, src_dtype_tag=0x31, idx_meta=0x67, wait sem3>=3 / upd sem3++
 00000000:  |ca100000 00000000 00000000 08000000 …|  PseudoEmbeddingUpdate index_dtype=INT32, embedding_table_base_addr=0x8000, embed_entry_num_elements=0x40, embed_entry_bytes_lo=0x80, sequence_length=0x10, table_num_entries=0x3e8
 00000000:  |cf100000 00000000 00000000 71506f6f …|  PseudoDMASwapQueueSet queue="qPoolDynamic", instance=1
 00000000:  |c2100000 00000000 00000000 71535044 …|  PseudoDMARearm queue="qSPDynamicH"
