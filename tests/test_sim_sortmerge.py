@@ -175,3 +175,10 @@ def test_a_wrong_shape_stops() -> None:
     bad = SORT[:2] + [_payload(10, 1, (N - 1, 0), 0x1818008, N - 1)] + SORT[3:]
     with pytest.raises(SimError, match="argument 1: float32 x 141 .* S-121 models float32 x 142"):
         _run(_machine(np.zeros(N, np.float32)), bad)
+
+
+def test_without_the_cpu_count_it_stops() -> None:
+    m = _machine(np.zeros(N, np.float32))
+    m.custom_cpus = None  # no ucode_lib.json total_cpus
+    with pytest.raises(SimError, match="total_cpus is None; S-121 needs one power of two"):
+        _run(m, SORT)
