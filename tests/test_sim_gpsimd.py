@@ -165,6 +165,9 @@ def test_custom_op_stops_naming_its_function() -> None:
     m = Machine(GEN2)
     m.custom_functions = {0: "partial_sort_multicore_compute", 1: "partial_merge_multicore_compute"}
     with pytest.raises(SimError, match="custom op 'partial_sort_multicore_compute'.*sub_opcode 0.*S-77"):
+        _run(CUSTOM_HEADER, m, ("S-121=stop",))  # the sort pair runs under S-121's default (test_sim_sortmerge)
+    m.custom_functions = {0: "some_other_function"}
+    with pytest.raises(SimError, match="custom op 'some_other_function'.*sub_opcode 0.*S-77"):
         _run(CUSTOM_HEADER, m)
     with pytest.raises(SimError, match="sub_opcode 0 of opcode 133 .no ucode_lib.json"):
         _run(CUSTOM_HEADER, Machine(GEN2))

@@ -310,6 +310,21 @@ def custom_functions(neff: Neff, graph: Graph) -> dict[int, str]:
     return out
 
 
+def custom_cpus(neff: Neff, graph: Graph) -> int | None:
+    """The ``total_cpus`` a graph's ``ucode_lib.json`` states (the Pool engine's CPUs a multicore custom
+    op runs on: 8 in every real one), or None when it has none or its libraries disagree (S-121)."""
+    member = graph.directory + "ucode_lib.json"
+    if member not in neff.members:
+        return None
+    j = load_json(member, neff.members[member])
+    libs = j.get("ucode_lib") if isinstance(j, dict) else None
+    seen = {lib.get("total_cpus") for lib in libs if isinstance(lib, dict)} if isinstance(libs, list) else set()
+    if len(seen) != 1:
+        return None
+    n = seen.pop()
+    return n if isinstance(n, int) and n > 0 else None
+
+
 def _stand_in(fs: FormatSet, decisions: DecisionSet) -> Callable[[DecodeFailure], DecodedBundle | None]:
     """S-62: an undecodable ActivationTableLoad read through the Nop layout (its header sync band)."""
     nop = next(f for f in fs.variants(NOP.byte) if f.layout.sem is Sem.NONE)
@@ -512,6 +527,7 @@ def run_neff(neff: Neff, inputs: Mapping[str, np.ndarray], *, graphs: list[str] 
                 dram[v.var_id] = buffers[v.name]
         m = Machine(target, core.memory, seed=seed, dram=dram)
         m.custom_functions = custom_functions(neff, core.graph)
+        m.custom_cpus = custom_cpus(neff, core.graph)
         m.dma_blocks = dict(core.blocks)
         m.dram_bases = dict(core.dram_bases)
         m.indirect_semaphores = dict(core.indirect_sems)

@@ -395,6 +395,11 @@ class Machine:
         self.dge_register_reads: dict[str, tuple[int, int, str]] = {}
         #: custom-op functions by sub_opcode (a NEFF's ucode_lib.json, opcode 133), for the simulator's stop message
         self.custom_functions: dict[int, str] = {}
+        #: the ucode_lib.json's total_cpus: how many runs a multicore custom op sorts (S-121); None when unknown
+        self.custom_cpus: int | None = None
+        #: the custom op being gathered per engine (S-121): its header's where, sub_opcode, payload count and
+        #: the payloads' fields so far; it runs when the last payload arrives
+        self.custom_calls: dict[str, tuple[str, int, int, list[dict[str, int]]]] = {}
         #: the pool buffer a PoolBufferLoad (0x67) filled, per engine: (start partition, [P, n] values, wire
         #: dtype, index mask), read by the Gather (0x68) after it (S-78)
         self.pool_buffers: dict[str, tuple[int, np.ndarray, int, int]] = {}

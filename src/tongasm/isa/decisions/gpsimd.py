@@ -1,6 +1,6 @@
 """The decisions of the Pool-engine (GPSIMD) opcodes that real compiler output exercises:
 TensorScalarAddr 0x74, the custom-op pair 0x85/0x86, the gather pair 0x67/0x68 and
-TensorScalarAffineSelect 0x92 (R-70..R-74), and the simulator's choices for them (S-75..S-79).
+TensorScalarAffineSelect 0x92 (R-70..R-74), and the simulator's choices for them (S-75..S-79, S-121).
 
 Evidence is the shared corpus (``shared/groundtruth/corpus``): 559 bundles of 0x74 (458 distinct,
 31 yolox-trn1 NEFFs, neuronx-cc 2.14, sunda), 92 of 0x85 and 460 of 0x86 (2 NEFFs), 18 each of 0x67
@@ -139,8 +139,52 @@ class CustomOpExecution(Decision):
               "partial_sort_multicore_compute (sub_opcode 0: 9 and 14 headers) and three "
               "partial_merge_multicore_compute (sub_opcode 1: 27 and 42). The HLO states what the four together "
               "compute, not what one of them leaves for the next (the layout of the partial results, which of the "
-              "four payload descriptors is keys, indices, scratch or output: R-72 leaves their words unread)")
-    STOP = Reading("stop", "the simulator stops at the header, naming the ucode_lib.json function")
+              "four payload descriptors is keys, indices, scratch or output: R-72 leaves their words unread). S-121 reads "
+              "those two functions from the NEFF's own DMAs and names; every other function stops here")
+    STOP = Reading("stop", "the simulator stops at the header, naming the ucode_lib.json function (but for the "
+                           "two sort functions under S-121)")
+
+
+class SortMergeCustomOps(Decision):
+    id = "S-121"
+    subject = "the custom ops partial_sort_multicore_compute / partial_merge_multicore_compute (0x85 sub_opcodes 0, 1)"
+    reason = ("what the bytes, the NEFF's own JSON and the HLO say (docs/research/partial-sort-custom-ops.md). "
+              "Every one of the 23 partial_sort calls (yolox MODULE_14856528739640727327: 9, "
+              "MODULE_15023315273075843957: 14) has 5 payloads: a float32 of 2n elements (the tensor_map names "
+              "it sort_kernelSort_*_sort_dst, f32[2n]), float32 n (its keys: the DMA before it fills them from "
+              "*_sort_src), int32 n (an iota 0..n-1, the HLO sort's s32 operand), and two int32 scalars that read "
+              "0 and 1 in every call; n = 142 resp. 346, the HLO sorts' length. Every one of the 69 partial_merge "
+              "calls has a float32 2n out, a float32 2n in (the last call's out or a reload of it; once the same "
+              "address: in place), an int32 scalar that reads 8, 4, 2 in the three calls of one sort (the "
+              "tensor_map's merge_sort_dst_8 / _4 / _2 are their outs) and the same two scalars 0, 1. The last "
+              "merge's out is read back by a DMA that takes its bytes 4n..8n (the second half) and casts float32 "
+              "to int32 into the HLO sort's s32 result (sort.2, ...): the [keys | values] halves, values held as "
+              "float32. The HLO's comparators are all compare LT (ascending, key = the f32 operand, not stable); "
+              "ucode_lib.json says total_cpus 8, the number of runs the first merge takes. How the n keys are "
+              "split among the 8 CPUs is not observable: each merge output is read only by the next merge, and "
+              "any split gives the same full sort after 8 -> 4 -> 2 -> 1. On the harness's seeded inputs every key "
+              "reaching partial_sort is -NaN (0xFFC00000) in both graphs, so their index results are 0, 1, 2, ... "
+              "under TOTALORDER; the HLO reads only each sort's first index")
+    RUNS = Reading("sorted-runs", "partial_sort: the keys in total_cpus chunks of ceil(n/total_cpus), each "
+                                  "sorted ascending (stable) carrying its values; out = [keys | values as "
+                                  "float32]. partial_merge with count N: the in holds N such runs (groups of "
+                                  "total_cpus/N chunks), merged pairwise (stable, left run first) into N/2. Keys "
+                                  "compare in IEEE total order, the HLO comparators' TOTALORDER (-NaN first, +NaN "
+                                  "last). Scalars other than 0, 1, an unsorted input run, other shapes or dtypes "
+                                  "stop the simulator naming the function")
+    RUNS_NAN_STOP = Reading("sorted-runs-nan-stop", "as sorted-runs, but a NaN key stops the simulator (where the "
+                                                    "CPUs' code puts NaN is not known: TOTALORDER is what the HLO "
+                                                    "asks, not what the Xtensa code is seen to do)")
+    STOP = Reading("stop", "as S-77: the simulator stops at the header, naming the function")
+
+    @property
+    def simulated(self) -> bool:
+        return self.reading is not self.STOP
+
+    @property
+    def nan_total_order(self) -> bool:
+        """NaN keys sort in IEEE total order (else they stop the simulator)."""
+        return self.reading is self.RUNS
 
 
 class GatherExecution(Decision):

@@ -1,6 +1,7 @@
 """What the Pool-engine (GPSIMD) bundles of real output do (:mod:`tongasm.isa.layouts.gpsimd`), read
 from their decoded fields: TensorScalarAddr 0x74 (S-75), TensorScalarAffineSelect 0x92 (S-76); the
-custom ops 0x85/0x86 stop the simulator with a message that names the function (S-77); the gather pair
+custom ops 0x85/0x86 stop the simulator with a message that names the function (S-77), but for the
+sort pair partial_sort / partial_merge_multicore_compute (S-121); the gather pair
 0x67/0x68 runs through a per-lane pool buffer (S-78). Iota 0x7E is :func:`tongasm.sim.semantics.reduce.iota` (S-34).
 """
 
@@ -10,9 +11,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...isa.decisions.gpsimd import AffineSelectCompare, GatherExecution, TensorScalarAddrArith, TensorScalarAddrKinds
+from ...isa.decisions.gpsimd import (AffineSelectCompare, GatherExecution, SortMergeCustomOps, TensorScalarAddrArith,
+                                     TensorScalarAddrKinds)
 from ...isa.layouts.gpsimd import POOL_BUFFER_LOAD
-from ...isa.enums import AluOp
+from ...isa.enums import AluOp, WireDtype
 from ...isa.layout import Sem
 from .. import kernels as fn
 from .. import numeric
@@ -102,17 +104,121 @@ def affine_select(c: Ctx) -> None:
     _store(dst, numeric.from_fp32(np.where(keep, x, fill).astype(np.float32), wd))
 
 
-# --- custom ops (S-77) and the gather pair (S-78): the simulator stops ---------------------------------------
+# --- custom ops (S-77, S-121) and the gather pair (S-78) -----------------------------------------------------
+
+_SORT, _MERGE = "partial_sort_multicore_compute", "partial_merge_multicore_compute"
+_SCALARS = (0, 1)  # the two trailing int32 scalars of every real call (S-121)
+
 
 def custom_op(c: Ctx) -> None:
-    if "function" not in c.f:
+    if c.d.mnemonic == "CustomOpHeader":
+        _custom_header(c)
+        return
+    call = c.m.custom_calls.get(c.engine)
+    if call is None:
         raise SimError(f"{c.where()}: a CustomOpPayload with no CustomOpHeader before it ran (S-77)")
+    where, sub, count, args = call
+    f = c.f
+    args.append({"addr": f["addr"], "dtype": f["arg_dtype"], "count": f["w2c"], "count2": f["w34"],
+                 "w30": f["w30"]})
+    if len(args) == count:
+        del c.m.custom_calls[c.engine]
+        _custom_run(c, where, c.m.custom_functions[sub], args)
+
+
+def _custom_header(c: Ctx) -> None:
     sub = c.f["function"]
     name = c.m.custom_functions.get(sub)
     which = f"{name!r} (ucode_lib.json: opcode 133, sub_opcode {sub})" if name else \
         f"sub_opcode {sub} of opcode 133 (no ucode_lib.json names it here)"
+    if name in (_SORT, _MERGE) and c.ds.get(SortMergeCustomOps).simulated:
+        if c.f["payloads"] != 5 or c.f["num_args"] != 4:
+            raise SimError(f"{c.where()}: custom op {which} with {c.f['payloads']} payloads and {c.f['num_args']} "
+                           "arguments; S-121 models the real calls' 5 payloads, 4 arguments only")
+        if c.engine in c.m.custom_calls:
+            raise SimError(f"{c.where()}: custom op {which} starts before the one at {c.m.custom_calls[c.engine][0]} "
+                           "has all its payloads (S-121)")
+        c.m.custom_calls[c.engine] = (c.where(), sub, c.f["payloads"], [])
+        return
     raise SimError(f"{c.where()}: custom op {which} is Xtensa code run by the Pool engine's CPUs; the simulator "
                    "does not model it (S-77)")
+
+
+def _arg(c: Ctx, what: str, a: dict[str, int], w: int, count: int) -> np.ndarray:
+    """A custom-op argument as a 1-D view of ``count`` elements of wire dtype ``w`` at its address."""
+    if a["dtype"] != w or a["count"] != count or a["count2"] != count or a["w30"] != 1:
+        raise SimError(f"{what}: {_wname(a['dtype'])} x {a['count']} (w34 {a['count2']}, w30 {a['w30']}); S-121 "
+                       f"models {_wname(w)} x {count} here")
+    try:
+        return c.m.tensor_view(c.engine, a["addr"] & 0xFFFFFFFF, 1, ((1, count),), w).reshape(count)
+    except (SimError, numeric.NumericError) as e:
+        raise SimError(f"{what}: {e}") from None
+
+
+def _wname(w: int) -> str:
+    try:
+        return WireDtype(w).name.lower()
+    except ValueError:
+        return f"wire dtype {w}"
+
+
+def _total_order(x: np.ndarray) -> np.ndarray:
+    """float32 keys as int64 ranks in IEEE total order (the HLO comparators' TOTALORDER): -NaN < -inf < ...
+    < -0 < +0 < ... < +inf < +NaN."""
+    i = np.ascontiguousarray(x, np.float32).view(np.int32).astype(np.int64)
+    return np.where(i < 0, -(i & 0x7FFFFFFF) - 1, i)
+
+
+def _chunks(n: int, cpus: int, groups: int) -> list[tuple[int, int]]:
+    """The [lo, hi) of ``groups`` runs over ``n`` keys: ``cpus`` chunks of ceil(n/cpus), grouped."""
+    size = -(-n // cpus)
+    per = cpus // groups
+    return [(min(n, j * per * size), min(n, (j + 1) * per * size)) for j in range(groups)]
+
+
+def _custom_run(c: Ctx, where: str, name: str, args: list[dict[str, int]]) -> None:
+    label = f"{where}: custom op {name!r} (S-121)"
+    rule = c.ds.get(SortMergeCustomOps)
+    cpus = c.m.custom_cpus
+    if cpus is None or cpus & (cpus - 1):
+        raise SimError(f"{label}: the ucode_lib.json's total_cpus is {cpus}; S-121 needs one power of two")
+    i32, f32 = int(WireDtype.INT32), int(WireDtype.FLOAT32)
+    scal = [int(_arg(c, f"{label} argument {k}", args[k], i32, 1)[0]) for k in (3, 4)]
+    if tuple(scal) != _SCALARS:
+        raise SimError(f"{label}: its scalar arguments 3, 4 read {scal[0]}, {scal[1]}; every real call has 0, 1 "
+                       "(their meaning, a direction or an offset, is not known)")
+    n2 = args[0]["count"]
+    if n2 % 2 or n2 < 2:
+        raise SimError(f"{label}: the out holds {n2} float32, not [keys | values] of n each")
+    n = n2 // 2
+    out = _arg(c, f"{label} argument 0", args[0], f32, n2)
+    if name == _SORT:
+        keys = np.array(_arg(c, f"{label} argument 1", args[1], f32, n))
+        vals = numeric.as_int64(np.array(_arg(c, f"{label} argument 2", args[2], i32, n)))
+        if (np.abs(vals) > 1 << 24).any():
+            raise SimError(f"{label}: a value is past 2^24, not exact in the float32 half of the out")
+        runs = _chunks(n, cpus, cpus)
+    else:
+        src = np.array(_arg(c, f"{label} argument 1", args[1], f32, n2))
+        groups = int(_arg(c, f"{label} argument 2", args[2], i32, 1)[0])
+        if groups < 2 or groups > cpus or groups & (groups - 1):
+            raise SimError(f"{label}: it merges {groups} runs; S-121 models a power of two 2..{cpus}")
+        keys, vals = src[:n], src[n:].astype(np.int64)
+        order_keys = _total_order(keys)
+        for j, (lo, hi) in enumerate(_chunks(n, cpus, groups)):
+            if (np.diff(order_keys[lo:hi]) < 0).any():
+                raise SimError(f"{label}: input run {j} of {groups} (keys {lo}..{hi - 1}) is not ascending: not "
+                               "what partial_sort leaves as S-121 models it")
+        runs = _chunks(n, cpus, groups // 2)
+    if np.isnan(keys).any() and not rule.nan_total_order:
+        raise SimError(f"{label}: a NaN key; under S-121={rule.reading.name} where the CPUs order NaN is not known")
+    ranks = _total_order(keys)
+    new_k, new_v = np.empty(n, np.float32), np.empty(n, np.float32)
+    for lo, hi in runs:
+        order = np.argsort(ranks[lo:hi], kind="stable")  # a merge of two sorted runs, left first on ties
+        new_k[lo:hi] = keys[lo:hi][order]
+        new_v[lo:hi] = vals[lo:hi][order].astype(np.float32)
+    out[:n], out[n:] = new_k, new_v
 
 
 def gather(c: Ctx) -> None:
