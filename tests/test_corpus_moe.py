@@ -189,7 +189,8 @@ def test_attn_v6_runs_to_the_kernels_answer() -> None:
     within the tolerance; with Wk and Wv exchanged (a wrong input mapping) the reference is far off."""
     from tongasm.oracle.compare import compare
     from tongasm.oracle.harness import check_neff
-    from tongasm.oracle.moe import ATTN_ARGS, attn_tkg_v6, prepare_moe
+    from tongasm.oracle.harness import _prepare_moe as prepare_moe
+    from tongasm.oracle.moe import ATTN_ARGS, attn_tkg_v6
     from tongasm.neff import read_neff
     from tongasm.neff.run import run_neff
 

@@ -330,10 +330,37 @@ def prepare(path: Path, neff: Neff, seed: int, decisions: DecisionSet = DEFAULT_
             raise OracleUnavailable("its debug info does not name the causal-attention kernel (beta2_csa2048_test.py)")
         return _prepare_csa(neff, which, seed, decisions)
     if family == "moe-trn2":  # the moe-trn2 kernels' numpy references live in tongasm.oracle.moe
-        from .moe import prepare_moe
-
-        return prepare_moe(path, neff, seed)
+        return _prepare_moe(path, neff, seed)
     raise OracleUnavailable(f"no reference for the {family} family (its kernels' source is not in the corpus)")
+
+
+def _prepare_moe(path: Path, neff: Neff, seed: int) -> Prepared:
+    """The reference of a moe-trn2 NEFF (:mod:`tongasm.oracle.moe`), chosen by its interface (neff.json's
+    names, dtypes and shapes): the MoE layer (v6b and its rebuild) or the token-generation attention."""
+    from . import moe
+
+    nv = _neff_vars(neff)
+    have = {n: (str(dt), shape) for n, (_kind, dt, shape, _nb) in nv.items()}
+    if have == moe.MOE_INTERFACE:
+        x = moe.moe_inputs(seed)
+        tol = Tolerance(unit_roundoff([v[1] for v in nv.values()]), nv["input4"][2][1], exact=False)
+        return Prepared("numpy", x, lambda: {"output0": moe.moe_reference(x)},
+                        lambda name, value: value.astype(np.float64), lambda name: tol)
+    if have == moe.ATTN_INTERFACE:
+        rng = np.random.default_rng(seed)
+        x = {}
+        for i in range(11):  # parameter order
+            name = f"input{i}"
+            _, dt, shape, _ = nv[name]
+            x[name] = np.full(shape, 640, dt) if name == moe.ATTN_ARGS["position_ids"] else _random(rng, dt, shape)
+        args = {arg: x[n] for arg, n in moe.ATTN_ARGS.items()}
+        s_prior, d = nv["input4"][2][2:]
+        tol = Tolerance(unit_roundoff([v[1] for v in nv.values()]), nv["input10"][2][2] + d + s_prior + 1,
+                        exact=False)
+        return Prepared("numpy", x, lambda: {"output0": moe.attn_tkg_v6(args)},
+                        lambda name, value: value.astype(np.float64), lambda name: tol)
+    raise OracleUnavailable(f"{path.name}: not an interface of the moe-trn2 kernels here "
+                            f"({', '.join(f'{n} {d}{list(s)}' for n, (d, s) in have.items())})")
 
 
 def check_neff(path: Path, seed: int = 0, decisions: DecisionSet = DEFAULT_DECISIONS) -> OracleResult:

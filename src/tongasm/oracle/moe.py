@@ -41,14 +41,9 @@ projection's contraction, the score's and the softmax sum's).
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 
-from ..neff.neff import Neff
-from .compare import Tolerance, unit_roundoff
-from .harness import Prepared, _neff_vars
-from .xla import OracleUnavailable
 
 #: the MoE kernels' interface: name -> (dtype, shape) as neff.json states it
 MOE_INTERFACE = {"input0": ("float32", (1, 8)), "input1": ("int32", (1, 8)),
@@ -56,10 +51,6 @@ MOE_INTERFACE = {"input0": ("float32", (1, 8)), "input1": ("int32", (1, 8)),
                  "input4": ("bfloat16", (1, 2048)), "output0": ("bfloat16", (1, 2048))}
 #: the routed experts of :func:`moe_inputs`: distinct, spread over 0..127 (both ends included)
 MOE_EXPERTS = (3, 17, 100, 5, 64, 127, 0, 42)
-
-
-def _interface(neff: Neff) -> dict[str, tuple[str, tuple[int, ...]]]:
-    return {n: (str(dt), shape) for n, (_kind, dt, shape, _nb) in _neff_vars(neff).items()}
 
 
 def moe_inputs(seed: int) -> dict[str, np.ndarray]:
@@ -166,41 +157,4 @@ def attn_tkg_v6(a: dict[str, np.ndarray], eps: float = 1e-6) -> np.ndarray:
     return _bf16(out).reshape(1, 1, -1)
 
 
-def _prepare_attn(neff: Neff, seed: int) -> Prepared:
-    from .harness import _random
-
-    nv = _neff_vars(neff)
-    rng = np.random.default_rng(seed)
-    x: dict[str, np.ndarray] = {}
-    for i in range(11):  # parameter order
-        name = f"input{i}"
-        _, dt, shape, _ = nv[name]
-        x[name] = np.full(shape, 640, dt) if name == ATTN_ARGS["position_ids"] else _random(rng, dt, shape)
-    args = {arg: x[n] for arg, n in ATTN_ARGS.items()}
-    s_prior, d = nv["input4"][2][2:]
-    tol = Tolerance(unit_roundoff([v[1] for v in nv.values()]), nv["input10"][2][2] + d + s_prior + 1, exact=False)
-    return Prepared("numpy", x, lambda: {"output0": attn_tkg_v6(args)},
-                    lambda name, value: value.astype(np.float64), lambda name: tol)
-
-
-def _prepare_moe_layer(neff: Neff, seed: int) -> Prepared:
-    nv = _neff_vars(neff)
-    x = moe_inputs(seed)
-    tol = Tolerance(unit_roundoff([v[1] for v in nv.values()]), nv["input4"][2][1], exact=False)
-    return Prepared("numpy", x, lambda: {"output0": moe_reference(x)},
-                    lambda name, value: value.astype(np.float64), lambda name: tol)
-
-
-def prepare_moe(path: Path, neff: Neff, seed: int) -> Prepared:
-    """The reference of a moe-trn2 NEFF, by its interface (neff.json's names, dtypes and shapes)."""
-    have = _interface(neff)
-    if have == MOE_INTERFACE:
-        return _prepare_moe_layer(neff, seed)
-    if have == ATTN_INTERFACE:
-        return _prepare_attn(neff, seed)
-    raise OracleUnavailable(f"{path.name}: not an interface of the moe-trn2 kernels here "
-                            f"({', '.join(f'{n} {d}{list(s)}' for n, (d, s) in have.items())})")
-
-
-__all__ = ["ATTN_ARGS", "ATTN_INTERFACE", "MOE_EXPERTS", "MOE_INTERFACE", "attn_tkg_v6", "moe_inputs", "moe_reference",
-           "prepare_moe"]
+__all__ = ["ATTN_ARGS", "ATTN_INTERFACE", "MOE_EXPERTS", "MOE_INTERFACE", "attn_tkg_v6", "moe_inputs", "moe_reference"]
