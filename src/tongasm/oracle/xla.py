@@ -19,7 +19,36 @@ corpus's ``MODULE_10047695098172950179``):
 * A module holding a ``custom-call`` (the Neuron ones: ``AwsNeuronTransferWithStaticRing``,
   ``ResizeNearest``, ``AwsNeuronTopK``, ``AwsNeuronArgMax``; 29 of the 80 corpus modules) does not
   compile: ``INVALID_ARGUMENT: Unknown custom-call API version enum value: 0``. Such a module has no
-  reference here (:func:`custom_calls` names them before anything is compiled).
+  reference here (:func:`custom_calls` names them before anything is compiled) unless
+  :func:`rewrite_custom_calls` replaces each one by plain HLO first.
+
+The Neuron custom calls of the corpus (every one of the 29 modules read; ``api_version`` unspecified,
+no ``custom_call_has_side_effect``, no ``operand_layout_constraints``):
+
+* ``AwsNeuronTransferWithStaticRing`` (6,600 calls in 29 modules): one operand, always an entry
+  ``parameter`` (a weight), result of the operand's type and dims; no ``backend_config``. torch-neuronx
+  wraps each weight in it (``xla___op_TransferWithStaticRingTransfer`` of ``xla_op_registry.py`` in
+  public HLO dumps; transformers-neuronx's ``transfer_with_static_ring(shape)`` builds it with the
+  input's own shape): a hint to the runtime to keep the tensor in a static DMA ring, not a change of
+  value. Reading: the identity (a ``copy``). Sure: nothing in the call can carry a different value.
+* ``ResizeNearest`` (58 calls in 29 modules): one operand ``T[N,H,W,C]`` (a ``transpose`` of the NCHW
+  tensor, dims ``{0,2,3,1}``), result ``T[N,2H,2W,C]``; ``backend_config="\"00\""``. pytorch/xla's
+  ``resize_ops.cc`` emits it for ``upsample_nearest2d`` on TPU and Neuron devices with
+  ``GetBackendConfig(align_corners, half_pixel_centers)`` = ``'"' + align_corners + half_pixel_centers + '"'``,
+  so ``"00"`` is align_corners = half_pixel_centers = false, torch's ``nearest``: ``out[i] = in[floor(i
+  * in_size / out_size)]``, for the integer factor 2 ``out[i] = in[i // 2]`` (each pixel repeated 2 x 2).
+  Sure of the config's meaning (the source says it); the index rule is torch's, and for an integer factor
+  the half-pixel variant gives the same indices.
+* ``AwsNeuronTopK`` (15 calls in 15 modules): one operand ``f32[R,L]``, result ``(f32[R,k], u32[R,k])``,
+  ``backend_config="10"`` = k (the result's last dim is 10 in every call). torch-neuronx lowers a 2-D
+  last-dim ``torch.topk(x, k, sorted=True)`` to it (the compiler's diagnostics list it under
+  "Compute" targets; users report that only that form is pattern-matched to it): the k largest of each
+  row in descending order, and their column indices. Sure for the values; the order of equal values'
+  indices and the place of NaN are not documented (every corpus call uses only the values:
+  ``get-tuple-element index=0``, the SimOTA ``topk_ious`` of YOLOX's loss).
+* ``AwsNeuronArgMax`` (2 calls, MODULE_14856528739640727327 and MODULE_15023315273075843957):
+  ``u8[n,2] -> s64[2]``, ``backend_config="0"`` (the axis). Not rewritten: both NEFFs stop in the
+  simulator before an output (a Pool custom op), so no graph could confirm a reading.
 
 How a module names its NEFF's variables: each entry ``parameter(N)`` carries
 ``frontend_attributes={neff_input_names="inputK"}``; the entry's ``ROOT`` tuple carries
