@@ -27,16 +27,21 @@ from ..machine import SimError, Stationary, rewrap
 # --- PE ----------------------------------------------------------------------------------------------------
 
 
-def _tile(c: Ctx, slot: str, parts: int, w: int) -> np.ndarray:
-    """[partitions, elements in access-pattern order] view of a PE slot in wire dtype ``w``."""
+def _view(c: Ctx, slot: str, parts: int, w: int) -> np.ndarray:
+    """The [partitions, *free dims] view of a PE slot in wire dtype ``w`` (a view into SBUF/PSUM)."""
     f = c.f
     s = c.d.fmt.slots[slot]
     dims = c.ds.get(FreeDimOrder).from_slots([(f[sk], f[nk]) for sk, nk in zip(s.step_keys, s.num_keys)])
     try:
-        view = c.m.tensor_view(c.engine, f[s.addr_key], parts, dims, w)
+        return c.m.tensor_view(c.engine, f[s.addr_key], parts, dims, w)
     except (SimError, numeric.NumericError) as e:
         raise rewrap(e, f"{c.where()} {slot}") from None
-    return view.reshape(parts, -1)
+
+
+def _tile(c: Ctx, slot: str, parts: int, w: int) -> np.ndarray:
+    """[partitions, elements in access-pattern order] of a PE slot in wire dtype ``w``: a view where the
+    pattern's rows merge, else a copy (to read; a destination is written back through :func:`_view`)."""
+    return _view(c, slot, parts, w).reshape(parts, -1)
 
 
 def load_stationary(c: Ctx) -> None:
@@ -79,7 +84,8 @@ def multiply_moving(c: Ctx) -> None:
         _integer_matmul(c, st.weights, moving, m)
         return
     wout = c.ds.get(PeTranspose).psum_wire(bool(c.f["is_transpose"]), w, WireDtype.FLOAT32)  # R-12
-    dst = _tile(c, "psum", m, wout)
+    full = _view(c, "psum", m, wout)
+    dst = full.reshape(m, -1)  # a copy when the pattern's rows do not merge (a pad column): written back below
     if dst.shape != (m, moving.shape[1]):
         raise SimError(f"{c.where()}: the moving tensor gives {moving.shape[1]} elements per partition, the PSUM "
                        f"destination holds {dst.shape[1]}")
@@ -95,11 +101,8 @@ def multiply_moving(c: Ctx) -> None:
             result = numeric.scratch("pe.result", shape, _F32)
             np.copyto(result, numeric.scratch("pe.product", shape, t))
         if c.ds.get(PsumFlags).accumulates(c.f["psum_flags"]):  # R-11; S-43: fp32 add, one rounding
-            if dst.dtype == _F32:
-                np.add(dst, result, out=dst)
-                return
             result = numeric.to_fp32(dst, wout) + result
-    dst[...] = numeric.from_fp32(result, wout)
+    full[...] = numeric.from_fp32(result, wout).reshape(full.shape)
 
 
 #: the wire dtypes whose Matmul writes int32 (S-111)
@@ -109,13 +112,14 @@ _INTEGER_PE = frozenset({WireDtype.INT8, WireDtype.UINT8, WireDtype.INT16, WireD
 def _integer_matmul(c: Ctx, weights: np.ndarray, moving: np.ndarray, m: int) -> None:
     """S-111: the exact integer W^T @ moving (plus the old value when accumulating), saturated to int32."""
     result = weights.astype(np.int64).T @ moving.astype(np.int64)
-    dst = _tile(c, "psum", m, WireDtype.INT32)
+    full = _view(c, "psum", m, WireDtype.INT32)
+    dst = full.reshape(m, -1)
     if dst.shape != result.shape:
         raise SimError(f"{c.where()}: the moving tensor gives {result.shape[1]} elements per partition, the PSUM "
                        f"destination holds {dst.shape[1]}")
     if c.ds.get(PsumFlags).accumulates(c.f["psum_flags"]):  # R-11
         result = result + dst.astype(np.int64)
-    dst[...] = np.clip(result, -(2**31), 2**31 - 1).astype(np.int32)
+    full[...] = np.clip(result, -(2**31), 2**31 - 1).astype(np.int32).reshape(full.shape)
 
 
 HANDLERS_PE: dict[Sem, Callable[[Ctx], None]] = {
