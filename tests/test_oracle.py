@@ -283,3 +283,118 @@ def test_s115_csa_source_text_disagrees():
                    decisions=DecisionSet.parse(["S-115=source"]))
     assert r.ran and r.matched is False and r.max_error > 1
 
+
+
+# --- S-95..S-97: the Neuron custom calls rewritten into plain HLO (need jax) ----------------------------------
+
+def _module(shape_in: str, body: str, shape_out: str):
+    """A one-parameter module: ``body`` names the custom call ``cc`` of ``p0``; the result is a 1-tuple of ``cc``."""
+    pytest.importorskip("jax")
+    from jax._src.lib import xla_client as xc
+
+    from tongasm.oracle.xla import load_hlo
+
+    text = (f"HloModule t\n\nENTRY main {{\n  p0 = {shape_in} parameter(0), frontend_attributes={{neff_input_names=\"input0\"}}\n"
+            f"  {body}\n  ROOT t = ({shape_out}) tuple(cc), frontend_attributes={{neff_output_names=\"output0\"}}\n}}\n")
+    return load_hlo(xc._xla.hlo_module_from_text(text).as_serialized_hlo_module_proto()
+                    if hasattr(xc._xla, "hlo_module_from_text") else
+                    xc.hlo.hlo_module_from_text(text).as_serialized_hlo_module_proto())
+
+
+def _call(target: str, shape: str, config: str | None = None) -> str:
+    cfg = "" if config is None else f", backend_config={config}"
+    return f'cc = {shape} custom-call(p0), custom_call_target="{target}"{cfg}'
+
+
+def test_s95_static_ring_transfer_is_a_copy():
+    from tongasm.oracle.xla import OracleUnavailable, rewrite_custom_calls, run_hlo
+
+    m = _module("f32[2,3]", _call("AwsNeuronTransferWithStaticRing", "f32[2,3]"), "f32[2,3]")
+    r = rewrite_custom_calls(m, {"AwsNeuronTransferWithStaticRing"})
+    assert r.counts == {"AwsNeuronTransferWithStaticRing": 1} and r.module.custom_calls() == []
+    x = np.array([[1.5, -2.0, 3.0], [0.0, -0.0, 7.25]], np.float32)
+    assert run_hlo(r.module, {"input0": x})["output0"].tobytes() == x.tobytes()
+    other = _module("f32[2,3]", _call("AwsNeuronTransferWithStaticRing", "f32[3,2]"), "f32[3,2]")
+    with pytest.raises(OracleUnavailable, match="operand's type and dims"):
+        rewrite_custom_calls(other, {"AwsNeuronTransferWithStaticRing"})
+
+
+def test_s96_resize_nearest_repeats_each_pixel():
+    from tongasm.oracle.xla import OracleUnavailable, rewrite_custom_calls, run_hlo
+
+    m = _module("f32[1,2,3,1]", _call("ResizeNearest", "f32[1,4,6,1]", r'"\"00\""'), "f32[1,4,6,1]")
+    r = rewrite_custom_calls(m, {"ResizeNearest"})
+    x = np.array([[1, 2, 3], [4, 5, 6]], np.float32).reshape(1, 2, 3, 1)
+    want = np.array([[1, 1, 2, 2, 3, 3], [1, 1, 2, 2, 3, 3], [4, 4, 5, 5, 6, 6], [4, 4, 5, 5, 6, 6]], np.float32)
+    assert (run_hlo(r.module, {"input0": x})["output0"].reshape(4, 6) == want).all()
+    corners = _module("f32[1,2,3,1]", _call("ResizeNearest", "f32[1,4,6,1]", r'"\"10\""'), "f32[1,4,6,1]")
+    with pytest.raises(OracleUnavailable, match="backend_config"):  # align_corners: other indices, refused
+        rewrite_custom_calls(corners, {"ResizeNearest"})
+    odd = _module("f32[1,2,3,1]", _call("ResizeNearest", "f32[1,3,6,1]", r'"\"00\""'), "f32[1,3,6,1]")
+    with pytest.raises(OracleUnavailable, match="integer upscale"):
+        rewrite_custom_calls(odd, {"ResizeNearest"})
+
+
+def test_s97_topk_is_a_descending_sort_and_slice():
+    from tongasm.oracle.xla import OracleUnavailable, rewrite_custom_calls, run_hlo
+
+    shape = "(f32[3,3], u32[3,3])"
+
+    def values_of(config: str):  # the corpus's use: only the values (get-tuple-element 0)
+        body = _call("AwsNeuronTopK", shape, config).replace("cc = ", "pair = ") + \
+            "\n  cc = f32[3,3] get-tuple-element(pair), index=0"
+        return _module("f32[3,6]", body, "f32[3,3]")
+
+    r = rewrite_custom_calls(values_of('"3"'), {"AwsNeuronTopK"})
+    x = np.array([[3, 1, 4, 1, 5, 9], [2, 7, 7, 0, -1, 7], [np.nan, 1, 2, -np.inf, 0, 8]], np.float32)
+    vals = run_hlo(r.module, {"input0": x})["output0"]
+    want = np.array([[9, 5, 4], [7, 7, 7], [np.nan, 8, 2]], np.float32)  # NaN first (total order)
+    assert np.array_equal(vals, want, equal_nan=True)
+    wrong_k = values_of('"4"')
+    with pytest.raises(OracleUnavailable, match="not the result's k"):
+        rewrite_custom_calls(wrong_k, {"AwsNeuronTopK"})
+
+
+def test_s97_topk_indices_keep_ties_in_order():
+    pytest.importorskip("jax")
+    from jax._src.lib import xla_client as xc
+
+    from tongasm.oracle.xla import load_hlo, rewrite_custom_calls, run_hlo
+
+    text = ('HloModule t\n\nENTRY main {\n  p0 = f32[2,5] parameter(0), frontend_attributes={neff_input_names="input0"}\n'
+            '  cc = (f32[2,2], u32[2,2]) custom-call(p0), custom_call_target="AwsNeuronTopK", backend_config="2"\n'
+            '  v = f32[2,2] get-tuple-element(cc), index=0\n  i = u32[2,2] get-tuple-element(cc), index=1\n'
+            '  ROOT t = (f32[2,2], u32[2,2]) tuple(v, i), frontend_attributes={neff_output_names="output0,output1"}\n}\n')
+    parse = xc._xla.hlo_module_from_text if hasattr(xc._xla, "hlo_module_from_text") else xc.hlo.hlo_module_from_text
+    m = load_hlo(parse(text).as_serialized_hlo_module_proto())
+    out = run_hlo(rewrite_custom_calls(m, {"AwsNeuronTopK"}).module,
+                  {"input0": np.array([[1, 7, 7, 0, 7], [0.5, -3, 2, 2.5, 0]], np.float32)})
+    assert out["output0"].tolist() == [[7, 7], [2.5, 2]] and out["output1"].tolist() == [[1, 2], [3, 2]]
+    assert out["output1"].dtype == np.uint32
+
+
+def test_custom_call_rewrites_follow_the_decisions():
+    from tongasm.oracle.harness import custom_call_rewrites
+
+    assert custom_call_rewrites() == {"AwsNeuronTransferWithStaticRing", "ResizeNearest", "AwsNeuronTopK"}
+    assert custom_call_rewrites(DecisionSet.parse(("S-96=none",))) == {"AwsNeuronTransferWithStaticRing", "AwsNeuronTopK"}
+
+
+def test_s96_corpus_module_rewritten_has_no_custom_call():
+    from tongasm.oracle.xla import REWRITABLE, rewrite_custom_calls
+
+    m = _hlo("MODULE_2676601027628379632")  # 141 weight transfers, two 2x upsamples
+    r = rewrite_custom_calls(m, set(REWRITABLE))
+    assert r.counts == {"AwsNeuronTransferWithStaticRing": 141, "ResizeNearest": 2} and r.module.custom_calls() == []
+    assert [p.name for p in r.module.parameters] == [p.name for p in m.parameters]
+    part = rewrite_custom_calls(m, {"AwsNeuronTransferWithStaticRing"})  # S-96=none: the upsamples stay calls
+    assert part.module.custom_calls() == ["ResizeNearest"]
+
+
+@pytest.mark.slow
+def test_s95_s96_s98_yolox_neck_matches_xla():
+    r = _yolox("MODULE_2676601027628379632")  # conv + batch norm + SiLU, two upsamples (~15 s of simulation)
+    assert r.matched, r.why
+    assert "S-95 identity x141" in r.reference and "S-96 repeat x2" in r.reference
+    off = _yolox("MODULE_2676601027628379632", ("S-98=src",))  # the batch norms' sums of squares read as -inf
+    assert off.matched is False

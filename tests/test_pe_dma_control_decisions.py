@@ -299,3 +299,26 @@ def test_s47_event_semaphore_waits_for_both_lanes() -> None:
     kern = k(e, dma())  # only s8 is ever signalled: the second lane blocks forever
     with pytest.raises(Exception, match="sem9 >= 16"):
         run_kernel(read_bir(kern), {"x": np.ones((128, 128), np.float16)})
+
+
+def test_s43_a_psum_pattern_whose_rows_do_not_merge_is_written() -> None:
+    """A Matmul writing 2 rows of 3 PSUM elements at a row step of 4 (a conv tap that skips a column): the
+    result lands in those six elements (it was once written into a copy and lost), and a second, accumulating
+    Matmul adds to them. Stationary = the 4 x 4 identity, moving = 4 partitions x 6 values 0..23."""
+    st = inst("LoadStationary", [ap("sb", "float16", [[1, 4], [1, 4]], 0)], [], engine="PE")
+
+    def tap(start: bool) -> dict:
+        return inst("MultiplyMoving", [ap("sb", "float16", [[1, 4], [1, 6]], 0x4000)],
+                    [ap("ps", "float32", [[1, 4], [4, 2], [1, 3]])], engine="PE", start_tensor_calc=start,
+                    stop_tensor_calc=not start)
+
+    sb = np.zeros((128, 229376 // 2), np.float16)
+    sb[:4, :4] = np.eye(4)
+    sb[:4, 0x4000:0x4000 + 6] = np.arange(24).reshape(4, 6)
+    for taps, scale in (([tap(True)], 1), ([tap(True), tap(False)], 2)):
+        r = run_kernel(read_bir(k(st, *taps)), {"sb": sb})
+        ps = r.outputs(["ps"])["ps"].view(np.uint8).reshape(128, -1)[:4, :32].view(np.float32)
+        want = np.zeros((4, 8), np.float32)
+        v = np.arange(24, dtype=np.float32).reshape(4, 6) * scale
+        want[:, 0:3], want[:, 4:7] = v[:, :3], v[:, 3:]
+        assert ps.tolist() == want.tolist()

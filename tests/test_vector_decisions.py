@@ -670,3 +670,21 @@ def test_n21_alternatives_simulate_the_same(ds: str) -> None:
     x = _x(2.0)
     x[:, 2048:2560], x[:, 8192] = 1.0, 3.0
     assert _out(kern, x, (ds,))[0] == 7.0
+
+
+def test_s98_activation_accumulates_into_the_dst_lanes() -> None:
+    # src on partitions 0..63, dst on 64..127 (offset 64 rows of 16384 elements): the row sums (512 ones) land in
+    # the dst's accumulators; the src's stay at S-18's -inf. Both the bundle simulator and the IR interpreter.
+    half = [[512, 64], [1, 512]]
+    a = inst("Activation", [ap("a", "float32", half), ap("a", "float32", [[1, 64], [1, 1]], 8192), imm("float32", 1.0),
+                            imm("float32", 0.0)], [ap("a", "float32", half, 4096 + 64 * 16384)], engine="Activation",
+             func="Identity", acc="ZeroAccumulate", scale=1.0, alpha=0.0)
+    x = np.zeros((128, 16384), np.float32)
+    x[:64, :512] = 1.0
+    for ds, lanes in ((NO_RES, slice(64, 128)), ((*NO_RES, "S-98=src"), slice(0, 64))):
+        sim = run_kernel(read_bir(k(a)), {"a": x}, decisions=DecisionSet.parse(ds)).machine.engines["act"].accumulator
+        ref = interpret(read_bir(k(a)), {"a": x}, decisions=DecisionSet.parse(ds)).accumulators["act"]
+        for acc in (sim, ref):
+            want = np.full(128, -np.inf, np.float32)
+            want[lanes] = 512.0
+            assert acc.tolist() == want.tolist()

@@ -3,7 +3,9 @@
 The references, by the corpus family a NEFF belongs to (its directory):
 
 * **yolox-trn1** — the ``MODULE_*.hlo.pb`` beside the NEFF, executed by XLA's CPU backend
-  (:mod:`tongasm.oracle.xla`). Its parameters name the NEFF's inputs; inputs are drawn in the HLO's
+  (:mod:`tongasm.oracle.xla`), its Neuron custom calls first rewritten into plain HLO as S-95
+  (TransferWithStaticRing: a copy), S-96 (ResizeNearest: repeat) and S-97 (TopK: sort + slice) read
+  them (the reference is then named ``hlo, custom calls as ...``). Its parameters name the NEFF's inputs; inputs are drawn in the HLO's
   dtypes and handed to the NEFF as the same bytes (``pred`` as ``uint8``, ``s64`` as two ``int32``)
   or, when only the element counts agree, as the same values in the NEFF's dtype; each NEFF output
   is read back the same way.
@@ -47,14 +49,20 @@ from typing import Any
 import numpy as np
 
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
-from ..isa.decisions.semantics import OracleCompiledKernel, OracleFloatToIntConvert
+from ..isa.decisions.semantics import (
+    OracleCompiledKernel,
+    OracleFloatToIntConvert,
+    OracleResizeNearest,
+    OracleStaticRingTransfer,
+    OracleTopK,
+)
 from ..isa.enums import Dtype
 from ..neff import read_neff
 from ..neff.neff import Neff
 from ..neff.run import core_program, run_neff
 from ..numeric import numpy_dtype
 from .compare import Comparison, Tolerance, compare, unit_roundoff
-from .xla import HloModule, OracleUnavailable, float_to_int_converts, load_hlo, run_hlo
+from .xla import REWRITABLE, HloModule, OracleUnavailable, float_to_int_converts, load_hlo, rewrite_custom_calls, run_hlo
 
 #: HLO opcodes whose result on floats is rounded (everything else moves, selects or compares values)
 ROUNDING_OPS = frozenset({
@@ -210,11 +218,27 @@ class Prepared:
     float_bits: Callable[[], dict[str, np.ndarray]] | None = None
 
 
-def _prepare_hlo(neff: Neff, hlo_path: Path, seed: int) -> Prepared:
+def custom_call_rewrites(decisions: DecisionSet = DEFAULT_DECISIONS) -> set[str]:
+    """The custom-call targets the selected S-95 / S-96 / S-97 readings rewrite into plain HLO."""
+    chosen = {"AwsNeuronTransferWithStaticRing": decisions.get(OracleStaticRingTransfer).rewrites,
+              "ResizeNearest": decisions.get(OracleResizeNearest).rewrites,
+              "AwsNeuronTopK": decisions.get(OracleTopK).rewrites}
+    return {t for t, on in chosen.items() if on}
+
+
+def _prepare_hlo(neff: Neff, hlo_path: Path, seed: int, decisions: DecisionSet = DEFAULT_DECISIONS) -> Prepared:
     module = load_hlo(hlo_path.read_bytes())
+    kind = "hlo"
+    targets = custom_call_rewrites(decisions) & set(module.custom_calls())
+    if targets:
+        rewritten = rewrite_custom_calls(module, targets)
+        module = rewritten.module
+        kind = f"hlo, custom calls as {rewritten.describe()}"
     calls = module.custom_calls()
     if calls:
-        raise OracleUnavailable(f"the HLO holds custom calls XLA's CPU backend cannot run: {', '.join(calls)}")
+        off = [f"{REWRITABLE[c]}=none" for c in calls if c in REWRITABLE]
+        raise OracleUnavailable(f"the HLO holds custom calls XLA's CPU backend cannot run: {', '.join(calls)}"
+                                + (f" (not rewritten: {', '.join(off)})" if off else ""))
     nv = _neff_vars(neff)
     rng = np.random.default_rng(seed)
     ref_inputs, neff_inputs = {}, {}
@@ -246,7 +270,7 @@ def _prepare_hlo(neff: Neff, hlo_path: Path, seed: int) -> Prepared:
                                 for n, v in ref_inputs.items()})
 
     converts = float_to_int_converts(module)
-    return Prepared("hlo", neff_inputs, lambda: run_hlo(module, ref_inputs), read_back,
+    return Prepared(kind, neff_inputs, lambda: run_hlo(module, ref_inputs), read_back,
                     lambda name: Tolerance(tol.u, tol.k, tol.exact or results[name].dtype.kind in "biu", tol.u_acc),
                     rounded, converts, (lambda: run_hlo(module, ref_inputs, float_bits=True)) if converts else None)
 
@@ -316,7 +340,7 @@ def prepare(path: Path, neff: Neff, seed: int, decisions: DecisionSet = DEFAULT_
     """The reference of a corpus NEFF by its family (the directory it is in)."""
     family = path.parent.name
     if path.name.startswith("MODULE_") and path.with_suffix(".hlo.pb").is_file():
-        return _prepare_hlo(neff, path.with_suffix(".hlo.pb"), seed)
+        return _prepare_hlo(neff, path.with_suffix(".hlo.pb"), seed, decisions)
     if family == "attention-trn2":
         src = path.parent / "source" / "kernels" / "baseline" / "attention.py"
         if not src.is_file():
@@ -416,7 +440,7 @@ def check_neff(path: Path, seed: int = 0, decisions: DecisionSet = DEFAULT_DECIS
         rref = prep.rounded(narrow[-1] if len(narrow) == 1 else "bfloat16")
         strict = [compare(n, prep.read_back(n, sim[n]), np.asarray(rref[n]), prep.tolerance(n)) for n in names]
         if all(c.matched for c in strict):
-            res.reference = f"hlo, inputs at {narrow[-1] if len(narrow) == 1 else 'bfloat16'}"
+            res.reference = f"{prep.kind}, inputs at {narrow[-1] if len(narrow) == 1 else 'bfloat16'}"
             res.outputs = strict
             return res
     for name in names:
@@ -432,7 +456,7 @@ def check_neff(path: Path, seed: int = 0, decisions: DecisionSet = DEFAULT_DECIS
         alt = [compare(c.name, prep.read_back(c.name, sim[c.name]), np.asarray(bref[c.name]), c.tolerance)
                for c in res.outputs]
         if all(c.matched for c in alt):
-            res.reference = f"hlo, {', '.join(prep.converts)} as float bits (S-114)"
+            res.reference = f"{prep.kind}, {', '.join(prep.converts)} as float bits (S-114)"
             res.outputs = alt
     return res
 
@@ -456,4 +480,4 @@ def pe_dtypes(result: Any) -> list[str]:
     return sorted(seen)
 
 
-__all__ = ["OracleResult", "check_neff", "hlo_tolerance", "numpy_function", "prepare", "from_neff", "to_neff"]
+__all__ = ["OracleResult", "check_neff", "custom_call_rewrites", "hlo_tolerance", "numpy_function", "prepare", "from_neff", "to_neff"]

@@ -233,3 +233,27 @@ class ActivationLoadAccumulate(Decision):
     @property
     def prelu_only(self) -> bool:
         return self.reading is self.PRELU_ONLY
+
+
+class ActivationAccumulatorLanes(Decision):
+    id = "S-98"
+    subject = "which engine accumulators an Activation (0x21) folds into when its src and dst start at different partitions"
+    reason = ("the Activation engine's accumulators are per output lane, and the read-out (0x24 "
+              "ActivationReadAccumulator) reads the lanes of its dst. yolox-trn1 MODULE_2676601027628379632 computes a "
+              "batch norm's sum of squares as four Activate Square bundles I-10930-0..3 whose src is SBUF partitions "
+              "0..63 and whose dst starts at partition 64 (ZeroAccumulate, then AddAccumulate x3), then reads the "
+              "result with I-14806-0-chain-readActAcc, dst partitions 64..127. Folding into the src's lanes (0..63) "
+              "leaves lanes 64..127 at their S-18 value (-inf): the read-out returns -inf, the rsqrt of the variance "
+              "NaN, and all 819,200 outputs are NaN where XLA's are finite; folding into the dst's lanes gives the "
+              "sum the read-out expects and the graph matches (benchmarks/corpus_oracle_results.md). Of the corpus's "
+              "1,231 Activates that accumulate (acc byte not Idle; 147,048 are Idle), 999 have src and dst at the "
+              "same start partition, where the readings agree, and 232 in 27 yolox-trn1 files (every one holding "
+              "a batch-norm-training) move between partitions 0 and 64; none of the graphs that matched before "
+              "has one")
+    DST = Reading("dst", "the accumulators of the dst's partitions (the engine's output lanes)")
+    SRC = Reading("src", "the accumulators of the src's partitions (contradicted: the graph above then reads -inf)")
+
+    @property
+    def follows_dst(self) -> bool:
+        """The dst's start partition names the accumulator lanes (else the src's)."""
+        return self.reading is self.DST

@@ -750,3 +750,70 @@ class OracleCompiledKernel(Decision):
     @property
     def as_compiled(self) -> bool:
         return self.reading is self.AS_COMPILED
+
+
+class OracleStaticRingTransfer(Decision):
+    id = "S-95"
+    subject = ("what the oracle takes the HLO custom call AwsNeuronTransferWithStaticRing to compute (the reference "
+               "side of benchmarks/corpus_oracle.py, not a bundle)")
+    reason = ("all 6,600 calls in the 29 yolox-trn1 modules that hold one take a single entry parameter (a weight) "
+              "and return its own type and dims, with no backend_config; torch-neuronx wraps every weight in it "
+              "(op xla___op_TransferWithStaticRingTransfer of torch_xla's xla_op_registry.py in public HLO dumps, "
+              "and transformers-neuronx builds it as transfer_with_static_ring(shape) of the input's own shape): a "
+              "placement hint (keep the tensor in a static DMA ring), nothing that could carry another value. "
+              "Evidence (benchmarks/corpus_oracle_results.md, seed 0): 29 graphs then have a reference; the three "
+              "float-output necks MODULE_2676601027628379632, MODULE_5112068020371278582 (141 calls each) and "
+              "MODULE_17993241003530017078 (159) match under the loose bf16 tolerance, the 13 TopK graphs compared match "
+              "bit-exact on their one s32 result; five full-network graphs disagree for a simulator reason (PSUM pad "
+              "columns, see the results file)")
+    IDENTITY = Reading("identity", "the call is a copy of its operand (refused when the result's type or dims differ "
+                                   "from the operand's)")
+    NONE = Reading("none", "not rewritten: a graph holding it has no reference")
+
+    @property
+    def rewrites(self) -> bool:
+        return self.reading is self.IDENTITY
+
+
+class OracleResizeNearest(Decision):
+    id = "S-96"
+    subject = "what the oracle takes the HLO custom call ResizeNearest to compute (the reference side, not a bundle)"
+    reason = ("the 58 corpus calls resize T[N,H,W,C] (a transpose of torch's NCHW tensor) to T[N,2H,2W,C] with "
+              "backend_config \"\\\"00\\\"\". pytorch/xla's resize_ops.cc emits the call for upsample_nearest2d on "
+              "TPU and Neuron devices with backend config '\"' + align_corners + half_pixel_centers + '\"': \"00\" is "
+              "both false, torch's nearest rule out[i] = in[floor(i * in / out)], for an integer factor f "
+              "out[i] = in[i // f] (the half-pixel rule gives the same indices then). Evidence "
+              "(benchmarks/corpus_oracle_results.md, seed 0): the necks MODULE_2676601027628379632, "
+              "MODULE_5112068020371278582 and MODULE_17993241003530017078 (two 2x upsamples each; outputs "
+              "f32[1,128,80,80] and f32[1,256,40,40]) match under the loose bf16 tolerance")
+    REPEAT = Reading("repeat", "an integer upscale factor on dims 1 and 2 (dims 0 and 3 kept) with backend config "
+                               "\"00\": each element repeated f_h x f_w times (broadcast + reshape); any other shape "
+                               "or config is refused, naming it")
+    NONE = Reading("none", "not rewritten: a graph holding it has no reference")
+
+    @property
+    def rewrites(self) -> bool:
+        return self.reading is self.REPEAT
+
+
+class OracleTopK(Decision):
+    id = "S-97"
+    subject = "what the oracle takes the HLO custom call AwsNeuronTopK to compute (the reference side, not a bundle)"
+    reason = ("the 15 corpus calls take f32[R,L] to (f32[R,k], u32[R,k]) with backend_config \"10\", k = 10 = the "
+              "result's last dim; torch-neuronx lowers a 2-D last-dim torch.topk(x, k, sorted=True) to it: the k "
+              "largest of each row, descending, and their column indices. The order of equal values' indices and "
+              "NaN's place are not documented; every corpus call uses only the values (get-tuple-element index 0: "
+              "YOLOX's SimOTA topk_ious), so only the values matter. Evidence, weak: the 13 TopK graphs compared match, but "
+              "each returns one s32 scalar (a clamp(sum(top-10 IoUs).int(), min=1)-like count) that is 1 on seed "
+              "0's random boxes in both the simulator and XLA, so a wrong top-k could hide; the unit tests derive "
+              "the values by hand")
+    SORT_SLICE = Reading("sort-slice", "a stable sort of (row, column iota) along the last dim, descending under "
+                                       "IEEE total order (NaN first, +0 before -0; ties keep the lower index "
+                                       "first), then the first k of both, the indices as u32; refused when "
+                                       "backend_config is not the result's k or the operand is not rank >= 1 "
+                                       "with k <= its last dim")
+    NONE = Reading("none", "not rewritten: a graph holding it has no reference")
+
+    @property
+    def rewrites(self) -> bool:
+        return self.reading is self.SORT_SLICE

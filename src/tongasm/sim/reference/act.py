@@ -13,6 +13,7 @@ from ...ir.act import Activation, ActivationArgsError, ActivationReadAccumulator
 from ...ir.instructions import Instruction
 from ...ir.operands import Operand
 from ...isa.decisions.act import (
+    ActivationAccumulatorLanes,
     ActivationLoadAccumulate,
     ActivationRoles,
     ActivationTwoOutputs,
@@ -65,7 +66,7 @@ def activation(it: _Interpreter, inst: Activation, engine: str) -> None:
         if func is not ActFunc.Prelu:
             raise FamilyInterpretError("LoadAccumulate with a function other than Prelu has no IR meaning (S-24)")
         init = vals[roles[2]].reshape(-1)
-    lanes = lane_slice(src)
+    lanes = lane_slice(dst if it.ds.get(ActivationAccumulatorLanes).follows_dst else src)  # S-98
     cur = acc[lanes].copy()
     fn.accumulate(cur, cmd, AluOp.add, y, init)  # N-30, S-22
     acc[lanes] = cur

@@ -9,6 +9,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ...isa.decisions.act import (
+    ActivationAccumulatorLanes,
     ActivationRoles,
 )
 from ...isa.enums import AccType, AluOp
@@ -61,7 +62,7 @@ def activate(c: Ctx) -> None:
     if cmd == AccType.LoadAccumulate:  # S-24: imm1, the +0x2C word read by its +0x0C kind
         init = _column_f32(c, "arg3_kind", "arg3_value", None, P).reshape(-1)
     state = c.m.engines[c.engine].accumulator
-    lanes = lane_slice(c, "src", P)
+    lanes = lane_slice(c, "dst" if c.ds.get(ActivationAccumulatorLanes).follows_dst else "src", P)  # S-98: the output lanes
     acc = state[lanes].copy()
     fn.accumulate(acc, cmd, AluOp.add, y, init)  # N-30 with the Activation engine's add (S-22)
     state[lanes] = acc

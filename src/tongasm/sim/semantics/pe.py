@@ -28,30 +28,44 @@ from ..machine import SimError, Stationary, rewrap
 # --- PE ----------------------------------------------------------------------------------------------------
 
 
+def _view(c: Ctx, slot: str, parts: int, w: int) -> np.ndarray:
+    """The [partitions, *free dims] view of a PE slot in wire dtype ``w`` (a view into SBUF/PSUM)."""
+    f = c.f
+    s = c.d.fmt.slots[slot]
+    dims = c.ds.get(FreeDimOrder).from_slots([(f[sk], f[nk]) for sk, nk in zip(s.step_keys, s.num_keys)])
+    try:
+        return c.m.tensor_view(c.engine, f[s.addr_key], parts, dims, w)
+    except (SimError, numeric.NumericError) as e:
+        raise rewrap(e, f"{c.where()} {slot}") from None
+
+
 def _tile(c: Ctx, slot: str, parts: int, w: int) -> np.ndarray:
-    """[partitions, elements in access-pattern order] view of a PE slot in wire dtype ``w`` (``parts`` and
-    ``w`` are read from the bundle's own fields, so a bundle at a static address always gets the same view:
-    it is kept per distinct bundle, as the machine's view cache keeps it per address)."""
+    """[partitions, elements in access-pattern order] of a PE slot in wire dtype ``w``: a view where the
+    pattern's rows merge, else a copy (to read; a destination is then written back, :func:`_written`).
+    ``parts`` and ``w`` are read from the bundle's own fields, so a bundle at a static address always gets
+    the same view: it is kept per distinct bundle, as the machine's view cache keeps it per address."""
     fields = c.d.fields  # identical bundles share one field dict (decode.bundle.iter_stream): one view for all
     key = (id(fields), slot)
     hit = c.m.pe_tiles.get(key)
     if hit is not None and hit[0] is fields:
         return hit[1]
-    f = c.f
-    s = c.d.fmt.slots[slot]
-    dims = c.ds.get(FreeDimOrder).from_slots([(f[sk], f[nk]) for sk, nk in zip(s.step_keys, s.num_keys)])
-    try:
-        view = c.m.tensor_view(c.engine, f[s.addr_key], parts, dims, w)
-    except (SimError, numeric.NumericError) as e:
-        raise rewrap(e, f"{c.where()} {slot}") from None
+    view = _view(c, slot, parts, w)
     tile = view.reshape(parts, -1)
     # kept only when it is a view (a pattern numpy cannot flatten in place reshapes to a copy, read anew each
     # time) at a static address (a register-mode address can change between runs of the bundle)
-    if not f[s.addr_key] & ADDR4_REGMODE and np.may_share_memory(tile, view):
+    if not c.f[c.d.fmt.slots[slot].addr_key] & ADDR4_REGMODE and np.may_share_memory(tile, view):
         if len(c.m.pe_tiles) >= 1 << 16:
             c.m.pe_tiles.clear()
         c.m.pe_tiles[key] = (fields, tile)
     return tile
+
+
+def _written(c: Ctx, tile: np.ndarray, parts: int, w: int) -> None:
+    """Write a PSUM tile back when :func:`_tile` gave a copy (a pattern whose rows do not merge, as a
+    convolution tap that skips the pad column): the copy's values go through the view into PSUM."""
+    if not np.may_share_memory(tile, c.m.psum):
+        view = _view(c, "psum", parts, w)
+        view[...] = tile.reshape(view.shape)
 
 
 def load_stationary(c: Ctx) -> None:
@@ -115,9 +129,11 @@ def multiply_moving(c: Ctx) -> None:
         if c.ds.get(PsumFlags).accumulates(c.f["psum_flags"]):  # R-11; S-43: fp32 add, one rounding
             if dst.dtype == _F32:
                 np.add(dst, result, out=dst)
+                _written(c, dst, m, wout)
                 return
             result = numeric.to_fp32(dst, wout) + result
     dst[...] = numeric.from_fp32(result, wout)
+    _written(c, dst, m, wout)
 
 
 #: the wire dtypes whose Matmul writes int32 (S-111)
@@ -134,6 +150,7 @@ def _integer_matmul(c: Ctx, weights: np.ndarray, moving: np.ndarray, m: int) -> 
     if c.ds.get(PsumFlags).accumulates(c.f["psum_flags"]):  # R-11
         result = result + dst.astype(np.int64)
     dst[...] = np.clip(result, -(2**31), 2**31 - 1).astype(np.int32)
+    _written(c, dst, m, WireDtype.INT32)
 
 
 HANDLERS_PE: dict[Sem, Callable[[Ctx], None]] = {
