@@ -3,6 +3,7 @@
     python benchmarks/corpus_oracle.py                          # every NEFF, 120 s each
     python benchmarks/corpus_oracle.py --only attention --timeout 60
     python benchmarks/corpus_oracle.py --json out.json
+    python benchmarks/corpus_oracle.py --jobs 2                 # two children at a time (the table is the same)
     python benchmarks/corpus_oracle.py --only yolox -D S-120=f32-accumulate   # the simulator under a reading
 
 Needs jax for the yolox graphs (``pip install -e '.[oracle]'``); without it they report "no
@@ -25,11 +26,12 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import argparse
 import json
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from corpus_child import failure, run_in_child
+from corpus_child import failure, run_in_child, run_in_children
 
 CORPUS = Path(os.environ.get("TONGASM_CORPUS", "/work/shared/groundtruth/corpus"))
 
@@ -64,6 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per NEFF (default 120)")
     ap.add_argument("--only", default="", help="only NEFFs whose path contains this")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--jobs", type=int, default=1, help="children run at a time (default 1); the rows keep the "
+                    "files' order")
     ap.add_argument("--json", type=Path)
     ap.add_argument("-D", dest="decisions", action="append", default=[], metavar="ID=READING",
                     help="run the simulator under this reading (repeatable)")
@@ -75,11 +79,17 @@ def main(argv: list[str] | None = None) -> int:
         DecisionSet.parse(a.decisions)  # a wrong -D is the user's mistake: said once, not in every row
     except TongasmError as e:
         ap.error(str(e))
+    if a.jobs < 1:
+        ap.error("--jobs must be at least 1")
     files = sorted(p for p in a.corpus.rglob("*.neff") if a.only in str(p))
+    import tongasm.oracle.harness  # noqa: F401  (imported once here: each forked child inherits it)
+
+    started = time.perf_counter()
     print(f"{'graph':50} {'ran':4} {'matched':7} {'max err':>10} {'err/tol':>9} {'sim':>7} {'ref':>6}  why")
     rows = []
-    for p in files:
-        r = run_one(p, a.seed, a.timeout, a.decisions)
+    results = run_in_children(_child, [(str(p), a.seed, list(a.decisions)) for p in files], a.timeout,
+                              {"ran": False, "matched": None}, a.jobs)
+    for p, r in zip(files, results):
         r["file"] = str(p.relative_to(a.corpus))
         rows.append(r)
         m = {True: "yes", False: "NO", None: "-"}[r.get("matched")]
@@ -93,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     matched = sum(bool(r["matched"]) for r in compared)
     print(f"summary: {len(rows)} NEFFs, {ran} ran, {len(compared)} compared with a reference, {matched} matched, "
           f"{len(compared) - matched} disagreed, {ran - len(compared)} ran without a reference; "
-          f"total {sum(r['time'] for r in rows):.0f} s")
+          f"total {sum(r['time'] for r in rows):.0f} s; wall {time.perf_counter() - started:.0f} s with --jobs {a.jobs}")
     for k, n in Counter((r["why"].split(":")[0] if r["why"] else "compared") for r in rows).most_common():
         print(f"  {n:3}  {k}")
     if a.json:
