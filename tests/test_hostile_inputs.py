@@ -196,6 +196,7 @@ def test_a_signal_during_the_write_exits_128_plus_n_and_leaves_nothing(tmp_path:
         import os, signal, sys, time
         import tongasm.codegen.assembler as a
         from tongasm.cli import main
+        signal.signal(signal.{sig}, signal.SIG_DFL)  # as from a terminal (under nohup SIGHUP is ignored)
         def slow(self, fh, *written):
             fh.write(b"{{")
             os.kill(os.getpid(), signal.{sig})
