@@ -322,3 +322,32 @@ def test_s43_a_psum_pattern_whose_rows_do_not_merge_is_written() -> None:
         v = np.arange(24, dtype=np.float32).reshape(4, 6) * scale
         want[:, 0:3], want[:, 4:7] = v[:, :3], v[:, 3:]
         assert ps.tolist() == want.tolist()
+
+
+def _first_tap_skips_element_0(*decisions: str) -> list[list[float]]:
+    """S-99's case by hand (stationary = the 4 x 4 identity): a single Matmul writes a_i = 100 + i into PSUM
+    elements 0..11; then a group STARTs on elements 1..3 only (b = 10, 20, 30) and accumulates over 0..3
+    (c = 1, 2, 3, 4), as a convolution's first tap skips the pad column. Partition 0's 12 elements."""
+    st = inst("LoadStationary", [ap("sb", "float16", [[1, 4], [1, 4]], 0)], [], engine="PE")
+
+    def tap(moving: int, n: int, ps_offset: int, start: bool, stop: bool) -> dict:
+        return inst("MultiplyMoving", [ap("sb", "float16", [[1, 4], [1, n]], moving)],
+                    [ap("ps", "float32", [[1, 4], [1, n]], ps_offset)], engine="PE", start_tensor_calc=start,
+                    stop_tensor_calc=stop)
+
+    sb = np.zeros((128, 229376 // 2), np.float16)
+    sb[:4, :4] = np.eye(4)
+    sb[:4, 0x4000:0x4000 + 12] = 100 + np.arange(12)
+    sb[:4, 0x4100:0x4100 + 3] = [10, 20, 30]
+    sb[:4, 0x4200:0x4200 + 4] = [1, 2, 3, 4]
+    kern = k(st, tap(0x4000, 12, 0, True, True), tap(0x4100, 3, 1, True, False), tap(0x4200, 4, 0, False, True))
+    r = run_kernel(read_bir(kern), {"sb": sb}, decisions=DecisionSet.parse(list(decisions)))
+    ps = r.outputs(["ps"])["ps"].view(np.uint8).reshape(128, -1)[0, :48].view(np.float32)
+    return ps.tolist()
+
+
+def test_s99_a_start_that_skips_element_0() -> None:
+    kept = [100.0 + i for i in range(4, 12)]
+    first_write = _first_tap_skips_element_0("S-99=bank-first-write")
+    assert first_write == [1.0, 12.0, 23.0, 34.0, *kept]  # element 0: c_0, not a_0 + c_0; 4..11 survive the START
+    assert _first_tap_skips_element_0() == [101.0, 12.0, 23.0, 34.0, *kept]  # S-99 = tile (the default): a_0 + c_0

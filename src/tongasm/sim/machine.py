@@ -364,6 +364,8 @@ class Machine:
         self.psum = np.zeros(target.sbuf_partitions * PSUM_PARTITION_BYTES, dtype=np.uint8)
         self.sbuf_stride = target.sbuf_bytes_per_partition
         self.psum_stride = PSUM_PARTITION_BYTES
+        #: S-99: 1 on a PSUM element (its first byte) that a Matmul group's START left not yet written
+        self.psum_unwritten = np.zeros_like(self.psum)
         self.semaphores = np.zeros(N_SEMAPHORES, dtype=np.int64)  # int32 counters, kept wide and wrapped
         #: who last changed each semaphore (a bundle's update or a DMA's completion), for deadlock reports
         self.sem_last: dict[int, str | LazyText] = {}

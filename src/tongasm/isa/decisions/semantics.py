@@ -817,3 +817,31 @@ class OracleTopK(Decision):
     @property
     def rewrites(self) -> bool:
         return self.reading is self.SORT_SLICE
+
+
+class PsumGroupStart(Decision):
+    id = "S-99"
+    subject = ("which PSUM elements a Matmul accumulation group's START (R-11) makes overwrite: its own tile, or "
+               "every element of its bank rows until first written")
+    reason = ("a convolution whose first tap skips the pad column starts its group with a tile that does not cover "
+              "every element a later tap of the group accumulates into: yolox-trn1 MODULE_14980155933156805795's stem "
+              "starts with psum+0x4[1x319] (elements 1..319), then accumulates [1x320] (0..319) and [1x319] (0..318); "
+              "the taps' moving addresses (0x2e74a, 0x2e74a, 0x2e74c: inputs x-1, x, x+1) show the first tap rightly "
+              "skips element 0, so it is no decoding error. 1,526 of that graph's 18,471 Matmuls (844 of "
+              "MODULE_2676601027628379632's 9,401) accumulate into elements their group's START did not write (pad "
+              "columns and pad rows of 1-D and 2-D taps). Under 'tile' element 0 adds onto the previous tile's value "
+              "and 14980's stem grows into NaN (the START Matmul at pe+0xf9d00 already reads NaN); under 'bank-first-write' the stem "
+              "stays finite (no Matmul sees NaN before pe+0x17cf40; the graph still disagrees), but 2676, which matches "
+              "under 'tile' (err/tol 0.71), turns inf (NaN reaches the Matmul at pe+0xfdf40). Clearing the whole bank's "
+              "data at START also turns 2676 inf. Neither reading explains both graphs yet: 'tile' stays the default")
+    TILE = Reading("tile", "a START Matmul overwrites its own tile only; every other Matmul of the group adds onto "
+                           "what each element holds (2676 matches; 14980's stem grows into NaN)")
+    BANK_FIRST_WRITE = Reading(
+        "bank-first-write",
+        "a START Matmul marks every element of its 2 KiB PSUM bank(s), in its partitions, not yet written (the data "
+        "stay); any Matmul writing an element so marked overwrites it and clears the mark, otherwise it "
+        "accumulates as R-11 says (fixes 14980's stem; turns 2676 inf)")
+
+    @property
+    def first_write(self) -> bool:
+        return self.reading is self.BANK_FIRST_WRITE

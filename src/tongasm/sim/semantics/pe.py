@@ -16,9 +16,9 @@ from collections.abc import Callable
 import numpy as np
 
 from ...isa.decisions.pe import PeEvaluation, PeFp32Mode, PeTranspose, PsumFlags, StationaryPattern
-from ...isa.decisions.semantics import PeArithmetic, PeFp32MovingHigh, PeFp32Passes, PeIntegerPsum
+from ...isa.decisions.semantics import PeArithmetic, PeFp32MovingHigh, PeFp32Passes, PeIntegerPsum, PsumGroupStart
 from ...isa.decisions.spec import FreeDimOrder
-from ...isa.descriptors import ADDR4_REGMODE
+from ...isa.descriptors import ADDR4_REGMODE, PSUM_BANK_BYTES
 from ...isa.enums import WireDtype
 from ...isa.layout import Sem
 from .. import numeric
@@ -83,6 +83,31 @@ def load_stationary(c: Ctx) -> None:
     c.m.stationary[c.engine] = Stationary(weights.copy(), w, bool(c.f["is_transpose"]))
 
 
+def _first_writes(c: Ctx, parts: int, w: int) -> np.ndarray | None:
+    """S-99 bank-first-write: the [parts, elements] mask of the PSUM destination's elements not yet written
+    since their group's START (a START marks its bank rows first), then clears the mark on the tile; None
+    under S-99 = tile (only the START's own tile overwrites, R-11)."""
+    if not c.ds.get(PsumGroupStart).first_write:
+        return None
+    view = _view(c, "psum", parts, w)
+    m = c.m
+    offset = view.__array_interface__["data"][0] - m.psum.__array_interface__["data"][0]
+    if not 0 <= offset < m.psum.size:
+        raise SimError(f"{c.where()}: the PSUM destination is not a view into PSUM (S-99)")
+    marks = np.lib.stride_tricks.as_strided(m.psum_unwritten[offset:], view.shape, view.strides, writeable=True)
+    if not c.ds.get(PsumFlags).accumulates(c.f["psum_flags"]):  # a START: its bank rows become unwritten
+        first, last = offset, offset
+        for n, stride in zip(view.shape[1:], view.strides[1:]):
+            span = (n - 1) * stride
+            first, last = first + min(span, 0), last + max(span, 0)
+        rows = m.psum_unwritten.reshape(-1, m.psum_stride)
+        p0, lo, hi = offset // m.psum_stride, first % m.psum_stride, last % m.psum_stride
+        rows[p0:p0 + parts, lo - lo % PSUM_BANK_BYTES:hi - hi % PSUM_BANK_BYTES + PSUM_BANK_BYTES] = 1
+    fresh = marks.reshape(parts, -1).astype(bool)
+    marks[...] = 0
+    return fresh
+
+
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
 
@@ -126,12 +151,14 @@ def multiply_moving(c: Ctx) -> None:
         if t is _F64:
             result = numeric.scratch("pe.result", shape, _F32)
             np.copyto(result, numeric.scratch("pe.product", shape, t))
+        fresh = _first_writes(c, m, wout)  # S-99
         if c.ds.get(PsumFlags).accumulates(c.f["psum_flags"]):  # R-11; S-43: fp32 add, one rounding
-            if dst.dtype == _F32:
+            if dst.dtype == _F32 and fresh is None:
                 np.add(dst, result, out=dst)
                 _written(c, dst, m, wout)
                 return
-            result = numeric.to_fp32(dst, wout) + result
+            summed = numeric.to_fp32(dst, wout) + result
+            result = summed if fresh is None else np.where(fresh, result, summed)
     dst[...] = numeric.from_fp32(result, wout)
     _written(c, dst, m, wout)
 
@@ -147,8 +174,10 @@ def _integer_matmul(c: Ctx, weights: np.ndarray, moving: np.ndarray, m: int) -> 
     if dst.shape != result.shape:
         raise SimError(f"{c.where()}: the moving tensor gives {result.shape[1]} elements per partition, the PSUM "
                        f"destination holds {dst.shape[1]}")
+    fresh = _first_writes(c, m, WireDtype.INT32)  # S-99
     if c.ds.get(PsumFlags).accumulates(c.f["psum_flags"]):  # R-11
-        result = result + dst.astype(np.int64)
+        summed = result + dst.astype(np.int64)
+        result = summed if fresh is None else np.where(fresh, result, summed)
     dst[...] = np.clip(result, -(2**31), 2**31 - 1).astype(np.int32)
     _written(c, dst, m, WireDtype.INT32)
 
