@@ -398,3 +398,28 @@ def test_s95_s96_s98_yolox_neck_matches_xla():
     assert "S-95 identity x141" in r.reference and "S-96 repeat x2" in r.reference
     off = _yolox("MODULE_2676601027628379632", ("S-98=src",))  # the batch norms' sums of squares read as -inf
     assert off.matched is False
+
+
+def test_s102_an_hlo_parameter_the_neff_does_not_read_takes_random_values():
+    """MODULE_10080151182636209274's HLO has input329 and input330 (f32[4]) that no NEFF variable holds: under
+    S-102=random they take seeded values and the row says so, XLA's result is the same whatever they hold (the
+    compiler found it independent of them); under S-102=refuse the graph has no reference, as before."""
+    pytest.importorskip("jax")
+    from tongasm.neff import read_neff
+    from tongasm.oracle.harness import _prepare_hlo
+    from tongasm.oracle.xla import OracleUnavailable
+
+    base = corpus_dir() / "yolox-trn1" / "MODULE_10080151182636209274"
+    neff, hlo = read_neff(f"{base}.neff"), base.with_name(base.name + ".hlo.pb")
+    prep = _prepare_hlo(neff, hlo, 0)
+    assert "input329, input330 not read by the NEFF (S-102)" in prep.kind
+    assert "input329" not in prep.neff_inputs and "input330" not in prep.neff_inputs
+    first = prep.reference()
+    (inputs,) = [c.cell_contents for c in prep.reference.__closure__ if isinstance(c.cell_contents, dict)
+                 and "input329" in c.cell_contents]
+    inputs["input329"] = inputs["input329"] * 3 + 1
+    inputs["input330"] = inputs["input330"] * -2 + 5
+    again = prep.reference()
+    assert all(np.array_equal(first[k], again[k], equal_nan=True) for k in first)
+    with pytest.raises(OracleUnavailable, match="input329.* is not an input of the NEFF"):
+        _prepare_hlo(neff, hlo, 0, DecisionSet.parse(["S-102=refuse"]))

@@ -51,6 +51,7 @@ import numpy as np
 from ..isa.decisions import DEFAULT_DECISIONS, DecisionSet
 from ..isa.decisions.semantics import (
     OracleCompiledKernel,
+    OracleDroppedParameter,
     OracleFloatToIntConvert,
     OracleResizeNearest,
     OracleStaticRingTransfer,
@@ -242,9 +243,14 @@ def _prepare_hlo(neff: Neff, hlo_path: Path, seed: int, decisions: DecisionSet =
     nv = _neff_vars(neff)
     rng = np.random.default_rng(seed)
     ref_inputs, neff_inputs = {}, {}
+    dropped = []
     for p in module.parameters:
         if p.name not in nv or nv[p.name][0] != "Input":
-            raise OracleUnavailable(f"HLO parameter {p.name!r} is not an input of the NEFF")
+            if p.name in nv or not decisions.get(OracleDroppedParameter).feeds:
+                raise OracleUnavailable(f"HLO parameter {p.name!r} is not an input of the NEFF")
+            dropped.append(p.name)  # S-102: the compiler found the result independent of it
+            ref_inputs[p.name] = _random(rng, p.dtype, p.shape)
+            continue
         ref_inputs[p.name] = _random(rng, p.dtype, p.shape)
         _, dt, shape, nbytes = nv[p.name]
         neff_inputs[p.name] = to_neff(ref_inputs[p.name], dt, shape, nbytes, p.name)
@@ -269,6 +275,8 @@ def _prepare_hlo(neff: Neff, hlo_path: Path, seed: int, decisions: DecisionSet =
         return run_hlo(module, {n: v.astype(narrow).astype(v.dtype) if v.dtype.kind == "f" else v
                                 for n, v in ref_inputs.items()})
 
+    if dropped:
+        kind += f", {', '.join(dropped)} not read by the NEFF (S-102)"
     converts = float_to_int_converts(module)
     return Prepared(kind, neff_inputs, lambda: run_hlo(module, ref_inputs), read_back,
                     lambda name: Tolerance(tol.u, tol.k, tol.exact or results[name].dtype.kind in "biu", tol.u_acc),

@@ -752,6 +752,27 @@ class OracleCompiledKernel(Decision):
         return self.reading is self.AS_COMPILED
 
 
+class OracleDroppedParameter(Decision):
+    id = "S-102"
+    subject = ("what the oracle feeds an HLO parameter that is not an input of the NEFF (the reference side of "
+               "benchmarks/corpus_oracle.py, not a bundle)")
+    reason = ("yolox-trn1 MODULE_10080151182636209274's HLO has 397 parameters, its NEFF 395 inputs: input329 and "
+              "input330 (f32[4] each) have no NEFF variable, so the compiler found the result independent of them. "
+              "The NEFF cannot compute a function of values it never reads: a reference that takes seeded random "
+              "values for them and still matches shows the output does not depend on them; a dependence would show "
+              "as a disagreement, not be hidden. Measured: XLA's output0 is the same bits with input329 * 3 + 1 and "
+              "input330 * -2 + 5 (seed 0), so the reference does not depend on them; the graph still disagrees "
+              "(the simulator's output is inf, as in the graphs S-99 leaves open), a disagreement to settle, no "
+              "longer 'no reference'")
+    RANDOM = Reading("random", "the dropped parameters take seeded random values as every other input does, and "
+                               "the table's reference names them ('hlo, ... inputNNN not read by the NEFF')")
+    REFUSE = Reading("refuse", "no reference for such a graph (as before)")
+
+    @property
+    def feeds(self) -> bool:
+        return self.reading is self.RANDOM
+
+
 class OracleStaticRingTransfer(Decision):
     id = "S-95"
     subject = ("what the oracle takes the HLO custom call AwsNeuronTransferWithStaticRing to compute (the reference "
