@@ -213,10 +213,9 @@ def _listing_inputs(path: str, args: argparse.Namespace, decisions: DecisionSet,
     lines; ``--target``/``-D`` override) and checked as streams (bundles of opcodes with no layout counted,
     not errors), each finding naming its listing line; with ``--races``, each graph's streams together."""
     from ..check.races import decode_streams, races
-    from ..check.runner import check_stream
-    from ..codegen.output import STREAM_NAMES
     from ..neff.semaphores import race_findings
     from ..text.assembler import assemble_file
+    from .kernel import _listing_findings
 
     from ..text.assembler import TextSyntaxError
 
@@ -236,10 +235,7 @@ def _listing_inputs(path: str, args: argparse.Namespace, decisions: DecisionSet,
         if only_races:
             continue
         bar.phase(f"check {name}", len(data) // BUNDLE_SIZE, unit="bundles")
-        sets = getattr(prog, "act_sets", {}).get(graph or "sg00")
-        found = check_stream(bytes(data), name=name, target=prog.target, decisions=prog.decisions,
-                             checks=checks, stream=engine if engine in STREAM_NAMES else None, progress=bar.hook,
-                             unmodelled="note", act_sets=sets)
+        found = _listing_findings(prog, name, checks, bar.hook)
         out.append({"input": f"{path}:{name}", "kind": "listing", "bundles": len(data) // BUNDLE_SIZE,
                     "findings": found, "lines": prog.line_of.get(name, [])})
     if only_races:

@@ -198,20 +198,27 @@ def _assemble_progress(kernel: Any, bar: NullProgress) -> Callable[[int], None] 
     return progress
 
 
-def _asm_findings(source: str, prog: Any, summary: bool = True) -> int:
-    """Check each assembled stream like ``tongasm check`` (bundles of opcodes without a layout are
-    counted, not errors: a listing of real compiler output holds them as ``.bytes``); print every
-    error as ``FILE:LINE: stream+OFFSET: ...``; return how many errors there were."""
+def _listing_findings(prog: Any, name: str, checks: Any = None,
+                      progress: Callable[[int, int | None], None] | None = None) -> list[Any]:
+    """The findings of one assembled listing stream (``sg00.pe`` or ``pe``), checked as ``tongasm check``
+    checks a stream: bundles of opcodes without a layout are counted, not errors (a listing of real
+    compiler output holds them as ``.bytes``), with its graph's ``.act_sets`` (``asm`` and ``check``)."""
     from ..check.runner import check_stream
     from ..codegen.output import STREAM_NAMES
 
+    graph, _, engine = name.rpartition(".")
+    return check_stream(bytes(prog.streams[name]), name=name, target=prog.target, decisions=prog.decisions,
+                        checks=checks, stream=engine if engine in STREAM_NAMES else None, progress=progress,
+                        unmodelled="note", act_sets=getattr(prog, "act_sets", {}).get(graph or "sg00"))
+
+
+def _asm_findings(source: str, prog: Any, summary: bool = True) -> int:
+    """Check each assembled stream (:func:`_listing_findings`); print every error as
+    ``FILE:LINE: stream+OFFSET: ...``; return how many errors there were."""
     errors = 0
-    for name, data in prog.streams.items():
-        engine = name.rpartition(".")[2]
+    for name in prog.streams:
         lines = prog.line_of.get(name, [])
-        sets = getattr(prog, "act_sets", {}).get(name.rpartition(".")[0] or "sg00")  # a NEFF graph's .act_sets
-        for f in check_stream(bytes(data), name=name, target=prog.target, decisions=prog.decisions,
-                              stream=engine if engine in STREAM_NAMES else None, unmodelled="note", act_sets=sets):
+        for f in _listing_findings(prog, name):
             if f.severity != "error":
                 continue
             errors += 1

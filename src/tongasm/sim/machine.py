@@ -408,8 +408,9 @@ class Machine:
         #: engines whose stream a Halt (or Exit) ended (S-46)
         self.halted: set[str] = set()
         self._views: dict[tuple, np.ndarray] = {}
-        #: (id(bundle), slot) -> (bundle, its [partitions, elements] view): a PE bundle's tiles at a static
-        #: address (the bundle kept so that a reused id is told apart), for :mod:`.semantics.pe`
+        #: (id(fields), slot) -> (fields, its [partitions, elements] view): a PE bundle's tiles at a static
+        #: address, by its field dict (one per distinct bundle; kept so that a reused id is told apart), for
+        #: :mod:`.semantics.pe`
         self.pe_tiles: dict[tuple[int, str], tuple[Any, np.ndarray]] = {}
         self.dram: dict[int, np.ndarray] = {}
         self.vars_by_id: dict[int, Variable] = {}

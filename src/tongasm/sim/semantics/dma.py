@@ -90,8 +90,7 @@ def _side(c: Ctx, side: str, order: DmaElementOrder) -> np.ndarray | tuple[np.nd
             first, step, n = ap
             lo, hi = first + min(0, (n - 1) * step), first + max(0, (n - 1) * step)
             if lo >= 0 and hi + run <= buf_.size and (n == 1 or step >= run):  # what _strided would make
-                return np.lib.stride_tricks.as_strided(buf_[first:], shape=(n, run), strides=(step if n > 1 else run, 1),
-                                                       writeable=True)
+                return _runs_view(buf_, first, step, n, run)
         starts = run_starts(word, num0, step0, num1, step1, order)
         if (starts < 0).any() or (starts + run > buf_.size).any():
             raise SimError(f"{c.where()} {side}: a run leaves variable {vid} ({buf_.size} bytes)")
@@ -141,8 +140,14 @@ def _sbuf_progression(m: Machine, first: int, step: int, n: int, run: int) -> np
         return None
     if n > 1 and bstep < run:
         return None
-    return np.lib.stride_tricks.as_strided(m.sbuf[part0 * m.sbuf_stride + byte0:], shape=(n, run),
-                                           strides=(bstep if n > 1 else run, 1), writeable=True)
+    return _runs_view(m.sbuf, part0 * m.sbuf_stride + byte0, bstep, n, run)
+
+
+def _runs_view(buf: np.ndarray, first: int, step: int, n: int, run: int) -> np.ndarray:
+    """The writeable [n, run] view of ``buf``'s runs at ``first + k * step`` (the caller has checked they are
+    in bounds and apart: ``step >= run`` when n > 1)."""
+    return np.lib.stride_tricks.as_strided(buf[first:], shape=(n, run), strides=(step if n > 1 else run, 1),
+                                           writeable=True)
 
 
 def _strided(buf: np.ndarray, base: np.ndarray, run: int) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
@@ -150,7 +155,7 @@ def _strided(buf: np.ndarray, base: np.ndarray, run: int) -> np.ndarray | tuple[
     n = base.size
     step = int(base[1] - base[0]) if n > 1 else run
     if n and step >= run and (n < 3 or bool((np.diff(base) == step).all())):
-        return np.lib.stride_tricks.as_strided(buf[int(base[0]):], shape=(n, run), strides=(step, 1), writeable=True)
+        return _runs_view(buf, int(base[0]), step, n, run)
     return buf, base[:, None] + np.arange(run, dtype=np.int64)[None, :]
 
 
